@@ -1,0 +1,36 @@
+package dev.once;
+
+/**
+ * Decides whether a result or an exception is a success, a final failure or a transient failure.
+ * The default: every returned value is {@link Outcome#COMPLETED}; {@link FinalFailure} is
+ * {@link Outcome#FAILED_FINAL}; any other exception is {@link Outcome#TRANSIENT}.
+ *
+ * @param <T> the result type
+ */
+public interface OutcomeClassifier<T> {
+
+  /** Classifies a returned value. HTTP: 2xx/3xx completed, 5xx/408/429 transient, other 4xx final. */
+  default Outcome classify(T result) {
+    return Outcome.COMPLETED;
+  }
+
+  /**
+   * Classifies an exception. Returning {@link Outcome#FAILED_FINAL} for anything but a
+   * {@link FinalFailure} records the exception's class name as the code and its message.
+   */
+  default Outcome classifyError(Throwable error) {
+    return error instanceof FinalFailure ? Outcome.FAILED_FINAL : Outcome.TRANSIENT;
+  }
+
+  /** The default classifier. */
+  @SuppressWarnings("unchecked")
+  static <T> OutcomeClassifier<T> defaults() {
+    return (OutcomeClassifier<T>) DefaultClassifier.INSTANCE;
+  }
+}
+
+final class DefaultClassifier implements OutcomeClassifier<Object> {
+  static final DefaultClassifier INSTANCE = new DefaultClassifier();
+
+  private DefaultClassifier() {}
+}

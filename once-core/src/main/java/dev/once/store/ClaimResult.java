@@ -1,0 +1,37 @@
+package dev.once.store;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/** What an atomic claim produced: a new lease, or the record that was already there. */
+public sealed interface ClaimResult {
+
+  /**
+   * The caller now holds the lease.
+   *
+   * @param token the fencing token every later write must present
+   * @param leaseUntil when the lease ends, by the store's clock
+   * @param stolen whether an earlier holder's lease ended and this claim took the record over
+   * @param recoveryPoint the last checkpoint the earlier holder saved, or {@code null}
+   */
+  record Claimed(long token, Instant leaseUntil, boolean stolen, byte[] recoveryPoint) implements ClaimResult {
+    public Claimed {
+      Objects.requireNonNull(leaseUntil, "leaseUntil");
+      if (!stolen && recoveryPoint != null) {
+        throw new IllegalArgumentException("a fresh claim has no recovery point");
+      }
+    }
+  }
+
+  /**
+   * Someone else's record: in progress with a live lease, in progress with a different
+   * fingerprint, or terminal. The store changed nothing.
+   *
+   * @param record the record as it stands
+   */
+  record Existing(IdempotencyRecord record) implements ClaimResult {
+    public Existing {
+      Objects.requireNonNull(record, "record");
+    }
+  }
+}

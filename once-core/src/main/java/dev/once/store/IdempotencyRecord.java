@@ -1,0 +1,85 @@
+package dev.once.store;
+
+import dev.once.Fingerprint;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A snapshot of one stored record, as a store returned it.
+ *
+ * <p>Byte arrays are handed over, not copied: neither the store nor the caller may change them
+ * after construction.
+ *
+ * @param id the (scope, key) the record is unique on
+ * @param state its state
+ * @param fingerprint the fingerprint of the request that created it
+ * @param token the fencing token of the current (or last) lease
+ * @param leaseUntil when the current lease ends (meaningful while {@link RecordState#IN_PROGRESS})
+ * @param expiresAt when the record expires and becomes absent
+ * @param recoveryPoint the last checkpoint a lease holder saved, or {@code null}
+ * @param result the stored result (terminal states), or {@code null} while in progress
+ * @param observedAt the store's clock when the snapshot was read, so callers can compute remaining
+ *     lease time without trusting their own clock
+ */
+public record IdempotencyRecord(
+    RecordId id,
+    RecordState state,
+    Fingerprint fingerprint,
+    long token,
+    Instant leaseUntil,
+    Instant expiresAt,
+    byte[] recoveryPoint,
+    byte[] result,
+    Instant observedAt) {
+
+  public IdempotencyRecord {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(state, "state");
+    Objects.requireNonNull(fingerprint, "fingerprint");
+    Objects.requireNonNull(leaseUntil, "leaseUntil");
+    Objects.requireNonNull(expiresAt, "expiresAt");
+    Objects.requireNonNull(observedAt, "observedAt");
+    if (state.isTerminal() && result == null) {
+      throw new IllegalArgumentException("a " + state + " record must carry a result");
+    }
+  }
+
+  /** The time left on the lease by the store's clock; zero once it has ended. */
+  public Duration leaseRemaining() {
+    Duration d = Duration.between(observedAt, leaseUntil);
+    return d.isNegative() ? Duration.ZERO : d;
+  }
+
+  /** Whether this record is in progress and its lease has ended, so a claim may steal it. */
+  public boolean isStealable() {
+    return state == RecordState.IN_PROGRESS && !observedAt.isBefore(leaseUntil);
+  }
+
+  public Optional<byte[]> recoveryPointIfAny() {
+    return Optional.ofNullable(recoveryPoint);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof IdempotencyRecord r
+        && id.equals(r.id) && state == r.state && fingerprint.equals(r.fingerprint) && token == r.token
+        && leaseUntil.equals(r.leaseUntil) && expiresAt.equals(r.expiresAt)
+        && java.util.Arrays.equals(recoveryPoint, r.recoveryPoint) && java.util.Arrays.equals(result, r.result)
+        && observedAt.equals(r.observedAt);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(id, state, fingerprint, token, leaseUntil, expiresAt, observedAt)
+        + 31 * java.util.Arrays.hashCode(result);
+  }
+
+  @Override
+  public String toString() {
+    // Never print the result or recovery point: they may hold personal data or secrets.
+    return "IdempotencyRecord[" + id + " " + state + " token=" + token + " leaseUntil=" + leaseUntil
+        + " expiresAt=" + expiresAt + " result=" + (result == null ? "none" : result.length + " bytes") + "]";
+  }
+}
