@@ -1,0 +1,257 @@
+package dev.once;
+
+import dev.once.store.IdempotencyRecord;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
+import dev.once.store.RecordState;
+import dev.once.store.StoreUnavailableException;
+import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The engine's {@link Lease}: heartbeats while held, and fences every write by its token. */
+final class HeldLease implements Lease {
+
+  private static final Logger log = LoggerFactory.getLogger(HeldLease.class);
+
+  /** How often a finishing write is retried when the store fails: the record must not be left behind. */
+  private static final long[] FINISH_BACKOFF_MILLIS = {0, 25, 100, 400};
+
+  private final IdempotencyStore store;
+  private final Events events;
+  private final RecordId id;
+  private final long token;
+  private final boolean stolen;
+  private final byte[] recoveryPoint;
+  private final ExecutionPolicy policy;
+  private final AtomicBoolean finished = new AtomicBoolean();
+  private volatile boolean lost;
+  private volatile ScheduledFuture<?> heartbeat;
+
+  HeldLease(IdempotencyStore store, Events events, RecordId id, long token, boolean stolen,
+      byte[] recoveryPoint, ExecutionPolicy policy) {
+    this.store = store;
+    this.events = events;
+    this.id = id;
+    this.token = token;
+    this.stolen = stolen;
+    this.recoveryPoint = recoveryPoint;
+    this.policy = policy;
+  }
+
+  /** Starts the heartbeat: a third of the lease, so two missed beats still leave time for a third. */
+  void startHeartbeat(ScheduledExecutorService scheduler) {
+    long period = Math.max(1, policy.lease().toMillis() / 3);
+    heartbeat = scheduler.scheduleAtFixedRate(this::beat, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  private void beat() {
+    if (finished.get() || lost) {
+      stopHeartbeat();
+      return;
+    }
+    try {
+      if (!store.heartbeat(id, token, policy.lease())) {
+        markLost();
+      }
+    } catch (StoreUnavailableException e) {
+      // Keep beating: the lease may still be ours when the store comes back.
+      log.debug("heartbeat for {} failed: {}", id, e.toString());
+    } catch (RuntimeException e) {
+      log.warn("heartbeat for {} failed unexpectedly", id, e);
+    }
+  }
+
+  private void stopHeartbeat() {
+    ScheduledFuture<?> h = heartbeat;
+    if (h != null) {
+      h.cancel(false);
+    }
+  }
+
+  private void markLost() {
+    if (!lost) {
+      lost = true;
+      stopHeartbeat();
+      log.warn("lease on {} with token {} was taken over; this worker's writes will be rejected", id, token);
+      events.leaseLost(id, token);
+    }
+  }
+
+  @Override
+  public Scope scope() {
+    return id.scope();
+  }
+
+  @Override
+  public IdempotencyKey key() {
+    return id.key();
+  }
+
+  @Override
+  public long token() {
+    return token;
+  }
+
+  @Override
+  public boolean stolen() {
+    return stolen;
+  }
+
+  @Override
+  public Optional<byte[]> recoveryPoint() {
+    return Optional.ofNullable(recoveryPoint);
+  }
+
+  @Override
+  public void checkpoint(byte[] point) {
+    if (point == null) {
+      throw new IllegalArgumentException("recovery point must not be null");
+    }
+    if (finished.get()) {
+      throw new IllegalStateException("lease on " + id + " is already finished");
+    }
+    if (lost || !store.checkpoint(id, token, point, policy.lease())) {
+      markLost();
+      throw new LeaseLostException("lease on " + id + " with token " + token + " was taken over");
+    }
+  }
+
+  @Override
+  public boolean leaseLost() {
+    return lost;
+  }
+
+  @Override
+  public Recording complete(byte[] value) {
+    if (value.length > policy.maxResultBytes()) {
+      return completeWithoutResult();
+    }
+    return finish(Write.COMPLETE, Payloads.value(value));
+  }
+
+  @Override
+  public Recording failFinal(byte[] value) {
+    if (value.length > policy.maxResultBytes()) {
+      return notStored(finish(Write.FAIL_FINAL, Payloads.notStored()));
+    }
+    return finish(Write.FAIL_FINAL, Payloads.value(value));
+  }
+
+  @Override
+  public Recording failFinal(FinalFailure failure) {
+    byte[] payload = Payloads.failure(failure);
+    if (payload.length > policy.maxResultBytes()) {
+      return notStored(finish(Write.FAIL_FINAL, Payloads.notStored()));
+    }
+    return finish(Write.FAIL_FINAL, payload);
+  }
+
+  @Override
+  public Recording completeWithoutResult() {
+    return notStored(finish(Write.COMPLETE, Payloads.notStored()));
+  }
+
+  private static Recording notStored(Recording r) {
+    return r == Recording.RECORDED ? Recording.RESULT_NOT_STORED : r;
+  }
+
+  @Override
+  public Recording release() {
+    return finish(Write.RELEASE, null);
+  }
+
+  @Override
+  public void abandon() {
+    beginFinish();
+    stopHeartbeat();
+  }
+
+  private void beginFinish() {
+    if (!finished.compareAndSet(false, true)) {
+      throw new IllegalStateException("lease on " + id + " is already finished");
+    }
+  }
+
+  private Recording finish(Write write, byte[] payload) {
+    beginFinish();
+    stopHeartbeat();
+    StoreUnavailableException failure = null;
+    for (int attempt = 0; attempt < FINISH_BACKOFF_MILLIS.length; attempt++) {
+      if (!sleep(FINISH_BACKOFF_MILLIS[attempt])) {
+        break;
+      }
+      try {
+        boolean applied = write.apply(store, id, token, payload, policy);
+        if (applied) {
+          return write == Write.RELEASE ? Recording.RELEASED : Recording.RECORDED;
+        }
+        if (failure != null && alreadyApplied(write)) {
+          // An earlier attempt reached the store although its answer was lost.
+          return write == Write.RELEASE ? Recording.RELEASED : Recording.RECORDED;
+        }
+        markLost();
+        return Recording.LEASE_LOST;
+      } catch (StoreUnavailableException e) {
+        failure = e;
+      }
+    }
+    log.warn("could not record the outcome of {} (token {}); the record stays in progress until its lease ends",
+        id, token, failure);
+    return Recording.UNKNOWN;
+  }
+
+  private boolean alreadyApplied(Write write) {
+    Optional<IdempotencyRecord> now;
+    try {
+      now = store.get(id);
+    } catch (StoreUnavailableException e) {
+      return false;
+    }
+    if (write == Write.RELEASE) {
+      return now.isEmpty() || now.get().token() > token;
+    }
+    return now.isPresent() && now.get().token() == token && now.get().state() != RecordState.IN_PROGRESS;
+  }
+
+  private static boolean sleep(long millis) {
+    if (millis == 0) {
+      return true;
+    }
+    try {
+      Thread.sleep(millis);
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** The three fenced writes that finish a lease. */
+  private enum Write {
+    COMPLETE {
+      @Override
+      boolean apply(IdempotencyStore s, RecordId id, long token, byte[] payload, ExecutionPolicy p) {
+        return s.complete(id, token, payload, p.ttl());
+      }
+    },
+    FAIL_FINAL {
+      @Override
+      boolean apply(IdempotencyStore s, RecordId id, long token, byte[] payload, ExecutionPolicy p) {
+        return s.failFinal(id, token, payload, p.ttl());
+      }
+    },
+    RELEASE {
+      @Override
+      boolean apply(IdempotencyStore s, RecordId id, long token, byte[] payload, ExecutionPolicy p) {
+        return s.release(id, token);
+      }
+    };
+
+    abstract boolean apply(IdempotencyStore s, RecordId id, long token, byte[] payload, ExecutionPolicy p);
+  }
+}

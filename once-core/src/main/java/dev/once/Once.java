@@ -1,0 +1,389 @@
+package dev.once;
+
+import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
+import dev.once.store.IdempotencyRecord;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
+import dev.once.store.StoreUnavailableException;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine: runs an operation at most once per (scope, key) and hands every retry the first
+ * result.
+ *
+ * <pre>{@code
+ * Once once = Once.builder(InMemoryStore.create()).build();
+ * ExecutionResult<String> r = once.execute(Scope.of("merchant-42"), IdempotencyKey.of(key),
+ *     Fingerprinter.defaults().json(body), ResultCodec.utf8(), ctx -> charge(body));
+ * }</pre>
+ *
+ * <p>Thread-safe; build one per application and share it. {@link #close()} stops its heartbeat
+ * thread but never closes the store.
+ */
+public final class Once implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(Once.class);
+  private static final long MIN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+  private static final long MAX_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+
+  private final IdempotencyStore store;
+  private final ExecutionPolicy defaults;
+  private final Events events;
+  private final ScheduledExecutorService scheduler;
+  private final boolean ownsScheduler;
+
+  private Once(Builder b) {
+    this.store = b.listener == OnceListener.NONE ? b.store : new TimedStore(b.store, b.listener);
+    this.defaults = b.defaults;
+    this.events = Events.of(b.listener);
+    this.ownsScheduler = b.scheduler == null;
+    this.scheduler = ownsScheduler ? newHeartbeatScheduler() : b.scheduler;
+  }
+
+  /** Starts building an engine over this store. */
+  public static Builder builder(IdempotencyStore store) {
+    return new Builder(store);
+  }
+
+  /** An engine over this store with the default policy and no listener. */
+  public static Once of(IdempotencyStore store) {
+    return builder(store).build();
+  }
+
+  /** The policy used when a call names none. */
+  public ExecutionPolicy defaults() {
+    return defaults;
+  }
+
+  /** Runs the operation once per (scope, key) with the default policy and classifier. */
+  public <T> ExecutionResult<T> execute(Scope scope, IdempotencyKey key, Fingerprint fingerprint,
+      ResultCodec<T> codec, Operation<T> operation) {
+    return execute(scope, key, fingerprint, codec, OutcomeClassifier.defaults(), defaults, operation);
+  }
+
+  /**
+   * Runs the operation once per (scope, key).
+   *
+   * <p>If this call wins the claim, the operation runs here: its value is classified, and a
+   * completed or finally failed outcome is recorded for replay; a transient outcome releases the key.
+   * A transient exception propagates after the release (checked ones wrapped in
+   * {@link OperationFailedException}). Otherwise the result says why nothing ran.
+   */
+  public <T> ExecutionResult<T> execute(Scope scope, IdempotencyKey key, Fingerprint fingerprint,
+      ResultCodec<T> codec, OutcomeClassifier<? super T> classifier, ExecutionPolicy policy,
+      Operation<T> operation) {
+    Objects.requireNonNull(codec, "codec");
+    Objects.requireNonNull(classifier, "classifier");
+    Objects.requireNonNull(operation, "operation");
+    Admission admission = begin(scope, key, fingerprint, policy);
+    if (admission instanceof Admission.Proceed p) {
+      return run((HeldLease) p.lease(), codec, classifier, operation);
+    } else if (admission instanceof Admission.Replay r) {
+      return decode(RecordId.of(scope, key), r, codec);
+    } else if (admission instanceof Admission.ReplayFailure f) {
+      return new ExecutionResult.Failed<>(f.failure());
+    } else if (admission instanceof Admission.InFlight i) {
+      return new ExecutionResult.InFlight<>(i.retryAfter());
+    } else if (admission instanceof Admission.FingerprintMismatch) {
+      return new ExecutionResult.FingerprintMismatch<>();
+    } else if (admission instanceof Admission.ResponseUnavailable) {
+      return new ExecutionResult.ResponseUnavailable<>();
+    } else if (admission instanceof Admission.StoreUnavailable s) {
+      return new ExecutionResult.StoreUnavailable<>(s.retryAfter(), s.cause());
+    } else {
+      return runUnguarded(scope, key, classifier, operation);
+    }
+  }
+
+  /**
+   * Decides whether this caller may run the work for (scope, key): it claims the record atomically,
+   * and in wait mode holds a duplicate until the first finishes. On {@link Admission.Proceed} the
+   * caller must finish the lease exactly once.
+   */
+  public Admission begin(Scope scope, IdempotencyKey key, Fingerprint fingerprint, ExecutionPolicy policy) {
+    Objects.requireNonNull(policy, "policy");
+    RecordId id = RecordId.of(scope, key);
+    ClaimRequest request = new ClaimRequest(id, fingerprint, policy.lease(), policy.ttl());
+    try {
+      ClaimResult claim = store.claim(request);
+      if (claim instanceof ClaimResult.Claimed c) {
+        return proceed(id, c, policy);
+      }
+      IdempotencyRecord existing = ((ClaimResult.Existing) claim).record();
+      Admission settled = settle(id, existing, fingerprint);
+      if (settled != null) {
+        return settled;
+      }
+      if (policy.inFlight() instanceof InFlightPolicy.Wait w) {
+        return awaitFirst(request, existing, w.maxWait(), policy);
+      }
+      events.inFlightConflict(id);
+      return new Admission.InFlight(retryAfter(existing));
+    } catch (StoreUnavailableException e) {
+      return storeUnavailable(id, e, policy);
+    }
+  }
+
+  /** A replay, a mismatch, or null if the record is in progress under the same request. */
+  private Admission settle(RecordId id, IdempotencyRecord existing, Fingerprint fingerprint) {
+    if (!existing.fingerprint().equals(fingerprint)) {
+      events.fingerprintMismatch(id);
+      return new Admission.FingerprintMismatch();
+    }
+    if (existing.state().isTerminal()) {
+      Admission replay = Payloads.replay(existing);
+      events.replayed(id, existing.state() == dev.once.store.RecordState.COMPLETED
+          ? Outcome.COMPLETED : Outcome.FAILED_FINAL);
+      return replay;
+    }
+    return null;
+  }
+
+  /**
+   * Holds a duplicate until the record changes, re-claiming after each change so that a released
+   * key or an ended lease is taken over by this caller, and gives up at the deadline.
+   */
+  private Admission awaitFirst(ClaimRequest request, IdempotencyRecord existing, Duration maxWait,
+      ExecutionPolicy policy) {
+    RecordId id = request.id();
+    long deadline = System.nanoTime() + maxWait.toNanos();
+    long poll = MIN_POLL_NANOS;
+    IdempotencyRecord last = existing;
+    while (true) {
+      long left = deadline - System.nanoTime();
+      if (left <= 0) {
+        events.inFlightConflict(id);
+        return new Admission.InFlight(retryAfter(last));
+      }
+      CompletableFuture<Void> change = store.awaitChange(id);
+      try {
+        ClaimResult claim = store.claim(request);
+        if (claim instanceof ClaimResult.Claimed c) {
+          return proceed(id, c, policy);
+        }
+        last = ((ClaimResult.Existing) claim).record();
+        Admission settled = settle(id, last, request.fingerprint());
+        if (settled != null) {
+          return settled;
+        }
+        // Wake at the latest when the lease ends (a crashed holder sends no notification).
+        long wait = Math.min(left, last.leaseRemaining().toNanos() + MIN_POLL_NANOS);
+        if (!store.notifiesChanges()) {
+          wait = Math.min(wait, poll);
+          poll = Math.min(poll * 2, MAX_POLL_NANOS);
+        }
+        if (!awaitQuietly(change, wait)) {
+          events.inFlightConflict(id);
+          return new Admission.InFlight(retryAfter(last));
+        }
+      } finally {
+        change.cancel(false);
+      }
+    }
+  }
+
+  /** Waits for the future or the time; false if interrupted. */
+  private static boolean awaitQuietly(CompletableFuture<Void> change, long nanos) {
+    try {
+      change.get(nanos, TimeUnit.NANOSECONDS);
+    } catch (TimeoutException | ExecutionException e) {
+      // Either way: re-read the record.
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+    return true;
+  }
+
+  private Admission proceed(RecordId id, ClaimResult.Claimed c, ExecutionPolicy policy) {
+    if (c.stolen()) {
+      events.leaseStolen(id, c.token());
+    }
+    HeldLease lease = new HeldLease(store, events, id, c.token(), c.stolen(), c.recoveryPoint(), policy);
+    if (policy.heartbeat()) {
+      lease.startHeartbeat(scheduler);
+    }
+    return new Admission.Proceed(lease);
+  }
+
+  private Admission storeUnavailable(RecordId id, StoreUnavailableException e, ExecutionPolicy policy) {
+    if (policy.failureMode() == FailureMode.FAIL_OPEN) {
+      log.warn("store unavailable; running {} WITHOUT idempotency protection (fail-open): {}", id, e.toString());
+      events.failOpen(id, e);
+      return new Admission.Unguarded(e);
+    }
+    log.warn("store unavailable; refusing {} (fail-closed): {}", id, e.toString());
+    events.storeFailure(id, e);
+    return new Admission.StoreUnavailable(policy.storeRetryAfter(), e);
+  }
+
+  private <T> ExecutionResult<T> run(HeldLease lease, ResultCodec<T> codec,
+      OutcomeClassifier<? super T> classifier, Operation<T> operation) {
+    RecordId id = RecordId.of(lease.scope(), lease.key());
+    long start = System.nanoTime();
+    T value;
+    try {
+      value = operation.run(lease);
+    } catch (Throwable error) {
+      return failed(lease, id, start, classifyError(classifier, error), error);
+    }
+    Outcome outcome;
+    try {
+      outcome = classifier.classify(value);
+    } catch (RuntimeException e) {
+      // A broken classifier must not leave the key held: release it and surface the bug.
+      lease.release();
+      throw e;
+    }
+    Recording recording = switch (outcome) {
+      case COMPLETED -> store(lease, codec, value, true);
+      case FAILED_FINAL -> store(lease, codec, value, false);
+      case TRANSIENT -> lease.release();
+    };
+    events.executed(id, outcome, recording, System.nanoTime() - start);
+    return new ExecutionResult.Executed<>(value, outcome, recording);
+  }
+
+  private static <T> Recording store(HeldLease lease, ResultCodec<T> codec, T value, boolean completed) {
+    byte[] bytes;
+    try {
+      bytes = codec.encode(value);
+    } catch (RuntimeException e) {
+      // The work is done; it must not run again just because its result cannot be encoded.
+      log.warn("could not encode the result of {}; retries will get 'response unavailable'", lease.key(), e);
+      return lease.completeWithoutResult();
+    }
+    return completed ? lease.complete(bytes) : lease.failFinal(bytes);
+  }
+
+  private <T> ExecutionResult<T> failed(HeldLease lease, RecordId id, long start, Outcome outcome, Throwable error) {
+    if (outcome == Outcome.TRANSIENT) {
+      Recording recording = lease.release();
+      events.executed(id, Outcome.TRANSIENT, recording, System.nanoTime() - start);
+      throw propagate(error);
+    }
+    FinalFailure failure = error instanceof FinalFailure f ? f
+        : new FinalFailure(error.getClass().getName(), error.getMessage());
+    Recording recording = lease.failFinal(failure);
+    events.executed(id, Outcome.FAILED_FINAL, recording, System.nanoTime() - start);
+    return new ExecutionResult.Failed<>(failure);
+  }
+
+  private static Outcome classifyError(OutcomeClassifier<?> classifier, Throwable error) {
+    if (error instanceof Error || error instanceof InterruptedException) {
+      return Outcome.TRANSIENT;
+    }
+    Outcome outcome = classifier.classifyError(error);
+    // An exception is never a success: "completed" from a classifier means "record it".
+    return outcome == Outcome.COMPLETED ? Outcome.FAILED_FINAL : outcome;
+  }
+
+  private static RuntimeException propagate(Throwable error) {
+    if (error instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+    }
+    if (error instanceof RuntimeException r) {
+      return r;
+    }
+    if (error instanceof Error e) {
+      throw e;
+    }
+    return new OperationFailedException(error);
+  }
+
+  private <T> ExecutionResult<T> decode(RecordId id, Admission.Replay replay, ResultCodec<T> codec) {
+    try {
+      return new ExecutionResult.Replayed<>(codec.decode(replay.value()), replay.outcome());
+    } catch (RuntimeException e) {
+      log.warn("could not decode the recorded result of {}; answering 'response unavailable'", id, e);
+      return new ExecutionResult.ResponseUnavailable<>();
+    }
+  }
+
+  private <T> ExecutionResult<T> runUnguarded(Scope scope, IdempotencyKey key,
+      OutcomeClassifier<? super T> classifier, Operation<T> operation) {
+    UnguardedContext context = new UnguardedContext(scope, key);
+    T value;
+    try {
+      value = operation.run(context);
+    } catch (Throwable error) {
+      if (classifyError(classifier, error) == Outcome.TRANSIENT) {
+        throw propagate(error);
+      }
+      return new ExecutionResult.Failed<>(error instanceof FinalFailure f ? f
+          : new FinalFailure(error.getClass().getName(), error.getMessage()));
+    }
+    return new ExecutionResult.Executed<>(value, classifier.classify(value), Recording.UNGUARDED);
+  }
+
+  /** The lease's remaining time by the store's clock, rounded up to whole seconds, at least one. */
+  private static Duration retryAfter(IdempotencyRecord record) {
+    long millis = record.leaseRemaining().toMillis();
+    return Duration.ofSeconds(Math.max(1, (millis + 999) / 1000));
+  }
+
+  private static ScheduledExecutorService newHeartbeatScheduler() {
+    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "once-heartbeat");
+      t.setDaemon(true);
+      return t;
+    });
+    executor.setRemoveOnCancelPolicy(true);
+    return executor;
+  }
+
+  /** Stops the engine's own heartbeat thread. Leases still held stop being extended. */
+  @Override
+  public void close() {
+    if (ownsScheduler) {
+      scheduler.shutdownNow();
+    }
+  }
+
+  /** Builds a {@link Once}. */
+  public static final class Builder {
+    private final IdempotencyStore store;
+    private ExecutionPolicy defaults = ExecutionPolicy.DEFAULTS;
+    private OnceListener listener = OnceListener.NONE;
+    private ScheduledExecutorService scheduler;
+
+    private Builder(IdempotencyStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+    }
+
+    /** The policy for calls that name none. */
+    public Builder defaults(ExecutionPolicy defaults) {
+      this.defaults = Objects.requireNonNull(defaults, "defaults");
+      return this;
+    }
+
+    /** Receives events and store timings. */
+    public Builder listener(OnceListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Runs heartbeats on this scheduler instead of the engine's own daemon thread; the engine never
+     * shuts it down.
+     */
+    public Builder heartbeatScheduler(ScheduledExecutorService scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    public Once build() {
+      return new Once(this);
+    }
+  }
+}

@@ -1,0 +1,125 @@
+package dev.once;
+
+import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
+import dev.once.store.IdempotencyRecord;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/** Reports each store call's duration to a listener; only installed when someone listens. */
+final class TimedStore implements IdempotencyStore {
+
+  private final IdempotencyStore delegate;
+  private final OnceListener listener;
+
+  TimedStore(IdempotencyStore delegate, OnceListener listener) {
+    this.delegate = delegate;
+    this.listener = listener;
+  }
+
+  private void timed(String op, long start) {
+    try {
+      listener.onStoreCall(op, System.nanoTime() - start);
+    } catch (RuntimeException ignored) {
+      // A broken listener must never break a store call.
+    }
+  }
+
+  @Override
+  public ClaimResult claim(ClaimRequest request) {
+    long start = System.nanoTime();
+    try {
+      return delegate.claim(request);
+    } finally {
+      timed("claim", start);
+    }
+  }
+
+  @Override
+  public Optional<IdempotencyRecord> get(RecordId id) {
+    long start = System.nanoTime();
+    try {
+      return delegate.get(id);
+    } finally {
+      timed("get", start);
+    }
+  }
+
+  @Override
+  public boolean heartbeat(RecordId id, long token, Duration lease) {
+    long start = System.nanoTime();
+    try {
+      return delegate.heartbeat(id, token, lease);
+    } finally {
+      timed("heartbeat", start);
+    }
+  }
+
+  @Override
+  public boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, Duration lease) {
+    long start = System.nanoTime();
+    try {
+      return delegate.checkpoint(id, token, recoveryPoint, lease);
+    } finally {
+      timed("checkpoint", start);
+    }
+  }
+
+  @Override
+  public boolean complete(RecordId id, long token, byte[] result, Duration ttl) {
+    long start = System.nanoTime();
+    try {
+      return delegate.complete(id, token, result, ttl);
+    } finally {
+      timed("complete", start);
+    }
+  }
+
+  @Override
+  public boolean failFinal(RecordId id, long token, byte[] result, Duration ttl) {
+    long start = System.nanoTime();
+    try {
+      return delegate.failFinal(id, token, result, ttl);
+    } finally {
+      timed("failFinal", start);
+    }
+  }
+
+  @Override
+  public boolean release(RecordId id, long token) {
+    long start = System.nanoTime();
+    try {
+      return delegate.release(id, token);
+    } finally {
+      timed("release", start);
+    }
+  }
+
+  @Override
+  public int purgeExpired(int batchSize) {
+    long start = System.nanoTime();
+    try {
+      return delegate.purgeExpired(batchSize);
+    } finally {
+      timed("purgeExpired", start);
+    }
+  }
+
+  @Override
+  public CompletableFuture<Void> awaitChange(RecordId id) {
+    return delegate.awaitChange(id);
+  }
+
+  @Override
+  public boolean notifiesChanges() {
+    return delegate.notifiesChanges();
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+}

@@ -1,0 +1,146 @@
+package dev.once.http;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Predicate;
+
+/**
+ * An immutable, ordered list of HTTP header fields with case-insensitive lookup. Order and the
+ * original spelling of names are kept, so a replayed response looks like the recorded one.
+ */
+public final class Headers implements Iterable<Headers.Field> {
+
+  /** No headers. */
+  public static final Headers EMPTY = new Headers(List.of());
+
+  /**
+   * One header field.
+   *
+   * @param name the field name as sent
+   * @param value the field value
+   */
+  public record Field(String name, String value) {
+    public Field {
+      Objects.requireNonNull(name, "name");
+      Objects.requireNonNull(value, "value");
+      if (name.isEmpty()) {
+        throw new IllegalArgumentException("header name must not be empty");
+      }
+    }
+  }
+
+  private final List<Field> fields;
+
+  private Headers(List<Field> fields) {
+    this.fields = fields;
+  }
+
+  /** Headers from alternating names and values: {@code of("Content-Type", "application/json")}. */
+  public static Headers of(String... namesAndValues) {
+    if (namesAndValues.length % 2 != 0) {
+      throw new IllegalArgumentException("headers need a value for every name");
+    }
+    Builder b = builder();
+    for (int i = 0; i < namesAndValues.length; i += 2) {
+      b.add(namesAndValues[i], namesAndValues[i + 1]);
+    }
+    return b.build();
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The first value of the named field. */
+  public Optional<String> first(String name) {
+    for (Field f : fields) {
+      if (f.name.equalsIgnoreCase(name)) {
+        return Optional.of(f.value);
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Every value of the named field, in order. */
+  public List<String> all(String name) {
+    List<String> values = new ArrayList<>(1);
+    for (Field f : fields) {
+      if (f.name.equalsIgnoreCase(name)) {
+        values.add(f.value);
+      }
+    }
+    return values;
+  }
+
+  /** These headers without the fields whose (lower-cased) name matches. */
+  public Headers without(Predicate<String> lowerCaseName) {
+    List<Field> kept = new ArrayList<>(fields.size());
+    for (Field f : fields) {
+      if (!lowerCaseName.test(f.name.toLowerCase(java.util.Locale.ROOT))) {
+        kept.add(f);
+      }
+    }
+    return kept.size() == fields.size() ? this : new Headers(Collections.unmodifiableList(kept));
+  }
+
+  /** These headers plus one more field at the end. */
+  public Headers with(String name, String value) {
+    List<Field> more = new ArrayList<>(fields.size() + 1);
+    more.addAll(fields);
+    more.add(new Field(name, value));
+    return new Headers(Collections.unmodifiableList(more));
+  }
+
+  public List<Field> fields() {
+    return fields;
+  }
+
+  public int size() {
+    return fields.size();
+  }
+
+  @Override
+  public Iterator<Field> iterator() {
+    return fields.iterator();
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof Headers h && fields.equals(h.fields);
+  }
+
+  @Override
+  public int hashCode() {
+    return fields.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    // Names only: values may carry credentials.
+    List<String> names = new ArrayList<>(fields.size());
+    for (Field f : fields) {
+      names.add(f.name);
+    }
+    return "Headers" + names;
+  }
+
+  /** Builds {@link Headers}. */
+  public static final class Builder {
+    private final List<Field> fields = new ArrayList<>();
+
+    private Builder() {}
+
+    public Builder add(String name, String value) {
+      fields.add(new Field(name, value));
+      return this;
+    }
+
+    public Headers build() {
+      return fields.isEmpty() ? EMPTY : new Headers(Collections.unmodifiableList(new ArrayList<>(fields)));
+    }
+  }
+}

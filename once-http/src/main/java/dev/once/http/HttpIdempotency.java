@@ -1,0 +1,219 @@
+package dev.once.http;
+
+import dev.once.Admission;
+import dev.once.ExecutionPolicy;
+import dev.once.Fingerprint;
+import dev.once.IdempotencyKey;
+import dev.once.InFlightPolicy;
+import dev.once.InvalidIdempotencyKeyException;
+import dev.once.Once;
+import dev.once.Scope;
+import dev.once.store.RecordId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP semantics of DESIGN §4, written once for every framework: the servlet filter and the
+ * gateway only adapt their request and response types to {@link IncomingRequest},
+ * {@link Decision} and {@link StoredResponse}.
+ *
+ * <pre>{@code
+ * HttpIdempotency http = HttpIdempotency.builder(once)
+ *     .scope(ScopeResolver.header("Api-Key"))
+ *     .route("/api/payments", RoutePolicy.builder().keyRequired(true).build())
+ *     .build();
+ * Route route = http.route(path);                       // before reading the body: its size limit
+ * Decision d = http.begin(route, request);
+ * }</pre>
+ */
+public final class HttpIdempotency {
+
+  private static final Logger log = LoggerFactory.getLogger(HttpIdempotency.class);
+
+  /** The request header carrying the key. */
+  public static final String KEY_HEADER = "Idempotency-Key";
+  /** The response header marking a replay. */
+  public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+
+  private final Once once;
+  private final List<Route> routes;
+  private final Route fallback;
+  private final ScopeResolver scopes;
+  private final ConcurrentHashMap<RecordId, AtomicInteger> waiters = new ConcurrentHashMap<>();
+
+  private HttpIdempotency(Builder b) {
+    this.once = b.once;
+    this.routes = List.copyOf(b.routes);
+    this.fallback = new Route("/**", b.defaults);
+    this.scopes = b.scopes;
+  }
+
+  public static Builder builder(Once once) {
+    return new Builder(once);
+  }
+
+  /** The route a path belongs to: the first configured pattern that matches, else the default. */
+  public Route route(String path) {
+    for (Route r : routes) {
+      if (r.matches(path)) {
+        return r;
+      }
+    }
+    return fallback;
+  }
+
+  /** Decides what to do with a request whose whole body has been read. */
+  public Decision begin(Route route, IncomingRequest request) {
+    RoutePolicy policy = route.policy();
+    String method = request.method().toUpperCase(Locale.ROOT);
+    if (!policy.covers(method)) {
+      return new Decision.PassThrough(Decision.Reason.NOT_COVERED);
+    }
+    List<String> keyHeaders = request.headers().all(KEY_HEADER);
+    if (keyHeaders.isEmpty()) {
+      return policy.keyRequired()
+          ? problem(ProblemType.KEY_MISSING, "This route requires an Idempotency-Key header.")
+          : new Decision.PassThrough(Decision.Reason.NO_KEY);
+    }
+    if (keyHeaders.size() > 1) {
+      return problem(ProblemType.KEY_INVALID, "Send exactly one Idempotency-Key header.");
+    }
+    IdempotencyKey key;
+    try {
+      key = IdempotencyKey.parseHeader(keyHeaders.get(0));
+    } catch (InvalidIdempotencyKeyException e) {
+      return problem(ProblemType.KEY_INVALID, e.getMessage() + ".");
+    }
+    if (request.body().length > policy.maxRequestBytes()) {
+      return problem(ProblemType.BODY_TOO_LARGE,
+          "The request body is larger than " + policy.maxRequestBytes() + " bytes.");
+    }
+    Scope scope = scopeOf(route, method, request);
+    Fingerprint fingerprint = fingerprint(route, method, request);
+    return admit(route, scope, key, fingerprint);
+  }
+
+  private Decision admit(Route route, Scope scope, IdempotencyKey key, Fingerprint fingerprint) {
+    ExecutionPolicy execution = route.policy().execution();
+    if (!(execution.inFlight() instanceof InFlightPolicy.Wait)) {
+      return decide(route, once.begin(scope, key, fingerprint, execution));
+    }
+    // Bound the duplicates parked on one key: the rest are told to retry instead of piling up.
+    RecordId id = RecordId.of(scope, key);
+    AtomicInteger count = waiters.computeIfAbsent(id, k -> new AtomicInteger());
+    boolean mayWait = count.incrementAndGet() <= route.policy().maxWaitersPerKey();
+    try {
+      return decide(route, once.begin(scope, key, fingerprint, mayWait ? execution : route.rejecting()));
+    } finally {
+      if (count.decrementAndGet() == 0) {
+        waiters.remove(id, count);
+      }
+    }
+  }
+
+  private Decision decide(Route route, Admission admission) {
+    if (admission instanceof Admission.Proceed p) {
+      return new Decision.Proceed(new Exchange(p.lease(), route.policy()));
+    } else if (admission instanceof Admission.Replay r) {
+      return replay(r);
+    } else if (admission instanceof Admission.InFlight i) {
+      return problem(ProblemType.IN_FLIGHT, "A request with this key is being processed; retry later.", i.retryAfter());
+    } else if (admission instanceof Admission.FingerprintMismatch) {
+      return problem(ProblemType.KEY_REUSED, "This key was used with a different request; use a new key.");
+    } else if (admission instanceof Admission.StoreUnavailable s) {
+      return problem(ProblemType.STORE_UNAVAILABLE, "Nothing was executed; retry later.", s.retryAfter());
+    } else if (admission instanceof Admission.Unguarded) {
+      return new Decision.PassThrough(Decision.Reason.FAIL_OPEN);
+    } else {
+      // ResponseUnavailable, or a failure recorded by a non-HTTP caller of the same key.
+      return problem(ProblemType.RESPONSE_UNAVAILABLE,
+          "The request was processed; its response cannot be replayed. Do not retry with this key.");
+    }
+  }
+
+  private static Decision replay(Admission.Replay replay) {
+    StoredResponse recorded;
+    try {
+      recorded = StoredResponse.CODEC.decode(replay.value());
+    } catch (RuntimeException e) {
+      log.warn("a recorded response could not be decoded; answering response-unavailable", e);
+      return problem(ProblemType.RESPONSE_UNAVAILABLE, "The recorded response cannot be replayed.");
+    }
+    return new Decision.Respond(new StoredResponse(recorded.status(),
+        recorded.headers().with(REPLAYED_HEADER, "true"), recorded.body()), true);
+  }
+
+  private Scope scopeOf(Route route, String method, IncomingRequest request) {
+    String tenant = scopes.tenantOf(request);
+    String operation = method + " " + route.pattern();
+    try {
+      return Scope.of(tenant, operation);
+    } catch (IllegalArgumentException tooLongOrControlCharacters) {
+      // A principal name we cannot store as it is still identifies its owner by hash.
+      return Scope.of(Scope.hash(tenant), operation);
+    }
+  }
+
+  private static Fingerprint fingerprint(Route route, String method, IncomingRequest request) {
+    String contentType = request.headers().first("Content-Type").orElse("");
+    if (isJson(contentType)) {
+      return route.fingerprinter().json(request.body(), method, request.path(), request.query());
+    }
+    return route.fingerprinter().raw(request.body(), method, request.path(), request.query(), contentType);
+  }
+
+  private static boolean isJson(String contentType) {
+    String ct = contentType.toLowerCase(Locale.ROOT);
+    int semi = ct.indexOf(';');
+    String media = (semi < 0 ? ct : ct.substring(0, semi)).trim();
+    return media.equals("application/json") || media.endsWith("+json");
+  }
+
+  private static Decision problem(ProblemType type, String detail) {
+    return new Decision.Respond(Problems.render(type, detail), false);
+  }
+
+  private static Decision problem(ProblemType type, String detail, java.time.Duration retryAfter) {
+    return new Decision.Respond(Problems.render(type, detail, retryAfter), false);
+  }
+
+  /** Builds an {@link HttpIdempotency}. */
+  public static final class Builder {
+    private final Once once;
+    private final List<Route> routes = new ArrayList<>();
+    private RoutePolicy defaults = RoutePolicy.DEFAULTS;
+    private ScopeResolver scopes = ScopeResolver.header("Api-Key");
+
+    private Builder(Once once) {
+      this.once = Objects.requireNonNull(once, "once");
+    }
+
+    /** The policy of paths no route matches (default {@link RoutePolicy#DEFAULTS}). */
+    public Builder defaults(RoutePolicy defaults) {
+      this.defaults = Objects.requireNonNull(defaults, "defaults");
+      return this;
+    }
+
+    /** Adds a route; the first matching route wins. */
+    public Builder route(String pattern, RoutePolicy policy) {
+      routes.add(new Route(pattern, policy));
+      return this;
+    }
+
+    /** Who owns a key (default: the SHA-256 of the {@code Api-Key} header). */
+    public Builder scope(ScopeResolver scopes) {
+      this.scopes = Objects.requireNonNull(scopes, "scopes");
+      return this;
+    }
+
+    public HttpIdempotency build() {
+      return new HttpIdempotency(this);
+    }
+  }
+}

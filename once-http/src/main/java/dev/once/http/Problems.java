@@ -1,0 +1,70 @@
+package dev.once.http;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/** Renders {@link ProblemType}s as RFC 9457 responses. */
+public final class Problems {
+
+  /** The media type of every problem body. */
+  public static final String MEDIA_TYPE = "application/problem+json";
+
+  private Problems() {}
+
+  /** The problem response, with {@code detail} (never user data that could hold secrets). */
+  public static StoredResponse render(ProblemType type, String detail) {
+    return render(type, detail, null);
+  }
+
+  /** The problem response with a {@code Retry-After} header in whole seconds. */
+  public static StoredResponse render(ProblemType type, String detail, Duration retryAfter) {
+    StringBuilder json = new StringBuilder(256);
+    json.append("{\"type\":");
+    quote(json, type.uri());
+    json.append(",\"title\":");
+    quote(json, type.title());
+    json.append(",\"status\":").append(type.status());
+    if (detail != null) {
+      json.append(",\"detail\":");
+      quote(json, detail);
+    }
+    Headers.Builder headers = Headers.builder().add("Content-Type", MEDIA_TYPE);
+    if (retryAfter != null) {
+      long seconds = Math.max(1, (retryAfter.toMillis() + 999) / 1000);
+      json.append(",\"retry_after\":").append(seconds);
+      headers.add("Retry-After", Long.toString(seconds));
+    }
+    json.append('}');
+    return new StoredResponse(type.status(), headers.build(), json.toString().getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void quote(StringBuilder out, String s) {
+    out.append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      switch (c) {
+        case '"' -> out.append("\\\"");
+        case '\\' -> out.append("\\\\");
+        case '\n' -> out.append("\\n");
+        case '\r' -> out.append("\\r");
+        case '\t' -> out.append("\\t");
+        default -> {
+          if (c < 0x20 || Character.isSurrogate(c) && !validPair(s, i)) {
+            out.append(String.format("\\u%04x", (int) c));
+          } else {
+            out.append(c);
+          }
+        }
+      }
+    }
+    out.append('"');
+  }
+
+  private static boolean validPair(String s, int i) {
+    char c = s.charAt(i);
+    if (Character.isHighSurrogate(c)) {
+      return i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1));
+    }
+    return i > 0 && Character.isHighSurrogate(s.charAt(i - 1));
+  }
+}

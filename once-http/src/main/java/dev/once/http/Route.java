@@ -1,0 +1,94 @@
+package dev.once.http;
+
+import dev.once.ExecutionPolicy;
+import dev.once.InFlightPolicy;
+import dev.once.fingerprint.Fingerprinter;
+import java.util.Objects;
+
+/**
+ * A path pattern with its policy. Patterns are matched segment by segment: a literal matches
+ * itself, {@code *} or {@code {name}} matches one segment, and a final {@code **} matches the rest
+ * (including nothing). The pattern, not the concrete path, goes into the scope, so that one key
+ * cannot be used for two different operations on the same route.
+ */
+public final class Route {
+
+  private final String pattern;
+  private final String[] segments;
+  private final RoutePolicy policy;
+  private final Fingerprinter fingerprinter;
+  private final ExecutionPolicy rejecting;
+
+  Route(String pattern, RoutePolicy policy) {
+    this.pattern = validate(pattern);
+    this.segments = split(pattern);
+    this.policy = Objects.requireNonNull(policy, "policy");
+    Fingerprinter.Builder fb = Fingerprinter.builder();
+    policy.excludedJsonPointers().forEach(fb::exclude);
+    this.fingerprinter = fb.build();
+    this.rejecting = policy.execution().inFlight() instanceof InFlightPolicy.Wait
+        ? policy.execution().toBuilder().inFlight(InFlightPolicy.reject()).build()
+        : policy.execution();
+  }
+
+  private static String validate(String pattern) {
+    if (pattern == null || !pattern.startsWith("/")) {
+      throw new IllegalArgumentException("route pattern must start with '/', was '" + pattern + "'");
+    }
+    String[] parts = split(pattern);
+    for (int i = 0; i < parts.length; i++) {
+      if (parts[i].equals("**") && i != parts.length - 1) {
+        throw new IllegalArgumentException("route pattern '" + pattern + "': '**' may only be the last segment");
+      }
+    }
+    return pattern;
+  }
+
+  private static String[] split(String path) {
+    String trimmed = path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+    return trimmed.equals("/") ? new String[0] : trimmed.substring(1).split("/", -1);
+  }
+
+  boolean matches(String path) {
+    String[] p = split(path);
+    int i = 0;
+    for (; i < segments.length; i++) {
+      String s = segments[i];
+      if (s.equals("**")) {
+        return true;
+      }
+      if (i >= p.length) {
+        return false;
+      }
+      boolean wildcard = s.equals("*") || (s.startsWith("{") && s.endsWith("}"));
+      if (!wildcard && !s.equals(p[i])) {
+        return false;
+      }
+    }
+    return i == p.length;
+  }
+
+  /** The pattern as configured. */
+  public String pattern() {
+    return pattern;
+  }
+
+  /** The policy for requests on this route. */
+  public RoutePolicy policy() {
+    return policy;
+  }
+
+  Fingerprinter fingerprinter() {
+    return fingerprinter;
+  }
+
+  /** The execution policy for a duplicate that may not wait because enough already do. */
+  ExecutionPolicy rejecting() {
+    return rejecting;
+  }
+
+  @Override
+  public String toString() {
+    return "Route[" + pattern + "]";
+  }
+}

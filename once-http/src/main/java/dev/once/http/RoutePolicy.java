@@ -1,0 +1,157 @@
+package dev.once.http;
+
+import dev.once.ExecutionPolicy;
+import dev.once.OutcomeClassifier;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * How one route treats idempotency (DESIGN §4). Immutable; build with {@link #builder()}.
+ *
+ * @param methods the methods covered (default POST and PATCH); others pass through untouched
+ * @param keyRequired whether a covered request without a key is refused with 400 (default false:
+ *     it passes through unrecorded)
+ * @param execution lease, ttl, in-flight behaviour, fail-open/closed and the response size cap
+ * @param excludedJsonPointers JSON pointers left out of the fingerprint (timestamps, trace ids)
+ * @param replayHeaderDenylist response headers never stored nor replayed, lower case, on top of
+ *     the hop-by-hop ones, {@code Date}, {@code Content-Length} and {@code Set-Cookie}
+ * @param maxRequestBytes the largest request body accepted on a covered request (default 1 MiB)
+ * @param maxWaitersPerKey in wait mode, how many duplicates may wait on one key; more are answered
+ *     409 at once (default 16)
+ * @param classifier judges responses (default {@link HttpOutcomes#DEFAULT})
+ */
+public record RoutePolicy(
+    Set<String> methods,
+    boolean keyRequired,
+    ExecutionPolicy execution,
+    Set<String> excludedJsonPointers,
+    Set<String> replayHeaderDenylist,
+    int maxRequestBytes,
+    int maxWaitersPerKey,
+    OutcomeClassifier<StoredResponse> classifier) {
+
+  /** POST and PATCH covered, key optional, engine defaults. */
+  public static final RoutePolicy DEFAULTS = builder().build();
+
+  public RoutePolicy {
+    methods = Set.copyOf(Objects.requireNonNull(methods, "methods"));
+    Objects.requireNonNull(execution, "execution");
+    excludedJsonPointers = Set.copyOf(excludedJsonPointers);
+    replayHeaderDenylist = Set.copyOf(replayHeaderDenylist);
+    Objects.requireNonNull(classifier, "classifier");
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  public Builder toBuilder() {
+    Builder b = new Builder();
+    b.methods = new TreeSet<>(methods);
+    b.keyRequired = keyRequired;
+    b.execution = execution;
+    b.excluded = new TreeSet<>(excludedJsonPointers);
+    b.denylist = new TreeSet<>(replayHeaderDenylist);
+    b.maxRequestBytes = maxRequestBytes;
+    b.maxWaitersPerKey = maxWaitersPerKey;
+    b.classifier = classifier;
+    return b;
+  }
+
+  /** Whether requests with this method are covered. */
+  public boolean covers(String method) {
+    return methods.contains(method);
+  }
+
+  /** Builds a {@link RoutePolicy}; every setter validates its value. */
+  public static final class Builder {
+    private static final Set<String> SAFE = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
+
+    private Set<String> methods = new TreeSet<>(Set.of("POST", "PATCH"));
+    private boolean keyRequired;
+    private ExecutionPolicy execution = ExecutionPolicy.DEFAULTS;
+    private Set<String> excluded = new TreeSet<>();
+    private Set<String> denylist = new TreeSet<>();
+    private int maxRequestBytes = 1 << 20;
+    private int maxWaitersPerKey = 16;
+    private OutcomeClassifier<StoredResponse> classifier = HttpOutcomes.DEFAULT;
+
+    private Builder() {}
+
+    /** The methods covered, e.g. {@code "POST", "PATCH", "PUT", "DELETE"}; safe methods are refused. */
+    public Builder methods(String... methods) {
+      if (methods.length == 0) {
+        throw new IllegalArgumentException("methods must name at least one method");
+      }
+      Set<String> set = new TreeSet<>();
+      for (String m : methods) {
+        if (m == null || !m.matches("[A-Za-z]{1,20}")) {
+          throw new IllegalArgumentException("methods: '" + m + "' is not an HTTP method");
+        }
+        String upper = m.toUpperCase(Locale.ROOT);
+        if (SAFE.contains(upper)) {
+          throw new IllegalArgumentException("methods: " + upper + " is safe and never needs idempotency");
+        }
+        set.add(upper);
+      }
+      this.methods = set;
+      return this;
+    }
+
+    public Builder keyRequired(boolean keyRequired) {
+      this.keyRequired = keyRequired;
+      return this;
+    }
+
+    public Builder execution(ExecutionPolicy execution) {
+      this.execution = Objects.requireNonNull(execution, "execution");
+      return this;
+    }
+
+    /** Leaves the value at this RFC 6901 JSON pointer out of the fingerprint. */
+    public Builder excludeJsonPointer(String pointer) {
+      if (pointer == null || !(pointer.isEmpty() || pointer.startsWith("/"))) {
+        throw new IllegalArgumentException("excludeJsonPointer: '" + pointer + "' is not a JSON pointer");
+      }
+      excluded.add(pointer);
+      return this;
+    }
+
+    /** Never stores nor replays this response header. */
+    public Builder denyReplayHeader(String name) {
+      if (name == null || name.isBlank()) {
+        throw new IllegalArgumentException("denyReplayHeader: header name must not be blank");
+      }
+      denylist.add(name.toLowerCase(Locale.ROOT));
+      return this;
+    }
+
+    public Builder maxRequestBytes(int maxRequestBytes) {
+      if (maxRequestBytes < 0) {
+        throw new IllegalArgumentException("maxRequestBytes must not be negative, was " + maxRequestBytes);
+      }
+      this.maxRequestBytes = maxRequestBytes;
+      return this;
+    }
+
+    public Builder maxWaitersPerKey(int maxWaitersPerKey) {
+      if (maxWaitersPerKey < 1) {
+        throw new IllegalArgumentException("maxWaitersPerKey must be at least 1, was " + maxWaitersPerKey);
+      }
+      this.maxWaitersPerKey = maxWaitersPerKey;
+      return this;
+    }
+
+    public Builder classifier(OutcomeClassifier<StoredResponse> classifier) {
+      this.classifier = Objects.requireNonNull(classifier, "classifier");
+      return this;
+    }
+
+    public RoutePolicy build() {
+      return new RoutePolicy(methods, keyRequired, execution, excluded, denylist, maxRequestBytes,
+          maxWaitersPerKey, classifier);
+    }
+  }
+}

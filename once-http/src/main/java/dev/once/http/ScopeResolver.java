@@ -1,0 +1,35 @@
+package dev.once.http;
+
+import dev.once.Scope;
+
+/**
+ * Finds who owns a request's key: the tenant part of its scope. The route is added by
+ * {@link HttpIdempotency}. Secrets (API keys, bearer tokens) are stored only as hashes.
+ */
+@FunctionalInterface
+public interface ScopeResolver {
+
+  /** The tenant part of the scope; {@code "-"} when the request carries none. */
+  String tenantOf(IncomingRequest request);
+
+  /**
+   * The SHA-256 of a header's value (e.g. {@code Api-Key} or {@code Authorization}): requests with
+   * different credentials never share records, and the credential is never stored.
+   */
+  static ScopeResolver header(String name) {
+    if (name == null || name.isBlank()) {
+      throw new IllegalArgumentException("scope header name must not be blank");
+    }
+    return request -> request.headers().first(name).map(Scope::hash).orElse("-");
+  }
+
+  /** The authenticated principal's name, as the framework reports it. */
+  static ScopeResolver principal() {
+    return request -> request.principal() == null ? "-" : "principal:" + request.principal();
+  }
+
+  /** One namespace for everybody: only for single-tenant services. */
+  static ScopeResolver global() {
+    return request -> "-";
+  }
+}

@@ -1,0 +1,314 @@
+package dev.once.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.ExecutionPolicy;
+import dev.once.FailureMode;
+import dev.once.InFlightPolicy;
+import dev.once.Once;
+import dev.once.Recording;
+import dev.once.FakeUnavailableStore;
+import dev.once.store.InMemoryStore;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** DESIGN §4 row by row, at the framework-neutral level (the servlet and gateway tests add sockets). */
+@Timeout(30)
+class HttpIdempotencyTest {
+
+  private final Once once = Once.of(InMemoryStore.create());
+  private final HttpIdempotency http = HttpIdempotency.builder(once)
+      .route("/required", RoutePolicy.builder().keyRequired(true).build())
+      .route("/waiting", RoutePolicy.builder().execution(ExecutionPolicy.builder()
+          .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(5))).build()).maxWaitersPerKey(1).build())
+      .route("/small", RoutePolicy.builder().maxRequestBytes(10)
+          .execution(ExecutionPolicy.builder().maxResultBytes(10).build()).build())
+      .route("/stamped", RoutePolicy.builder().excludeJsonPointer("/sent_at").denyReplayHeader("X-Trace").build())
+      .build();
+
+  @AfterEach
+  void close() {
+    once.close();
+  }
+
+  private static IncomingRequest post(String path, String key, String body, String... headers) {
+    Headers.Builder h = Headers.builder().add("Content-Type", "application/json").add("Api-Key", "sk_merchant_1");
+    if (key != null) {
+      h.add("Idempotency-Key", key);
+    }
+    for (int i = 0; i < headers.length; i += 2) {
+      h.add(headers[i], headers[i + 1]);
+    }
+    return IncomingRequest.of("POST", path, h.build(), body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private Decision begin(IncomingRequest r) {
+    return http.begin(http.route(r.path()), r);
+  }
+
+  private static StoredResponse created(String body) {
+    return new StoredResponse(201, Headers.of("Content-Type", "application/json", "Location", "/p/1",
+        "Set-Cookie", "session=secret", "Date", "Sun, 22 Nov 2026 01:00:00 GMT", "X-Trace", "abc"),
+        body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static String key() {
+    return "\"" + UUID.randomUUID() + "\"";
+  }
+
+  private static ProblemType problemOf(Decision d) {
+    assertThat(d).isInstanceOf(Decision.Respond.class);
+    StoredResponse r = ((Decision.Respond) d).response();
+    assertThat(r.headers().first("Content-Type")).contains(Problems.MEDIA_TYPE);
+    String body = new String(r.body(), StandardCharsets.UTF_8);
+    for (ProblemType t : ProblemType.values()) {
+      if (body.contains("\"type\":\"" + t.uri() + "\"")) {
+        assertThat(r.status()).isEqualTo(t.status());
+        return t;
+      }
+    }
+    throw new AssertionError("not a problem: " + body);
+  }
+
+  @Test
+  void uncoveredMethodsPassThroughUntouched() {
+    IncomingRequest get = IncomingRequest.of("GET", "/required", Headers.EMPTY, null);
+
+    assertThat(begin(get)).isEqualTo(new Decision.PassThrough(Decision.Reason.NOT_COVERED));
+  }
+
+  @Test
+  void noKeyOnAnOptionalRoutePassesThroughUnrecorded() {
+    assertThat(begin(post("/anything", null, "{}"))).isEqualTo(new Decision.PassThrough(Decision.Reason.NO_KEY));
+  }
+
+  @Test
+  void noKeyOnARequiredRouteIs400KeyMissing() {
+    assertThat(problemOf(begin(post("/required", null, "{}")))).isEqualTo(ProblemType.KEY_MISSING);
+  }
+
+  @Test
+  void malformedKeyIs400KeyInvalid() {
+    assertThat(problemOf(begin(post("/p", "\"unterminated", "{}")))).isEqualTo(ProblemType.KEY_INVALID);
+    assertThat(problemOf(begin(post("/p", "k".repeat(256), "{}")))).isEqualTo(ProblemType.KEY_INVALID);
+    assertThat(problemOf(begin(post("/p", "", "{}")))).isEqualTo(ProblemType.KEY_INVALID);
+  }
+
+  @Test
+  void twoKeyHeadersAre400KeyInvalid() {
+    assertThat(problemOf(begin(post("/p", "a", "{}", "Idempotency-Key", "b")))).isEqualTo(ProblemType.KEY_INVALID);
+  }
+
+  @Test
+  void oversizedBodyIs413() {
+    assertThat(problemOf(begin(post("/small", key(), "{\"a\":\"0123456789\"}")))).isEqualTo(ProblemType.BODY_TOO_LARGE);
+  }
+
+  @Test
+  void retryGetsTheOriginalStatusHeadersAndBodyMarkedReplayed() {
+    String key = key();
+    Decision first = begin(post("/p", key, "{\"amount\":1000}"));
+    Recording rec = ((Decision.Proceed) first).exchange().record(created("{\"id\":\"pay_1\"}"));
+
+    Decision retry = begin(post("/p", key, "{ \"amount\": 1000.0 }"));
+
+    assertThat(rec).isEqualTo(Recording.RECORDED);
+    assertThat(retry).isInstanceOf(Decision.Respond.class);
+    Decision.Respond replay = (Decision.Respond) retry;
+    assertThat(replay.replayed()).isTrue();
+    assertThat(replay.response().status()).isEqualTo(201);
+    assertThat(new String(replay.response().body(), StandardCharsets.UTF_8)).isEqualTo("{\"id\":\"pay_1\"}");
+    assertThat(replay.response().headers().first("Location")).contains("/p/1");
+    assertThat(replay.response().headers().first("Idempotent-Replayed")).contains("true");
+    assertThat(replay.response().headers().first("Set-Cookie")).isEmpty();
+    assertThat(replay.response().headers().first("Date")).isEmpty();
+  }
+
+  @Test
+  void denyListedHeadersAndExcludedPointersAreHonoured() {
+    String key = key();
+    Decision first = begin(post("/stamped", key, "{\"amount\":1,\"sent_at\":\"12:00\"}"));
+    ((Decision.Proceed) first).exchange().record(created("{}"));
+
+    Decision retry = begin(post("/stamped", key, "{\"amount\":1,\"sent_at\":\"12:05\"}"));
+
+    assertThat(((Decision.Respond) retry).response().headers().first("X-Trace")).isEmpty();
+  }
+
+  @Test
+  void retryWithADifferentBodyIs422AndNeverTheCachedResult() {
+    String key = key();
+    ((Decision.Proceed) begin(post("/p", key, "{\"amount\":1000}"))).exchange().record(created("{\"id\":\"pay_1\"}"));
+
+    Decision reuse = begin(post("/p", key, "{\"amount\":9999}"));
+
+    assertThat(problemOf(reuse)).isEqualTo(ProblemType.KEY_REUSED);
+    assertThat(new String(((Decision.Respond) reuse).response().body(), StandardCharsets.UTF_8)).doesNotContain("pay_1");
+  }
+
+  @Test
+  void theSameKeyFromAnotherTenantIsAnotherRequest() {
+    String key = key();
+    ((Decision.Proceed) begin(post("/p", key, "{}"))).exchange().record(created("{\"id\":\"pay_1\"}"));
+
+    IncomingRequest other = new IncomingRequest("POST", "/p", "", Headers.of("Content-Type", "application/json",
+        "Api-Key", "sk_merchant_2", "Idempotency-Key", key), "{}".getBytes(StandardCharsets.UTF_8), null);
+
+    assertThat(begin(other)).isInstanceOf(Decision.Proceed.class);
+  }
+
+  @Test
+  void retryWhileTheFirstIsInFlightIs409WithRetryAfter() {
+    String key = key();
+    begin(post("/p", key, "{}"));
+
+    Decision dup = begin(post("/p", key, "{}"));
+
+    assertThat(problemOf(dup)).isEqualTo(ProblemType.IN_FLIGHT);
+    assertThat(((Decision.Respond) dup).response().headers().first("Retry-After")).hasValueSatisfying(
+        s -> assertThat(Integer.parseInt(s)).isBetween(1, 30));
+  }
+
+  @Test
+  void inWaitModeTheDuplicateIsHeldAndReplayedButOnlyUpToTheWaiterLimit() throws Exception {
+    String key = key();
+    Exchange first = ((Decision.Proceed) begin(post("/waiting", key, "{}"))).exchange();
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      Future<Decision> waiter = pool.submit(() -> begin(post("/waiting", key, "{}")));
+      Thread.sleep(200); // let the first duplicate park
+      Decision overLimit = begin(post("/waiting", key, "{}"));
+
+      first.record(created("{\"id\":\"pay_1\"}"));
+
+      assertThat(problemOf(overLimit)).isEqualTo(ProblemType.IN_FLIGHT);
+      assertThat(waiter.get(5, TimeUnit.SECONDS)).isInstanceOfSatisfying(Decision.Respond.class,
+          r -> assertThat(r.replayed()).isTrue());
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void serverErrorsAndTooManyRequestsAreNeverCached() {
+    for (int status : new int[] {500, 502, 503, 408, 429}) {
+      String key = key();
+      Exchange ex = ((Decision.Proceed) begin(post("/p", key, "{}"))).exchange();
+
+      assertThat(ex.record(new StoredResponse(status, Headers.EMPTY, null))).isEqualTo(Recording.RELEASED);
+      assertThat(begin(post("/p", key, "{}"))).isInstanceOf(Decision.Proceed.class);
+    }
+  }
+
+  @Test
+  void clientErrorsAreFinalAndReplayed() {
+    for (int status : new int[] {400, 402, 404, 422}) {
+      String key = key();
+      Exchange ex = ((Decision.Proceed) begin(post("/p", key, "{}"))).exchange();
+      ex.record(new StoredResponse(status, Headers.EMPTY, "declined".getBytes(StandardCharsets.UTF_8)));
+
+      Decision retry = begin(post("/p", key, "{}"));
+
+      assertThat(((Decision.Respond) retry).response().status()).isEqualTo(status);
+      assertThat(((Decision.Respond) retry).replayed()).isTrue();
+    }
+  }
+
+  @Test
+  void handlerExceptionReleasesTheKey() {
+    String key = key();
+    ((Decision.Proceed) begin(post("/p", key, "{}"))).exchange().fail();
+
+    assertThat(begin(post("/p", key, "{}"))).isInstanceOf(Decision.Proceed.class);
+  }
+
+  @Test
+  void responseOverTheCapCountsAsDoneAndRetriesGet409ResponseUnavailable() {
+    String key = key();
+    Exchange ex = ((Decision.Proceed) begin(post("/small", key, "{}"))).exchange();
+
+    Recording rec = ex.record(created("{\"id\":\"a-long-payment-id\"}"));
+
+    assertThat(rec).isEqualTo(Recording.RESULT_NOT_STORED);
+    assertThat(problemOf(begin(post("/small", key, "{}")))).isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
+  }
+
+  @Test
+  void streamedResponseCountsAsDone() {
+    String key = key();
+    ((Decision.Proceed) begin(post("/p", key, "{}"))).exchange().recordUnavailable();
+
+    assertThat(problemOf(begin(post("/p", key, "{}")))).isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
+  }
+
+  @Test
+  void abandonedExchangeKeepsTheKeyInProgress() {
+    String key = key();
+    ((Decision.Proceed) begin(post("/p", key, "{}"))).exchange().abandon();
+
+    assertThat(problemOf(begin(post("/p", key, "{}")))).isEqualTo(ProblemType.IN_FLIGHT);
+  }
+
+  @Test
+  void storeDownFailClosedIs503WithRetryAfter() {
+    try (Once down = Once.of(new FakeUnavailableStore())) {
+      HttpIdempotency h = HttpIdempotency.builder(down).build();
+      IncomingRequest r = post("/p", key(), "{}");
+
+      Decision d = h.begin(h.route("/p"), r);
+
+      assertThat(problemOf(d)).isEqualTo(ProblemType.STORE_UNAVAILABLE);
+      assertThat(((Decision.Respond) d).response().headers().first("Retry-After")).contains("1");
+    }
+  }
+
+  @Test
+  void storeDownFailOpenPassesThrough() {
+    try (Once down = Once.of(new FakeUnavailableStore())) {
+      HttpIdempotency h = HttpIdempotency.builder(down).defaults(RoutePolicy.builder()
+          .execution(ExecutionPolicy.builder().failureMode(FailureMode.FAIL_OPEN).build()).build()).build();
+
+      assertThat(h.begin(h.route("/p"), post("/p", key(), "{}")))
+          .isEqualTo(new Decision.PassThrough(Decision.Reason.FAIL_OPEN));
+    }
+  }
+
+  @Test
+  void aHerdOfIdenticalRequestsProceedsOnce() throws Exception {
+    String key = key();
+    int herd = 200;
+    CountDownLatch go = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(32);
+    try {
+      java.util.List<Future<Decision>> all = new java.util.ArrayList<>();
+      for (int i = 0; i < herd; i++) {
+        all.add(pool.submit(() -> {
+          go.await();
+          return begin(post("/p", key, "{\"amount\":1}"));
+        }));
+      }
+      go.countDown();
+      int proceeded = 0;
+      for (Future<Decision> f : all) {
+        Decision d = f.get(10, TimeUnit.SECONDS);
+        if (d instanceof Decision.Proceed) {
+          proceeded++;
+        } else {
+          assertThat(problemOf(d)).isEqualTo(ProblemType.IN_FLIGHT);
+        }
+      }
+      assertThat(proceeded).isEqualTo(1);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}
