@@ -11,6 +11,7 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 
 /**
  * DynamoDB Local, in this JVM and in memory, on a free loopback port: started once for the test run
@@ -23,6 +24,7 @@ final class LocalDynamoDb {
   private static DynamoDBProxyServer server;
   private static DynamoDbClient client;
   private static Throwable startFailure;
+  private static URI endpoint;
 
   private LocalDynamoDb() {}
 
@@ -34,11 +36,8 @@ final class LocalDynamoDb {
         server = ServerRunner.createServerFromCommandLineArgs(
             new String[] {"-inMemory", "-port", Integer.toString(port), "-disableTelemetry"});
         server.start();
-        client = DynamoDbClient.builder()
-            .endpointOverride(URI.create("http://127.0.0.1:" + port))
-            .region(Region.US_EAST_1)
-            .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-            .build();
+        endpoint = URI.create("http://127.0.0.1:" + port);
+        client = clientBuilder().build();
         Runtime.getRuntime().addShutdownHook(new Thread(LocalDynamoDb::stop, "once-test-dynamodb-local-stop"));
       } catch (Exception | LinkageError e) {
         startFailure = e;
@@ -47,6 +46,19 @@ final class LocalDynamoDb {
     }
     RequiredServices.assume(client != null, "DynamoDB Local (" + startFailure + ")");
     return client;
+  }
+
+  /** A builder for another client of the same DynamoDB Local, e.g. with an interceptor. */
+  static DynamoDbClientBuilder clientBuilder() {
+    return clientBuilder(endpoint == null ? URI.create("http://127.0.0.1:1") : endpoint);
+  }
+
+  /** A builder for a client of a DynamoDB at {@code endpoint}, with dummy credentials. */
+  static DynamoDbClientBuilder clientBuilder(URI endpoint) {
+    return DynamoDbClient.builder()
+        .endpointOverride(endpoint)
+        .region(Region.US_EAST_1)
+        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")));
   }
 
   /** Creates a table of its own for a test class. */
