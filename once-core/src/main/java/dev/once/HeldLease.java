@@ -4,6 +4,7 @@ import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
+import dev.once.store.ResultTooLargeException;
 import dev.once.store.StoreUnavailableException;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
@@ -134,6 +135,8 @@ final class HeldLease implements Lease {
     return finish(Write.COMPLETE, Payloads.value(value));
   }
 
+
+
   @Override
   public Recording failFinal(byte[] value) {
     if (value.length > policy.maxResultBytes()) {
@@ -180,13 +183,28 @@ final class HeldLease implements Lease {
   private Recording finish(Write write, byte[] payload) {
     beginFinish();
     stopHeartbeat();
+    return write(write, payload);
+  }
+
+  private Recording write(Write write, byte[] payload) {
     StoreUnavailableException failure = null;
     for (int attempt = 0; attempt < FINISH_BACKOFF_MILLIS.length; attempt++) {
       if (!sleep(FINISH_BACKOFF_MILLIS[attempt])) {
         break;
       }
       try {
-        boolean applied = write.apply(store, id, token, payload, policy);
+        boolean applied;
+        try {
+          applied = write.apply(store, id, token, payload, policy);
+        } catch (ResultTooLargeException e) {
+          if (payload == Payloads.notStored()) {
+            throw e; // a store that cannot keep one byte is broken; say so
+          }
+          // Refused before anything was written: record the outcome without its result, so the
+          // operation still counts as done instead of leaving a record a thief could re-run.
+          log.warn("the store cannot keep the result of {} ({}); recording the outcome without it", id, e.getMessage());
+          return notStored(write(write, Payloads.notStored()));
+        }
         if (applied) {
           return write == Write.RELEASE ? Recording.RELEASED : Recording.RECORDED;
         }

@@ -275,6 +275,22 @@ class OnceTest {
   }
 
   @Test
+  void resultTheStoreCannotKeepCountsAsDoneAndIsNeverRunAgain() {
+    IdempotencyKey key = newKey();
+    try (Once small = Once.of(new FakeSmallStore(InMemoryStore.create(), 16))) {
+      Operation<String> big = ctx -> "payment-" + runs.incrementAndGet() + "-with-a-long-receipt";
+
+      ExecutionResult<String> first = small.execute(SCOPE, key, FP, ResultCodec.utf8(), big);
+      ExecutionResult<String> retry = small.execute(SCOPE, key, FP, ResultCodec.utf8(), big);
+
+      assertThat(first).isEqualTo(new ExecutionResult.Executed<>("payment-1-with-a-long-receipt", Outcome.COMPLETED,
+          Recording.RESULT_NOT_STORED));
+      assertThat(retry).isInstanceOf(ExecutionResult.ResponseUnavailable.class);
+      assertThat(runs).hasValue(1);
+    }
+  }
+
+  @Test
   void resultThatCannotBeEncodedCountsAsDone() {
     IdempotencyKey key = newKey();
     ResultCodec<String> broken = new ResultCodec<>() {

@@ -23,6 +23,7 @@ import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
+import dev.once.store.ResultTooLargeException;
 import dev.once.store.StoreUnavailableException;
 import java.time.Clock;
 import java.time.Duration;
@@ -67,9 +68,9 @@ import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
  *
  * <p><b>Size.</b> A DynamoDB item holds at most 400 KB: results and recovery points of 1 KiB or more
  * are deflated when that makes them smaller, and one that still does not fit in
- * {@link Builder#maxItemBytes(int) maxItemBytes} is refused with an {@link IllegalArgumentException}
- * before anything is written; the record stays in progress. Cap results below that with the
- * engine's result size limit.
+ * {@link Builder#maxItemBytes(int) maxItemBytes} is refused with a {@link ResultTooLargeException}
+ * before anything is written; the record stays in progress, and the engine then records the outcome
+ * without its result (retries get "response unavailable", never a second run).
  *
  * <p>The store never closes the client. Every call is bounded by
  * {@link Builder#callTimeout(Duration) callTimeout}; a call that fails or times out throws
@@ -382,7 +383,7 @@ public final class DynamoDbStore implements IdempotencyStore {
     SdkBytes stored = BinaryValues.encode(value);
     int size = Items.estimatedSize(id, stored.asByteArrayUnsafe().length);
     if (size > maxItemBytes) {
-      throw new IllegalArgumentException("the " + what + " of " + id + " is " + value.length + " bytes ("
+      throw new ResultTooLargeException("the " + what + " of " + id + " is " + value.length + " bytes ("
           + stored.asByteArrayUnsafe().length + " stored), so its item would be about " + size
           + " bytes, over maxItemBytes " + maxItemBytes + "; nothing was written. Cap results below that "
           + "(the engine's maximum result size) on DynamoDB");

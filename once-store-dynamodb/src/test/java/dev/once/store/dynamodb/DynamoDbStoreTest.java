@@ -13,6 +13,7 @@ import dev.once.store.ClaimResult.Existing;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
+import dev.once.store.ResultTooLargeException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HexFormat;
@@ -94,7 +95,7 @@ class DynamoDbStoreTest {
     requests.set(0);
 
     assertThatThrownBy(() -> store.complete(id, claimed.token(), incompressible, LONG))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxItemBytes");
+        .isInstanceOf(ResultTooLargeException.class).hasMessageContaining("maxItemBytes");
 
     assertThat(requests.get()).isZero();
     assertThat(store.get(id)).map(IdempotencyRecord::state).contains(RecordState.IN_PROGRESS);

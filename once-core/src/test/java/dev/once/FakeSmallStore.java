@@ -1,0 +1,43 @@
+package dev.once;
+
+import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
+import dev.once.store.IdempotencyRecord;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
+import dev.once.store.ResultTooLargeException;
+import java.time.Duration;
+import java.util.Optional;
+
+/** A store with a small item limit, like DynamoDB's 400 KB: larger results are refused before writing. */
+final class FakeSmallStore implements IdempotencyStore {
+  private final IdempotencyStore delegate;
+  private final int maxBytes;
+
+  FakeSmallStore(IdempotencyStore delegate, int maxBytes) {
+    this.delegate = delegate;
+    this.maxBytes = maxBytes;
+  }
+
+  private byte[] fitting(byte[] value) {
+    if (value.length > maxBytes) {
+      throw new ResultTooLargeException(value.length + " bytes is over this store's " + maxBytes);
+    }
+    return value;
+  }
+
+  @Override public ClaimResult claim(ClaimRequest request) { return delegate.claim(request); }
+  @Override public Optional<IdempotencyRecord> get(RecordId id) { return delegate.get(id); }
+  @Override public boolean heartbeat(RecordId id, long token, Duration lease) { return delegate.heartbeat(id, token, lease); }
+  @Override public boolean checkpoint(RecordId id, long token, byte[] point, Duration lease) {
+    return delegate.checkpoint(id, token, fitting(point), lease);
+  }
+  @Override public boolean complete(RecordId id, long token, byte[] result, Duration ttl) {
+    return delegate.complete(id, token, fitting(result), ttl);
+  }
+  @Override public boolean failFinal(RecordId id, long token, byte[] result, Duration ttl) {
+    return delegate.failFinal(id, token, fitting(result), ttl);
+  }
+  @Override public boolean release(RecordId id, long token) { return delegate.release(id, token); }
+  @Override public int purgeExpired(int batchSize) { return delegate.purgeExpired(batchSize); }
+}
