@@ -47,8 +47,24 @@ abstract class Dialect {
    */
   abstract ClaimRow claim(Session session, ClaimRequest request) throws SQLException;
 
+  /** How long a claimed record lives: its ttl, but at least as long as its lease. */
+  static java.time.Duration lifetime(ClaimRequest request) {
+    return request.ttl().compareTo(request.lease()) >= 0 ? request.ttl() : request.lease();
+  }
+
+  /** A statement deleting up to {@code ?} expired records, oldest first, without long locks. */
+  abstract String purgeSql();
+
   /** Deletes up to {@code batchSize} expired records in one short transaction. */
-  abstract int purge(Session session, int batchSize) throws SQLException;
+  int purge(Session session, int batchSize) throws SQLException {
+    int deleted;
+    try (java.sql.PreparedStatement ps = session.prepare(purgeSql())) {
+      ps.setInt(1, batchSize);
+      deleted = ps.executeUpdate();
+    }
+    session.commitIfOwned();
+    return deleted;
+  }
 
   /** The classpath resource of the versioned schema file. */
   final String migration() {

@@ -65,6 +65,11 @@ final class PostgresDialect extends Dialect {
   }
 
   @Override
+  String purgeSql() {
+    return purge;
+  }
+
+  @Override
   String name() {
     return "postgresql";
   }
@@ -96,7 +101,7 @@ final class PostgresDialect extends Dialect {
       int i = Rows.bindId(ps, 1, request.id());
       ps.setString(i++, request.fingerprint().encoded());
       ps.setLong(i++, JdbcOperations.micros(request.lease()));
-      ps.setLong(i++, JdbcOperations.micros(longest(request)));
+      ps.setLong(i++, JdbcOperations.micros(lifetime(request)));
       Rows.bindId(ps, i, request.id());
       ClaimRow row;
       try (ResultSet rs = ps.executeQuery()) {
@@ -107,21 +112,5 @@ final class PostgresDialect extends Dialect {
       session.commitIfOwned();
       return row;
     }
-  }
-
-  /** The record lives at least as long as its lease. */
-  static java.time.Duration longest(ClaimRequest request) {
-    return request.ttl().compareTo(request.lease()) >= 0 ? request.ttl() : request.lease();
-  }
-
-  @Override
-  int purge(Session session, int batchSize) throws SQLException {
-    int deleted;
-    try (PreparedStatement ps = session.prepare(purge)) {
-      ps.setInt(1, batchSize);
-      deleted = ps.executeUpdate();
-    }
-    session.commitIfOwned();
-    return deleted;
   }
 }

@@ -1,8 +1,6 @@
 package dev.once.store.jdbc;
 
 import dev.once.store.StoreUnavailableException;
-import java.sql.Connection;
-import java.sql.SQLException;
 import javax.sql.DataSource;
 
 /**
@@ -71,13 +69,7 @@ public final class PostgresStore extends JdbcStore {
      */
     public PostgresStore build() {
       Dialect dialect = new PostgresDialect(table);
-      if (autoCreateSchema) {
-        try (Connection c = dataSource().getConnection()) {
-          SchemaCreator.create(c, dialect, timeoutSeconds());
-        } catch (SQLException e) {
-          throw Failures.unavailable("schema creation", table, e);
-        }
-      }
+      createSchemaIfAsked(dialect);
       return new PostgresStore(this, dialect);
     }
   }

@@ -1,5 +1,7 @@
 package dev.once.store.jdbc;
 
+import java.sql.Connection;
+import java.sql.SQLException;
 import java.util.Objects;
 import javax.sql.DataSource;
 
@@ -30,6 +32,17 @@ abstract class ServerStoreBuilder<B extends ServerStoreBuilder<B>> extends JdbcS
   public B autoCreateSchema(boolean autoCreateSchema) {
     this.autoCreateSchema = autoCreateSchema;
     return (B) this;
+  }
+
+  void createSchemaIfAsked(Dialect dialect) {
+    if (!autoCreateSchema) {
+      return;
+    }
+    try (Connection c = dataSource.getConnection()) {
+      SchemaCreator.create(c, dialect, timeoutSeconds());
+    } catch (SQLException e) {
+      throw Failures.unavailable("schema creation", table, e);
+    }
   }
 
   DataSource dataSource() {

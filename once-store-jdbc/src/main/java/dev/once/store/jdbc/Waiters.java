@@ -1,6 +1,7 @@
 package dev.once.store.jdbc;
 
 import dev.once.store.RecordId;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,7 +16,13 @@ final class Waiters {
 
   CompletableFuture<Void> register(RecordId id) {
     CompletableFuture<Void> f = new CompletableFuture<>();
-    byId.computeIfAbsent(id, k -> ConcurrentHashMap.newKeySet()).add(f);
+    // compute, not computeIfAbsent(...).add: the add must not land in a set that a concurrent
+    // removal is dropping from the map, or the future would never be woken.
+    byId.compute(id, (k, set) -> {
+      Set<CompletableFuture<Void>> s = set == null ? ConcurrentHashMap.newKeySet() : set;
+      s.add(f);
+      return s;
+    });
     f.whenComplete((v, e) -> byId.computeIfPresent(id, (k, set) -> {
       set.remove(f);
       return set.isEmpty() ? null : set;
@@ -26,13 +33,21 @@ final class Waiters {
   void wake(RecordId id) {
     Set<CompletableFuture<Void>> set = byId.get(id);
     if (set != null) {
-      set.forEach(f -> f.complete(null));
+      completeAll(List.copyOf(set));
     }
   }
 
   /** Wakes everyone: used when notifications may have been missed (a reconnect, a shutdown). */
   void wakeAll() {
-    byId.values().forEach(set -> set.forEach(f -> f.complete(null)));
+    completeAll(byId.values().stream().flatMap(Set::stream).toList());
+  }
+
+  /**
+   * Completes a snapshot: a waiter woken here may subscribe again at once (completion runs its
+   * code), and that new subscription is for the next change, not this one.
+   */
+  private static void completeAll(List<CompletableFuture<Void>> futures) {
+    futures.forEach(f -> f.complete(null));
   }
 
   int size() {

@@ -46,12 +46,22 @@ final class Services {
 
   /** A small pool on the test MariaDB database. */
   static HikariDataSource mariaDbPool(int size) {
+    return mariaDbPool(size, null);
+  }
+
+  /** A small pool on the test MariaDB database whose connections first run {@code initSql}. */
+  static HikariDataSource mariaDbPool(int size, String initSql) {
     requireMariaDb();
-    return pool(mariaDbUrl(MARIADB_HOST, MARIADB_PORT), "root", size, 5_000);
+    return pool(mariaDbUrl(MARIADB_HOST, MARIADB_PORT), "root", size, 5_000, initSql);
   }
 
   static HikariDataSource pool(String url, String user, int size, long connectionTimeoutMillis) {
+    return pool(url, user, size, connectionTimeoutMillis, null);
+  }
+
+  static HikariDataSource pool(String url, String user, int size, long connectionTimeoutMillis, String initSql) {
     HikariConfig config = new HikariConfig();
+    config.setConnectionInitSql(initSql);
     config.setJdbcUrl(url);
     config.setUsername(user);
     config.setPassword("");
