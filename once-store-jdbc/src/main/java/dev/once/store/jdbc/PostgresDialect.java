@@ -42,7 +42,9 @@ final class PostgresDialect extends Dialect {
         + " ON CONFLICT (scope, idem_key) DO UPDATE SET"
         + " state = EXCLUDED.state,"
         + " fingerprint = EXCLUDED.fingerprint,"
-        + " token = EXCLUDED.token,"
+        // A token drawn now, under the row lock, not the one drawn before the conflict: it is then
+        // larger than the token of every earlier lease on this row, even one granted while waiting.
+        + " token = nextval('" + t + "_seq'),"
         + " attempt = CASE WHEN " + expired + " THEN 1 ELSE r.attempt + 1 END,"
         + " lease_until = EXCLUDED.lease_until,"
         + " expires_at = GREATEST(r.expires_at, EXCLUDED.expires_at),"
