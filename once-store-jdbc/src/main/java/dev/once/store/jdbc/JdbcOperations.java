@@ -12,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -48,6 +49,7 @@ final class JdbcOperations implements IdempotencyStore {
 
   @Override
   public ClaimResult claim(ClaimRequest request) {
+    Objects.requireNonNull(request, "request");
     ClaimResult result = run("claim", session -> {
       for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
         ClaimRow row = dialect.claim(session, request);
@@ -77,6 +79,7 @@ final class JdbcOperations implements IdempotencyStore {
 
   @Override
   public Optional<IdempotencyRecord> get(RecordId id) {
+    Objects.requireNonNull(id, "id");
     return run("get", session -> {
       try (PreparedStatement ps = session.prepare(sql.get)) {
         Rows.bindId(ps, 1, id);
@@ -89,6 +92,7 @@ final class JdbcOperations implements IdempotencyStore {
 
   @Override
   public boolean heartbeat(RecordId id, long token, Duration lease) {
+    requirePositive("lease", lease);
     return update("heartbeat", sql.heartbeat, id, token, ps -> {
       ps.setLong(1, micros(lease));
       ps.setLong(2, micros(lease));
@@ -98,6 +102,8 @@ final class JdbcOperations implements IdempotencyStore {
 
   @Override
   public boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, Duration lease) {
+    Objects.requireNonNull(recoveryPoint, "recoveryPoint");
+    requirePositive("lease", lease);
     return update("checkpoint", sql.checkpoint, id, token, ps -> {
       ps.setBytes(1, recoveryPoint);
       ps.setLong(2, micros(lease));
@@ -117,7 +123,8 @@ final class JdbcOperations implements IdempotencyStore {
   }
 
   private boolean finish(String op, RecordState state, RecordId id, long token, byte[] result, Duration ttl) {
-    java.util.Objects.requireNonNull(result, "result");
+    Objects.requireNonNull(result, "result");
+    requirePositive("ttl", ttl);
     boolean done = update(op, sql.finish, id, token, ps -> {
       ps.setString(1, state.name());
       ps.setBytes(2, result);
@@ -157,8 +164,16 @@ final class JdbcOperations implements IdempotencyStore {
     return feed.notifies();
   }
 
+  private static void requirePositive(String name, Duration d) {
+    Objects.requireNonNull(d, name);
+    if (d.isZero() || d.isNegative()) {
+      throw new IllegalArgumentException(name + " must be positive, was " + d);
+    }
+  }
+
   /** Runs one fenced single-statement transition; the binder fills the leading parameters. */
   private boolean update(String op, String statement, RecordId id, long token, Binder binder) {
+    Objects.requireNonNull(id, "id");
     return run(op, session -> {
       int changed;
       try (PreparedStatement ps = session.prepare(statement)) {

@@ -25,9 +25,7 @@ class MariaDbStoreTest extends JdbcStoreBehaviour {
 
   @AfterAll
   static void closePool() {
-    if (pool != null) {
-      pool.close();
-    }
+    Tables.close(pool);
   }
 
   @Override

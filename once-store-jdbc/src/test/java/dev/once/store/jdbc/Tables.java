@@ -20,6 +20,16 @@ final class Tables {
     }
   }
 
+  static void close(AutoCloseable pool) {
+    if (pool != null) {
+      try {
+        pool.close();
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
   static long count(DataSource ds, String sql) {
     try (Connection c = ds.getConnection(); Statement s = c.createStatement(); var rs = s.executeQuery(sql)) {
       rs.next();
