@@ -3,6 +3,7 @@ package dev.once.store.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.once.IdempotencyKey;
 import dev.once.Scope;
 import dev.once.store.ClaimRequest;
@@ -19,28 +20,65 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 
 /**
  * Transactional mode on a real database: the claim, a business row and the completion commit
  * together in the caller's transaction; a duplicate waits for that transaction and then replays,
  * or claims afresh after a rollback; and a process killed mid-transaction leaves nothing behind.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class TransactionalModeBehaviour {
 
   static final Duration LEASE = Duration.ofSeconds(30);
   static final Duration TTL = Duration.ofHours(1);
 
-  abstract DataSource pool();
+  private final TestDatabase database;
+  private final String table;
+  private final String businessTable;
+  private HikariDataSource pool;
+  private JdbcStore store;
 
-  abstract JdbcStore store();
+  TransactionalModeBehaviour(TestDatabase database) {
+    this.database = database;
+    this.table = "once_tx_" + database.name().toLowerCase(java.util.Locale.ROOT);
+    this.businessTable = table + "_payments";
+  }
 
-  abstract TransactionalStore transactional();
+  @BeforeAll
+  void createTables() {
+    pool = database.pool(8);
+    Tables.execute(pool, "DROP TABLE IF EXISTS " + businessTable,
+        "CREATE TABLE " + businessTable + " (idem_key varchar(255) PRIMARY KEY, amount int NOT NULL)");
+    store = database.openOnFreshTable(pool, table);
+  }
 
-  /** The name a child JVM passes to {@link CrashChild} to reach the same store and tables. */
-  abstract String database();
+  @AfterAll
+  void closeAll() {
+    if (store != null) {
+      store.close();
+    }
+    Tables.close(pool);
+  }
 
-  abstract String businessTable();
+  DataSource pool() {
+    return pool;
+  }
+
+  JdbcStore store() {
+    return store;
+  }
+
+  TransactionalStore transactional() {
+    return database.transactional(store);
+  }
+
+  String businessTable() {
+    return businessTable;
+  }
 
   static RecordId newId() {
     return RecordId.of(Scope.of("tx", UUID.randomUUID().toString()), IdempotencyKey.of("pay-" + UUID.randomUUID()));
@@ -168,7 +206,7 @@ abstract class TransactionalModeBehaviour {
   @Test
   void aProcessKilledMidTransactionLeavesNothingAndTheRetryRunsOnce() throws Exception {
     RecordId id = newId();
-    try (ChildJvm child = ChildJvm.start(CrashChild.class, database(), id.scope().value(), id.key().value())) {
+    try (ChildJvm child = ChildJvm.start(CrashChild.class, database.name(), id.scope().value(), id.key().value())) {
       child.awaitLine("READY", 60);
       child.kill();
     }
@@ -193,19 +231,16 @@ abstract class TransactionalModeBehaviour {
   public static final class CrashChild {
     public static void main(String[] args) throws Exception {
       RecordId id = RecordId.of(new Scope(args[1]), IdempotencyKey.of(args[2]));
-      TransactionalModeBehaviour setup = args[0].equals("postgresql") ? new PostgresTransactionalModeTest()
-          : new MariaDbTransactionalModeTest();
-      setup.openForChild();
-      Connection c = setup.pool().getConnection();
+      TestDatabase database = TestDatabase.valueOf(args[0]);
+      HikariDataSource pool = database.pool(2);
+      String table = "once_tx_" + database.name().toLowerCase(java.util.Locale.ROOT);
+      JdbcStore store = database.open(pool, table, false);
+      Connection c = pool.getConnection();
       c.setAutoCommit(false);
-      IdempotencyStore store = setup.transactional().on(c);
-      store.claim(request(id));
-      insertBusinessRow(c, setup.businessTable(), id);
+      database.transactional(store).on(c).claim(request(id));
+      insertBusinessRow(c, table + "_payments", id);
       System.out.println("READY");
       Thread.sleep(Long.MAX_VALUE);
     }
   }
-
-  /** Opens the pool and store in a child JVM, where no JUnit lifecycle runs. */
-  abstract void openForChild();
 }
