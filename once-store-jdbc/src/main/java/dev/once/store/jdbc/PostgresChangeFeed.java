@@ -4,6 +4,7 @@ import dev.once.IdempotencyKey;
 import dev.once.Scope;
 import dev.once.store.RecordId;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.CompletableFuture;
@@ -18,6 +19,11 @@ import org.slf4j.LoggerFactory;
  * Waiters woken by PostgreSQL LISTEN/NOTIFY: the schema's triggers NOTIFY channel
  * {@code once_changes} on every transition a waiter cares about, and one daemon thread per store
  * holds one connection from the user's pool in LISTEN and wakes the matching futures.
+ *
+ * <p>Only records marked {@code watched} notify, because PostgreSQL serialises the commits of
+ * notifying transactions; {@link #await} marks the record before returning, so a waiter that
+ * subscribes, then reads, cannot miss a change: either the change committed before the mark (the
+ * read sees it) or after (it notifies).
  *
  * <p>The thread starts with the first wait, so a store nobody waits on holds no extra connection.
  * Whenever the listener (re)connects it wakes every waiter, because notifications sent while it
@@ -34,14 +40,18 @@ final class PostgresChangeFeed implements ChangeFeed {
 
   private final DataSource dataSource;
   private final TableName table;
+  private final int timeoutSeconds;
+  private final String watch;
   private final Waiters waiters = new Waiters();
   private final Object lock = new Object();
   private Thread thread;
   private volatile boolean closed;
 
-  PostgresChangeFeed(DataSource dataSource, TableName table) {
+  PostgresChangeFeed(DataSource dataSource, TableName table, int timeoutSeconds) {
     this.dataSource = dataSource;
     this.table = table;
+    this.timeoutSeconds = timeoutSeconds;
+    this.watch = "UPDATE " + table.qualified() + " SET watched = true WHERE scope = ? AND idem_key = ? AND NOT watched";
   }
 
   @Override
@@ -49,10 +59,26 @@ final class PostgresChangeFeed implements ChangeFeed {
     CompletableFuture<Void> f = waiters.register(id);
     if (closed) {
       f.complete(null);
-    } else {
-      startOnce();
+      return f;
     }
+    startOnce();
+    markWatched(id, f);
     return f;
+  }
+
+  /** Asks the record's next transition to notify. If that fails, the waiter is woken to re-read. */
+  private void markWatched(RecordId id, CompletableFuture<Void> f) {
+    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(watch)) {
+      ps.setQueryTimeout(timeoutSeconds);
+      Rows.bindId(ps, 1, id);
+      ps.executeUpdate();
+      if (!c.getAutoCommit()) {
+        c.commit();
+      }
+    } catch (SQLException e) {
+      LOG.debug("could not mark {} as watched; waking its waiter to re-read", id, e);
+      f.complete(null);
+    }
   }
 
   @Override

@@ -50,7 +50,9 @@ final class PostgresDialect extends Dialect {
         + " expires_at = GREATEST(r.expires_at, EXCLUDED.expires_at),"
         + " recovery_point = CASE WHEN " + expired + " THEN NULL ELSE r.recovery_point END,"
         + " result = NULL,"
-        + " created_at = CASE WHEN " + expired + " THEN EXCLUDED.created_at ELSE r.created_at END"
+        + " created_at = CASE WHEN " + expired + " THEN EXCLUDED.created_at ELSE r.created_at END,"
+        // Waiters of an expired record were woken long ago; those of a stolen one wait on.
+        + " watched = CASE WHEN " + expired + " THEN false ELSE r.watched END"
         + " WHERE " + expired
         + " OR (r.state = '" + RecordState.IN_PROGRESS + "' AND r.lease_until <= EXCLUDED.created_at"
         + " AND r.fingerprint = EXCLUDED.fingerprint)"

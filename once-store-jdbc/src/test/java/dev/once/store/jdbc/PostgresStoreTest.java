@@ -55,6 +55,25 @@ class PostgresStoreTest extends JdbcStoreBehaviour {
   }
 
   @Test
+  void onlyTransitionsSomeoneWaitsForNotify() throws Exception {
+    try (java.sql.Connection listener = pool.getConnection(); java.sql.Statement s = listener.createStatement()) {
+      s.execute("LISTEN " + PostgresChangeFeed.CHANNEL);
+      org.postgresql.PGConnection pg = listener.unwrap(org.postgresql.PGConnection.class);
+      RecordId unwatched = newId();
+      ClaimResult.Claimed a = claim(unwatched, LEASE);
+      store.complete(unwatched, a.token(), new byte[] {1}, TTL);
+      assertThat(pg.getNotifications(500)).as("a completion nobody waits for").isEmpty();
+
+      RecordId watched = newId();
+      ClaimResult.Claimed b = claim(watched, LEASE);
+      store.awaitChange(watched);
+      store.complete(watched, b.token(), new byte[] {1}, TTL);
+      assertThat(pg.getNotifications(5_000)).extracting(n -> n.getParameter())
+          .containsExactly(TABLE + "\n" + watched.scope() + "\n" + watched.key());
+    }
+  }
+
+  @Test
   void aWaiterIsWokenWhenTheKeyIsReleasedAndNotByOtherKeys() throws Exception {
     RecordId id = newId();
     RecordId other = newId();
