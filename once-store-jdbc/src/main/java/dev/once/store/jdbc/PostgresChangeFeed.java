@@ -25,10 +25,12 @@ import org.slf4j.LoggerFactory;
  * subscribes, then reads, cannot miss a change: either the change committed before the mark (the
  * read sees it) or after (it notifies).
  *
- * <p>The thread starts with the first wait, so a store nobody waits on holds no extra connection.
- * Whenever the listener (re)connects it wakes every waiter, because notifications sent while it
- * was not listening are lost: each waiter then re-reads its record, which is always correct
- * (wake-ups may be spurious). On a connection failure it backs off and reconnects until closed.
+ * <p>The thread starts with the first wait, so a store nobody waits on holds no extra connection;
+ * that first wait returns once the listener is live (or fails to become live within the query
+ * timeout, in which case the future completes at once and the waiter re-reads). Whenever the
+ * listener reconnects after losing its connection it wakes every waiter, because notifications sent
+ * while it was not listening are lost: each waiter then re-reads its record, which is always
+ * correct (wake-ups may be spurious). It backs off and reconnects until closed.
  */
 final class PostgresChangeFeed implements ChangeFeed {
 
@@ -43,6 +45,7 @@ final class PostgresChangeFeed implements ChangeFeed {
   private final int timeoutSeconds;
   private final String watch;
   private final Waiters waiters = new Waiters();
+  private final CompletableFuture<Void> firstListen = new CompletableFuture<>();
   private final Object lock = new Object();
   private Thread thread;
   private volatile boolean closed;
@@ -62,8 +65,25 @@ final class PostgresChangeFeed implements ChangeFeed {
       return f;
     }
     startOnce();
+    if (!listening()) {
+      f.complete(null);
+      return f;
+    }
     markWatched(id, f);
     return f;
+  }
+
+  /** Waits, at most the query timeout, for the listener's first LISTEN; true once it has happened. */
+  private boolean listening() {
+    try {
+      firstListen.get(timeoutSeconds, TimeUnit.SECONDS);
+      return true;
+    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   /** Asks the record's next transition to notify. If that fails, the waiter is woken to re-read. */
@@ -112,7 +132,10 @@ final class PostgresChangeFeed implements ChangeFeed {
           s.execute("LISTEN " + CHANNEL);
         }
         LOG.debug("listening for changes to {}", table);
-        waiters.wakeAll();
+        if (!firstListen.complete(null)) {
+          // A reconnect: whatever changed while nobody listened went unannounced.
+          waiters.wakeAll();
+        }
         backoff = 100;
         PGConnection pg = c.unwrap(PGConnection.class);
         while (!closed) {

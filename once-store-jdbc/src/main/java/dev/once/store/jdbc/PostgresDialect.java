@@ -88,10 +88,13 @@ final class PostgresDialect extends Dialect {
     return "(" + time + " + ? * interval '1 microsecond')";
   }
 
-  /** Concurrent CREATE ... IF NOT EXISTS can still collide in the catalog; an advisory lock orders them. */
+  /**
+   * Concurrent CREATE ... IF NOT EXISTS (and CREATE OR REPLACE of the trigger function every table
+   * shares) can still collide in the catalog; one advisory lock for all Once tables orders them.
+   */
   @Override
   String schemaLock() {
-    return "SELECT pg_advisory_xact_lock(hashtext('once schema " + table.qualified() + "'))";
+    return "SELECT pg_advisory_xact_lock(hashtext('dev.once schema'))";
   }
 
   @Override
