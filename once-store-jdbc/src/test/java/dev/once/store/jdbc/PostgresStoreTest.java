@@ -1,0 +1,89 @@
+package dev.once.store.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.once.store.ClaimResult;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class PostgresStoreTest extends JdbcStoreBehaviour {
+
+  static final String TABLE = Tables.unique("once_test_pg");
+  static HikariDataSource pool;
+
+  @BeforeAll
+  static void createTable() {
+    pool = Services.postgresPool(16);
+    Tables.execute(pool, "DROP TABLE IF EXISTS " + TABLE);
+  }
+
+  @AfterAll
+  static void closePool() {
+    if (pool != null) {
+      Tables.execute(pool, TestDatabase.POSTGRESQL.drop(TABLE));
+    }
+    Tables.close(pool);
+  }
+
+  @Override
+  IdempotencyStore openStoreOnEmptyTable() {
+    PostgresStore s = PostgresStore.builder(pool).tableName(TABLE).autoCreateSchema(true).build();
+    Tables.execute(pool, "DELETE FROM " + TABLE);
+    return s;
+  }
+
+  @Test
+  void notifiesChangesThroughListenNotify() {
+    assertThat(store.notifiesChanges()).isTrue();
+  }
+
+  @Test
+  void aWaiterIsWokenWhenTheRecordCompletes() throws Exception {
+    RecordId id = newId();
+    ClaimResult.Claimed c = claim(id, LEASE);
+    CompletableFuture<Void> completion = store.awaitChange(id);
+    Thread.sleep(200);
+    assertThat(completion).isNotDone();
+    store.complete(id, c.token(), new byte[] {1}, TTL);
+    completion.get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void onlyTransitionsSomeoneWaitsForNotify() throws Exception {
+    try (java.sql.Connection listener = pool.getConnection(); java.sql.Statement s = listener.createStatement()) {
+      s.execute("LISTEN " + PostgresChangeFeed.CHANNEL);
+      org.postgresql.PGConnection pg = listener.unwrap(org.postgresql.PGConnection.class);
+      RecordId unwatched = newId();
+      ClaimResult.Claimed a = claim(unwatched, LEASE);
+      store.complete(unwatched, a.token(), new byte[] {1}, TTL);
+      assertThat(pg.getNotifications(500)).as("a completion nobody waits for").isEmpty();
+
+      RecordId watched = newId();
+      ClaimResult.Claimed b = claim(watched, LEASE);
+      store.awaitChange(watched);
+      store.complete(watched, b.token(), new byte[] {1}, TTL);
+      assertThat(pg.getNotifications(5_000)).extracting(n -> n.getParameter())
+          .containsExactly(TABLE + "\n" + watched.scope() + "\n" + watched.key());
+    }
+  }
+
+  @Test
+  void aWaiterIsWokenWhenTheKeyIsReleasedAndNotByOtherKeys() throws Exception {
+    RecordId id = newId();
+    RecordId other = newId();
+    ClaimResult.Claimed c = claim(id, LEASE);
+    ClaimResult.Claimed o = claim(other, LEASE);
+    CompletableFuture<Void> release = store.awaitChange(id);
+    store.release(other, o.token());
+    Thread.sleep(300);
+    assertThat(release).isNotDone();
+    store.release(id, c.token());
+    release.get(10, TimeUnit.SECONDS);
+  }
+}
