@@ -215,14 +215,15 @@ final class CanonicalParser {
       keyRef = ~keys.len;
       JsonStrings.unescapeCanonical(out.buf, textStart + 1, out.len - 1, keys);
     }
-    int keyLength = keyRef >= 0 ? out.len - 1 - keyRef : keys.len - ~keyRef;
+    byte[] keyBuf = keyRef >= 0 ? out.buf : keys.buf;
+    int keyStart = keyRef >= 0 ? keyRef : ~keyRef;
+    int keyLength = keyRef >= 0 ? out.len - 1 - keyRef : keys.len - keyStart;
     if (peekAfterWhitespace() != ':') {
       throw new InvalidJsonException("expected ':' after a member name", pos);
     }
     pos++;
     out.write((byte) ':');
-    members.add(keyRef >= 0 ? out.buf : keys.buf, keyRef >= 0 ? keyRef : ~keyRef, keyRef, keyLength, textStart,
-        nameOffset);
+    members.add(keyBuf, keyStart, keyRef, keyLength, textStart, nameOffset);
     int last = members.size() - 1;
     if (last > frame.firstMember) {
       int order = members.compare(last - 1, last, out.buf, keys.buf);
@@ -231,12 +232,9 @@ final class CanonicalParser {
       }
       frame.unsorted |= order > 0;
     }
-    return frame.exclusions == null ? enter(frame, null) : enterMember(frame, keyRef, keyLength);
-  }
-
-  private ExclusionTree enterMember(Frame frame, int keyRef, int keyLength) {
-    byte[] keyBuf = keyRef >= 0 ? out.buf : keys.buf;
-    int keyStart = keyRef >= 0 ? keyRef : ~keyRef;
+    if (frame.exclusions == null) {
+      return enter(frame, null);
+    }
     ExclusionTree next = enter(frame, frame.exclusions.member(keyBuf, keyStart, keyLength));
     if (frame.itemExcluded && keyRef >= 0) {
       // The name is about to be cut off the output, but later names must still be compared to it.
