@@ -19,6 +19,9 @@ final class Reordering {
 
   /** Slack {@link #copy} may read past a piece in the source and write past it in the output. */
   static final int SLACK = Long.BYTES;
+  // Flags of a pending range: write a comma first; no plan lies inside it.
+  private static final int COMMA = 1;
+  private static final int NO_PLANS = 2;
 
   // Plans, flat: bodyStart, bodyEnd, memberCount, holdsPlans (0 or 1), then memberCount pairs
   // (textStart, textEnd).
@@ -30,8 +33,6 @@ final class Reordering {
   // For emit(): the plans by body start, and a stack of ranges still to copy with their flags.
   private long[] byStart = new long[32];
   private int[] pending = new int[96];
-  private static final int COMMA = 1;
-  private static final int NO_PLANS = 2;
 
   void clear() {
     length = 0;
