@@ -1,0 +1,88 @@
+package dev.once.store.redis;
+
+import dev.once.store.RecordId;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Where a record lives: the key of its hash and the channel its changes are published on.
+ *
+ * <p>A record's key is {@code <prefix>{<scope>|<key>}} and its channel
+ * {@code <prefix>changed:{<scope>|<key>}}. The braces are a Redis Cluster hash tag, so everything
+ * that belongs to one record hashes to one slot, as a script that touches it requires. Inside the
+ * tag, {@code %}, {@code {}, {@code }} and {@code |} in the scope and the key are percent-encoded:
+ * that keeps the tag closed where it should be, and two different (scope, key) pairs never share a
+ * name (without it, scope {@code a|b} with key {@code c} and scope {@code a} with key {@code b|c}
+ * would).
+ */
+final class KeyLayout {
+
+  private final byte[] recordPrefix;
+  private final byte[] channelPrefix;
+
+  KeyLayout(String prefix) {
+    this.recordPrefix = (prefix + "{").getBytes(StandardCharsets.US_ASCII);
+    this.channelPrefix = (prefix + "changed:{").getBytes(StandardCharsets.US_ASCII);
+  }
+
+  byte[] recordKey(RecordId id) {
+    return name(recordPrefix, id);
+  }
+
+  byte[] channel(RecordId id) {
+    return name(channelPrefix, id);
+  }
+
+  /** The channel of the record whose key is {@code recordKey}: the same hash tag under the channel prefix. */
+  byte[] channelOfKey(byte[] recordKey) {
+    int tagLength = recordKey.length - recordPrefix.length;
+    byte[] channel = new byte[channelPrefix.length + tagLength];
+    System.arraycopy(channelPrefix, 0, channel, 0, channelPrefix.length);
+    System.arraycopy(recordKey, recordPrefix.length, channel, channelPrefix.length, tagLength);
+    return channel;
+  }
+
+  /** A SCAN MATCH pattern for every record key under the prefix, glob characters in it escaped. */
+  String scanPattern() {
+    String prefix = new String(recordPrefix, StandardCharsets.US_ASCII);
+    StringBuilder sb = new StringBuilder(prefix.length() + 8);
+    for (int i = 0; i < prefix.length(); i++) {
+      char c = prefix.charAt(i);
+      if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+        sb.append('\\');
+      }
+      sb.append(c);
+    }
+    return sb.append('*').toString();
+  }
+
+  private static byte[] name(byte[] prefix, RecordId id) {
+    byte[] scope = id.scope().value().getBytes(StandardCharsets.UTF_8);
+    byte[] key = id.key().value().getBytes(StandardCharsets.US_ASCII);
+    ByteArrayOutputStream out = new ByteArrayOutputStream(prefix.length + scope.length + key.length + 8);
+    out.write(prefix, 0, prefix.length);
+    escape(scope, out);
+    out.write('|');
+    escape(key, out);
+    out.write('}');
+    return out.toByteArray();
+  }
+
+  private static void escape(byte[] bytes, ByteArrayOutputStream out) {
+    for (byte b : bytes) {
+      switch (b) {
+        case '%' -> writeAscii(out, "%25");
+        case '{' -> writeAscii(out, "%7B");
+        case '}' -> writeAscii(out, "%7D");
+        case '|' -> writeAscii(out, "%7C");
+        default -> out.write(b);
+      }
+    }
+  }
+
+  private static void writeAscii(ByteArrayOutputStream out, String s) {
+    for (int i = 0; i < s.length(); i++) {
+      out.write(s.charAt(i));
+    }
+  }
+}

@@ -1,0 +1,400 @@
+package dev.once.store.redis;
+
+import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
+import dev.once.store.IdempotencyRecord;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
+import dev.once.store.StoreUnavailableException;
+import io.lettuce.core.KeyScanArgs;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An {@link IdempotencyStore} on Redis, standalone or Cluster, through Lettuce.
+ *
+ * <pre>{@code
+ * RedisClient client = RedisClient.create("redis://localhost:6379");
+ * IdempotencyStore store = RedisStore.builder(client)
+ *     .keyPrefix("payments:once:")
+ *     .build();
+ * }</pre>
+ *
+ * <p>Each record is one hash, and every operation is one Lua script on it, so each transition is
+ * atomic and token-fenced on the server. Time is the server's ({@code TIME} inside the scripts), so
+ * clock skew between application nodes cannot shorten or lengthen a lease. A token is the server's
+ * clock in microseconds, or one more than the key's last token if that is larger; the hash keeps its
+ * last token for {@link Builder#retentionAfterExpiry(Duration) retentionAfterExpiry} after it
+ * expires or is released, so a new lease always gets a larger token, even when the server's clock
+ * steps back by less than that. Keys carry a hash tag, so in a Cluster every script touches one
+ * slot. {@link #awaitChange} listens on Redis pub/sub; the scripts publish every claim, completion,
+ * failure, release and purge.
+ *
+ * <p>Redis deletes records by itself {@code retentionAfterExpiry} after they expire; before that an
+ * expired record is absent for every operation. {@link #purgeExpired} frees expired records' bodies
+ * sooner, with a {@code SCAN} of the keys under the prefix; it is optional here.
+ *
+ * <p>The store opens its own connections from the given client and closes them in {@link #close()};
+ * it never shuts the client down. Every operation waits at most
+ * {@link Builder#commandTimeout(Duration) commandTimeout} (twice, if a node lost its script cache),
+ * then throws {@link StoreUnavailableException}. See {@code docs/redis-store.md} for durability.
+ */
+public final class RedisStore implements IdempotencyStore {
+
+  /** The default of {@link Builder#keyPrefix(String)}. */
+  public static final String DEFAULT_KEY_PREFIX = "once:";
+  /** The default of {@link Builder#commandTimeout(Duration)}. */
+  public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
+  /** The default of {@link Builder#retentionAfterExpiry(Duration)}. */
+  public static final Duration DEFAULT_RETENTION_AFTER_EXPIRY = Duration.ofMinutes(10);
+
+  private static final Logger log = LoggerFactory.getLogger(RedisStore.class);
+  private static final byte[] COMPLETED = {'C'};
+  private static final byte[] FAILED_FINAL = {'F'};
+  private static final int SCAN_PAGE = 1000;
+
+  private final String description;
+  private final StatefulConnection<byte[], byte[]> connection;
+  private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+  private final ScriptRunner scripts;
+  private final KeyLayout keys;
+  private final byte[] retention;
+  private final ChangeSubscriptions changes;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private RedisStore(Builder builder, StatefulConnection<byte[], byte[]> connection,
+      RedisClusterAsyncCommands<byte[], byte[]> commands,
+      Supplier<StatefulRedisPubSubConnection<byte[], byte[]>> pubSub) {
+    this.description = "RedisStore[" + (builder.client != null ? "standalone" : "cluster") + ", keyPrefix="
+        + builder.keyPrefix + ", commandTimeout=" + builder.commandTimeout + ", retentionAfterExpiry="
+        + builder.retentionAfterExpiry + "]";
+    this.connection = connection;
+    this.commands = commands;
+    this.scripts = new ScriptRunner(commands, builder.commandTimeout);
+    this.keys = new KeyLayout(builder.keyPrefix);
+    this.retention = Micros.ascii(Micros.toMicros(builder.retentionAfterExpiry));
+    this.changes = new ChangeSubscriptions(pubSub, scripts);
+  }
+
+  /** Returns a store on a standalone Redis (or one reached through Sentinel) with the defaults. */
+  public static RedisStore of(RedisClient client) {
+    return builder(client).build();
+  }
+
+  /** Returns a store on a Redis Cluster with the defaults. */
+  public static RedisStore of(RedisClusterClient client) {
+    return builder(client).build();
+  }
+
+  /**
+   * Returns a builder for a store on a standalone Redis. The client must have been created with a
+   * {@code RedisURI}; the store connects with it and never shuts it down.
+   */
+  public static Builder builder(RedisClient client) {
+    if (client == null) {
+      throw new IllegalArgumentException("client must not be null");
+    }
+    return new Builder(client, null);
+  }
+
+  /** Returns a builder for a store on a Redis Cluster; the store never shuts the client down. */
+  public static Builder builder(RedisClusterClient client) {
+    if (client == null) {
+      throw new IllegalArgumentException("client must not be null");
+    }
+    return new Builder(null, client);
+  }
+
+  @Override
+  public ClaimResult claim(ClaimRequest request) {
+    Objects.requireNonNull(request, "request");
+    RecordId id = request.id();
+    List<Object> reply = scripts.run(LuaScript.CLAIM, ScriptOutputType.MULTI, keys.recordKey(id),
+        request.fingerprint().encoded().getBytes(StandardCharsets.US_ASCII),
+        Micros.of(request.lease()), Micros.of(request.ttl()), retention, keys.channel(id));
+    return Replies.claim(id, reply);
+  }
+
+  @Override
+  public Optional<IdempotencyRecord> get(RecordId id) {
+    Objects.requireNonNull(id, "id");
+    List<Object> reply = scripts.run(LuaScript.GET, ScriptOutputType.MULTI, keys.recordKey(id));
+    return Replies.get(id, reply);
+  }
+
+  @Override
+  public boolean heartbeat(RecordId id, long token, Duration lease) {
+    Objects.requireNonNull(id, "id");
+    requirePositive("lease", lease);
+    return succeeded(scripts.run(LuaScript.HEARTBEAT, ScriptOutputType.INTEGER, keys.recordKey(id),
+        Micros.ascii(token), Micros.of(lease), retention));
+  }
+
+  @Override
+  public boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, Duration lease) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(recoveryPoint, "recoveryPoint");
+    requirePositive("lease", lease);
+    return succeeded(scripts.run(LuaScript.HEARTBEAT, ScriptOutputType.INTEGER, keys.recordKey(id),
+        Micros.ascii(token), Micros.of(lease), retention, recoveryPoint));
+  }
+
+  @Override
+  public boolean complete(RecordId id, long token, byte[] result, Duration ttl) {
+    return finish(id, token, COMPLETED, result, ttl);
+  }
+
+  @Override
+  public boolean failFinal(RecordId id, long token, byte[] result, Duration ttl) {
+    return finish(id, token, FAILED_FINAL, result, ttl);
+  }
+
+  private boolean finish(RecordId id, long token, byte[] state, byte[] result, Duration ttl) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(result, "result");
+    requirePositive("ttl", ttl);
+    return succeeded(scripts.run(LuaScript.FINISH, ScriptOutputType.INTEGER, keys.recordKey(id),
+        Micros.ascii(token), state, result, Micros.of(ttl), retention, keys.channel(id)));
+  }
+
+  @Override
+  public boolean release(RecordId id, long token) {
+    Objects.requireNonNull(id, "id");
+    return succeeded(scripts.run(LuaScript.RELEASE, ScriptOutputType.INTEGER, keys.recordKey(id),
+        Micros.ascii(token), retention, keys.channel(id)));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Optional on Redis, which deletes expired records by itself after
+   * {@link Builder#retentionAfterExpiry(Duration) retentionAfterExpiry}. This frees their bodies
+   * sooner: it scans the keys under the prefix ({@code SCAN}, on every primary of a Cluster) from the
+   * start, and turns each expired record it meets into a tombstone that keeps only its token, until
+   * it has purged {@code batchSize} or the scan ends. Each call costs up to a pass over the keys, so
+   * call it rarely, or not at all. With a retention of zero, Redis deletes records as they expire
+   * and this always returns 0.
+   */
+  @Override
+  public int purgeExpired(int batchSize) {
+    if (batchSize < 1) {
+      throw new IllegalArgumentException("batchSize must be at least 1, was " + batchSize);
+    }
+    KeyScanArgs args = KeyScanArgs.Builder.type("hash").limit(SCAN_PAGE);
+    args.match(keys.scanPattern(), StandardCharsets.US_ASCII);
+    ScanCursor cursor = ScanCursor.INITIAL;
+    int purged = 0;
+    try {
+      do {
+        KeyScanCursor<byte[]> page = scripts.await(commands.scan(cursor, args));
+        List<byte[]> found = page.getKeys();
+        for (int from = 0; from < found.size() && purged < batchSize; ) {
+          int to = Math.min(found.size(), from + batchSize - purged);
+          purged += purgeAll(found.subList(from, to));
+          from = to;
+        }
+        cursor = page;
+      } while (!cursor.isFinished() && purged < batchSize);
+    } catch (RedisException e) {
+      throw scripts.unavailable("the purge scan", e);
+    }
+    if (purged > 0) {
+      log.debug("purged {} expired records under {}", purged, keys.scanPattern());
+    }
+    return purged;
+  }
+
+  /** Runs the purge script on every key at once (pipelined) and returns how many it purged. */
+  private int purgeAll(List<byte[]> recordKeys) {
+    List<CompletableFuture<Long>> runs = new ArrayList<>(recordKeys.size());
+    for (byte[] key : recordKeys) {
+      runs.add(scripts.runAsync(LuaScript.PURGE, ScriptOutputType.INTEGER, key, retention, keys.channelOfKey(key)));
+    }
+    long deadline = System.nanoTime() + scripts.timeout().toNanos();
+    int purged = 0;
+    for (CompletableFuture<Long> run : runs) {
+      try {
+        purged += run.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS).intValue();
+      } catch (ExecutionException e) {
+        throw scripts.unavailable("the purge script",
+            e.getCause() instanceof RuntimeException r ? r : new RedisException(e.getCause()));
+      } catch (TimeoutException e) {
+        runs.forEach(r -> r.cancel(false));
+        throw scripts.unavailable("the purge script", new RedisException("timed out", e));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new StoreUnavailableException("interrupted while purging", e);
+      }
+    }
+    return purged;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Subscribes to the record's channel on the store's pub/sub connection (opened on the first
+   * wait) and returns once Redis has acknowledged the subscription. Waiters are woken on a thread of
+   * {@link CompletableFuture}'s default async pool, never on Lettuce's event loop.
+   */
+  @Override
+  public CompletableFuture<Void> awaitChange(RecordId id) {
+    Objects.requireNonNull(id, "id");
+    return changes.await(keys.channel(id));
+  }
+
+  @Override
+  public boolean notifiesChanges() {
+    return true;
+  }
+
+  /** Wakes every waiter and closes the store's connections; the client stays open. */
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      changes.close();
+      connection.closeAsync();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return description;
+  }
+
+  /** Waits not yet woken or given up, for tests. */
+  int waiterCount() {
+    return changes.waiterCount();
+  }
+
+  private static boolean succeeded(Long reply) {
+    return reply != null && reply == 1L;
+  }
+
+  private static void requirePositive(String name, Duration d) {
+    Objects.requireNonNull(d, name);
+    if (d.isZero() || d.isNegative()) {
+      throw new IllegalArgumentException(name + " must be positive, was " + d);
+    }
+  }
+
+  /**
+   * Configures a {@link RedisStore}. Each setter rejects a bad value at once with an
+   * {@link IllegalArgumentException} that names the option; {@link #build()} connects.
+   */
+  public static final class Builder {
+
+    private static final int MAX_PREFIX_LENGTH = 100;
+
+    private final RedisClient client;
+    private final RedisClusterClient clusterClient;
+    private String keyPrefix = DEFAULT_KEY_PREFIX;
+    private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+    private Duration retentionAfterExpiry = DEFAULT_RETENTION_AFTER_EXPIRY;
+
+    private Builder(RedisClient client, RedisClusterClient clusterClient) {
+      this.client = client;
+      this.clusterClient = clusterClient;
+    }
+
+    /**
+     * What every key and channel of the store starts with; default {@value RedisStore#DEFAULT_KEY_PREFIX}.
+     * 1 to 100 printable ASCII characters without braces (the braces after it are the records' hash
+     * tags). Stores with different prefixes on one Redis never see each other's records.
+     */
+    public Builder keyPrefix(String keyPrefix) {
+      if (keyPrefix == null || keyPrefix.isEmpty() || keyPrefix.length() > MAX_PREFIX_LENGTH) {
+        throw new IllegalArgumentException("keyPrefix must be 1 to " + MAX_PREFIX_LENGTH + " characters, was "
+            + (keyPrefix == null ? "null" : "'" + keyPrefix + "'"));
+      }
+      for (int i = 0; i < keyPrefix.length(); i++) {
+        char c = keyPrefix.charAt(i);
+        if (c < 0x21 || c > 0x7E || c == '{' || c == '}') {
+          throw new IllegalArgumentException("keyPrefix must be printable ASCII without '{' or '}', was '"
+              + keyPrefix + "' (bad character at index " + i + ")");
+        }
+      }
+      this.keyPrefix = keyPrefix;
+      return this;
+    }
+
+    /**
+     * How long one Redis command may take before the operation throws
+     * {@link StoreUnavailableException}; default 2 s, at most 10 minutes. It bounds how long a
+     * request waits when Redis is down. Set on the store's own connection, not the client's.
+     */
+    public Builder commandTimeout(Duration commandTimeout) {
+      if (commandTimeout == null || commandTimeout.isZero() || commandTimeout.isNegative()
+          || commandTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
+        throw new IllegalArgumentException("commandTimeout must be positive and at most 10 minutes, was " + commandTimeout);
+      }
+      this.commandTimeout = commandTimeout;
+      return this;
+    }
+
+    /**
+     * How long Redis keeps a record after it expires or is released, before deleting it by itself;
+     * default 10 minutes, zero to 30 days. Expired records are absent to every operation either way.
+     * Meanwhile the hash remembers the key's last token, so tokens keep increasing even if the
+     * server's clock steps back by up to this much, and {@link RedisStore#purgeExpired} can find
+     * expired records. Zero deletes records the moment they expire: the least memory, but tokens
+     * then rely on the server's clock never stepping back (see {@code docs/redis-store.md}).
+     */
+    public Builder retentionAfterExpiry(Duration retentionAfterExpiry) {
+      if (retentionAfterExpiry == null || retentionAfterExpiry.isNegative()
+          || retentionAfterExpiry.compareTo(Duration.ofDays(30)) > 0) {
+        throw new IllegalArgumentException("retentionAfterExpiry must be zero to 30 days, was " + retentionAfterExpiry);
+      }
+      this.retentionAfterExpiry = retentionAfterExpiry;
+      return this;
+    }
+
+    /**
+     * Connects and returns the store. Throws {@link StoreUnavailableException} if Redis cannot be
+     * reached.
+     */
+    public RedisStore build() {
+      RedisStore store;
+      try {
+        if (client != null) {
+          StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+          connection.setTimeout(commandTimeout);
+          store = new RedisStore(this, connection, connection.async(),
+              () -> client.connectPubSub(ByteArrayCodec.INSTANCE));
+        } else {
+          StatefulRedisClusterConnection<byte[], byte[]> connection = clusterClient.connect(ByteArrayCodec.INSTANCE);
+          connection.setTimeout(commandTimeout);
+          store = new RedisStore(this, connection, connection.async(),
+              () -> clusterClient.connectPubSub(ByteArrayCodec.INSTANCE));
+        }
+      } catch (RedisException e) {
+        throw new StoreUnavailableException("cannot connect to Redis: " + e.getMessage(), e);
+      }
+      store.scripts.preload();
+      return store;
+    }
+  }
+}

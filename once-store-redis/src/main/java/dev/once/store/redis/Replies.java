@@ -1,0 +1,85 @@
+package dev.once.store.redis;
+
+import dev.once.Fingerprint;
+import dev.once.store.ClaimResult;
+import dev.once.store.ClaimResult.Claimed;
+import dev.once.store.ClaimResult.Existing;
+import dev.once.store.IdempotencyRecord;
+import dev.once.store.RecordId;
+import dev.once.store.RecordState;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Turns the scripts' replies into the SPI's values. The reply shapes are the scripts' own: a claim
+ * answers {@code {1, token, leaseUntil, stolen, recoveryPoint}} or a record; a record is
+ * {@code {2, state, fingerprint, token, leaseUntil, expiresAt, recoveryPoint, result, now}}; an
+ * absent record is {@code {0}}. Times are microseconds; absent fields are {@code null}.
+ */
+final class Replies {
+
+  private static final long CLAIMED = 1;
+  private static final long RECORD = 2;
+
+  private Replies() {}
+
+  static ClaimResult claim(RecordId id, List<Object> reply) {
+    if (code(reply) == CLAIMED) {
+      boolean stolen = asLong(reply.get(3)) == 1;
+      return new Claimed(asLong(reply.get(1)), Micros.toInstant(asLong(reply.get(2))), stolen,
+          stolen ? (byte[]) reply.get(4) : null);
+    }
+    return new Existing(record(id, reply));
+  }
+
+  static Optional<IdempotencyRecord> get(RecordId id, List<Object> reply) {
+    return code(reply) == RECORD ? Optional.of(record(id, reply)) : Optional.empty();
+  }
+
+  private static IdempotencyRecord record(RecordId id, List<Object> reply) {
+    if (code(reply) != RECORD) {
+      throw new IllegalStateException("unexpected reply code " + code(reply) + " from Redis for " + id);
+    }
+    return new IdempotencyRecord(
+        id,
+        state((byte[]) reply.get(1), id),
+        Fingerprint.parse(new String((byte[]) reply.get(2), StandardCharsets.US_ASCII)),
+        asLong(reply.get(3)),
+        Micros.toInstant(asLong(reply.get(4))),
+        Micros.toInstant(asLong(reply.get(5))),
+        (byte[]) reply.get(6),
+        (byte[]) reply.get(7),
+        Micros.toInstant(asLong(reply.get(8))));
+  }
+
+  private static RecordState state(byte[] code, RecordId id) {
+    if (code != null && code.length == 1) {
+      switch (code[0]) {
+        case 'P':
+          return RecordState.IN_PROGRESS;
+        case 'C':
+          return RecordState.COMPLETED;
+        case 'F':
+          return RecordState.FAILED_FINAL;
+        default:
+          break;
+      }
+    }
+    throw new IllegalStateException("the Redis hash of " + id + " holds an unknown state; was the key written by something else?");
+  }
+
+  private static long code(List<Object> reply) {
+    if (reply == null || reply.isEmpty()) {
+      throw new IllegalStateException("empty reply from a store script");
+    }
+    return asLong(reply.get(0));
+  }
+
+  private static long asLong(Object value) {
+    if (value instanceof Long l) {
+      return l;
+    }
+    throw new IllegalStateException("expected an integer in a store script's reply, got " + value);
+  }
+}

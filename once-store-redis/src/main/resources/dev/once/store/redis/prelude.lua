@@ -1,0 +1,48 @@
+-- Shared by every script (RedisScripts prepends it). A record is one hash:
+--   s  state: P in progress, C completed, F failed final, R released or purged (a tombstone)
+--   f  fingerprint          t  token of the current or last lease
+--   l  lease end, us        e  expiry, us (logical: at or after it the record is absent)
+--   r  recovery point       v  result
+-- Times are the server's clock in microseconds since the epoch (below 2^53, so exact in Lua numbers).
+-- Redis deletes the hash by itself `retention` after e: until then it keeps the last token, so a
+-- new lease on the key is granted a larger one even if the server clock steps back.
+local function now_us()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+
+-- Integers as Redis stores them: tostring() would print 1.7e+15 and lose digits.
+local function int(x)
+  return string.format('%.0f', x)
+end
+
+local function expire_physically(key, expires_us, retention_us)
+  redis.call('PEXPIREAT', key, int(math.ceil((expires_us + retention_us) / 1000)))
+end
+
+-- The record's expiry if the caller's token holds the live in-progress record, else nil. Tokens
+-- compare as strings: Java sends Long.toString, the hash holds int(), the same digits.
+local function held(key, token, now)
+  local h = redis.call('HMGET', key, 's', 't', 'e')
+  if h[1] ~= 'P' or h[2] ~= token then
+    return nil
+  end
+  local expires = tonumber(h[3])
+  if now >= expires then
+    return nil
+  end
+  return expires
+end
+
+-- The record as the Java side parses it (RedisReplies.record): false marks an absent field.
+local function live_record(h, now)
+  return {2, h[1], h[2], tonumber(h[3]), tonumber(h[4]), tonumber(h[5]), h[6], h[7], now}
+end
+
+local function read(key)
+  return redis.call('HMGET', key, 's', 'f', 't', 'l', 'e', 'r', 'v')
+end
+
+local function is_live(h, now)
+  return (h[1] == 'P' or h[1] == 'C' or h[1] == 'F') and now < tonumber(h[5])
+end

@@ -1,0 +1,16 @@
+-- KEYS[1] record; ARGV: token, retention us, channel.
+-- Returns 1 if the caller held the lease and the record is now absent, else 0.
+local now = now_us()
+local key = KEYS[1]
+if not held(key, ARGV[1], now) then
+  return 0
+end
+redis.call('DEL', key)
+local retention = tonumber(ARGV[2])
+if retention > 0 then
+  -- A tombstone that only remembers the token (see the prelude).
+  redis.call('HSET', key, 's', 'R', 't', ARGV[1], 'e', int(now))
+  expire_physically(key, now, retention)
+end
+redis.call('PUBLISH', ARGV[3], 'released')
+return 1

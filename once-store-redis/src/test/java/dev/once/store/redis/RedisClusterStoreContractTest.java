@@ -1,0 +1,37 @@
+package dev.once.store.redis;
+
+import dev.once.store.IdempotencyStore;
+import dev.once.tck.IdempotencyStoreContract;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The contract kit against a three-primary Redis Cluster this class starts on spare loopback ports. */
+class RedisClusterStoreContractTest extends IdempotencyStoreContract {
+
+  private static RedisClusterProcesses cluster;
+  private static RedisClusterClient client;
+
+  @BeforeAll
+  static void startCluster() {
+    RequiredServices.assume(RedisServerProcess.binariesAvailable(), "redis-server and redis-cli on the PATH");
+    cluster = RedisClusterProcesses.start();
+    client = RedisClusterClient.create(cluster.uris().stream().map(RedisURI::create).toList());
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    if (client != null) {
+      client.shutdown();
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Override
+  protected IdempotencyStore createStore() {
+    return RedisStore.builder(client).build();
+  }
+}

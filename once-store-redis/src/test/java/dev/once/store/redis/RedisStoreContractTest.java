@@ -1,0 +1,15 @@
+package dev.once.store.redis;
+
+import dev.once.store.IdempotencyStore;
+import dev.once.tck.IdempotencyStoreContract;
+
+/** The contract kit against the machine's Redis at 127.0.0.1:6379, under a key prefix of this run's own. */
+class RedisStoreContractTest extends IdempotencyStoreContract {
+
+  private static final String PREFIX = LocalRedis.uniquePrefix();
+
+  @Override
+  protected IdempotencyStore createStore() {
+    return RedisStore.builder(LocalRedis.client()).keyPrefix(PREFIX).build();
+  }
+}

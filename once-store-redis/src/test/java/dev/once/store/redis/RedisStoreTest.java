@@ -1,0 +1,216 @@
+package dev.once.store.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.Fingerprint;
+import dev.once.IdempotencyKey;
+import dev.once.Scope;
+import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
+import dev.once.store.ClaimResult.Claimed;
+import dev.once.store.IdempotencyRecord;
+import dev.once.store.RecordId;
+import dev.once.store.RecordState;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** What the Redis store does beyond the contract kit: its key layout, retention, script cache and waits. */
+class RedisStoreTest {
+
+  private static final Duration LONG = Duration.ofMinutes(30);
+
+  private final String prefix = LocalRedis.uniquePrefix();
+  private RedisStore store;
+  private RedisCommands<byte[], byte[]> redis;
+
+  @BeforeEach
+  void openStore() {
+    store = RedisStore.builder(LocalRedis.client()).keyPrefix(prefix).build();
+    redis = LocalRedis.raw();
+  }
+
+  @AfterEach
+  void closeStore() {
+    store.close();
+  }
+
+  @Test
+  void aRecordIsOneHashUnderThePrefixWithItsScopeAndKeyAsHashTag() {
+    RecordId id = RecordId.of(Scope.of("tenant|a", "route{1}"), IdempotencyKey.of("key|%{}"));
+    claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+
+    byte[] key = ascii(prefix + "{tenant%7Ca/route%7B1%7D|key%7C%25%7B%7D}");
+    assertThat(redis.type(key)).isEqualTo("hash");
+    assertThat(redis.pttl(key)).isPositive();
+  }
+
+  @Test
+  void aReleasedRecordLeavesATombstoneThatRedisDeletesAfterTheRetention() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+
+    assertThat(store.release(id, claimed.token())).isTrue();
+
+    byte[] key = recordKey(id);
+    assertThat(fields(key)).containsExactlyInAnyOrder("s", "t", "e");
+    assertThat(redis.pttl(key)).isBetween(1L, RedisStore.DEFAULT_RETENTION_AFTER_EXPIRY.toMillis());
+    assertThat(store.get(id)).isEmpty();
+  }
+
+  @Test
+  void withoutRetentionRedisDeletesARecordTheMomentItIsReleasedOrExpires() {
+    try (RedisStore noRetention = RedisStore.builder(LocalRedis.client()).keyPrefix(prefix)
+        .retentionAfterExpiry(Duration.ZERO).build()) {
+      RecordId released = newId();
+      Claimed claimed = claimed(noRetention.claim(new ClaimRequest(released, fingerprint(), LONG, LONG)));
+      RecordId completed = newId();
+      Claimed other = claimed(noRetention.claim(new ClaimRequest(completed, fingerprint(), LONG, LONG)));
+
+      assertThat(noRetention.release(released, claimed.token())).isTrue();
+      assertThat(noRetention.complete(completed, other.token(), ascii("done"), Duration.ofSeconds(5))).isTrue();
+
+      assertThat(redis.exists(recordKey(released))).isZero();
+      assertThat(redis.pttl(recordKey(completed))).isBetween(1L, 5_000L);
+      assertThat(noRetention.purgeExpired(100)).isZero();
+    }
+  }
+
+  @Test
+  void aCompletedRecordStaysInRedisForItsTtlPlusTheRetention() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+
+    assertThat(store.complete(id, claimed.token(), ascii("done"), Duration.ofSeconds(60))).isTrue();
+
+    long expected = Duration.ofSeconds(60).plus(RedisStore.DEFAULT_RETENTION_AFTER_EXPIRY).toMillis();
+    assertThat(redis.pttl(recordKey(id))).isBetween(expected - 5_000, expected + 1);
+  }
+
+  @Test
+  void aNewLeaseGetsALargerTokenThanTheKeysLastOneEvenIfThatIsAheadOfTheServerClock() {
+    RecordId id = newId();
+    Claimed first = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+    assertThat(store.release(id, first.token())).isTrue();
+    // As if the server clock had stepped back an hour since that token was granted.
+    long fromTheFuture = first.token() + TimeUnit.HOURS.toMicros(1);
+    redis.hset(recordKey(id), ascii("t"), ascii(Long.toString(fromTheFuture)));
+
+    Claimed next = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+
+    assertThat(next.token()).isEqualTo(fromTheFuture + 1);
+  }
+
+  @Test
+  void tokensAreTheServerClockInMicroseconds() {
+    long before = serverMicros();
+    Claimed claimed = claimed(store.claim(new ClaimRequest(newId(), fingerprint(), LONG, LONG)));
+    long after = serverMicros();
+
+    assertThat(claimed.token()).isBetween(before, after);
+  }
+
+  @Test
+  void scriptsRunAgainAfterTheServerForgetsThem() {
+    RecordId id = newId();
+    redis.scriptFlush();
+
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+
+    assertThat(store.complete(id, claimed.token(), ascii("done"), LONG)).isTrue();
+    assertThat(store.get(id)).map(IdempotencyRecord::state).contains(RecordState.COMPLETED);
+  }
+
+  @Test
+  void purgeTurnsExpiredRecordsIntoTombstonesThatKeepTheirToken() throws Exception {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+    assertThat(store.complete(id, claimed.token(), new byte[4096], Duration.ofMillis(50))).isTrue();
+    Thread.sleep(100);
+
+    assertThat(store.purgeExpired(1_000)).isPositive();
+
+    assertThat(fields(recordKey(id))).containsExactlyInAnyOrder("s", "t", "e");
+    assertThat(claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG))).token())
+        .isGreaterThan(claimed.token());
+  }
+
+  @Test
+  void aWaiterMayCallTheStoreSynchronouslyWhenWoken() throws Exception {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+    CompletableFuture<Void> change = store.awaitChange(id);
+    // Run on Lettuce's event loop, this would wait for the very thread it blocks.
+    CompletableFuture<Optional<IdempotencyRecord>> reread = change.thenApply(ignored -> store.get(id));
+
+    assertThat(store.complete(id, claimed.token(), ascii("done"), LONG)).isTrue();
+
+    assertThat(reread.get(5, TimeUnit.SECONDS)).map(IdempotencyRecord::state).contains(RecordState.COMPLETED);
+  }
+
+  @Test
+  void aCancelledWaitUnsubscribes() {
+    RecordId id = newId();
+    CompletableFuture<Void> change = store.awaitChange(id);
+    assertThat(store.waiterCount()).isEqualTo(1);
+
+    change.cancel(false);
+
+    assertThat(store.waiterCount()).isZero();
+  }
+
+  @Test
+  void closingTheStoreWakesItsWaitersAndLeavesTheClientUsable() throws Exception {
+    RecordId id = newId();
+    CompletableFuture<Void> change = store.awaitChange(id);
+
+    store.close();
+
+    change.get(5, TimeUnit.SECONDS);
+    try (RedisStore another = RedisStore.builder(LocalRedis.client()).keyPrefix(prefix).build()) {
+      assertThat(another.get(id)).isEmpty();
+    }
+  }
+
+  private long serverMicros() {
+    var time = redis.time();
+    return Long.parseLong(new String(time.get(0), StandardCharsets.US_ASCII)) * 1_000_000L
+        + Long.parseLong(new String(time.get(1), StandardCharsets.US_ASCII));
+  }
+
+  private java.util.List<String> fields(byte[] key) {
+    return redis.hkeys(key).stream().map(f -> new String(f, StandardCharsets.US_ASCII)).toList();
+  }
+
+  private byte[] recordKey(RecordId id) {
+    return new KeyLayout(prefix).recordKey(id);
+  }
+
+  private static Claimed claimed(ClaimResult result) {
+    assertThat(result).isInstanceOf(Claimed.class);
+    return (Claimed) result;
+  }
+
+  static RecordId newId() {
+    return RecordId.of(Scope.of("test", UUID.randomUUID().toString()), IdempotencyKey.of(UUID.randomUUID().toString()));
+  }
+
+  static Fingerprint fingerprint() {
+    byte[] digest = new byte[32];
+    ThreadLocalRandom.current().nextBytes(digest);
+    return new Fingerprint(1, HexFormat.of().formatHex(digest));
+  }
+
+  private static byte[] ascii(String s) {
+    return s.getBytes(StandardCharsets.US_ASCII);
+  }
+}
