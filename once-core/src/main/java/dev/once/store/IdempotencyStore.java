@@ -11,26 +11,44 @@ import java.util.concurrent.CompletableFuture;
  * contract:
  * <ul>
  *   <li>{@link #claim} is one atomic store operation. On an absent or expired record it creates an
- *       {@link RecordState#IN_PROGRESS} record with a new token. On an in-progress record whose lease
+ *       {@link RecordState#IN_PROGRESS} record with a new token ({@code stolen} false, no recovery
+ *       point: an expired record is absent, whatever it held). On an in-progress record whose lease
  *       has ended and whose fingerprint equals the request's, it <em>steals</em>: a new token, the
- *       recovery point kept and handed over. Otherwise it changes nothing and returns the record.
+ *       recovery point kept and handed over ({@code stolen} true). Otherwise it changes nothing and
+ *       returns the record: a live lease, a different fingerprint, or a terminal record whatever
+ *       the fingerprint (the caller decides what a mismatch means).
  *   <li>A token is larger for every lease granted on a key and never granted twice for the same
  *       key, not even after a release or an expiry.
  *   <li>{@link #heartbeat}, {@link #checkpoint}, {@link #complete}, {@link #failFinal} and
  *       {@link #release} succeed only while the record is in progress and its stored token equals
  *       the caller's (even if the lease has ended, as long as nobody stole it); they return
- *       {@code false} otherwise and change nothing.
+ *       {@code false} otherwise and change nothing. On an absent record they create nothing.
+ *   <li>A lease has ended, and a record has expired, from the instant its {@code leaseUntil} or
+ *       {@code expiresAt} is reached ({@code now >= leaseUntil}), as
+ *       {@link IdempotencyRecord#isStealable()} computes it.
  *   <li>Expired records behave as absent in every operation; {@link #purgeExpired} deletes them.
+ *   <li>Scopes and keys compare exactly: case-sensitive, character for character, with no Unicode
+ *       normalisation (a store on a database must use a binary collation), and a store keeps every
+ *       scope up to {@link dev.once.Scope#MAX_LENGTH} characters, supplementary characters included.
+ *   <li>Results and recovery points round-trip byte for byte, from empty to at least 1 MiB; an empty
+ *       array stays empty, never {@code null}.
  *   <li>Time comes from the store's own clock where it has one.
  *   <li>A store that cannot answer throws {@link StoreUnavailableException} within a bounded time.
+ *   <li>Null arguments throw {@link NullPointerException}; a duration that is not positive, or a
+ *       batch size below 1, throws {@link IllegalArgumentException}.
  * </ul>
  *
  * <p>Byte arrays passed in are not modified, and may be kept by the store without copying: callers
- * must not change them afterwards.
+ * must not change them afterwards. Byte arrays in returned records may likewise be shared with the
+ * store: callers must not change them either.
  */
 public interface IdempotencyStore extends AutoCloseable {
 
-  /** Claims the record, atomically: a new lease, or the existing record. */
+  /**
+   * Claims the record, atomically: a new lease, or the existing record. A fresh record lives
+   * {@link ClaimRequest#ttl()} from now, and at least until its lease ends; a steal never shortens
+   * the life of the record it takes over.
+   */
   ClaimResult claim(ClaimRequest request);
 
   /** Returns the live record, or empty if it is absent or expired. */
@@ -42,28 +60,41 @@ public interface IdempotencyStore extends AutoCloseable {
    */
   boolean heartbeat(RecordId id, long token, Duration lease);
 
-  /** Saves a recovery point that a later thief will be handed, and extends the lease to {@code lease} from now. */
+  /**
+   * Saves a recovery point that a later thief will be handed, replacing any earlier one, and extends
+   * the lease to {@code lease} from now, pushing the expiry like {@link #heartbeat}.
+   */
   boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, Duration lease);
 
-  /** Marks the record {@link RecordState#COMPLETED} with its result; it lives {@code ttl} from now. */
+  /**
+   * Marks the record {@link RecordState#COMPLETED} with its result; it lives {@code ttl} from now
+   * (which may be shorter or longer than the claim's TTL) and never changes again until it expires.
+   */
   boolean complete(RecordId id, long token, byte[] result, Duration ttl);
 
-  /** Marks the record {@link RecordState#FAILED_FINAL} with its result; it lives {@code ttl} from now. */
+  /** Marks the record {@link RecordState#FAILED_FINAL} with its result, like {@link #complete}. */
   boolean failFinal(RecordId id, long token, byte[] result, Duration ttl);
 
-  /** Deletes the in-progress record so the key can be claimed afresh. */
+  /**
+   * Deletes the in-progress record so the key can be claimed afresh; the next claim is a fresh one,
+   * with a larger token and no recovery point.
+   */
   boolean release(RecordId id, long token);
 
   /**
-   * Deletes up to {@code batchSize} expired records and returns how many it deleted. Runs in bounded
-   * time and without blocking claims; call it again while it returns {@code batchSize}.
+   * Deletes up to {@code batchSize} expired records and returns how many it deleted; live records are
+   * never touched. Runs in bounded time and without blocking claims; call it again while it returns
+   * {@code batchSize}.
    */
   int purgeExpired(int batchSize);
 
   /**
-   * Returns a future that completes when the record may have changed (a transition or a deletion).
-   * It may complete spuriously; callers re-read the record. Stores without change notification
-   * return a future that never completes, and callers poll. Cancelling the future unsubscribes.
+   * Returns a future that completes when the record may have changed state (a claim, a completion,
+   * a final failure, a release or a deletion); heartbeats and checkpoints need not wake it. Time
+   * passing is not a change: nothing wakes a waiter when a lease ends or a record expires, so callers
+   * bound every wait by {@link IdempotencyRecord#leaseRemaining()}. It may complete spuriously;
+   * callers re-read the record. Stores without change notification return a future that never
+   * completes, and callers poll. Cancelling the future, or ending it any other way, unsubscribes.
    * Subscribe before reading the record, so a change between the read and the wait is not missed.
    */
   default CompletableFuture<Void> awaitChange(RecordId id) {

@@ -1,0 +1,53 @@
+package dev.once.store;
+
+import dev.once.Fingerprint;
+import java.time.Instant;
+
+/**
+ * What {@link InMemoryStore} keeps for one (scope, key): immutable, so every transition installs a
+ * new value with one {@code ConcurrentHashMap.compute} and readers never see half a change.
+ */
+record StoredRecord(
+    RecordState state,
+    Fingerprint fingerprint,
+    long token,
+    Instant leaseUntil,
+    Instant expiresAt,
+    byte[] recoveryPoint,
+    byte[] result) {
+
+  /** Whether the record has expired at {@code now}; an expired record behaves as absent. */
+  boolean isExpiredAt(Instant now) {
+    return !now.isBefore(expiresAt);
+  }
+
+  /** Whether the caller holding {@code token} may write: live, in progress, and nobody stole it. */
+  boolean isHeldAt(Instant now, long token) {
+    return state == RecordState.IN_PROGRESS && this.token == token && !isExpiredAt(now);
+  }
+
+  /** Whether a claim with {@code fingerprint} may take this in-progress record over at {@code now}. */
+  boolean isStealableAt(Instant now, Fingerprint fingerprint) {
+    return state == RecordState.IN_PROGRESS
+        && !now.isBefore(leaseUntil)
+        && !isExpiredAt(now)
+        && this.fingerprint.equals(fingerprint);
+  }
+
+  StoredRecord withLease(Instant leaseUntil, byte[] recoveryPoint) {
+    return new StoredRecord(state, fingerprint, token, leaseUntil, later(expiresAt, leaseUntil), recoveryPoint, result);
+  }
+
+  StoredRecord terminal(RecordState state, byte[] result, Instant now, Instant expiresAt) {
+    // The lease ends with the outcome; the recovery point is no use to anyone any more.
+    return new StoredRecord(state, fingerprint, token, now, expiresAt, null, result);
+  }
+
+  IdempotencyRecord toRecord(RecordId id, Instant observedAt) {
+    return new IdempotencyRecord(id, state, fingerprint, token, leaseUntil, expiresAt, recoveryPoint, result, observedAt);
+  }
+
+  static Instant later(Instant a, Instant b) {
+    return a.isAfter(b) ? a : b;
+  }
+}

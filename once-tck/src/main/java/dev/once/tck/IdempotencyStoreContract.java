@@ -1,0 +1,1198 @@
+package dev.once.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.once.Fingerprint;
+import dev.once.IdempotencyKey;
+import dev.once.Scope;
+import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
+import dev.once.store.ClaimResult.Claimed;
+import dev.once.store.ClaimResult.Existing;
+import dev.once.store.IdempotencyRecord;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
+import dev.once.store.RecordState;
+import java.nio.charset.StandardCharsets;
+import java.text.Normalizer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The contract every {@link IdempotencyStore} passes: the state machine, fencing, lease steal with
+ * recovery point, expiry, purge, large and binary values, unicode scopes, and races.
+ *
+ * <p>A store proves itself by extending this class and supplying the store; every test here then
+ * runs against it:
+ *
+ * <pre>{@code
+ * class PostgresStoreContractTest extends IdempotencyStoreContract {
+ *   @Override
+ *   protected IdempotencyStore createStore() {
+ *     return PostgresStore.builder(dataSource).build();
+ *   }
+ * }
+ * }</pre>
+ *
+ * <p>Every test uses fresh random scopes, so a store may be shared between tests, runs and machines,
+ * and nothing needs cleaning up. Tests of leases and expiry need time to pass on the store's clock:
+ * by default they sleep (see {@link #advanceTime(Duration)}), with leases of {@link #shortLease()};
+ * a store whose clock can be injected overrides {@code advanceTime} with a {@link FakeClock} and runs
+ * without sleeping. Tests run against the real server, never a mock.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+public abstract class IdempotencyStoreContract {
+
+  /** A lease or TTL that never ends during a test. */
+  protected static final Duration LONG = Duration.ofMinutes(30);
+
+  private static final Duration TTL = Duration.ofHours(1);
+  private static final int RACERS = 64;
+
+  /** The store under test: a new one from {@link #createStore()} for each test, closed after it. */
+  protected IdempotencyStore store;
+
+  /**
+   * Returns the store to test. Called before each test; it may return a new store or a shared one,
+   * since tests never touch each other's records.
+   */
+  protected abstract IdempotencyStore createStore();
+
+  /**
+   * Lets at least {@code duration} pass on the store's clock. The default sleeps that long plus a
+   * margin for clock granularity, which is all a real server allows; a store with an injected
+   * {@link FakeClock} overrides this with {@link FakeClock#advance(Duration)}. Called from many
+   * threads at once by the concurrent history test.
+   */
+  protected void advanceTime(Duration duration) {
+    long millis = duration.toMillis() + Math.max(25, duration.toMillis() / 10);
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted while waiting for the store's clock", e);
+    }
+  }
+
+  /**
+   * The lease and TTL used where a test waits for one to end: short, so tests against real servers
+   * stay fast, yet long enough that the store answers well within it. Default 400 ms; a store whose
+   * clock is coarse (whole seconds) returns something like 2 s.
+   */
+  protected Duration shortLease() {
+    return Duration.ofMillis(400);
+  }
+
+  /**
+   * The size of the large result and recovery point tests: 1 MiB and a bit by default, as the design
+   * requires. Lower it only for a store that documents a smaller limit.
+   */
+  protected int largeValueBytes() {
+    return (1 << 20) + 4099;
+  }
+
+  @BeforeEach
+  void openStoreUnderTest() {
+    store = createStore();
+    assertThat(store).as("createStore()").isNotNull();
+  }
+
+  @AfterEach
+  void closeStoreUnderTest() {
+    if (store != null) {
+      store.close();
+    }
+  }
+
+  // ---------------------------------------------------------------- claim
+
+  @Test
+  void aClaimOnAnAbsentKeyGrantsAFreshLease() {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+
+    Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+
+    assertThat(claimed.stolen()).isFalse();
+    assertThat(claimed.recoveryPoint()).isNull();
+    IdempotencyRecord record = present(id);
+    assertThat(record.id()).isEqualTo(id);
+    assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+    assertThat(record.fingerprint()).isEqualTo(fingerprint);
+    assertThat(record.token()).isEqualTo(claimed.token());
+    assertThat(record.leaseUntil()).isEqualTo(claimed.leaseUntil());
+    assertThat(record.result()).isNull();
+    assertThat(record.recoveryPoint()).isNull();
+  }
+
+  @Test
+  void getOnAnAbsentKeyIsEmpty() {
+    assertThat(store.get(newId())).isEmpty();
+  }
+
+  @Test
+  void aClaimOnALiveLeaseReturnsTheRecordAndChangesNothing() {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    Claimed first = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+    IdempotencyRecord before = present(id);
+
+    IdempotencyRecord seen = existing(store.claim(request(id, fingerprint, LONG, TTL)));
+
+    assertThat(seen.state()).isEqualTo(RecordState.IN_PROGRESS);
+    assertThat(seen.token()).isEqualTo(first.token());
+    assertThat(seen.isStealable()).isFalse();
+    assertThat(seen.leaseRemaining()).isPositive();
+    assertUnchanged(id, before);
+  }
+
+  @Test
+  void aClaimWithAnotherFingerprintOnALiveLeaseReturnsTheRecordAndChangesNothing() {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+    IdempotencyRecord before = present(id);
+
+    IdempotencyRecord seen = existing(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+    assertThat(seen.fingerprint()).isEqualTo(fingerprint);
+    assertUnchanged(id, before);
+  }
+
+  @Test
+  void aClaimOnACompletedRecordReturnsItWithItsResult() {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+    byte[] result = utf8("the first result");
+    assertThat(store.complete(id, claimed.token(), result, TTL)).isTrue();
+
+    IdempotencyRecord seen = existing(store.claim(request(id, fingerprint, LONG, TTL)));
+
+    assertThat(seen.state()).isEqualTo(RecordState.COMPLETED);
+    assertThat(seen.result()).isEqualTo(result);
+    assertThat(seen.token()).isEqualTo(claimed.token());
+    assertThat(seen.fingerprint()).isEqualTo(fingerprint);
+  }
+
+  @Test
+  void aClaimOnAFailedFinalRecordReturnsItWithItsResult() {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+    byte[] result = utf8("insufficient funds");
+    assertThat(store.failFinal(id, claimed.token(), result, TTL)).isTrue();
+
+    IdempotencyRecord seen = existing(store.claim(request(id, fingerprint, LONG, TTL)));
+
+    assertThat(seen.state()).isEqualTo(RecordState.FAILED_FINAL);
+    assertThat(seen.result()).isEqualTo(result);
+  }
+
+  @Test
+  void aClaimWithAnotherFingerprintOnAFinishedRecordReturnsItUnchanged() {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+    assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
+    IdempotencyRecord before = present(id);
+
+    IdempotencyRecord seen = existing(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+    assertThat(seen.fingerprint()).isEqualTo(fingerprint);
+    assertThat(seen.result()).isEqualTo(utf8("done"));
+    assertUnchanged(id, before);
+  }
+
+  // ---------------------------------------------------------------- complete and failFinal
+
+  @Test
+  void completeWithTheRightTokenStoresTheResult() {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+
+    assertThat(store.complete(id, claimed.token(), utf8("201 Created"), TTL)).isTrue();
+
+    IdempotencyRecord record = present(id);
+    assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+    assertThat(record.result()).isEqualTo(utf8("201 Created"));
+    assertThat(record.token()).isEqualTo(claimed.token());
+    assertThat(record.fingerprint()).isEqualTo(fingerprint);
+  }
+
+  @Test
+  void failFinalWithTheRightTokenStoresTheResult() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+    assertThat(store.failFinal(id, claimed.token(), utf8("422 Unprocessable"), TTL)).isTrue();
+
+    IdempotencyRecord record = present(id);
+    assertThat(record.state()).isEqualTo(RecordState.FAILED_FINAL);
+    assertThat(record.result()).isEqualTo(utf8("422 Unprocessable"));
+  }
+
+  @Test
+  void completeWithAWrongTokenIsRejectedAndChangesNothing() {
+    assertWrongTokensAreRejected((id, token) -> store.complete(id, token, utf8("forged"), TTL));
+  }
+
+  @Test
+  void failFinalWithAWrongTokenIsRejectedAndChangesNothing() {
+    assertWrongTokensAreRejected((id, token) -> store.failFinal(id, token, utf8("forged"), TTL));
+  }
+
+  @Test
+  void releaseWithAWrongTokenIsRejectedAndChangesNothing() {
+    assertWrongTokensAreRejected(store::release);
+  }
+
+  @Test
+  void heartbeatWithAWrongTokenIsRejectedAndChangesNothing() {
+    assertWrongTokensAreRejected((id, token) -> store.heartbeat(id, token, LONG.multipliedBy(2)));
+  }
+
+  @Test
+  void checkpointWithAWrongTokenIsRejectedAndChangesNothing() {
+    assertWrongTokensAreRejected((id, token) -> store.checkpoint(id, token, utf8("forged"), LONG.multipliedBy(2)));
+  }
+
+  @Test
+  void writesToAnAbsentKeyAreRejectedAndCreateNothing() {
+    RecordId id = newId();
+
+    assertThat(store.complete(id, 1, utf8("x"), TTL)).as("complete").isFalse();
+    assertThat(store.failFinal(id, 1, utf8("x"), TTL)).as("failFinal").isFalse();
+    assertThat(store.heartbeat(id, 1, LONG)).as("heartbeat").isFalse();
+    assertThat(store.checkpoint(id, 1, utf8("x"), LONG)).as("checkpoint").isFalse();
+    assertThat(store.release(id, 1)).as("release").isFalse();
+
+    assertThat(store.get(id)).isEmpty();
+    assertThat(claimed(store.claim(request(id, newFingerprint(), LONG, TTL))).stolen()).isFalse();
+  }
+
+  @Test
+  void aSecondCompletionIsRejectedAndTheFirstResultStays() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+    assertThat(store.complete(id, claimed.token(), utf8("first"), TTL)).isTrue();
+    IdempotencyRecord before = present(id);
+
+    assertThat(store.complete(id, claimed.token(), utf8("second"), TTL)).isFalse();
+
+    assertUnchanged(id, before);
+    assertThat(present(id).result()).isEqualTo(utf8("first"));
+  }
+
+  @Test
+  void noWriteSucceedsOnACompletedRecord() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+    assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
+
+    assertNoWriteSucceeds(id, claimed.token());
+  }
+
+  @Test
+  void noWriteSucceedsOnAFailedFinalRecord() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+    assertThat(store.failFinal(id, claimed.token(), utf8("declined"), TTL)).isTrue();
+
+    assertNoWriteSucceeds(id, claimed.token());
+  }
+
+  @Test
+  void aWriteWithTheRightTokenSucceedsAfterTheLeaseEndedIfNobodyStoleIt() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), shortLease(), TTL)));
+    advanceTime(shortLease());
+
+    assertThat(store.heartbeat(id, claimed.token(), LONG)).as("heartbeat after the lease ended").isTrue();
+    assertThat(store.complete(id, claimed.token(), utf8("late but fine"), TTL)).as("complete").isTrue();
+
+    assertThat(present(id).result()).isEqualTo(utf8("late but fine"));
+  }
+
+  @Test
+  void aCompletedRecordLivesItsCompletionTtlFromCompletion() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+    Duration completionTtl = Duration.ofHours(7);
+
+    assertThat(store.complete(id, claimed.token(), utf8("done"), completionTtl)).isTrue();
+
+    IdempotencyRecord record = present(id);
+    assertThat(record.expiresAt())
+        .isBeforeOrEqualTo(record.observedAt().plus(completionTtl).plusSeconds(1))
+        .isAfter(record.observedAt().plus(completionTtl).minusSeconds(10));
+  }
+
+  // ---------------------------------------------------------------- release
+
+  @Test
+  void releaseDeletesTheRecord() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+    assertThat(store.release(id, claimed.token())).isTrue();
+
+    assertThat(store.get(id)).isEmpty();
+    assertThat(store.release(id, claimed.token())).as("a second release").isFalse();
+  }
+
+  @Test
+  void releaseMakesTheKeyClaimableWithAStrictlyLargerToken() {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    Claimed first = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+    assertThat(store.checkpoint(id, first.token(), utf8("step 1"), LONG)).isTrue();
+    assertThat(store.release(id, first.token())).isTrue();
+
+    Claimed second = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+
+    assertThat(second.token()).isGreaterThan(first.token());
+    assertThat(second.stolen()).as("a claim after a release is fresh, not a steal").isFalse();
+    assertThat(second.recoveryPoint()).isNull();
+    assertThat(present(id).recoveryPoint()).isNull();
+    assertThat(store.complete(id, first.token(), utf8("zombie"), TTL)).as("the released token").isFalse();
+  }
+
+  // ---------------------------------------------------------------- heartbeat
+
+  @Test
+  void heartbeatExtendsTheLease() {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    Claimed claimed = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+
+    assertThat(store.heartbeat(id, claimed.token(), LONG)).isTrue();
+    advanceTime(shortLease());
+
+    IdempotencyRecord seen = existing(store.claim(request(id, fingerprint, LONG, TTL)));
+    assertThat(seen.token()).isEqualTo(claimed.token());
+    assertThat(seen.isStealable()).isFalse();
+    assertThat(seen.leaseUntil()).isAfter(claimed.leaseUntil());
+    assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
+  }
+
+  @Test
+  void heartbeatKeepsTheRecordAliveUntilTheNewLeaseEnds() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), shortLease(), shortLease())));
+
+    assertThat(store.heartbeat(id, claimed.token(), LONG)).isTrue();
+    advanceTime(shortLease());
+
+    IdempotencyRecord record = present(id);
+    assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+    assertThat(record.expiresAt()).isAfterOrEqualTo(record.leaseUntil());
+    assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
+  }
+
+  // ---------------------------------------------------------------- steal and recovery point
+
+  @Test
+  void aClaimAfterTheLeaseEndedStealsItWithALargerToken() {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    Claimed first = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+    advanceTime(shortLease());
+
+    Claimed thief = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+
+    assertThat(thief.stolen()).isTrue();
+    assertThat(thief.token()).isGreaterThan(first.token());
+    IdempotencyRecord record = present(id);
+    assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+    assertThat(record.token()).isEqualTo(thief.token());
+    assertThat(record.leaseUntil()).isEqualTo(thief.leaseUntil());
+    assertThat(record.fingerprint()).isEqualTo(fingerprint);
+  }
+
+  @Test
+  void aStealHandsOverTheLastRecoveryPoint() {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    Claimed first = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+    assertThat(store.checkpoint(id, first.token(), utf8("step 1 done"), shortLease())).isTrue();
+    assertThat(store.checkpoint(id, first.token(), utf8("step 2 done"), shortLease())).isTrue();
+    assertThat(present(id).recoveryPoint()).isEqualTo(utf8("step 2 done"));
+    advanceTime(shortLease());
+
+    Claimed thief = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+
+    assertThat(thief.stolen()).isTrue();
+    assertThat(thief.recoveryPoint()).isEqualTo(utf8("step 2 done"));
+  }
+
+  @Test
+  void aStealWithoutACheckpointHandsOverNoRecoveryPoint() {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+    advanceTime(shortLease());
+
+    Claimed thief = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+
+    assertThat(thief.stolen()).isTrue();
+    assertThat(thief.recoveryPoint()).isNull();
+  }
+
+  @Test
+  void aRecoveryPointSurvivesASecondSteal() {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    Claimed first = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+    assertThat(store.checkpoint(id, first.token(), utf8("step 1 done"), shortLease())).isTrue();
+    advanceTime(shortLease());
+    Claimed second = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+    advanceTime(shortLease());
+
+    Claimed third = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+
+    assertThat(third.stolen()).isTrue();
+    assertThat(third.token()).isGreaterThan(second.token());
+    assertThat(third.recoveryPoint()).isEqualTo(utf8("step 1 done"));
+  }
+
+  @Test
+  void aStealWithAnotherFingerprintIsRefused() {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    Claimed first = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+    advanceTime(shortLease());
+    IdempotencyRecord before = present(id);
+
+    IdempotencyRecord seen = existing(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+    assertThat(seen.token()).isEqualTo(first.token());
+    assertThat(seen.fingerprint()).isEqualTo(fingerprint);
+    assertThat(seen.isStealable()).as("the lease has ended, but not for this fingerprint").isTrue();
+    assertUnchanged(id, before);
+    assertThat(store.complete(id, first.token(), utf8("the owner finishes"), TTL)).isTrue();
+  }
+
+  @Test
+  void completeAfterLeaseStolenIsRejected() {
+    Stolen stolen = stealOne();
+
+    assertThat(store.complete(stolen.id, stolen.zombie, utf8("zombie result"), TTL)).isFalse();
+
+    assertUnchanged(stolen.id, stolen.after);
+    assertThat(store.complete(stolen.id, stolen.thief, utf8("thief result"), TTL)).isTrue();
+    assertThat(present(stolen.id).result()).isEqualTo(utf8("thief result"));
+  }
+
+  @Test
+  void failFinalAfterLeaseStolenIsRejected() {
+    Stolen stolen = stealOne();
+
+    assertThat(store.failFinal(stolen.id, stolen.zombie, utf8("zombie failure"), TTL)).isFalse();
+
+    assertUnchanged(stolen.id, stolen.after);
+  }
+
+  @Test
+  void zombieReleaseCannotDeleteTheNewOwnersRecord() {
+    Stolen stolen = stealOne();
+
+    assertThat(store.release(stolen.id, stolen.zombie)).isFalse();
+
+    assertUnchanged(stolen.id, stolen.after);
+  }
+
+  @Test
+  void zombieHeartbeatCannotExtendTheNewOwnersLease() {
+    Stolen stolen = stealOne();
+
+    assertThat(store.heartbeat(stolen.id, stolen.zombie, LONG.multipliedBy(3))).isFalse();
+
+    assertUnchanged(stolen.id, stolen.after);
+  }
+
+  @Test
+  void zombieCheckpointCannotOverwriteTheNewOwnersRecoveryPoint() {
+    Stolen stolen = stealOne();
+    assertThat(store.checkpoint(stolen.id, stolen.thief, utf8("thief step"), LONG)).isTrue();
+    IdempotencyRecord before = present(stolen.id);
+
+    assertThat(store.checkpoint(stolen.id, stolen.zombie, utf8("zombie step"), LONG)).isFalse();
+
+    assertUnchanged(stolen.id, before);
+    assertThat(present(stolen.id).recoveryPoint()).isEqualTo(utf8("thief step"));
+  }
+
+  // ---------------------------------------------------------------- tokens
+
+  @Test
+  void tokensStrictlyIncreaseAcrossClaimStealReleaseAndExpiry() {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    List<Long> tokens = new ArrayList<>();
+
+    Claimed claimed = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+    tokens.add(claimed.token());
+    advanceTime(shortLease());
+    Claimed stolen = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+    assertThat(stolen.stolen()).isTrue();
+    tokens.add(stolen.token());
+    assertThat(store.release(id, stolen.token())).isTrue();
+    Claimed afterRelease = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+    tokens.add(afterRelease.token());
+    assertThat(store.complete(id, afterRelease.token(), utf8("done"), shortLease())).isTrue();
+    advanceTime(shortLease());
+    Claimed afterExpiry = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+    tokens.add(afterExpiry.token());
+
+    assertThat(tokens).isSorted().doesNotHaveDuplicates();
+  }
+
+  // ---------------------------------------------------------------- expiry
+
+  @Test
+  void aCompletedRecordExpiresAfterItsTtl() {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+    assertThat(store.complete(id, claimed.token(), utf8("done"), shortLease())).isTrue();
+    assertThat(store.get(id)).isPresent();
+
+    advanceTime(shortLease());
+
+    assertThat(store.get(id)).isEmpty();
+    Claimed fresh = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+    assertThat(fresh.stolen()).isFalse();
+    assertThat(fresh.token()).isGreaterThan(claimed.token());
+    assertThat(present(id).state()).isEqualTo(RecordState.IN_PROGRESS);
+  }
+
+  @Test
+  void aFailedFinalRecordExpiresAfterItsTtl() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+    assertThat(store.failFinal(id, claimed.token(), utf8("declined"), shortLease())).isTrue();
+
+    advanceTime(shortLease());
+
+    assertThat(store.get(id)).isEmpty();
+    assertThat(claimed(store.claim(request(id, newFingerprint(), LONG, TTL))).token()).isGreaterThan(claimed.token());
+  }
+
+  @Test
+  void anExpiredInProgressRecordIsClaimedAfreshNotStolen() {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    Claimed claimed = claimed(store.claim(request(id, fingerprint, shortLease(), shortLease())));
+    assertThat(store.checkpoint(id, claimed.token(), utf8("step 1"), shortLease())).isTrue();
+
+    advanceTime(shortLease());
+
+    assertThat(store.get(id)).isEmpty();
+    Claimed fresh = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+    assertThat(fresh.stolen()).as("an expired record is absent, so this is no steal").isFalse();
+    assertThat(fresh.recoveryPoint()).isNull();
+    assertThat(fresh.token()).isGreaterThan(claimed.token());
+  }
+
+  @Test
+  void writesToAnExpiredRecordAreRejected() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), shortLease(), shortLease())));
+
+    advanceTime(shortLease());
+
+    assertThat(store.heartbeat(id, claimed.token(), LONG)).as("heartbeat").isFalse();
+    assertThat(store.checkpoint(id, claimed.token(), utf8("x"), LONG)).as("checkpoint").isFalse();
+    assertThat(store.complete(id, claimed.token(), utf8("x"), TTL)).as("complete").isFalse();
+    assertThat(store.failFinal(id, claimed.token(), utf8("x"), TTL)).as("failFinal").isFalse();
+    assertThat(store.release(id, claimed.token())).as("release").isFalse();
+    assertThat(store.get(id)).isEmpty();
+  }
+
+  // ---------------------------------------------------------------- purge
+
+  @Test
+  void purgeExpiredDeletesExpiredRecordsAndKeepsLiveOnes() {
+    List<RecordId> expiring = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+      assertThat(store.complete(id, claimed.token(), utf8("done " + i), shortLease())).isTrue();
+      expiring.add(id);
+    }
+    RecordId inProgress = newId();
+    claimed(store.claim(request(inProgress, newFingerprint(), LONG, TTL)));
+    RecordId completed = newId();
+    Claimed claimed = claimed(store.claim(request(completed, newFingerprint(), LONG, TTL)));
+    assertThat(store.complete(completed, claimed.token(), utf8("kept"), TTL)).isTrue();
+    RecordId endedLease = newId();
+    claimed(store.claim(request(endedLease, newFingerprint(), shortLease(), TTL)));
+    IdempotencyRecord inProgressBefore = present(inProgress);
+    IdempotencyRecord completedBefore = present(completed);
+    advanceTime(shortLease());
+
+    int purged = purgeAll(100);
+
+    // A shared store may hold other tests' expired records too, so this is a lower bound.
+    assertThat(purged).isGreaterThanOrEqualTo(expiring.size());
+    for (RecordId id : expiring) {
+      assertThat(store.get(id)).isEmpty();
+    }
+    assertUnchanged(inProgress, inProgressBefore);
+    assertUnchanged(completed, completedBefore);
+    assertThat(present(endedLease).isStealable()).as("an ended lease is not an expired record").isTrue();
+  }
+
+  @Test
+  void purgeExpiredDeletesNoMoreThanTheBatchSize() {
+    for (int i = 0; i < 5; i++) {
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+      assertThat(store.complete(id, claimed.token(), utf8("done"), shortLease())).isTrue();
+    }
+    advanceTime(shortLease());
+
+    assertThat(store.purgeExpired(2)).isEqualTo(2);
+    assertThat(store.purgeExpired(1)).isEqualTo(1);
+    assertThat(purgeAll(2)).isGreaterThanOrEqualTo(2);
+    assertThat(store.purgeExpired(1000)).isLessThan(1000);
+  }
+
+  @Test
+  void purgeExpiredRejectsABatchSizeBelowOne() {
+    assertThatThrownBy(() -> store.purgeExpired(0)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store.purgeExpired(-1)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  // ---------------------------------------------------------------- values
+
+  @Test
+  void aLargeResultRoundTripsExactly() {
+    long seed = ThreadLocalRandom.current().nextLong();
+    byte[] large = Samples.randomBytes(largeValueBytes(), seed);
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+
+    assertThat(store.complete(id, claimed.token(), large, TTL)).isTrue();
+
+    assertSameBytes(present(id).result(), Samples.randomBytes(largeValueBytes(), seed), "result read by get");
+    assertSameBytes(existing(store.claim(request(id, fingerprint, LONG, TTL))).result(),
+        Samples.randomBytes(largeValueBytes(), seed), "result returned by a claim");
+  }
+
+  @Test
+  void aLargeRecoveryPointIsHandedOverExactly() {
+    long seed = ThreadLocalRandom.current().nextLong();
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    Claimed claimed = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+    assertThat(store.checkpoint(id, claimed.token(), Samples.randomBytes(largeValueBytes(), seed), shortLease()))
+        .isTrue();
+    advanceTime(shortLease());
+
+    Claimed thief = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+
+    assertSameBytes(thief.recoveryPoint(), Samples.randomBytes(largeValueBytes(), seed), "recovery point");
+  }
+
+  @Test
+  void aResultWithEveryByteValueRoundTrips() {
+    RecordId completed = newId();
+    Fingerprint fingerprint = newFingerprint();
+    Claimed claimed = claimed(store.claim(request(completed, fingerprint, LONG, TTL)));
+    assertThat(store.complete(completed, claimed.token(), Samples.everyByteValue(), TTL)).isTrue();
+    RecordId failed = newId();
+    Claimed other = claimed(store.claim(request(failed, fingerprint, LONG, TTL)));
+    assertThat(store.failFinal(failed, other.token(), Samples.everyByteValue(), TTL)).isTrue();
+
+    assertSameBytes(present(completed).result(), Samples.everyByteValue(), "completed result");
+    assertSameBytes(existing(store.claim(request(completed, fingerprint, LONG, TTL))).result(),
+        Samples.everyByteValue(), "completed result returned by a claim");
+    assertSameBytes(present(failed).result(), Samples.everyByteValue(), "failed result");
+  }
+
+  @Test
+  void aRecoveryPointWithEveryByteValueRoundTrips() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+    assertThat(store.checkpoint(id, claimed.token(), Samples.everyByteValue(), LONG)).isTrue();
+
+    assertSameBytes(present(id).recoveryPoint(), Samples.everyByteValue(), "recovery point");
+  }
+
+  @Test
+  void anEmptyResultStaysEmpty() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+    assertThat(store.complete(id, claimed.token(), new byte[0], TTL)).isTrue();
+
+    assertThat(present(id).result()).isNotNull().isEmpty();
+  }
+
+  // ---------------------------------------------------------------- scopes and keys
+
+  @Test
+  void aUnicodeScopeIsStoredAndReadBack() {
+    Scope scope = Scope.of("tenant-ü-日本-😀", Samples.unique(), "POST /payments");
+    RecordId id = RecordId.of(scope, IdempotencyKey.of("key-" + Samples.unique()));
+
+    assertThat(store.claim(request(id, newFingerprint(), LONG, TTL))).isInstanceOf(Claimed.class);
+
+    assertThat(present(id).id()).isEqualTo(id);
+    assertThat(present(id).id().scope().value()).isEqualTo(scope.value());
+  }
+
+  @Test
+  void aScopeOfMaximumLengthInFourByteCharactersIsStored() {
+    String unique = Samples.unique();
+    String emoji = "😀".repeat((Scope.MAX_LENGTH - unique.length()) / 2);
+    Scope scope = new Scope(unique + emoji);
+    assertThat(scope.value()).hasSize(Scope.MAX_LENGTH);
+    RecordId id = RecordId.of(scope, IdempotencyKey.of("k"));
+
+    claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+    assertThat(present(id).id()).isEqualTo(id);
+    assertThat(store.get(RecordId.of(new Scope(unique + emoji.substring(2)), id.key()))).isEmpty();
+  }
+
+  @Test
+  void aKeyWithEveryPrintableAsciiCharacterIsStored() {
+    StringBuilder everyChar = new StringBuilder();
+    for (char c = 0x21; c <= 0x7E; c++) {
+      everyChar.append(c);
+    }
+    RecordId id = RecordId.of(newScope(), IdempotencyKey.of(everyChar.toString()));
+
+    claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+    assertThat(present(id).id().key().value()).isEqualTo(everyChar.toString());
+  }
+
+  @Test
+  void aKeyOfMaximumLengthIsStored() {
+    Scope scope = newScope();
+    String longest = "k".repeat(IdempotencyKey.MAX_LENGTH - 1);
+    RecordId id = RecordId.of(scope, IdempotencyKey.of(longest + "x"));
+
+    claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+    assertThat(present(id).id()).isEqualTo(id);
+    assertThat(store.get(RecordId.of(scope, IdempotencyKey.of(longest + "y")))).isEmpty();
+  }
+
+  @Test
+  void keysThatDifferOnlyInCaseOrWildcardsAreDifferentRecords() {
+    Scope scope = newScope();
+    List<String> keys = List.of("order-abc", "ORDER-ABC", "order-ab_", "order-ab%", "order-ab*", "order-ab\\");
+
+    for (String key : keys) {
+      claimed(store.claim(request(RecordId.of(scope, IdempotencyKey.of(key)), newFingerprint(), LONG, TTL)));
+    }
+
+    for (String key : keys) {
+      assertThat(present(RecordId.of(scope, IdempotencyKey.of(key))).id().key().value()).isEqualTo(key);
+    }
+  }
+
+  @Test
+  void scopesThatDifferOnlyInCaseSpacingOrNormalisationAreDifferentRecords() {
+    String unique = Samples.unique();
+    List<String> tenants = List.of("tenant-é", "tenant-É", Normalizer.normalize("tenant-é", Normalizer.Form.NFD),
+        "tenant-é ", "tenant-e");
+    IdempotencyKey key = IdempotencyKey.of("k-" + unique);
+
+    for (String tenant : tenants) {
+      claimed(store.claim(request(RecordId.of(Scope.of(unique, tenant), key), newFingerprint(), LONG, TTL)));
+    }
+
+    for (String tenant : tenants) {
+      assertThat(present(RecordId.of(Scope.of(unique, tenant), key)).id().scope().value())
+          .isEqualTo(Scope.of(unique, tenant).value());
+    }
+  }
+
+  @Test
+  void theSameKeyInTwoScopesIsTwoIndependentRecords() {
+    IdempotencyKey key = IdempotencyKey.of("shared-" + Samples.unique());
+    RecordId a = RecordId.of(newScope(), key);
+    RecordId b = RecordId.of(newScope(), key);
+    Claimed inA = claimed(store.claim(request(a, newFingerprint(), LONG, TTL)));
+    Claimed inB = claimed(store.claim(request(b, newFingerprint(), LONG, TTL)));
+
+    assertThat(inB.stolen()).isFalse();
+    assertThat(store.complete(a, inA.token(), utf8("a's result"), TTL)).isTrue();
+    assertThat(present(b).state()).isEqualTo(RecordState.IN_PROGRESS);
+    assertThat(store.release(b, inB.token())).isTrue();
+    assertThat(present(a).result()).isEqualTo(utf8("a's result"));
+    assertThat(store.get(b)).isEmpty();
+  }
+
+  // ---------------------------------------------------------------- time as the store sees it
+
+  @Test
+  void observedAtAndLeaseRemainingAreSane() {
+    RecordId id = newId();
+    Duration lease = Duration.ofMinutes(5);
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), lease, TTL)));
+
+    IdempotencyRecord record = present(id);
+
+    Instant claimedAt = claimed.leaseUntil().minus(lease);
+    assertThat(record.observedAt()).isAfterOrEqualTo(claimedAt).isBefore(claimedAt.plusSeconds(30));
+    assertThat(record.leaseRemaining()).isPositive().isLessThanOrEqualTo(lease);
+    assertThat(record.isStealable()).isFalse();
+    assertThat(record.expiresAt()).isAfterOrEqualTo(record.leaseUntil())
+        .isAfter(claimedAt.plus(TTL).minusSeconds(30))
+        .isBeforeOrEqualTo(claimedAt.plus(TTL).plusSeconds(1));
+  }
+
+  @Test
+  void anEndedLeaseShowsAsStealableWithNothingRemaining() {
+    RecordId id = newId();
+    claimed(store.claim(request(id, newFingerprint(), shortLease(), TTL)));
+
+    advanceTime(shortLease());
+
+    IdempotencyRecord record = present(id);
+    assertThat(record.isStealable()).isTrue();
+    assertThat(record.leaseRemaining()).isZero();
+  }
+
+  @Test
+  void observedAtFollowsTheStoresClock() {
+    RecordId id = newId();
+    claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+    Instant before = present(id).observedAt();
+
+    advanceTime(shortLease());
+
+    assertThat(present(id).observedAt()).isAfterOrEqualTo(before.plus(shortLease()));
+  }
+
+  // ---------------------------------------------------------------- races
+
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void sixtyFourThreadsRacingForOneKeyProduceExactlyOneLease() throws Exception {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+
+    List<ClaimResult> results = race(RACERS, i -> store.claim(request(id, fingerprint, LONG, TTL)));
+
+    List<Claimed> winners = claimedOnly(results);
+    assertThat(winners).as("leases granted").hasSize(1);
+    long token = winners.get(0).token();
+    assertThat(results).filteredOn(Existing.class::isInstance).hasSize(RACERS - 1)
+        .allSatisfy(r -> assertThat(((Existing) r).record().token()).isEqualTo(token));
+    assertThat(present(id).token()).isEqualTo(token);
+  }
+
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void sixtyFourThreadsRacingToStealOneEndedLeaseProduceExactlyOneSteal() throws Exception {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    Claimed first = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+    assertThat(store.checkpoint(id, first.token(), utf8("halfway"), shortLease())).isTrue();
+    advanceTime(shortLease());
+
+    List<ClaimResult> results = race(RACERS, i -> store.claim(request(id, fingerprint, LONG, TTL)));
+
+    List<Claimed> thieves = claimedOnly(results);
+    assertThat(thieves).as("steals granted").hasSize(1);
+    Claimed thief = thieves.get(0);
+    assertThat(thief.stolen()).isTrue();
+    assertThat(thief.recoveryPoint()).isEqualTo(utf8("halfway"));
+    assertThat(results).filteredOn(Existing.class::isInstance).hasSize(RACERS - 1)
+        .allSatisfy(r -> assertThat(((Existing) r).record().token()).isEqualTo(thief.token()));
+    assertThat(store.complete(id, first.token(), utf8("zombie"), TTL)).isFalse();
+  }
+
+  @Test
+  @Timeout(value = 120, unit = TimeUnit.SECONDS)
+  void racingCompletionsWithTheSameTokenHaveExactlyOneWinner() throws Exception {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+    List<Boolean> results = race(RACERS, i -> i % 2 == 0
+        ? store.complete(id, claimed.token(), utf8("result " + i), TTL)
+        : store.failFinal(id, claimed.token(), utf8("result " + i), TTL));
+
+    assertThat(results).filteredOn(Boolean::booleanValue).hasSize(1);
+    int winner = results.indexOf(true);
+    IdempotencyRecord record = present(id);
+    assertThat(record.result()).isEqualTo(utf8("result " + winner));
+    assertThat(record.state()).isEqualTo(winner % 2 == 0 ? RecordState.COMPLETED : RecordState.FAILED_FINAL);
+  }
+
+  /**
+   * Eight threads run random operations on four keys, then the whole history is checked against the
+   * invariants in {@link HistoryChecker}. Set {@code -Donce.tck.seed=N} to replay a failing seed's
+   * operations; the interleaving is up to the scheduler.
+   */
+  @Test
+  @Timeout(value = 180, unit = TimeUnit.SECONDS)
+  void aRandomisedConcurrentHistoryKeepsEveryFencingInvariant() throws Exception {
+    long seed = Long.getLong("once.tck.seed", ThreadLocalRandom.current().nextLong());
+    Consumer<Duration> clock = this::advanceTime;
+    RandomHistory history = new RandomHistory(store, clock, shortLease(), 8, 200, 4, seed, Duration.ofSeconds(90));
+
+    List<HistoryEvent> events = history.run();
+
+    HistoryChecker checker = new HistoryChecker(shortLease());
+    List<String> violations = checker.check(events);
+    if (!violations.isEmpty()) {
+      fail("the history of " + events.size() + " operations with seed " + seed + " (rerun with -Donce.tck.seed="
+          + seed + ") broke " + checker.violationCount() + " invariant(s):\n  " + String.join("\n  ", violations));
+    }
+    assertThat(events).filteredOn(HistoryEvent::isGrant).as("leases granted").isNotEmpty();
+  }
+
+  // ---------------------------------------------------------------- awaitChange
+
+  @Test
+  void aWaiterIsWokenByComplete() throws Exception {
+    assumeTrue(store.notifiesChanges(), "the store does not notify changes");
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+    CompletableFuture<Void> change = store.awaitChange(id);
+
+    assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
+
+    change.get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aWaiterIsWokenByRelease() throws Exception {
+    assumeTrue(store.notifiesChanges(), "the store does not notify changes");
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+    CompletableFuture<Void> change = store.awaitChange(id);
+
+    assertThat(store.release(id, claimed.token())).isTrue();
+
+    change.get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void aWaiterIsWokenByFailFinalAndNotConfusedByOtherKeys() throws Exception {
+    assumeTrue(store.notifiesChanges(), "the store does not notify changes");
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+    CompletableFuture<Void> change = store.awaitChange(id);
+    RecordId other = newId();
+    Claimed otherClaim = claimed(store.claim(request(other, newFingerprint(), LONG, TTL)));
+    assertThat(store.complete(other, otherClaim.token(), utf8("other"), TTL)).isTrue();
+
+    assertThat(store.failFinal(id, claimed.token(), utf8("declined"), TTL)).isTrue();
+
+    change.get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void cancellingAWaitIsHarmless() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+    CompletableFuture<Void> change = store.awaitChange(id);
+
+    change.cancel(true);
+
+    assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
+    assertThat(change).isCancelled();
+  }
+
+  // ---------------------------------------------------------------- helpers for subclasses and tests
+
+  /** Returns a record id in a scope no other test uses. */
+  protected final RecordId newId() {
+    return Samples.newId();
+  }
+
+  /** Returns a scope no other test uses. */
+  protected final Scope newScope() {
+    return Samples.newScope();
+  }
+
+  /** Returns a random fingerprint. */
+  protected final Fingerprint newFingerprint() {
+    return Samples.newFingerprint();
+  }
+
+  /** Returns a claim request. */
+  protected static ClaimRequest request(RecordId id, Fingerprint fingerprint, Duration lease, Duration ttl) {
+    return new ClaimRequest(id, fingerprint, lease, ttl);
+  }
+
+  /** Asserts that a claim granted a lease, and returns it. */
+  protected static Claimed claimed(ClaimResult result) {
+    assertThat(result).as("claim result").isInstanceOf(Claimed.class);
+    return (Claimed) result;
+  }
+
+  /** Asserts that a claim returned the existing record, and returns that record. */
+  protected static IdempotencyRecord existing(ClaimResult result) {
+    assertThat(result).as("claim result").isInstanceOf(Existing.class);
+    return ((Existing) result).record();
+  }
+
+  /** Returns the live record, failing if there is none. */
+  protected final IdempotencyRecord present(RecordId id) {
+    Optional<IdempotencyRecord> record = store.get(id);
+    assertThat(record).as("record %s", id).isPresent();
+    return record.get();
+  }
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  /** Asserts the record is as it was, ignoring when it was read. */
+  private void assertUnchanged(RecordId id, IdempotencyRecord before) {
+    assertThat(withoutObservedAt(present(id))).as("record %s", id).isEqualTo(withoutObservedAt(before));
+  }
+
+  private static IdempotencyRecord withoutObservedAt(IdempotencyRecord r) {
+    return new IdempotencyRecord(r.id(), r.state(), r.fingerprint(), r.token(), r.leaseUntil(), r.expiresAt(),
+        r.recoveryPoint(), r.result(), Instant.EPOCH);
+  }
+
+  @FunctionalInterface
+  private interface TokenWrite {
+    boolean apply(RecordId id, long token);
+  }
+
+  private void assertWrongTokensAreRejected(TokenWrite write) {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+    assertThat(store.checkpoint(id, claimed.token(), utf8("the owner's step"), LONG)).isTrue();
+    IdempotencyRecord before = present(id);
+
+    for (long wrong : new long[] {claimed.token() + 1, claimed.token() - 1, 0, Long.MAX_VALUE, Long.MIN_VALUE}) {
+      if (wrong != claimed.token()) {
+        assertThat(write.apply(id, wrong)).as("write with token %d (held: %d)", wrong, claimed.token()).isFalse();
+      }
+    }
+
+    assertUnchanged(id, before);
+    assertThat(store.complete(id, claimed.token(), utf8("the owner's result"), TTL)).isTrue();
+  }
+
+  private void assertNoWriteSucceeds(RecordId id, long token) {
+    IdempotencyRecord before = present(id);
+
+    assertThat(store.complete(id, token, utf8("again"), TTL)).as("complete").isFalse();
+    assertThat(store.failFinal(id, token, utf8("again"), TTL)).as("failFinal").isFalse();
+    assertThat(store.heartbeat(id, token, LONG)).as("heartbeat").isFalse();
+    assertThat(store.checkpoint(id, token, utf8("again"), LONG)).as("checkpoint").isFalse();
+    assertThat(store.release(id, token)).as("release").isFalse();
+
+    assertUnchanged(id, before);
+  }
+
+  private static final class Stolen {
+    final RecordId id;
+    final long zombie;
+    final long thief;
+    final IdempotencyRecord after;
+
+    Stolen(RecordId id, long zombie, long thief, IdempotencyRecord after) {
+      this.id = id;
+      this.zombie = zombie;
+      this.thief = thief;
+      this.after = after;
+    }
+  }
+
+  /** Claims a key with a short lease, lets it end, and steals it with a long one. */
+  private Stolen stealOne() {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    Claimed zombie = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+    assertThat(store.checkpoint(id, zombie.token(), utf8("zombie step"), shortLease())).isTrue();
+    advanceTime(shortLease());
+    Claimed thief = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+    assertThat(thief.stolen()).isTrue();
+    return new Stolen(id, zombie.token(), thief.token(), present(id));
+  }
+
+  private int purgeAll(int batchSize) {
+    int total = 0;
+    // Bounded: a store with other tests' garbage still drains in a few rounds.
+    for (int round = 0; round < 10_000; round++) {
+      int purged = store.purgeExpired(batchSize);
+      assertThat(purged).as("purged in one batch").isBetween(0, batchSize);
+      total += purged;
+      if (purged < batchSize) {
+        return total;
+      }
+    }
+    throw new AssertionError("purgeExpired(" + batchSize + ") kept returning full batches");
+  }
+
+  private static void assertSameBytes(byte[] actual, byte[] expected, String what) {
+    assertThat(actual).as(what).isNotNull();
+    assertThat(actual.length).as("%s length", what).isEqualTo(expected.length);
+    for (int i = 0; i < expected.length; i++) {
+      if (actual[i] != expected[i]) {
+        throw new AssertionError(what + " differs at byte " + i + ": expected " + expected[i] + " but was " + actual[i]);
+      }
+    }
+  }
+
+  private static List<Claimed> claimedOnly(List<ClaimResult> results) {
+    return results.stream().filter(Claimed.class::isInstance).map(Claimed.class::cast).toList();
+  }
+
+  @FunctionalInterface
+  private interface Attempt<T> {
+    T run(int racer) throws Exception;
+  }
+
+  /** Runs {@code attempt} on {@code racers} threads released together, and returns what each returned, in order. */
+  private static <T> List<T> race(int racers, Attempt<T> attempt) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(racers);
+    CyclicBarrier start = new CyclicBarrier(racers);
+    try {
+      List<Future<T>> futures = new ArrayList<>();
+      for (int i = 0; i < racers; i++) {
+        int racer = i;
+        futures.add(pool.submit(() -> {
+          start.await(30, TimeUnit.SECONDS);
+          return attempt.run(racer);
+        }));
+      }
+      List<T> results = new ArrayList<>();
+      for (Future<T> future : futures) {
+        results.add(future.get(60, TimeUnit.SECONDS));
+      }
+      return results;
+    } finally {
+      pool.shutdownNow();
+      pool.awaitTermination(10, TimeUnit.SECONDS);
+    }
+  }
+}
