@@ -1,0 +1,13 @@
+package dev.once.store.jdbc;
+
+import dev.once.store.IdempotencyRecord;
+
+/**
+ * What a dialect's claim primitive read back: the record as it stands after the statement, and
+ * whether this very statement granted the lease.
+ *
+ * @param claimed whether the caller now holds the lease
+ * @param attempt 1 for a lease on a fresh record, more for a lease taken over from an earlier holder
+ * @param record the record, or {@code null} if the statement saw none (a concurrent release or purge)
+ */
+record ClaimRow(boolean claimed, int attempt, IdempotencyRecord record) {}

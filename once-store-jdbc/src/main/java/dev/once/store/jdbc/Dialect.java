@@ -1,0 +1,90 @@
+package dev.once.store.jdbc;
+
+import dev.once.store.ClaimRequest;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+
+/**
+ * What differs between databases: the clock and time arithmetic in SQL, how times are read, the
+ * atomic claim primitive, the purge statement and the schema file. Everything else (the fenced
+ * transitions, reads, error handling) is written once in {@link JdbcOperations} on top of these.
+ *
+ * <p>A dialect instance is bound to one table, so its SQL is built once.
+ */
+abstract class Dialect {
+
+  /** The columns every read returns, in the names {@link Rows} reads them by. */
+  static final String RECORD_COLUMNS =
+      "state, fingerprint, token, attempt, lease_until, expires_at, recovery_point, result";
+
+  final TableName table;
+
+  Dialect(TableName table) {
+    this.table = table;
+  }
+
+  /** Short name, also the folder of the schema file: {@code db/once/<name>/V1__once_records.sql}. */
+  abstract String name();
+
+  /** An SQL expression for the store's clock. */
+  abstract String now();
+
+  /** An SQL expression for {@code time} plus a bind parameter given in microseconds. */
+  abstract String plusMicros(String time);
+
+  /** An SQL expression for the later of two times. */
+  String greatest(String a, String b) {
+    return "GREATEST(" + a + ", " + b + ")";
+  }
+
+  /** Reads a time column written by this dialect. */
+  abstract Instant time(ResultSet rs, String column) throws SQLException;
+
+  /**
+   * The atomic claim: grants a lease on an absent, expired or (same fingerprint) stale record and
+   * reads back the outcome, or changes nothing and reads back the record that is there.
+   */
+  abstract ClaimRow claim(Session session, ClaimRequest request) throws SQLException;
+
+  /** How long a claimed record lives: its ttl, but at least as long as its lease. */
+  static java.time.Duration lifetime(ClaimRequest request) {
+    return request.ttl().compareTo(request.lease()) >= 0 ? request.ttl() : request.lease();
+  }
+
+  /** A statement deleting up to {@code ?} expired records, oldest first, without long locks. */
+  abstract String purgeSql();
+
+  /** Deletes up to {@code batchSize} expired records in one short transaction. */
+  int purge(Session session, int batchSize) throws SQLException {
+    int deleted;
+    try (java.sql.PreparedStatement ps = session.prepare(purgeSql())) {
+      ps.setInt(1, batchSize);
+      deleted = ps.executeUpdate();
+    }
+    session.commitIfOwned();
+    return deleted;
+  }
+
+  /** The classpath resource of the versioned schema file. */
+  final String migration() {
+    return "db/once/" + name() + "/V1__once_records.sql";
+  }
+
+  /**
+   * A statement that serialises concurrent schema creation for the rest of the transaction, or
+   * {@code null} where the schema file is safe to run concurrently as it stands.
+   */
+  String schemaLock() {
+    return null;
+  }
+
+  /**
+   * Whether the statement failed because of a lock conflict the database resolved by aborting it
+   * (deadlock, serialization failure), so running it again in a new transaction may succeed.
+   */
+  boolean isRetryable(SQLException e) {
+    String state = e.getSQLState();
+    return state != null && (state.equals("40001") || state.equals("40P01"));
+  }
+}

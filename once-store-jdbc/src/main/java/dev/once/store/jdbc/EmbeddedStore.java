@@ -1,0 +1,135 @@
+package dev.once.store.jdbc;
+
+import dev.once.store.StoreUnavailableException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Clock;
+
+/**
+ * A durable idempotency store in a local file, for a single node: the standalone gateway's default.
+ *
+ * <pre>{@code
+ * EmbeddedStore store = EmbeddedStore.open(Path.of("/var/lib/once"));
+ * }</pre>
+ *
+ * <p>It is SQLite in WAL mode, chosen over H2 by measurement ({@code docs/embedded-store.md}): every
+ * completion the store has confirmed survives a {@code kill -9}, and with the default
+ * {@link Durability#SURVIVES_POWER_LOSS} also a power cut. The store owns its one connection and
+ * opens the file exclusively, so two processes can never share it; it creates its schema itself.
+ * Waiters are woken in-process ({@link #notifiesChanges()} is true), because this store is the only
+ * writer of its file. For several nodes, use {@link PostgresStore} or {@link MariaDbStore}.
+ */
+public final class EmbeddedStore extends JdbcStore {
+
+  /** The database file inside the data directory. */
+  public static final String FILE_NAME = "once.db";
+
+  /** How much a commit survives, traded against its cost. */
+  public enum Durability {
+    /** Every commit is synced to disk ({@code synchronous=FULL}): survives power loss. The default. */
+    SURVIVES_POWER_LOSS,
+    /**
+     * Commits reach the OS before returning, the WAL is synced at checkpoints ({@code synchronous=NORMAL}):
+     * survives any process crash, but a power loss or OS crash may lose the last commits. Many
+     * times faster on disks with slow syncs.
+     */
+    SURVIVES_PROCESS_CRASH
+  }
+
+  private final EmbeddedConnection connection;
+
+  private EmbeddedStore(Dialect dialect, EmbeddedConnection connection, int timeoutSeconds) {
+    super(dialect, connection, timeoutSeconds, new LocalChangeFeed());
+    this.connection = connection;
+  }
+
+  /** Opens (creating if needed) the store in {@code dataDir} with every option at its default. */
+  public static EmbeddedStore open(Path dataDir) {
+    return builder(dataDir).build();
+  }
+
+  public static Builder builder(Path dataDir) {
+    return new Builder(dataDir);
+  }
+
+  /** Closes the file; waiters are woken so that they re-read and see the store is closed. */
+  @Override
+  public void close() {
+    super.close();
+    connection.close();
+  }
+
+  /** Options of an {@link EmbeddedStore}. */
+  public static final class Builder extends JdbcStoreBuilder<Builder> {
+
+    private final Path dataDir;
+    private Durability durability = Durability.SURVIVES_POWER_LOSS;
+    private Clock clock = Clock.systemUTC();
+
+    private Builder(Path dataDir) {
+      if (dataDir == null) {
+        throw new IllegalArgumentException("dataDir must not be null");
+      }
+      if (Files.exists(dataDir) && !Files.isDirectory(dataDir)) {
+        throw new IllegalArgumentException("dataDir must be a directory; was the file " + dataDir);
+      }
+      this.dataDir = dataDir;
+    }
+
+    /** How much a commit survives; default {@link Durability#SURVIVES_POWER_LOSS}. */
+    public Builder durability(Durability durability) {
+      if (durability == null) {
+        throw new IllegalArgumentException("durability must not be null");
+      }
+      this.durability = durability;
+      return this;
+    }
+
+    /**
+     * The store's clock for leases and expiry; default {@link Clock#systemUTC()}. A single node has
+     * no skew to guard against, so its own clock is the store's clock.
+     */
+    public Builder clock(Clock clock) {
+      if (clock == null) {
+        throw new IllegalArgumentException("clock must not be null");
+      }
+      this.clock = clock;
+      return this;
+    }
+
+    /**
+     * Opens the file, creating the directory, the file and the schema as needed.
+     *
+     * @throws IllegalStateException if the table name is schema-qualified: the store's tables live in its own file
+     * @throws StoreUnavailableException if the file cannot be opened, for example because another process holds it
+     */
+    public EmbeddedStore build() {
+      if (table.schema() != null) {
+        throw new IllegalStateException("tableName must not be schema-qualified for EmbeddedStore; was " + table);
+      }
+      try {
+        Files.createDirectories(dataDir);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot create dataDir " + dataDir, e);
+      }
+      Dialect dialect = new SqliteDialect(table);
+      String url = "jdbc:sqlite:" + dataDir.resolve(FILE_NAME).toAbsolutePath();
+      EmbeddedConnection connection = null;
+      try {
+        connection = new EmbeddedConnection(url, durability == Durability.SURVIVES_POWER_LOSS, clock,
+            queryTimeout.toMillis());
+        SchemaCreator.create(connection.open(), dialect, timeoutSeconds());
+        connection.done(null);
+      } catch (SQLException e) {
+        if (connection != null) {
+          connection.close();
+        }
+        throw Failures.unavailable("opening " + dataDir.resolve(FILE_NAME), table, e);
+      }
+      return new EmbeddedStore(dialect, connection, timeoutSeconds());
+    }
+  }
+}

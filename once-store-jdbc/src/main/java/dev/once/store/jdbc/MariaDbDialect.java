@@ -1,0 +1,110 @@
+package dev.once.store.jdbc;
+
+import dev.once.store.ClaimRequest;
+import dev.once.store.RecordState;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+
+/**
+ * MariaDB: the claim is {@code INSERT … ON DUPLICATE KEY UPDATE} with conditional assignments, then
+ * a locking read of the row, both in one transaction.
+ *
+ * <p>The upsert takes an exclusive lock on the row whether it inserts, updates or leaves it as it
+ * is, so the read that follows sees exactly what the upsert decided, and a concurrent claim waits.
+ * The first assignment decides: it draws a new token from the sequence only if the record is
+ * claimable. Every later assignment applies its change only if the claim fired, tested as
+ * "the token now equals the value just drawn, or the claim condition holds": the first half is
+ * what MariaDB's default left-to-right assignment sees, the second what it sees under
+ * {@code SIMULTANEOUS_ASSIGNMENT}, so the statement is right in both modes. Assignments that need
+ * the old expiry run before {@code expires_at} is assigned. The read then compares the row's token
+ * with {@code PREVIOUS VALUE FOR} the sequence to learn whether this claim holds the lease.
+ *
+ * <p>Times are {@code UTC_TIMESTAMP(6)} in {@code DATETIME(6)} columns: the database's clock, in
+ * UTC whatever the session time zone, constant within a statement.
+ */
+final class MariaDbDialect extends Dialect {
+
+  private final String upsert;
+  private final String readBack;
+  private final String purge;
+
+  MariaDbDialect(TableName table) {
+    super(table);
+    String t = table.qualified();
+    String seq = t + "_seq";
+    String now = "VALUES(created_at)";
+    String expired = "expires_at <= " + now;
+    String claimable = "(" + expired + " OR (state = '" + RecordState.IN_PROGRESS + "' AND lease_until <= " + now
+        + " AND fingerprint = VALUES(fingerprint)))";
+    String fired = "(token = PREVIOUS VALUE FOR " + seq + " OR " + claimable + ")";
+    upsert = "INSERT INTO " + t
+        + " (scope, idem_key, state, fingerprint, token, attempt, lease_until, expires_at, created_at)"
+        + " VALUES (?, ?, '" + RecordState.IN_PROGRESS + "', ?, NEXTVAL(" + seq + "), 1,"
+        + " UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, UTC_TIMESTAMP(6))"
+        + " ON DUPLICATE KEY UPDATE"
+        + " token = IF(" + claimable + ", NEXTVAL(" + seq + "), token),"
+        + " attempt = IF(" + fired + ", IF(" + expired + ", 1, attempt + 1), attempt),"
+        + " recovery_point = IF(" + fired + " AND " + expired + ", NULL, recovery_point),"
+        + " created_at = IF(" + fired + " AND " + expired + ", VALUES(created_at), created_at),"
+        + " result = IF(" + fired + ", NULL, result),"
+        + " state = IF(" + fired + ", VALUES(state), state),"
+        + " fingerprint = IF(" + fired + ", VALUES(fingerprint), fingerprint),"
+        + " lease_until = IF(" + fired + ", VALUES(lease_until), lease_until),"
+        + " expires_at = IF(" + fired + ", GREATEST(expires_at, VALUES(expires_at)), expires_at)";
+    readBack = "SELECT " + RECORD_COLUMNS + ", UTC_TIMESTAMP(6) AS observed_at, PREVIOUS VALUE FOR " + seq
+        + " AS granted FROM " + t + " WHERE scope = ? AND idem_key = ? FOR UPDATE";
+    purge = "DELETE FROM " + t + " WHERE expires_at <= UTC_TIMESTAMP(6) ORDER BY expires_at LIMIT ?";
+  }
+
+  @Override
+  String purgeSql() {
+    return purge;
+  }
+
+  @Override
+  String name() {
+    return "mariadb";
+  }
+
+  @Override
+  String now() {
+    return "UTC_TIMESTAMP(6)";
+  }
+
+  @Override
+  String plusMicros(String time) {
+    return "(" + time + " + INTERVAL ? MICROSECOND)";
+  }
+
+  @Override
+  Instant time(ResultSet rs, String column) throws SQLException {
+    return rs.getObject(column, LocalDateTime.class).toInstant(ZoneOffset.UTC);
+  }
+
+  @Override
+  ClaimRow claim(Session session, ClaimRequest request) throws SQLException {
+    return session.atomically(s -> {
+      try (PreparedStatement ps = s.prepare(upsert)) {
+        int i = Rows.bindId(ps, 1, request.id());
+        ps.setString(i++, request.fingerprint().encoded());
+        ps.setLong(i++, JdbcOperations.micros(request.lease()));
+        ps.setLong(i, JdbcOperations.micros(lifetime(request)));
+        ps.executeUpdate();
+      }
+      try (PreparedStatement ps = s.prepare(readBack)) {
+        Rows.bindId(ps, 1, request.id());
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            return new ClaimRow(false, 0, null);
+          }
+          boolean claimed = rs.getLong("token") == rs.getLong("granted");
+          return new ClaimRow(claimed, rs.getInt("attempt"), Rows.record(request.id(), rs, this));
+        }
+      }
+    });
+  }
+}

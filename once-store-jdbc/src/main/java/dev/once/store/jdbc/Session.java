@@ -1,0 +1,69 @@
+package dev.once.store.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+
+/**
+ * One operation's use of a connection: every statement it prepares carries the query timeout, and
+ * {@code ownTransaction} says whether the store may commit (its own connection) or must leave
+ * transaction control to the caller (transactional mode).
+ */
+record Session(Connection connection, int timeoutSeconds, boolean ownTransaction) {
+
+  PreparedStatement prepare(String sql) throws SQLException {
+    PreparedStatement ps = connection.prepareStatement(sql);
+    ps.setQueryTimeout(timeoutSeconds);
+    return ps;
+  }
+
+  /**
+   * Runs {@code work} atomically. On the store's own connection that is a transaction of its own;
+   * on a caller's connection it is the caller's transaction, which the store never ends.
+   */
+  <T> T atomically(SqlWork<T> work) throws SQLException {
+    if (!ownTransaction) {
+      return work.run(this);
+    }
+    boolean autoCommit = connection.getAutoCommit();
+    if (autoCommit) {
+      connection.setAutoCommit(false);
+    }
+    try {
+      T result = work.run(this);
+      connection.commit();
+      return result;
+    } catch (SQLException | RuntimeException e) {
+      rollbackQuietly(e);
+      throw e;
+    } finally {
+      if (autoCommit) {
+        connection.setAutoCommit(true);
+      }
+    }
+  }
+
+  /**
+   * Makes a single-statement change durable: a pool configured with {@code autoCommit=false} hands
+   * out connections on which nothing would ever commit otherwise.
+   */
+  void commitIfOwned() throws SQLException {
+    if (ownTransaction && !connection.getAutoCommit()) {
+      connection.commit();
+    }
+  }
+
+  private void rollbackQuietly(Exception cause) {
+    try {
+      connection.rollback();
+    } catch (SQLException e) {
+      cause.addSuppressed(e);
+    }
+  }
+
+  /** A unit of JDBC work. */
+  @FunctionalInterface
+  interface SqlWork<T> {
+    T run(Session session) throws SQLException;
+  }
+}

@@ -1,0 +1,32 @@
+package dev.once.store.jdbc;
+
+import dev.once.store.RecordState;
+
+/**
+ * The token-fenced transitions and the read, written once for every dialect from its clock and
+ * time-arithmetic fragments. Each transition succeeds only while the record is live, in progress,
+ * and holds the caller's token: a zombie whose lease was stolen matches no row.
+ */
+final class Statements {
+
+  final String get;
+  final String heartbeat;
+  final String checkpoint;
+  final String finish;
+  final String release;
+
+  Statements(Dialect d) {
+    String t = d.table.qualified();
+    String now = d.now();
+    String fenced = " WHERE scope = ? AND idem_key = ? AND token = ? AND state = '" + RecordState.IN_PROGRESS
+        + "' AND expires_at > " + now;
+    String extendLease = "lease_until = " + d.plusMicros(now)
+        + ", expires_at = " + d.greatest("expires_at", d.plusMicros(now));
+    get = "SELECT " + Dialect.RECORD_COLUMNS + ", " + now + " AS observed_at FROM " + t
+        + " WHERE scope = ? AND idem_key = ? AND expires_at > " + now;
+    heartbeat = "UPDATE " + t + " SET " + extendLease + fenced;
+    checkpoint = "UPDATE " + t + " SET recovery_point = ?, " + extendLease + fenced;
+    finish = "UPDATE " + t + " SET state = ?, result = ?, expires_at = " + d.plusMicros(now) + fenced;
+    release = "DELETE FROM " + t + fenced;
+  }
+}

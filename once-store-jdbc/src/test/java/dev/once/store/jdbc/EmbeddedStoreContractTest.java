@@ -1,0 +1,27 @@
+package dev.once.store.jdbc;
+
+import dev.once.store.IdempotencyStore;
+import dev.once.tck.FakeClock;
+import dev.once.tck.IdempotencyStoreContract;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The embedded store's clock is injectable, so the kit's leases and expiries pass without sleeping. */
+class EmbeddedStoreContractTest extends IdempotencyStoreContract {
+
+  @TempDir
+  Path dir;
+
+  private final FakeClock clock = FakeClock.create();
+
+  @Override
+  protected IdempotencyStore createStore() {
+    return EmbeddedStore.builder(dir).tableName("once_tck_embedded").clock(clock).build();
+  }
+
+  @Override
+  protected void advanceTime(Duration duration) {
+    clock.advance(duration);
+  }
+}

@@ -1,0 +1,261 @@
+package dev.once.store.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.Fingerprint;
+import dev.once.IdempotencyKey;
+import dev.once.Scope;
+import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
+import dev.once.store.RecordState;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The JDBC stores' own checks of the store contract, run against each real database. The shared
+ * contract kit (once-tck) covers the contract in full; these cover the SQL paths each dialect owns:
+ * the claim primitive's branches, fencing, steal with recovery point, expiry, purge, the herd.
+ */
+abstract class JdbcStoreBehaviour {
+
+  static final Fingerprint FP = new Fingerprint(1, "00112233445566778899aabbccddeeff");
+  static final Fingerprint OTHER_FP = new Fingerprint(1, "ffeeddccbbaa99887766554433221100");
+  static final Duration LEASE = Duration.ofSeconds(30);
+  static final Duration SHORT = Duration.ofMillis(300);
+  static final Duration TTL = Duration.ofHours(1);
+
+  IdempotencyStore store;
+
+  /** A fresh store on an empty table of the subclass's own. */
+  abstract IdempotencyStore openStoreOnEmptyTable() throws Exception;
+
+  @BeforeEach
+  void open() throws Exception {
+    store = openStoreOnEmptyTable();
+  }
+
+  @AfterEach
+  void close() {
+    store.close();
+  }
+
+  static RecordId newId() {
+    return RecordId.of(Scope.of("tenant-" + UUID.randomUUID()), IdempotencyKey.of("key-" + UUID.randomUUID()));
+  }
+
+  static ClaimRequest request(RecordId id, Duration lease) {
+    return new ClaimRequest(id, FP, lease, TTL);
+  }
+
+  ClaimResult.Claimed claim(RecordId id, Duration lease) {
+    ClaimResult r = store.claim(request(id, lease));
+    assertThat(r).isInstanceOf(ClaimResult.Claimed.class);
+    return (ClaimResult.Claimed) r;
+  }
+
+  static void sleep(Duration d) throws InterruptedException {
+    Thread.sleep(d.toMillis() + 50);
+  }
+
+  @Test
+  void aFreshClaimGrantsALeaseThatIsNotStolen() {
+    ClaimResult.Claimed c = claim(newId(), LEASE);
+    assertThat(c.stolen()).isFalse();
+    assertThat(c.recoveryPoint()).isNull();
+    assertThat(c.leaseUntil()).isAfter(java.time.Instant.now().minusSeconds(60));
+  }
+
+  @Test
+  void aSecondClaimSeesTheRecordInProgress() {
+    RecordId id = newId();
+    ClaimResult.Claimed first = claim(id, LEASE);
+    ClaimResult second = store.claim(request(id, LEASE));
+    assertThat(second).isInstanceOfSatisfying(ClaimResult.Existing.class, e -> {
+      assertThat(e.record().state()).isEqualTo(RecordState.IN_PROGRESS);
+      assertThat(e.record().token()).isEqualTo(first.token());
+      assertThat(e.record().leaseRemaining()).isPositive();
+    });
+  }
+
+  @Test
+  void aCompletedRecordIsReplayedWithItsResult() {
+    RecordId id = newId();
+    ClaimResult.Claimed c = claim(id, LEASE);
+    assertThat(store.complete(id, c.token(), "paid".getBytes(StandardCharsets.UTF_8), TTL)).isTrue();
+    ClaimResult again = store.claim(request(id, LEASE));
+    assertThat(again).isInstanceOfSatisfying(ClaimResult.Existing.class, e -> {
+      assertThat(e.record().state()).isEqualTo(RecordState.COMPLETED);
+      assertThat(e.record().result()).isEqualTo("paid".getBytes(StandardCharsets.UTF_8));
+    });
+    assertThat(store.get(id)).get().extracting(r -> r.state()).isEqualTo(RecordState.COMPLETED);
+  }
+
+  @Test
+  void aFinalFailureIsReplayedToo() {
+    RecordId id = newId();
+    ClaimResult.Claimed c = claim(id, LEASE);
+    assertThat(store.failFinal(id, c.token(), new byte[] {4, 0, 4}, TTL)).isTrue();
+    assertThat(store.get(id)).get().satisfies(r -> {
+      assertThat(r.state()).isEqualTo(RecordState.FAILED_FINAL);
+      assertThat(r.result()).containsExactly(4, 0, 4);
+    });
+  }
+
+  @Test
+  void aStaleLeaseIsStolenWithTheRecoveryPointAndTheZombieIsFencedOff() throws Exception {
+    RecordId id = newId();
+    ClaimResult.Claimed first = claim(id, SHORT);
+    assertThat(store.checkpoint(id, first.token(), new byte[] {1, 2, 3}, SHORT)).isTrue();
+    sleep(SHORT);
+    ClaimResult.Claimed thief = claim(id, LEASE);
+    assertThat(thief.stolen()).isTrue();
+    assertThat(thief.recoveryPoint()).containsExactly(1, 2, 3);
+    assertThat(thief.token()).isGreaterThan(first.token());
+    assertThat(store.complete(id, first.token(), new byte[] {9}, TTL)).isFalse();
+    assertThat(store.heartbeat(id, first.token(), LEASE)).isFalse();
+    assertThat(store.release(id, first.token())).isFalse();
+    assertThat(store.complete(id, thief.token(), new byte[] {7}, TTL)).isTrue();
+    assertThat(store.get(id)).get().satisfies(r -> assertThat(r.result()).containsExactly(7));
+  }
+
+  @Test
+  void aStaleLeaseIsNotStolenByADifferentRequest() throws Exception {
+    RecordId id = newId();
+    claim(id, SHORT);
+    sleep(SHORT);
+    ClaimResult other = store.claim(new ClaimRequest(id, OTHER_FP, LEASE, TTL));
+    assertThat(other).isInstanceOfSatisfying(ClaimResult.Existing.class,
+        e -> assertThat(e.record().isStealable()).isTrue());
+  }
+
+  @Test
+  void aHeartbeatKeepsTheLeaseAlive() throws Exception {
+    RecordId id = newId();
+    ClaimResult.Claimed c = claim(id, SHORT);
+    assertThat(store.heartbeat(id, c.token(), LEASE)).isTrue();
+    sleep(SHORT);
+    assertThat(store.claim(request(id, LEASE))).isInstanceOf(ClaimResult.Existing.class);
+  }
+
+  @Test
+  void aReleasedKeyIsClaimedAfreshWithALargerToken() {
+    RecordId id = newId();
+    ClaimResult.Claimed first = claim(id, LEASE);
+    assertThat(store.release(id, first.token())).isTrue();
+    assertThat(store.get(id)).isEmpty();
+    ClaimResult.Claimed second = claim(id, LEASE);
+    assertThat(second.stolen()).isFalse();
+    assertThat(second.token()).isGreaterThan(first.token());
+    assertThat(store.complete(id, first.token(), new byte[] {1}, TTL)).isFalse();
+  }
+
+  @Test
+  void anExpiredRecordBehavesAsAbsentAndIsPurged() throws Exception {
+    RecordId id = newId();
+    ClaimResult.Claimed c = claim(id, LEASE);
+    assertThat(store.complete(id, c.token(), new byte[] {1}, SHORT)).isTrue();
+    sleep(SHORT);
+    assertThat(store.get(id)).isEmpty();
+    assertThat(store.purgeExpired(100)).isEqualTo(1);
+    assertThat(store.purgeExpired(100)).isZero();
+    ClaimResult.Claimed again = claim(id, LEASE);
+    assertThat(again.stolen()).isFalse();
+    assertThat(again.token()).isGreaterThan(c.token());
+  }
+
+  @Test
+  void anExpiredRecordIsClaimedAfreshBeforeItIsPurged() throws Exception {
+    RecordId id = newId();
+    ClaimResult.Claimed c = claim(id, LEASE);
+    assertThat(store.checkpoint(id, c.token(), new byte[] {5}, LEASE)).isTrue();
+    assertThat(store.complete(id, c.token(), new byte[] {1}, SHORT)).isTrue();
+    sleep(SHORT);
+    ClaimResult.Claimed again = (ClaimResult.Claimed) store.claim(new ClaimRequest(id, OTHER_FP, LEASE, TTL));
+    assertThat(again.stolen()).isFalse();
+    assertThat(again.recoveryPoint()).isNull();
+    assertThat(store.get(id)).get().satisfies(r -> {
+      assertThat(r.fingerprint()).isEqualTo(OTHER_FP);
+      assertThat(r.result()).isNull();
+    });
+  }
+
+  @Test
+  void purgeDeletesAtMostOneBatchAndLeavesLiveRecords() throws Exception {
+    RecordId live = newId();
+    claim(live, LEASE);
+    for (int i = 0; i < 5; i++) {
+      RecordId id = newId();
+      ClaimResult.Claimed c = claim(id, LEASE);
+      store.complete(id, c.token(), new byte[] {1}, Duration.ofMillis(1));
+    }
+    sleep(Duration.ofMillis(10));
+    assertThat(store.purgeExpired(3)).isEqualTo(3);
+    assertThat(store.purgeExpired(3)).isEqualTo(2);
+    assertThat(store.get(live)).isPresent();
+  }
+
+  @Test
+  void keysAreCaseSensitiveAndScopesAreUnicode() {
+    Scope scope = Scope.of("Zürich", "東京", "🦄");
+    RecordId lower = RecordId.of(scope, IdempotencyKey.of("abc"));
+    RecordId upper = RecordId.of(scope, IdempotencyKey.of("ABC"));
+    ClaimResult.Claimed a = claim(lower, LEASE);
+    ClaimResult.Claimed b = claim(upper, LEASE);
+    assertThat(a.token()).isNotEqualTo(b.token());
+    assertThat(store.get(lower)).get().extracting(r -> r.id().scope()).isEqualTo(scope);
+  }
+
+  @Test
+  void largeBinaryResultsRoundTripExactly() {
+    byte[] body = new byte[3 * 1024 * 1024];
+    new Random(42).nextBytes(body);
+    for (int i = 0; i < 256; i++) {
+      body[i] = (byte) i;
+    }
+    RecordId id = newId();
+    ClaimResult.Claimed c = claim(id, LEASE);
+    assertThat(store.complete(id, c.token(), body, TTL)).isTrue();
+    assertThat(store.get(id)).get().satisfies(r -> assertThat(r.result()).isEqualTo(body));
+  }
+
+  @Test
+  void aHerdOfSixtyFourClaimsOnOneKeyGrantsExactlyOneLease() throws Exception {
+    int threads = 64;
+    RecordId id = newId();
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<ClaimResult>> results = new ArrayList<>();
+      for (int i = 0; i < threads; i++) {
+        results.add(pool.submit(() -> {
+          start.await();
+          return store.claim(request(id, LEASE));
+        }));
+      }
+      start.countDown();
+      int claimed = 0;
+      for (Future<ClaimResult> f : results) {
+        if (f.get(60, TimeUnit.SECONDS) instanceof ClaimResult.Claimed) {
+          claimed++;
+        }
+      }
+      assertThat(claimed).isEqualTo(1);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+}

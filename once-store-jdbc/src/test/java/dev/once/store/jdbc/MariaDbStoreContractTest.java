@@ -1,0 +1,30 @@
+package dev.once.store.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.once.store.IdempotencyStore;
+import dev.once.tck.IdempotencyStoreContract;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+class MariaDbStoreContractTest extends IdempotencyStoreContract {
+
+  static final String TABLE = "once_tck_mariadb";
+  static HikariDataSource pool;
+
+  @BeforeAll
+  static void createSchema() {
+    pool = Services.mariaDbPool(70);
+    Tables.execute(pool, "DROP TABLE IF EXISTS " + TABLE, "DROP SEQUENCE IF EXISTS " + TABLE + "_seq");
+    MariaDbStore.builder(pool).tableName(TABLE).autoCreateSchema(true).build().close();
+  }
+
+  @AfterAll
+  static void closePool() {
+    Tables.close(pool);
+  }
+
+  @Override
+  protected IdempotencyStore createStore() {
+    return MariaDbStore.builder(pool).tableName(TABLE).build();
+  }
+}

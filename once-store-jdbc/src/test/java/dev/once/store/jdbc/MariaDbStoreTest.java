@@ -1,0 +1,63 @@
+package dev.once.store.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.once.IdempotencyKey;
+import dev.once.Scope;
+import dev.once.store.ClaimResult;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class MariaDbStoreTest extends JdbcStoreBehaviour {
+
+  static final String TABLE = "once_test_mariadb";
+  static HikariDataSource pool;
+
+  @BeforeAll
+  static void createTable() {
+    pool = Services.mariaDbPool(16);
+    Tables.execute(pool, "DROP TABLE IF EXISTS " + TABLE, "DROP SEQUENCE IF EXISTS " + TABLE + "_seq");
+  }
+
+  @AfterAll
+  static void closePool() {
+    Tables.close(pool);
+  }
+
+  @Override
+  IdempotencyStore openStoreOnEmptyTable() {
+    MariaDbStore s = MariaDbStore.builder(pool).tableName(TABLE).autoCreateSchema(true).build();
+    Tables.execute(pool, "DELETE FROM " + TABLE);
+    return s;
+  }
+
+  @Test
+  void scopesThatDifferOnlyInTrailingSpacesOrCaseAreDistinct() {
+    ClaimResult.Claimed a = claim(RecordId.of(new Scope("tenant"), IdempotencyKey.of("k")), LEASE);
+    ClaimResult.Claimed b = claim(RecordId.of(new Scope("tenant "), IdempotencyKey.of("k")), LEASE);
+    ClaimResult.Claimed c = claim(RecordId.of(new Scope("TENANT"), IdempotencyKey.of("k")), LEASE);
+    assertThat(a.token()).isNotEqualTo(b.token()).isNotEqualTo(c.token());
+  }
+
+  @Test
+  void theClaimIsRightUnderSimultaneousAssignmentToo() throws Exception {
+    try (HikariDataSource simultaneous = Services.mariaDbPool(4,
+        "SET SESSION sql_mode = CONCAT(@@sql_mode, ',SIMULTANEOUS_ASSIGNMENT')")) {
+      store.close();
+      store = MariaDbStore.builder(simultaneous).tableName(TABLE).build();
+      assertThat(Tables.count(simultaneous, "SELECT LOCATE('SIMULTANEOUS_ASSIGNMENT', @@sql_mode)")).isPositive();
+      aStaleLeaseIsStolenWithTheRecoveryPointAndTheZombieIsFencedOff();
+      anExpiredRecordIsClaimedAfreshBeforeItIsPurged();
+      aCompletedRecordIsReplayedWithItsResult();
+    }
+  }
+
+  @Test
+  void waitersPollBecauseMariaDbDoesNotNotify() {
+    assertThat(store.notifiesChanges()).isFalse();
+  }
+}

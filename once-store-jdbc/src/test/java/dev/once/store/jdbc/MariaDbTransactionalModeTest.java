@@ -1,0 +1,7 @@
+package dev.once.store.jdbc;
+
+class MariaDbTransactionalModeTest extends TransactionalModeBehaviour {
+  MariaDbTransactionalModeTest() {
+    super(TestDatabase.MARIADB);
+  }
+}

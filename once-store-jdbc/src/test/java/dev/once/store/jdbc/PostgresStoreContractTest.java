@@ -1,0 +1,30 @@
+package dev.once.store.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.once.store.IdempotencyStore;
+import dev.once.tck.IdempotencyStoreContract;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+class PostgresStoreContractTest extends IdempotencyStoreContract {
+
+  static final String TABLE = "once_tck_pg";
+  static HikariDataSource pool;
+
+  @BeforeAll
+  static void createSchema() {
+    pool = Services.postgresPool(70);
+    Tables.execute(pool, "DROP TABLE IF EXISTS " + TABLE);
+    PostgresStore.builder(pool).tableName(TABLE).autoCreateSchema(true).build().close();
+  }
+
+  @AfterAll
+  static void closePool() {
+    Tables.close(pool);
+  }
+
+  @Override
+  protected IdempotencyStore createStore() {
+    return PostgresStore.builder(pool).tableName(TABLE).build();
+  }
+}

@@ -1,0 +1,41 @@
+package dev.once.store.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import javax.sql.DataSource;
+
+/** Test helpers for the per-test-class tables. */
+final class Tables {
+
+  private Tables() {}
+
+  static void execute(DataSource ds, String... sql) {
+    try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+      for (String each : sql) {
+        s.execute(each);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static void close(AutoCloseable pool) {
+    if (pool != null) {
+      try {
+        pool.close();
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
+  static long count(DataSource ds, String sql) {
+    try (Connection c = ds.getConnection(); Statement s = c.createStatement(); var rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}
