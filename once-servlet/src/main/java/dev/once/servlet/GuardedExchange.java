@@ -3,6 +3,7 @@ package dev.once.servlet;
 import dev.once.Outcome;
 import dev.once.OutcomeClassifier;
 import dev.once.http.Exchange;
+import dev.once.http.Headers;
 import dev.once.http.StoredResponse;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -23,6 +24,8 @@ final class GuardedExchange implements AsyncListener {
   private final CapturingResponse response;
   private final OutcomeClassifier<StoredResponse> classifier;
   private final AtomicBoolean finished = new AtomicBoolean();
+  private StoredResponse captured;
+  private boolean transientOutcome;
 
   GuardedExchange(Exchange exchange, CapturingResponse response, OutcomeClassifier<StoredResponse> classifier) {
     this.exchange = exchange;
@@ -36,20 +39,41 @@ final class GuardedExchange implements AsyncListener {
 
   /**
    * Records the handler's response, then sends it: a client that holds a response can count on
-   * its replay. A streamed response already went out; it only counts as done.
+   * its replay.
    */
   void finish() throws IOException {
+    if (record() != null) {
+      send();
+    }
+  }
+
+  /**
+   * Records the handler's outcome, unless the exchange is already finished (then null). A streamed
+   * response already went out: it only counts as done, or releases the key if its status is transient.
+   */
+  Outcome record() {
     if (!finished.compareAndSet(false, true)) {
-      return;
+      return null;
     }
     if (response.isStreamed()) {
-      response.finishStreaming();
-      exchange.recordUnavailable(response.getStatus());
-      return;
+      int status = response.getStatus();
+      exchange.recordUnavailable(status);
+      return classifier.classify(new StoredResponse(status, Headers.EMPTY, null));
     }
-    StoredResponse captured = response.captured();
+    captured = response.captured();
     exchange.record(captured);
-    response.commit(captured, classifier.classify(captured) == Outcome.TRANSIENT);
+    Outcome outcome = classifier.classify(captured);
+    transientOutcome = outcome == Outcome.TRANSIENT;
+    return outcome;
+  }
+
+  /** Sends what {@link #record()} captured. */
+  void send() throws IOException {
+    if (captured == null) {
+      response.finishStreaming();
+    } else {
+      response.commit(captured, transientOutcome);
+    }
   }
 
   /** The handler failed: the key is released and the container answers. */

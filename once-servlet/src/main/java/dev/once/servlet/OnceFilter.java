@@ -1,7 +1,7 @@
 package dev.once.servlet;
 
+import dev.once.Outcome;
 import dev.once.http.Decision;
-import dev.once.http.Exchange;
 import dev.once.http.Headers;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.IncomingRequest;
@@ -52,14 +52,20 @@ public final class OnceFilter implements Filter {
   static final String EXCHANGE_ATTRIBUTE = OnceFilter.class.getName() + ".exchange";
 
   private final HttpIdempotency http;
+  private final TransactionBoundary transactions;
 
-  private OnceFilter(HttpIdempotency http) {
-    this.http = Objects.requireNonNull(http, "http");
+  private OnceFilter(Builder b) {
+    this.http = b.http;
+    this.transactions = b.transactions;
   }
 
-  /** A filter applying these semantics. */
+  /** A filter applying these semantics, every store call committing on its own. */
   public static OnceFilter of(HttpIdempotency http) {
-    return new OnceFilter(http);
+    return builder(http).build();
+  }
+
+  public static Builder builder(HttpIdempotency http) {
+    return new Builder(http);
   }
 
   @Override
@@ -89,54 +95,31 @@ public final class OnceFilter implements Filter {
       chain.doFilter(request, response);
       return;
     }
-    byte[] body = null;
-    HttpServletRequest forwarded = request;
-    // Without a key nothing is fingerprinted, so the body is left for the handler to stream.
-    if (request.getHeader(HttpIdempotency.KEY_HEADER) != null) {
-      body = RequestBody.read(request, route.policy().maxRequestBytes());
-      if (body == null) {
-        // The rest of the body stays unread: the connection cannot be reused.
-        response.setHeader("Connection", "close");
-        Responses.write(response, Problems.bodyTooLarge(route.policy().maxRequestBytes()));
-        return;
+    if (request.getHeader(HttpIdempotency.KEY_HEADER) == null) {
+      // Nothing to fingerprint nor store: the body stays unread for the handler to stream.
+      Decision decision = http.begin(route, incoming(request, method, path, null));
+      if (decision instanceof Decision.Respond r) {
+        Responses.write(response, r.response());
+      } else {
+        chain.doFilter(request, response);
       }
-      forwarded = new BufferedRequest(request, body);
+      return;
     }
-    Decision decision = http.begin(route, incoming(request, method, path, body));
-    if (decision instanceof Decision.Proceed p) {
-      proceed(p.exchange(), route, (BufferedRequest) forwarded, response, chain);
-    } else if (decision instanceof Decision.Respond r) {
-      Responses.write(response, r.response());
+    byte[] body = RequestBody.read(request, route.policy().maxRequestBytes());
+    if (body == null) {
+      // The rest of the body stays unread: the connection cannot be reused.
+      response.setHeader("Connection", "close");
+      Responses.write(response, Problems.bodyTooLarge(route.policy().maxRequestBytes()));
+      return;
+    }
+    Attempt attempt = new Attempt(route, new BufferedRequest(request, body), response, chain,
+        incoming(request, method, path, body));
+    if (transactions.covers(route)) {
+      transactions.run(route, () -> attempt.run(false));
     } else {
-      chain.doFilter(forwarded, response);
+      attempt.run(true);
     }
-  }
-
-  private static void proceed(Exchange exchange, Route route, BufferedRequest request,
-      HttpServletResponse response, FilterChain chain) throws IOException, ServletException {
-    CapturingResponse capture = new CapturingResponse(response, request,
-        route.policy().execution().maxResultBytes());
-    GuardedExchange guard = new GuardedExchange(exchange, capture, route.policy().classifier());
-    request.guardedBy(guard);
-    request.setAttribute(EXCHANGE_ATTRIBUTE, guard);
-    run(guard, request, capture, chain);
-  }
-
-  /**
-   * Runs the handler and finishes the exchange, unless the handler went asynchronous: then it
-   * finishes on {@code AsyncContext.complete()}, after a dispatch, or on a timeout or error.
-   */
-  private static void run(GuardedExchange guard, HttpServletRequest request, HttpServletResponse response,
-      FilterChain chain) throws IOException, ServletException {
-    try {
-      chain.doFilter(request, response);
-    } catch (IOException | ServletException | RuntimeException | Error e) {
-      guard.fail();
-      throw e;
-    }
-    if (!request.isAsyncStarted()) {
-      guard.finish();
-    }
+    attempt.send();
   }
 
   /** A dispatch from {@code AsyncContext.dispatch()}: the handler may finish the response now. */
@@ -146,7 +129,82 @@ public final class OnceFilter implements Filter {
       chain.doFilter(request, response);
       return;
     }
-    run(guard, request, response, chain);
+    runHandler(guard, request, response, chain);
+    if (!request.isAsyncStarted()) {
+      guard.finish();
+    }
+  }
+
+  private static void runHandler(GuardedExchange guard, HttpServletRequest request, HttpServletResponse response,
+      FilterChain chain) throws IOException, ServletException {
+    try {
+      chain.doFilter(request, response);
+    } catch (IOException | ServletException | RuntimeException | Error e) {
+      guard.fail();
+      throw e;
+    }
+  }
+
+  /**
+   * One request with a key: {@link #run} decides, runs the handler and records its outcome (inside
+   * a transaction if the route has one); {@link #send} then answers the client.
+   */
+  private final class Attempt {
+    private final Route route;
+    private final BufferedRequest request;
+    private final HttpServletResponse response;
+    private final FilterChain chain;
+    private final IncomingRequest incoming;
+    private Decision decision;
+    private GuardedExchange guard;
+    private boolean async;
+
+    Attempt(Route route, BufferedRequest request, HttpServletResponse response, FilterChain chain,
+        IncomingRequest incoming) {
+      this.route = route;
+      this.request = request;
+      this.response = response;
+      this.chain = chain;
+      this.incoming = incoming;
+    }
+
+    TransactionBoundary.Ending run(boolean mayGoAsync) throws IOException, ServletException {
+      decision = http.begin(route, incoming);
+      if (!(decision instanceof Decision.Proceed p)) {
+        // A replay or a problem only read; a pass-through (fail-open) runs after.
+        return TransactionBoundary.Ending.ROLL_BACK;
+      }
+      guard = new GuardedExchange(p.exchange(),
+          new CapturingResponse(response, request, route.policy().execution().maxResultBytes()),
+          route.policy().classifier());
+      request.guardedBy(guard);
+      request.setAttribute(EXCHANGE_ATTRIBUTE, guard);
+      runHandler(guard, request, guard.response(), chain);
+      if (request.isAsyncStarted()) {
+        if (!mayGoAsync) {
+          guard.fail();
+          throw new IllegalStateException("the handler of " + route + " went asynchronous, but the route runs"
+              + " in a transaction bound to the request thread; answer synchronously on transactional routes");
+        }
+        // It finishes on AsyncContext.complete(), after a dispatch, or on a timeout or error.
+        async = true;
+        return TransactionBoundary.Ending.COMMIT;
+      }
+      return guard.record() == Outcome.TRANSIENT
+          ? TransactionBoundary.Ending.ROLL_BACK : TransactionBoundary.Ending.COMMIT;
+    }
+
+    void send() throws IOException, ServletException {
+      if (decision instanceof Decision.Proceed) {
+        if (!async) {
+          guard.send();
+        }
+      } else if (decision instanceof Decision.Respond r) {
+        Responses.write(response, r.response());
+      } else {
+        chain.doFilter(request, response);
+      }
+    }
   }
 
   /**
@@ -171,5 +229,25 @@ public final class OnceFilter implements Filter {
     Principal principal = request.getUserPrincipal();
     return new IncomingRequest(method, path, request.getQueryString(), headers.build(), body,
         principal == null ? null : principal.getName());
+  }
+
+  /** Builds an {@link OnceFilter}. */
+  public static final class Builder {
+    private final HttpIdempotency http;
+    private TransactionBoundary transactions = TransactionBoundary.NONE;
+
+    private Builder(HttpIdempotency http) {
+      this.http = Objects.requireNonNull(http, "http");
+    }
+
+    /** Runs the routes it covers in one transaction each (default {@link TransactionBoundary#NONE}). */
+    public Builder transactions(TransactionBoundary transactions) {
+      this.transactions = Objects.requireNonNull(transactions, "transactions");
+      return this;
+    }
+
+    public OnceFilter build() {
+      return new OnceFilter(this);
+    }
   }
 }

@@ -32,8 +32,8 @@ final class GuardedApp implements AutoCloseable {
       .connectTimeout(Duration.ofSeconds(5))
       .build();
 
-  private GuardedApp(IdempotencyStore other, String contextPath, UnaryOperator<HttpIdempotency.Builder> extra)
-      throws Exception {
+  private GuardedApp(IdempotencyStore other, String contextPath, UnaryOperator<HttpIdempotency.Builder> extra,
+      TransactionBoundary transactions) throws Exception {
     this.once = Once.of(other == null ? store : other);
     HttpIdempotency http = extra.apply(HttpIdempotency.builder(once)
         .route("/required/**", RoutePolicy.builder().keyRequired(true).build())
@@ -42,23 +42,29 @@ final class GuardedApp implements AutoCloseable {
         .route("/wait/**", RoutePolicy.builder().execution(ExecutionPolicy.builder()
             .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(10))).build()).maxWaitersPerKey(256).build())
         .route("/stamped/**", RoutePolicy.builder().excludeJsonPointer("/sent_at").build())
-        .route("/puts/**", RoutePolicy.builder().methods("POST", "PUT", "DELETE").build()))
+        .route("/puts/**", RoutePolicy.builder().methods("POST", "PUT", "DELETE").build())
+        .route("/tx/**", RoutePolicy.builder().execution(ExecutionPolicy.builder().heartbeat(false).build()).build()))
         .build();
-    this.server = JettyServer.start(http, contextPath, app);
+    this.server = JettyServer.start(OnceFilter.builder(http).transactions(transactions).build(), contextPath, app);
   }
 
   static GuardedApp start() throws Exception {
-    return new GuardedApp(null, "/", b -> b);
+    return new GuardedApp(null, "/", b -> b, TransactionBoundary.NONE);
+  }
+
+  /** With routes that run in transactions. */
+  static GuardedApp with(TransactionBoundary transactions) throws Exception {
+    return new GuardedApp(null, "/", b -> b, transactions);
   }
 
   /** Over another store, e.g. one that is down. */
   static GuardedApp over(IdempotencyStore store, UnaryOperator<HttpIdempotency.Builder> extra) throws Exception {
-    return new GuardedApp(store, "/", extra);
+    return new GuardedApp(store, "/", extra, TransactionBoundary.NONE);
   }
 
   /** Under a context path: routes are matched on the path inside the application. */
   static GuardedApp at(String contextPath) throws Exception {
-    return new GuardedApp(null, contextPath, b -> b);
+    return new GuardedApp(null, contextPath, b -> b, TransactionBoundary.NONE);
   }
 
   static String key() {

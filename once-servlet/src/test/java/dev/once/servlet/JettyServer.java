@@ -1,7 +1,7 @@
 package dev.once.servlet;
 
-import dev.once.http.HttpIdempotency;
 import jakarta.servlet.DispatcherType;
+import jakarta.servlet.Filter;
 import jakarta.servlet.Servlet;
 import java.net.URI;
 import java.util.EnumSet;
@@ -23,8 +23,8 @@ final class JettyServer implements AutoCloseable {
     this.base = base;
   }
 
-  /** Starts Jetty with {@code servlet} at {@code /*} behind the filter, or without it if {@code http} is null. */
-  static JettyServer start(HttpIdempotency http, String contextPath, Servlet servlet) throws Exception {
+  /** Starts Jetty with {@code servlet} at {@code /*} behind the filter, or without one if it is null. */
+  static JettyServer start(Filter once, String contextPath, Servlet servlet) throws Exception {
     QueuedThreadPool threads = new QueuedThreadPool(256, 8);
     threads.setName("jetty");
     Server server = new Server(threads);
@@ -35,8 +35,8 @@ final class JettyServer implements AutoCloseable {
     server.addConnector(connector);
     ServletContextHandler context = new ServletContextHandler();
     context.setContextPath(contextPath);
-    if (http != null) {
-      FilterHolder filter = new FilterHolder(OnceFilter.of(http));
+    if (once != null) {
+      FilterHolder filter = new FilterHolder(once);
       filter.setAsyncSupported(true);
       context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
     }
