@@ -1,0 +1,7 @@
+package dev.once.store.jdbc;
+
+class MariaDbUnreachableTest extends UnreachableDatabaseBehaviour {
+  MariaDbUnreachableTest() {
+    super(TestDatabase.MARIADB);
+  }
+}
