@@ -7,6 +7,7 @@ import dev.once.http.Headers;
 import dev.once.http.StoredResponse;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
+import jakarta.servlet.ServletRequest;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
@@ -21,14 +22,17 @@ final class GuardedExchange implements AsyncListener {
   private static final Logger log = LoggerFactory.getLogger(GuardedExchange.class);
 
   private final Exchange exchange;
+  private final ServletRequest request;
   private final CapturingResponse response;
   private final OutcomeClassifier<StoredResponse> classifier;
   private final AtomicBoolean finished = new AtomicBoolean();
   private StoredResponse captured;
   private boolean transientOutcome;
 
-  GuardedExchange(Exchange exchange, CapturingResponse response, OutcomeClassifier<StoredResponse> classifier) {
+  GuardedExchange(Exchange exchange, ServletRequest request, CapturingResponse response,
+      OutcomeClassifier<StoredResponse> classifier) {
     this.exchange = exchange;
+    this.request = request;
     this.response = response;
     this.classifier = classifier;
   }
@@ -54,6 +58,13 @@ final class GuardedExchange implements AsyncListener {
   Outcome record() {
     if (!finished.compareAndSet(false, true)) {
       return null;
+    }
+    if (OnceFilter.AMBIGUOUS.equals(request.getAttribute(OnceFilter.OUTCOME))) {
+      // The effect may or may not have happened: neither record nor release (OnceFilter.OUTCOME).
+      exchange.abandon();
+      captured = response.isStreamed() ? null : response.captured();
+      transientOutcome = true;
+      return Outcome.TRANSIENT;
     }
     if (response.isStreamed()) {
       int status = response.getStatus();

@@ -51,6 +51,24 @@ public final class OnceFilter implements Filter {
   /** The request attribute holding the exchange of a request this filter is guarding. */
   static final String EXCHANGE_ATTRIBUTE = OnceFilter.class.getName() + ".exchange";
 
+  /**
+   * The request attribute under which the handler finds the {@link dev.once.http.Exchange} it runs
+   * for: its scope and fencing token, to pass on to systems that can settle retries themselves
+   * (the gateway forwards them upstream).
+   */
+  public static final String EXCHANGE = "dev.once.http.Exchange";
+
+  /**
+   * A handler that cannot tell whether its effect happened (a proxy whose upstream timed out after
+   * the request was sent) sets this request attribute to {@link #AMBIGUOUS} before it finishes: the
+   * exchange is then abandoned, not recorded nor released, so the key stays in progress until its
+   * lease ends and no retry can duplicate an effect that did happen. Its response still goes out.
+   */
+  public static final String OUTCOME = "dev.once.outcome";
+
+  /** See {@link #OUTCOME}. */
+  public static final String AMBIGUOUS = "ambiguous";
+
   private final HttpIdempotency http;
   private final TransactionBoundary transactions;
 
@@ -174,11 +192,12 @@ public final class OnceFilter implements Filter {
         // A replay or a problem only read; a pass-through (fail-open) runs after.
         return TransactionBoundary.Ending.ROLL_BACK;
       }
-      guard = new GuardedExchange(p.exchange(),
+      guard = new GuardedExchange(p.exchange(), request,
           new CapturingResponse(response, request, route.policy().execution().maxResultBytes()),
           route.policy().classifier());
       request.guardedBy(guard);
       request.setAttribute(EXCHANGE_ATTRIBUTE, guard);
+      request.setAttribute(EXCHANGE, p.exchange());
       runHandler(guard, request, guard.response(), chain);
       if (request.isAsyncStarted()) {
         if (!mayGoAsync) {

@@ -120,6 +120,11 @@ final class RecordingServlet extends HttpServlet {
         resp.getWriter().print(sb);
       }
       case "async" -> async(req, resp, parts.length > 3 ? parts[3] : "");
+      case "exchange" -> {
+        dev.once.http.Exchange exchange = (dev.once.http.Exchange) req.getAttribute(OnceFilter.EXCHANGE);
+        resp.setStatus(200);
+        resp.getWriter().print(exchange.scope().value() + " " + exchange.token());
+      }
       default -> payment(req, resp);
     }
   }
@@ -172,6 +177,13 @@ final class RecordingServlet extends HttpServlet {
         ctx.complete();
       });
       case "timeout" -> ctx.setTimeout(200);
+      case "ambiguous" -> async.submit(() -> {
+        sleep(50);
+        // Like a proxy whose upstream timed out after the request was sent.
+        req.setAttribute(OnceFilter.OUTCOME, OnceFilter.AMBIGUOUS);
+        resp.setStatus(504);
+        ctx.complete();
+      });
       default -> throw new IllegalArgumentException(mode);
     }
   }
