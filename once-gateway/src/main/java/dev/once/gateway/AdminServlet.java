@@ -7,6 +7,7 @@ import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.store.StoreUnavailableException;
+import dev.once.store.jdbc.Purger;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -34,10 +35,12 @@ final class AdminServlet extends HttpServlet {
   private static final Logger audit = LoggerFactory.getLogger("dev.once.gateway.audit");
 
   private final transient IdempotencyStore store;
+  private final transient Purger purger;
   private final transient AdminToken token;
 
-  AdminServlet(IdempotencyStore store, AdminToken token) {
+  AdminServlet(IdempotencyStore store, Purger purger, AdminToken token) {
     this.store = store;
+    this.purger = purger;
     this.token = token;
   }
 
@@ -110,7 +113,14 @@ final class AdminServlet extends HttpServlet {
   }
 
   private void purge(HttpServletResponse response, String remote) throws IOException {
-    long purged = Purger.purgeNow(store);
+    long purged;
+    try {
+      purged = purger.purgeNow();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      json(response, 503, "{\"error\":\"interrupted\"}");
+      return;
+    }
     audit.info("admin action=purge remote={} result=purged count={}", remote, purged);
     json(response, 200, "{\"purged\":" + purged + "}");
   }

@@ -4,6 +4,7 @@ import dev.once.Once;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.ScopeResolver;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.jdbc.Purger;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintStream;
@@ -73,8 +74,8 @@ public final class Gateway implements AutoCloseable {
           .listener(Metrics.listener(registry))
           .build();
       HttpIdempotency http = idempotency(config, once);
-      purger = new Purger(store.store(), config.purgeInterval());
-      server = GatewayServer.create(config, http, store.store(), registry);
+      purger = Purger.builder(store.store()).interval(config.purgeInterval()).start();
+      server = GatewayServer.create(config, http, store.store(), purger, registry);
       server.start();
     } catch (Exception | Error e) {
       stopQuietly(server, e);

@@ -2,6 +2,7 @@ package dev.once.gateway;
 
 import dev.once.http.HttpIdempotency;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.jdbc.Purger;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.jetty12.server.TimedHandler;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -29,7 +30,7 @@ final class GatewayServer {
 
   private GatewayServer() {}
 
-  static Server create(GatewayConfig config, HttpIdempotency http, IdempotencyStore store,
+  static Server create(GatewayConfig config, HttpIdempotency http, IdempotencyStore store, Purger purger,
       PrometheusMeterRegistry registry) {
     QueuedThreadPool threads = new QueuedThreadPool(256, 8);
     threads.setName("once-gateway");
@@ -58,7 +59,7 @@ final class GatewayServer {
     management.addServlet(new ServletHolder("health", new HealthServlet(store)), "/health");
     management.addServlet(new ServletHolder("metrics", new MetricsServlet(registry)), "/metrics");
     if (config.adminToken() != null) {
-      management.addServlet(new ServletHolder("admin", new AdminServlet(store, new AdminToken(config.adminToken()))), "/admin/*");
+      management.addServlet(new ServletHolder("admin", new AdminServlet(store, purger, new AdminToken(config.adminToken()))), "/admin/*");
     }
 
     // Requests through the proxy are timed; the management port's own traffic is not.

@@ -1,6 +1,7 @@
 package dev.once.gateway;
 
 import dev.once.OnceListener;
+import dev.once.micrometer.OnceMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.jetty.JettyConnectionMetrics;
@@ -19,9 +20,9 @@ final class Metrics {
 
   private Metrics() {}
 
-  /** The idempotency listener: counts every event and times every store call. */
+  /** The idempotency listener: counts every event and times every store call (once-micrometer). */
   static OnceListener listener(MeterRegistry registry) {
-    return OnceListener.NONE;
+    return OnceMetrics.of(registry);
   }
 
   /** JVM and process meters. */

@@ -1,6 +1,7 @@
 package dev.once.gateway;
 
 import dev.once.http.Exchange;
+import dev.once.servlet.OnceFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
@@ -22,8 +23,8 @@ import org.slf4j.LoggerFactory;
  *       {@code Once-Scope} and the lease's fencing token as {@code Once-Token}, so an idempotent
  *       upstream can settle retries itself and reject stale ones; clients cannot send these two;
  *   <li><b>ambiguous failures</b>: a failure after the request was committed to the upstream leaves
- *       the exchange in progress (the filter abandons it) rather than releasing the key; a failure
- *       to connect releases it, because nothing reached the upstream.
+ *       the exchange in progress ({@link OnceFilter#OUTCOME}: the filter abandons it) rather than
+ *       releasing the key; a failure to connect releases it, because nothing reached the upstream.
  * </ul>
  */
 final class UpstreamProxy extends ProxyServlet {
@@ -62,7 +63,7 @@ final class UpstreamProxy extends ProxyServlet {
       // Only the gateway speaks for the store: a client's own values would let it forge a lease.
       h.remove(SCOPE_HEADER);
       h.remove(TOKEN_HEADER);
-      if (clientRequest.getAttribute(GatewayAttributes.EXCHANGE) instanceof Exchange exchange) {
+      if (clientRequest.getAttribute(OnceFilter.EXCHANGE) instanceof Exchange exchange) {
         h.put(SCOPE_HEADER, exchange.scope().value());
         h.put(TOKEN_HEADER, Long.toString(exchange.token()));
       }
@@ -91,7 +92,7 @@ final class UpstreamProxy extends ProxyServlet {
     boolean sent = clientRequest.getAttribute(SENT_ATTRIBUTE) instanceof AtomicBoolean b && b.get();
     UpstreamFailure kind = UpstreamFailure.of(failure, sent);
     if (kind.ambiguous()) {
-      clientRequest.setAttribute(GatewayAttributes.OUTCOME, GatewayAttributes.AMBIGUOUS);
+      clientRequest.setAttribute(OnceFilter.OUTCOME, OnceFilter.AMBIGUOUS);
     }
     log.warn("upstream {} for {} {}: {}", kind.name().toLowerCase(java.util.Locale.ROOT), clientRequest.getMethod(),
         clientRequest.getRequestURI(), failure.toString());
