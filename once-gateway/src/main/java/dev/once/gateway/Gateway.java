@@ -63,7 +63,11 @@ public final class Gateway implements AutoCloseable {
    * @throws Exception if a port cannot be bound
    */
   public static Gateway start(GatewayConfig config) throws Exception {
-    OpenStore store = OpenStore.open(config);
+    return start(config, OpenStore.open(config));
+  }
+
+  /** Starts over a store opened by the caller; the gateway closes it. */
+  static Gateway start(GatewayConfig config, OpenStore store) throws Exception {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Once once = null;
     Purger purger = null;
