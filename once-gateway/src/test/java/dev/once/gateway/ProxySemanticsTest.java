@@ -10,30 +10,10 @@ import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.Timeout;
 
 /** Every row of DESIGN §4, seen by a client through the gateway, with a real upstream behind it. */
-@Timeout(60)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ProxySemanticsTest {
-
-  TestGateway gw;
-  Client client;
-
-  @BeforeAll
-  void start() throws Exception {
-    gw = TestGateway.start();
-    client = gw.client;
-  }
-
-  @AfterAll
-  void stop() {
-    gw.close();
-  }
+class ProxySemanticsTest extends GatewayTest {
 
   @Test
   void aMethodThatIsNotCoveredPassesThroughUntouchedEveryTime() throws Exception {

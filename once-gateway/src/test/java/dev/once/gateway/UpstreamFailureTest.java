@@ -7,34 +7,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.once.http.ProblemType;
 import java.net.ServerSocket;
 import java.net.http.HttpResponse;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The ambiguous-failure rule: a failure before the request reached the upstream releases the key; a
  * failure after it was sent keeps the key in progress until its lease ends, so a retry cannot run
  * an effect twice that may already have happened.
  */
-@Timeout(60)
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class UpstreamFailureTest {
-
-  TestGateway gw;
-  Client client;
-
-  @BeforeAll
-  void start() throws Exception {
-    gw = TestGateway.start();
-    client = gw.client;
-  }
-
-  @AfterAll
-  void stop() {
-    gw.close();
-  }
+class UpstreamFailureTest extends GatewayTest {
 
   @Test
   void anUpstreamTimeoutAfterTheRequestWasSentKeepsTheKeyInFlight() throws Exception {
