@@ -3,14 +3,13 @@ package dev.once.gateway;
 import dev.once.http.HttpIdempotency;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.jdbc.Purger;
-import io.micrometer.core.instrument.Tags;
-import io.micrometer.jetty12.server.TimedHandler;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.List;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.RequestLog;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ContextHandlerCollection;
@@ -58,17 +57,15 @@ final class GatewayServer {
     management.setVirtualHosts(List.of("@" + MANAGEMENT_CONNECTOR));
     management.addServlet(new ServletHolder("health", new HealthServlet(store)), "/health");
     management.addServlet(new ServletHolder("metrics", new MetricsServlet(registry)), "/metrics");
+    management.addServlet(new ServletHolder("not-found", new NotFoundServlet()), "/");
     if (config.adminToken() != null) {
       management.addServlet(new ServletHolder("admin", new AdminServlet(store, purger, new AdminToken(config.adminToken()))), "/admin/*");
     }
 
-    // Requests through the proxy are timed; the management port's own traffic is not.
-    proxy.insertHandler(new TimedHandler(registry, Tags.of("connector", PROXY_CONNECTOR)));
     GracefulHandler graceful = new GracefulHandler(new ContextHandlerCollection(proxy, management));
     server.setHandler(graceful);
-    if (config.accessLog()) {
-      server.setRequestLog(new AccessLog());
-    }
+    RequestLog metrics = new RequestMetrics(registry);
+    server.setRequestLog(config.accessLog() ? new RequestLog.Collection(new AccessLog(), metrics) : metrics);
     Metrics.bindJvm(registry);
     Metrics.bindJetty(registry, server, threads);
     return server;

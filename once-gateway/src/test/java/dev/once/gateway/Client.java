@@ -56,8 +56,14 @@ final class Client {
     return send(HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30)).GET());
   }
 
+  /** Sends the request; a request built for {@code http://placeholder} goes to this client's base instead. */
   HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
-    return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    HttpRequest built = request.build();
+    if (built.uri().getHost().equals("placeholder")) {
+      built = HttpRequest.newBuilder(built, (n, v) -> true).uri(base.resolve(built.uri().getRawPath()
+          + (built.uri().getRawQuery() == null ? "" : "?" + built.uri().getRawQuery()))).build();
+    }
+    return http.send(built, HttpResponse.BodyHandlers.ofString());
   }
 
   java.util.concurrent.CompletableFuture<HttpResponse<String>> sendAsync(HttpRequest.Builder request) {
