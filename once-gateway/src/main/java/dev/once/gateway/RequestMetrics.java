@@ -32,7 +32,10 @@ final class RequestMetrics implements RequestLog {
         .tag("method", method(request.getMethod()))
         .tag("status", Integer.toString(response.getStatus()))
         .tag("replayed", Boolean.toString("true".equals(response.getHeaders().get(HttpIdempotency.REPLAYED_HEADER))))
-        .publishPercentileHistogram(false)
+        // Buckets from 1 ms to 60 s, so dashboards can compute percentiles across instances.
+        .publishPercentileHistogram(true)
+        .minimumExpectedValue(java.time.Duration.ofMillis(1))
+        .maximumExpectedValue(java.time.Duration.ofSeconds(60))
         .register(registry)
         .record(NanoTime.since(request.getBeginNanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
   }
