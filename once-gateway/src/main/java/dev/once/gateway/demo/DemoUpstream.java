@@ -46,6 +46,11 @@ public final class DemoUpstream implements AutoCloseable {
 
   /** Starts on {@code 127.0.0.1:port}; port 0 picks a free one. */
   public static DemoUpstream start(int port) throws IOException {
+    // The JDK server writes headers and body separately; without TCP_NODELAY every response waits
+    // ~40 ms for the client's delayed ACK. Read once, when the JVM's first HttpServer is made.
+    if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+      System.setProperty("sun.net.httpserver.nodelay", "true");
+    }
     HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1024);
     ExecutorService executor = Executors.newFixedThreadPool(64, r -> {
       Thread t = new Thread(r, "demo-upstream");
