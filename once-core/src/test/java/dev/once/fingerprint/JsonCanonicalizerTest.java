@@ -137,6 +137,21 @@ class JsonCanonicalizerTest {
   }
 
   @Test
+  void excludingAValueThatHoldsUnsortedObjectsLeavesTheRestSorted() {
+    String json = "{\"z\":{\"b\":1,\"a\":[{\"d\":1,\"c\":2}]},\"y\":[{\"f\":1,\"e\":2}],\"x\":{\"h\":1,\"g\":2}}";
+    assertThat(canonical(json, "/z")).isEqualTo("{\"x\":{\"g\":2,\"h\":1},\"y\":[{\"e\":2,\"f\":1}]}");
+    assertThat(canonical(json, "/z/a/0", "/x/h")).isEqualTo("{\"x\":{\"g\":2},\"y\":[{\"e\":2,\"f\":1}],\"z\":{\"a\":[],\"b\":1}}");
+  }
+
+  @Test
+  void deeplyNestedUnsortedObjectsAreAllSorted() {
+    int n = JsonCanonicalizer.MAX_DEPTH - 1;
+    String json = "{\"b\":1,\"a\":".repeat(n) + "{}" + "}".repeat(n);
+    String expected = "{\"a\":".repeat(n) + "{}" + ",\"b\":1}".repeat(n);
+    assertThat(canonical(json)).isEqualTo(expected);
+  }
+
+  @Test
   void malformedPointersAreRejectedByName() {
     for (String bad : List.of("a", "/~2", "/a~", "/\uD800")) {
       assertThatThrownBy(() -> JsonCanonicalizer.canonicalize(new byte[] {'1'}, Set.of(bad)))
