@@ -24,7 +24,9 @@ if h[3] then
   token = math.max(now, tonumber(h[3]) + 1)
 end
 local expires = math.max(now + tonumber(ARGV[3]), lease_until)
-redis.call('DEL', key)
+if h[1] then
+  redis.call('DEL', key) -- the old fields (a result, a recovery point) must not leak into the new record
+end
 redis.call('HSET', key, 's', 'P', 'f', ARGV[1], 't', int(token), 'l', int(lease_until), 'e', int(expires))
 expire_physically(key, expires, tonumber(ARGV[4]))
 redis.call('PUBLISH', ARGV[5], 'claimed')

@@ -43,6 +43,10 @@ final class RedisClusterProcesses implements AutoCloseable {
     return nodes.stream().map(RedisServerProcess::uri).toList();
   }
 
+  List<RedisServerProcess> nodes() {
+    return List.copyOf(nodes);
+  }
+
   @Override
   public void close() {
     nodes.forEach(RedisServerProcess::close);

@@ -1,14 +1,19 @@
 package dev.once.store.redis;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.once.store.IdempotencyStore;
 import dev.once.tck.IdempotencyStoreContract;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /** The contract kit against a three-primary Redis Cluster this class starts on spare loopback ports. */
 class RedisClusterStoreContractTest extends IdempotencyStoreContract {
+
+  private static final String PREFIX = LocalRedis.uniquePrefix();
 
   private static RedisClusterProcesses cluster;
   private static RedisClusterClient client;
@@ -32,6 +37,18 @@ class RedisClusterStoreContractTest extends IdempotencyStoreContract {
 
   @Override
   protected IdempotencyStore createStore() {
-    return RedisStore.builder(client).build();
+    return RedisStore.builder(client).keyPrefix(PREFIX).build();
+  }
+
+  @Test
+  void recordsSpreadOverEveryPrimaryByTheirHashTags() {
+    for (int i = 0; i < 60; i++) {
+      claimed(store.claim(request(newId(), newFingerprint(), LONG, LONG)));
+    }
+
+    for (RedisServerProcess node : cluster.nodes()) {
+      assertThat(node.cli("--scan", "--pattern", PREFIX + "*").lines().count())
+          .as("records on the primary at port %d", node.port()).isPositive();
+    }
   }
 }

@@ -141,6 +141,9 @@ final class RedisServerProcess implements AutoCloseable {
     try {
       process = new ProcessBuilder(command).redirectErrorStream(true)
           .redirectOutput(dir.resolve("stdout.log").toFile()).start();
+      // Should the test JVM die before its @After methods run, the server must not outlive it.
+      Process started = process;
+      Runtime.getRuntime().addShutdownHook(new Thread(started::destroyForcibly, "once-test-redis-" + port + "-kill"));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start redis-server", e);
     }

@@ -89,6 +89,25 @@ class RedisStoreFaultTest {
   }
 
   @Test
+  void aWaiterSubscribedBeforeRedisRestartsIsWokenByACompletionAfterIt() throws Exception {
+    open("--appendonly", "yes", "--appendfsync", "always");
+    RecordId id = RedisStoreTest.newId();
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, RedisStoreTest.fingerprint(), LONG, LONG)));
+    java.util.concurrent.CompletableFuture<Void> change = store.awaitChange(id);
+
+    server.restart();
+    // Lettuce subscribes the channel again once its pub/sub connection is back.
+    String channel = new String(new KeyLayout(RedisStore.DEFAULT_KEY_PREFIX).channel(id), StandardCharsets.UTF_8);
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (!server.cli("pubsub", "numsub", channel).trim().endsWith("1") && System.nanoTime() < deadline) {
+      RedisServerProcess.sleep(100);
+    }
+    assertThat(store.complete(id, claimed.token(), utf8("done"), LONG)).isTrue();
+
+    change.get(10, TimeUnit.SECONDS);
+  }
+
+  @Test
   void withAppendFsyncAlwaysACompletedRecordSurvivesAKillAndRestart() {
     open("--appendonly", "yes", "--appendfsync", "always");
     RecordId id = RedisStoreTest.newId();

@@ -1,0 +1,528 @@
+package dev.once.store.dynamodb;
+
+import static dev.once.store.dynamodb.Items.EXPIRES_AT;
+import static dev.once.store.dynamodb.Items.FINGERPRINT;
+import static dev.once.store.dynamodb.Items.IN_PROGRESS;
+import static dev.once.store.dynamodb.Items.KEY;
+import static dev.once.store.dynamodb.Items.LEASE_UNTIL;
+import static dev.once.store.dynamodb.Items.RECOVERY_POINT;
+import static dev.once.store.dynamodb.Items.RELEASED;
+import static dev.once.store.dynamodb.Items.RESULT;
+import static dev.once.store.dynamodb.Items.SCOPE;
+import static dev.once.store.dynamodb.Items.STATE;
+import static dev.once.store.dynamodb.Items.TOKEN;
+import static dev.once.store.dynamodb.Items.TTL;
+import static dev.once.store.dynamodb.Items.n;
+import static dev.once.store.dynamodb.Items.s;
+
+import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
+import dev.once.store.ClaimResult.Claimed;
+import dev.once.store.ClaimResult.Existing;
+import dev.once.store.IdempotencyRecord;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
+import dev.once.store.RecordState;
+import dev.once.store.StoreUnavailableException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Pattern;
+import software.amazon.awssdk.core.SdkBytes;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
+
+/**
+ * An {@link IdempotencyStore} on an Amazon DynamoDB table, through the AWS SDK v2's sync client.
+ *
+ * <pre>{@code
+ * DynamoDbClient client = DynamoDbClient.create();
+ * IdempotencyStore store = DynamoDbStore.builder(client, "once_records").build();
+ * }</pre>
+ *
+ * <p>A claim is one conditional {@code PutItem}; when its condition fails, DynamoDB returns the
+ * existing item with the failure ({@code ReturnValuesOnConditionCheckFailure.ALL_OLD}), so a claim
+ * that finds a record costs one round trip too. A steal is a second, conditional {@code UpdateItem}.
+ * Every other transition is one {@code UpdateItem} or {@code DeleteItem} conditioned on the state
+ * and the caller's token; reads are strongly consistent.
+ *
+ * <p><b>Time.</b> DynamoDB has no clock a request can read, so leases and expiry are measured by
+ * this store's {@link Builder#clock(Clock) clock}: application nodes must keep their clocks in
+ * sync (NTP), and a lease must be longer than the worst skew between them, or a node whose clock
+ * runs ahead may steal a lease that is still live for its holder (fencing still stops the old holder
+ * from writing). See {@code docs/dynamodb-store.md}.
+ *
+ * <p><b>Tokens.</b> A token is the clock in microseconds times 1024 plus a random number below 1024,
+ * or one more than the key's last token if that is larger. Released and purged records stay as
+ * tombstones that keep the last token for {@link Builder#retentionAfterExpiry(Duration)
+ * retentionAfterExpiry}, and expired records stay until then too, so a token is never granted twice
+ * for a key unless a clock steps back by more than that <em>and</em> the random part collides.
+ *
+ * <p><b>Size.</b> A DynamoDB item holds at most 400 KB: results and recovery points of 1 KiB or more
+ * are deflated when that makes them smaller, and one that still does not fit in
+ * {@link Builder#maxItemBytes(int) maxItemBytes} is refused with an {@link IllegalArgumentException}
+ * before anything is written; the record stays in progress. Cap results below that with the
+ * engine's result size limit.
+ *
+ * <p>The store never closes the client. Every call is bounded by
+ * {@link Builder#callTimeout(Duration) callTimeout}; a call that fails or times out throws
+ * {@link StoreUnavailableException}.
+ */
+public final class DynamoDbStore implements IdempotencyStore {
+
+  /** The default of {@link Builder#callTimeout(Duration)}. */
+  public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(2);
+  /** The default of {@link Builder#retentionAfterExpiry(Duration)}. */
+  public static final Duration DEFAULT_RETENTION_AFTER_EXPIRY = Duration.ofDays(1);
+  /** The largest item DynamoDB stores, and the default of {@link Builder#maxItemBytes(int)}. */
+  public static final int DYNAMODB_ITEM_LIMIT = 400 * 1024;
+
+  private static final Duration MAX_DURATION = Duration.ofDays(36_500);
+  private static final int MAX_ATTEMPTS = 16;
+  private static final String HELD = "#state = :inProgress AND #token = :token AND #exp > :now";
+  // A tombstone keeps the key's last token and nothing else worth keeping.
+  private static final String TOMBSTONE =
+      "SET #state = :released, #exp = :now, #ttl = :ttl REMOVE #fp, #lease, #rp, #result";
+  private static final String EXPIRED = "#state <> :released AND #exp <= :now";
+  private static final String KEY_AND_TOKEN = "#scope, #key, #token";
+
+  private final DynamoDbClient client;
+  private final String table;
+  private final Clock clock;
+  private final long retentionMicros;
+  private final int maxItemBytes;
+  private final Calls calls;
+
+  private DynamoDbStore(Builder builder) {
+    this.client = builder.client;
+    this.table = builder.tableName;
+    this.clock = builder.clock;
+    this.retentionMicros = micros(builder.retentionAfterExpiry);
+    this.maxItemBytes = builder.maxItemBytes;
+    this.calls = new Calls(table, builder.callTimeout);
+  }
+
+  /** Returns a store on the table with the defaults. */
+  public static DynamoDbStore of(DynamoDbClient client, String tableName) {
+    return builder(client, tableName).build();
+  }
+
+  /** Returns a builder for a store on the table; the store never closes the client. */
+  public static Builder builder(DynamoDbClient client, String tableName) {
+    return new Builder(client, tableName);
+  }
+
+  /**
+   * Creates the table the store needs if it does not exist yet, waits until it is active, and turns
+   * on DynamoDB TTL on its {@code ttl} attribute: on-demand capacity, partition key {@code scope}
+   * (string), sort key {@code idempotency_key} (string). For tests and development; in production,
+   * create the table with your infrastructure tooling (see {@code docs/dynamodb-store.md}).
+   */
+  public static void createTable(DynamoDbClient client, String tableName) {
+    Objects.requireNonNull(client, "client");
+    Builder.requireTableName(tableName);
+    TableSetup.create(client, tableName);
+  }
+
+  @Override
+  public ClaimResult claim(ClaimRequest request) {
+    Objects.requireNonNull(request, "request");
+    RecordId id = request.id();
+    Map<String, AttributeValue> seen = null;
+    for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      long now = nowMicros();
+      if (!Items.isLive(seen, now)) {
+        long floor = seen == null || seen.isEmpty() ? Long.MIN_VALUE : Items.number(seen, TOKEN);
+        long token = nextToken(now, floor);
+        long leaseUntil = now + micros(request.lease());
+        long expiresAt = Math.max(now + micros(request.ttl()), leaseUntil);
+        Map<String, AttributeValue> item = Items.key(id);
+        item.put(STATE, s(IN_PROGRESS));
+        item.put(FINGERPRINT, s(request.fingerprint().encoded()));
+        item.put(TOKEN, n(token));
+        item.put(LEASE_UNTIL, n(leaseUntil));
+        item.put(EXPIRES_AT, n(expiresAt));
+        item.put(TTL, n(ttlSeconds(expiresAt)));
+        // Absent, or a tombstone or an expired record whose last token is below the new one.
+        Map<String, AttributeValue> values = Map.of(":released", s(RELEASED), ":now", n(now), ":token", n(token));
+        String condition = "attribute_not_exists(#scope) OR ((#state = :released OR #exp <= :now) AND #token < :token)";
+        seen = calls.conditionally("claim", id, () -> client.putItem(r -> r.tableName(table).item(item)
+            .conditionExpression(condition)
+            .expressionAttributeNames(Expressions.names(condition))
+            .expressionAttributeValues(Expressions.values(values, condition))
+            .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+            .overrideConfiguration(calls.timeout())), () -> read(id));
+        if (seen == null) {
+          return new Claimed(token, Items.instant(leaseUntil), false, null);
+        }
+      } else if (Items.isStealable(seen, now, request.fingerprint())) {
+        Map<String, AttributeValue> old = seen;
+        long token = nextToken(now, Items.number(old, TOKEN));
+        long leaseUntil = now + micros(request.lease());
+        long expiresAt = Math.max(Items.number(old, EXPIRES_AT), leaseUntil);
+        Map<String, AttributeValue> values = new HashMap<>();
+        values.put(":token", n(token));
+        values.put(":lease", n(leaseUntil));
+        values.put(":exp", n(expiresAt));
+        values.put(":ttl", n(ttlSeconds(expiresAt)));
+        values.put(":inProgress", s(IN_PROGRESS));
+        values.put(":oldToken", old.get(TOKEN));
+        values.put(":oldLease", old.get(LEASE_UNTIL));
+        values.put(":oldExp", old.get(EXPIRES_AT));
+        // Compare-and-set on everything the steal decision read: a heartbeat or another thief in
+        // between makes it fail, and the loop decides again on the item the failure returns.
+        seen = update("claim (steal)", id, Items.key(id), "SET #token = :token, #lease = :lease, #exp = :exp, #ttl = :ttl",
+            "#state = :inProgress AND #token = :oldToken AND #lease = :oldLease AND #exp = :oldExp", values, true);
+        if (seen == null) {
+          return new Claimed(token, Items.instant(leaseUntil), true, Items.bytes(old, RECOVERY_POINT));
+        }
+      } else {
+        return new Existing(Items.toRecord(id, seen, now));
+      }
+    }
+    throw new StoreUnavailableException("claim of " + id + " kept losing races on DynamoDB after " + MAX_ATTEMPTS + " attempts");
+  }
+
+  @Override
+  public Optional<IdempotencyRecord> get(RecordId id) {
+    Objects.requireNonNull(id, "id");
+    Map<String, AttributeValue> item = read(id);
+    long now = nowMicros();
+    return Items.isLive(item, now) ? Optional.of(Items.toRecord(id, item, now)) : Optional.empty();
+  }
+
+  @Override
+  public boolean heartbeat(RecordId id, long token, Duration lease) {
+    Objects.requireNonNull(id, "id");
+    requirePositive("lease", lease);
+    return extendLease(id, token, lease, null);
+  }
+
+  @Override
+  public boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, Duration lease) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(recoveryPoint, "recoveryPoint");
+    requirePositive("lease", lease);
+    return extendLease(id, token, lease, encodeFitting(id, recoveryPoint, "recovery point"));
+  }
+
+  /**
+   * Sets the lease end, and the recovery point if given. The common case, a record that outlives
+   * the new lease, is one update; if the lease would outlast the record, a second update pushes the
+   * expiry too (DynamoDB cannot compute a maximum in one update).
+   */
+  private boolean extendLease(RecordId id, long token, Duration lease, SdkBytes recoveryPoint) {
+    for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      long now = nowMicros();
+      long leaseUntil = now + micros(lease);
+      Map<String, AttributeValue> values = heldValues(token, now);
+      values.put(":lease", n(leaseUntil));
+      String set = "SET #lease = :lease";
+      if (recoveryPoint != null) {
+        values.put(":rp", AttributeValue.fromB(recoveryPoint));
+        set += ", #rp = :rp";
+      }
+      Map<String, AttributeValue> seen = update("heartbeat", id, Items.key(id), set, HELD + " AND #exp >= :lease",
+          values, true);
+      if (seen == null) {
+        return true;
+      }
+      if (!isHeldBy(seen, token, now) || Items.number(seen, EXPIRES_AT) >= leaseUntil) {
+        // Not the holder; or the expiry moved past the lease in between: try again.
+        if (!isHeldBy(seen, token, now)) {
+          return false;
+        }
+        continue;
+      }
+      values.put(":ttl", n(ttlSeconds(leaseUntil)));
+      seen = update("heartbeat", id, Items.key(id), set + ", #exp = :lease, #ttl = :ttl", HELD + " AND #exp < :lease",
+          values, true);
+      if (seen == null) {
+        return true;
+      }
+      if (!isHeldBy(seen, token, now)) {
+        return false;
+      }
+    }
+    throw new StoreUnavailableException("heartbeat of " + id + " kept losing races on DynamoDB after " + MAX_ATTEMPTS + " attempts");
+  }
+
+  @Override
+  public boolean complete(RecordId id, long token, byte[] result, Duration ttl) {
+    return finish(id, token, RecordState.COMPLETED, result, ttl);
+  }
+
+  @Override
+  public boolean failFinal(RecordId id, long token, byte[] result, Duration ttl) {
+    return finish(id, token, RecordState.FAILED_FINAL, result, ttl);
+  }
+
+  private boolean finish(RecordId id, long token, RecordState state, byte[] result, Duration ttl) {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(result, "result");
+    requirePositive("ttl", ttl);
+    SdkBytes stored = encodeFitting(id, result, "result");
+    long now = nowMicros();
+    long expiresAt = now + micros(ttl);
+    Map<String, AttributeValue> values = heldValues(token, now);
+    values.put(":state", s(state.name()));
+    values.put(":result", AttributeValue.fromB(stored));
+    values.put(":exp", n(expiresAt));
+    values.put(":ttl", n(ttlSeconds(expiresAt)));
+    return update(state == RecordState.COMPLETED ? "complete" : "failFinal", id, Items.key(id),
+        "SET #state = :state, #result = :result, #exp = :exp, #ttl = :ttl REMOVE #rp", HELD, values, false) == null;
+  }
+
+  @Override
+  public boolean release(RecordId id, long token) {
+    Objects.requireNonNull(id, "id");
+    long now = nowMicros();
+    Map<String, AttributeValue> values = heldValues(token, now);
+    return bury("release", id, Items.key(id), HELD, values, now);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Optional on DynamoDB, whose TTL deletes items by itself (lazily) after
+   * {@link Builder#retentionAfterExpiry(Duration) retentionAfterExpiry}. This frees expired records'
+   * bodies sooner: a strongly consistent {@code Scan} of the table from its start, filtered to
+   * expired records, and one conditional update per record found that turns it into a tombstone
+   * (or deletes it, with a retention of zero). A scan reads, and is billed for, the whole table in
+   * the worst case, so call it rarely, or not at all.
+   */
+  @Override
+  public int purgeExpired(int batchSize) {
+    if (batchSize < 1) {
+      throw new IllegalArgumentException("batchSize must be at least 1, was " + batchSize);
+    }
+    long now = nowMicros();
+    int purged = 0;
+    Map<String, AttributeValue> startKey = null;
+    do {
+      Map<String, AttributeValue> from = startKey;
+      ScanResponse page = calls.call("purgeExpired", () -> client.scan(r -> r.tableName(table).consistentRead(true)
+          .filterExpression(EXPIRED).projectionExpression(KEY_AND_TOKEN)
+          .expressionAttributeNames(Expressions.names(EXPIRED, KEY_AND_TOKEN))
+          .expressionAttributeValues(Map.of(":released", s(RELEASED), ":now", n(now)))
+          .exclusiveStartKey(from)
+          .overrideConfiguration(calls.timeout())));
+      for (Map<String, AttributeValue> found : page.items()) {
+        if (purged >= batchSize) {
+          break;
+        }
+        if (purgeOne(found, now)) {
+          purged++;
+        }
+      }
+      startKey = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
+    } while (startKey != null && purged < batchSize);
+    return purged;
+  }
+
+  private boolean purgeOne(Map<String, AttributeValue> found, long now) {
+    Map<String, AttributeValue> values = new HashMap<>();
+    values.put(":token", found.get(TOKEN));
+    values.put(":now", n(now));
+    values.put(":released", s(RELEASED));
+    return bury("purgeExpired", null, Map.of(SCOPE, found.get(SCOPE), KEY, found.get(KEY)),
+        "#token = :token AND #exp <= :now AND #state <> :released", values, now);
+  }
+
+  /**
+   * Makes the record absent if {@code condition} holds: a tombstone that keeps its token until the
+   * retention ends, or, with no retention, no item at all. Returns whether it did.
+   */
+  private boolean bury(String operation, RecordId id, Map<String, AttributeValue> key, String condition,
+      Map<String, AttributeValue> values, long now) {
+    if (retentionMicros == 0) {
+      return calls.conditionally(operation, id, () -> client.deleteItem(r -> r.tableName(table).key(key)
+          .conditionExpression(condition).expressionAttributeNames(Expressions.names(condition))
+          .expressionAttributeValues(Expressions.values(values, condition))
+          .overrideConfiguration(calls.timeout())), null) == null;
+    }
+    values.put(":released", s(RELEASED));
+    values.put(":ttl", n(ttlSeconds(now)));
+    return update(operation, id, key, TOMBSTONE, condition, values, false) == null;
+  }
+
+  /**
+   * A conditional {@code UpdateItem}: {@code null} if applied, else the item as it stood (see
+   * {@link Calls#conditionally}); with {@code returnOld}, DynamoDB sends it with the failure.
+   */
+  private Map<String, AttributeValue> update(String operation, RecordId id, Map<String, AttributeValue> key,
+      String update, String condition, Map<String, AttributeValue> values, boolean returnOld) {
+    return calls.conditionally(operation, id, () -> client.updateItem(r -> r.tableName(table).key(key)
+        .updateExpression(update).conditionExpression(condition)
+        .expressionAttributeNames(Expressions.names(update, condition))
+        .expressionAttributeValues(Expressions.values(values, update, condition))
+        .returnValuesOnConditionCheckFailure(returnOld ? ReturnValuesOnConditionCheckFailure.ALL_OLD
+            : ReturnValuesOnConditionCheckFailure.NONE)
+        .overrideConfiguration(calls.timeout())), returnOld && id != null ? () -> read(id) : null);
+  }
+
+  @Override
+  public String toString() {
+    return "DynamoDbStore[table=" + table + ", clock=" + clock + ", maxItemBytes=" + maxItemBytes + "]";
+  }
+
+  private Map<String, AttributeValue> read(RecordId id) {
+    return calls.call("get", () -> client.getItem(r -> r.tableName(table).key(Items.key(id)).consistentRead(true)
+        .overrideConfiguration(calls.timeout()))).item();
+  }
+
+  private SdkBytes encodeFitting(RecordId id, byte[] value, String what) {
+    SdkBytes stored = BinaryValues.encode(value);
+    int size = Items.estimatedSize(id, stored.asByteArrayUnsafe().length);
+    if (size > maxItemBytes) {
+      throw new IllegalArgumentException("the " + what + " of " + id + " is " + value.length + " bytes ("
+          + stored.asByteArrayUnsafe().length + " stored), so its item would be about " + size
+          + " bytes, over maxItemBytes " + maxItemBytes + "; nothing was written. Cap results below that "
+          + "(the engine's maximum result size) on DynamoDB");
+    }
+    return stored;
+  }
+
+  private static boolean isHeldBy(Map<String, AttributeValue> item, long token, long now) {
+    return Items.isLive(item, now) && IN_PROGRESS.equals(item.get(STATE).s()) && Items.number(item, TOKEN) == token;
+  }
+
+  private static Map<String, AttributeValue> heldValues(long token, long now) {
+    Map<String, AttributeValue> values = new HashMap<>();
+    values.put(":inProgress", s(IN_PROGRESS));
+    values.put(":token", n(token));
+    values.put(":now", n(now));
+    return values;
+  }
+
+  private long nowMicros() {
+    Instant now = clock.instant();
+    return Math.addExact(Math.multiplyExact(now.getEpochSecond(), 1_000_000L), now.getNano() / 1000);
+  }
+
+  /**
+   * The clock in microseconds times 1024 plus a random part, or one more than {@code floor}: larger
+   * than every token the key had, and unlikely to meet one granted before its tombstone was deleted
+   * even if a clock stepped back that far.
+   */
+  private static long nextToken(long nowMicros, long floor) {
+    long candidate = nowMicros * 1024 + ThreadLocalRandom.current().nextInt(1024);
+    return floor == Long.MIN_VALUE ? candidate : Math.max(candidate, floor + 1);
+  }
+
+  private long ttlSeconds(long untilMicros) {
+    return Math.floorDiv(untilMicros + retentionMicros, 1_000_000L) + 1;
+  }
+
+  private static long micros(Duration d) {
+    Duration capped = d.compareTo(MAX_DURATION) > 0 ? MAX_DURATION : d;
+    return capped.getSeconds() * 1_000_000L + (capped.getNano() + 999) / 1000;
+  }
+
+  private static void requirePositive(String name, Duration d) {
+    Objects.requireNonNull(d, name);
+    if (d.isZero() || d.isNegative()) {
+      throw new IllegalArgumentException(name + " must be positive, was " + d);
+    }
+  }
+
+  /**
+   * Configures a {@link DynamoDbStore}. Each setter rejects a bad value at once with an
+   * {@link IllegalArgumentException} that names the option.
+   */
+  public static final class Builder {
+
+    private static final Pattern TABLE_NAME = Pattern.compile("[a-zA-Z0-9_.-]{3,255}");
+
+    private final DynamoDbClient client;
+    private final String tableName;
+    private Clock clock = Clock.systemUTC();
+    private Duration callTimeout = DEFAULT_CALL_TIMEOUT;
+    private Duration retentionAfterExpiry = DEFAULT_RETENTION_AFTER_EXPIRY;
+    private int maxItemBytes = DYNAMODB_ITEM_LIMIT;
+
+    private Builder(DynamoDbClient client, String tableName) {
+      if (client == null) {
+        throw new IllegalArgumentException("client must not be null");
+      }
+      this.client = client;
+      this.tableName = requireTableName(tableName);
+    }
+
+    static String requireTableName(String tableName) {
+      if (tableName == null || !TABLE_NAME.matcher(tableName).matches()) {
+        throw new IllegalArgumentException("tableName must be 3 to 255 of a-z, A-Z, 0-9, '_', '-' and '.', was "
+            + (tableName == null ? "null" : "'" + tableName + "'"));
+      }
+      return tableName;
+    }
+
+    /**
+     * The clock leases, expiry and tokens are measured by; default {@link Clock#systemUTC()}. Every
+     * application node sharing the table should run a synchronised clock (see the class comment).
+     */
+    public Builder clock(Clock clock) {
+      if (clock == null) {
+        throw new IllegalArgumentException("clock must not be null");
+      }
+      this.clock = clock;
+      return this;
+    }
+
+    /**
+     * How long one operation may take, retries included, before it throws
+     * {@link StoreUnavailableException}; default 2 s, at most 10 minutes. Set on each request, so it
+     * holds whatever the client's own timeouts are.
+     */
+    public Builder callTimeout(Duration callTimeout) {
+      if (callTimeout == null || callTimeout.isZero() || callTimeout.isNegative()
+          || callTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
+        throw new IllegalArgumentException("callTimeout must be positive and at most 10 minutes, was " + callTimeout);
+      }
+      this.callTimeout = callTimeout;
+      return this;
+    }
+
+    /**
+     * How long an expired or released record stays in the table, as a tombstone that remembers the
+     * key's last token, before its TTL lets DynamoDB delete it; default 1 day, zero to 365 days.
+     * Zero deletes released records at once and lets TTL delete expired ones as soon as it gets to
+     * them: tokens then rely on the clocks never stepping back.
+     */
+    public Builder retentionAfterExpiry(Duration retentionAfterExpiry) {
+      if (retentionAfterExpiry == null || retentionAfterExpiry.isNegative()
+          || retentionAfterExpiry.compareTo(Duration.ofDays(365)) > 0) {
+        throw new IllegalArgumentException("retentionAfterExpiry must be zero to 365 days, was " + retentionAfterExpiry);
+      }
+      this.retentionAfterExpiry = retentionAfterExpiry;
+      return this;
+    }
+
+    /**
+     * The largest item the store writes, in bytes, as DynamoDB counts them; default and maximum
+     * {@value DynamoDbStore#DYNAMODB_ITEM_LIMIT} (DynamoDB's limit), at least 4096. A result or
+     * recovery point whose item would be larger, after compression, is refused with an
+     * {@link IllegalArgumentException} before anything is written.
+     */
+    public Builder maxItemBytes(int maxItemBytes) {
+      if (maxItemBytes < 4096 || maxItemBytes > DYNAMODB_ITEM_LIMIT) {
+        throw new IllegalArgumentException("maxItemBytes must be 4096 to " + DYNAMODB_ITEM_LIMIT + ", was " + maxItemBytes);
+      }
+      this.maxItemBytes = maxItemBytes;
+      return this;
+    }
+
+    /** Returns the store. It does not call DynamoDB: a missing table shows on the first operation. */
+    public DynamoDbStore build() {
+      return new DynamoDbStore(this);
+    }
+  }
+
+}

@@ -1,0 +1,56 @@
+package dev.once.store.dynamodb;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * The name and value placeholders a request's expressions use. DynamoDB rejects a request that
+ * defines a placeholder it does not use, so each request gets exactly the ones its expressions
+ * mention, derived from the expressions themselves rather than kept in step by hand.
+ */
+final class Expressions {
+
+  private static final Pattern NAME = Pattern.compile("#[A-Za-z]+");
+  private static final Pattern VALUE = Pattern.compile(":[A-Za-z]+");
+  // Several attribute names are DynamoDB reserved words, so every expression names them by placeholder.
+  private static final Map<String, String> ATTRIBUTES = Map.of(
+      "#scope", Items.SCOPE, "#key", Items.KEY, "#state", Items.STATE, "#fp", Items.FINGERPRINT,
+      "#token", Items.TOKEN, "#lease", Items.LEASE_UNTIL, "#exp", Items.EXPIRES_AT,
+      "#rp", Items.RECOVERY_POINT, "#result", Items.RESULT, "#ttl", Items.TTL);
+
+  private Expressions() {}
+
+  static Map<String, String> names(String... expressions) {
+    Map<String, String> names = new HashMap<>();
+    for (String expression : expressions) {
+      Matcher m = NAME.matcher(expression);
+      while (m.find()) {
+        String attribute = ATTRIBUTES.get(m.group());
+        if (attribute == null) {
+          throw new IllegalStateException("unknown attribute placeholder " + m.group() + " in " + expression);
+        }
+        names.put(m.group(), attribute);
+      }
+    }
+    return names;
+  }
+
+  /** The values the expressions use; {@code null} if none, since DynamoDB also rejects an empty map. */
+  static Map<String, AttributeValue> values(Map<String, AttributeValue> available, String... expressions) {
+    Map<String, AttributeValue> values = new HashMap<>();
+    for (String expression : expressions) {
+      Matcher m = VALUE.matcher(expression);
+      while (m.find()) {
+        AttributeValue value = available.get(m.group());
+        if (value == null) {
+          throw new IllegalStateException("no value for placeholder " + m.group() + " in " + expression);
+        }
+        values.put(m.group(), value);
+      }
+    }
+    return values.isEmpty() ? null : values;
+  }
+}

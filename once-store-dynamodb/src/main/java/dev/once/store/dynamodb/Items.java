@@ -1,0 +1,108 @@
+package dev.once.store.dynamodb;
+
+import dev.once.Fingerprint;
+import dev.once.store.IdempotencyRecord;
+import dev.once.store.RecordId;
+import dev.once.store.RecordState;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * The item layout: one item per record, keyed by the scope (partition key) and the idempotency key
+ * (sort key), so no encoding is needed to keep (scope, key) pairs apart. Times are microseconds of
+ * the store's clock; {@value #TTL} is the DynamoDB TTL attribute, in epoch seconds, at which
+ * DynamoDB may delete the item by itself (lazily: up to days later, which is why every operation
+ * checks {@value #EXPIRES_AT} too).
+ *
+ * <p>A released or purged record stays as a tombstone ({@value #RELEASED}) that keeps only the
+ * key's last token until its TTL, so the next lease is granted a larger one.
+ */
+final class Items {
+
+  static final String SCOPE = "scope";
+  static final String KEY = "idempotency_key";
+  static final String STATE = "state";
+  static final String FINGERPRINT = "fingerprint";
+  static final String TOKEN = "token";
+  static final String LEASE_UNTIL = "lease_until_us";
+  static final String EXPIRES_AT = "expires_at_us";
+  static final String RECOVERY_POINT = "recovery_point";
+  static final String RESULT = "result";
+  static final String TTL = "ttl";
+
+  static final String IN_PROGRESS = "IN_PROGRESS";
+  static final String RELEASED = "RELEASED";
+
+  /** Attribute names, values and per-item overhead a record needs besides its scope, key and value. */
+  static final int FIXED_OVERHEAD_BYTES = 300;
+
+  private Items() {}
+
+  static Map<String, AttributeValue> key(RecordId id) {
+    Map<String, AttributeValue> key = new HashMap<>(4);
+    key.put(SCOPE, s(id.scope().value()));
+    key.put(KEY, s(id.key().value()));
+    return key;
+  }
+
+  /** The size DynamoDB counts for a record of this id carrying a value of {@code valueBytes}, rounded up. */
+  static int estimatedSize(RecordId id, int valueBytes) {
+    return FIXED_OVERHEAD_BYTES + id.scope().value().getBytes(StandardCharsets.UTF_8).length
+        + id.key().value().length() + valueBytes;
+  }
+
+  static boolean isLive(Map<String, AttributeValue> item, long nowMicros) {
+    if (item == null || item.isEmpty() || !item.containsKey(STATE)) {
+      return false;
+    }
+    String state = item.get(STATE).s();
+    return !RELEASED.equals(state) && nowMicros < number(item, EXPIRES_AT);
+  }
+
+  static boolean isStealable(Map<String, AttributeValue> item, long nowMicros, Fingerprint fingerprint) {
+    return IN_PROGRESS.equals(item.get(STATE).s())
+        && nowMicros >= number(item, LEASE_UNTIL)
+        && fingerprint.encoded().equals(item.get(FINGERPRINT).s());
+  }
+
+  static IdempotencyRecord toRecord(RecordId id, Map<String, AttributeValue> item, long nowMicros) {
+    return new IdempotencyRecord(
+        id,
+        RecordState.valueOf(item.get(STATE).s()),
+        Fingerprint.parse(item.get(FINGERPRINT).s()),
+        number(item, TOKEN),
+        instant(number(item, LEASE_UNTIL)),
+        instant(number(item, EXPIRES_AT)),
+        bytes(item, RECOVERY_POINT),
+        bytes(item, RESULT),
+        instant(nowMicros));
+  }
+
+  static byte[] bytes(Map<String, AttributeValue> item, String name) {
+    AttributeValue value = item.get(name);
+    return value == null ? null : BinaryValues.decode(value.b());
+  }
+
+  static long number(Map<String, AttributeValue> item, String name) {
+    AttributeValue value = item.get(name);
+    if (value == null || value.n() == null) {
+      throw new IllegalStateException("a record item has no number " + name + "; was it written by something else?");
+    }
+    return Long.parseLong(value.n());
+  }
+
+  static AttributeValue s(String value) {
+    return AttributeValue.fromS(value);
+  }
+
+  static AttributeValue n(long value) {
+    return AttributeValue.fromN(Long.toString(value));
+  }
+
+  static Instant instant(long micros) {
+    return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L);
+  }
+}

@@ -1,0 +1,26 @@
+package dev.once.store.dynamodb;
+
+import dev.once.store.IdempotencyStore;
+import dev.once.tck.IdempotencyStoreContract;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The contract kit against DynamoDB Local on the system clock, sleeping where time must pass, as in production. */
+class DynamoDbStoreOnTheSystemClockContractTest extends IdempotencyStoreContract {
+
+  private static String table;
+
+  @BeforeAll
+  static void createTable() {
+    table = LocalDynamoDb.newTable();
+  }
+
+  @Override
+  protected IdempotencyStore createStore() {
+    return DynamoDbStore.of(LocalDynamoDb.client(), table);
+  }
+
+  @Override
+  protected int largeValueBytes() {
+    return 300 * 1024;
+  }
+}
