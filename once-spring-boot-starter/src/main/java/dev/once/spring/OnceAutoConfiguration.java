@@ -7,15 +7,12 @@ import dev.once.http.ScopeResolver;
 import dev.once.servlet.OnceFilter;
 import dev.once.servlet.TransactionBoundary;
 import dev.once.store.IdempotencyStore;
-import dev.once.store.InMemoryStore;
 import dev.once.store.jdbc.Purger;
 import dev.once.store.jdbc.TransactionalStore;
 import jakarta.servlet.DispatcherType;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -50,12 +47,8 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnProperty(prefix = "once", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(OnceProperties.class)
-@Import({OnceAutoConfiguration.JdbcStoreConfiguration.class, OnceAutoConfiguration.InMemoryStoreConfiguration.class,
-    OnceAutoConfiguration.TransactionConfiguration.class, OnceAutoConfiguration.HandlerConfiguration.class,
-    OnceAutoConfiguration.PurgeConfiguration.class, OnceAutoConfiguration.HealthConfiguration.class})
+@Import({StoreConfigurations.Jdbc.class, StoreConfigurations.InMemory.class})
 public class OnceAutoConfiguration {
-
-  private static final Logger log = LoggerFactory.getLogger(OnceAutoConfiguration.class);
 
   @Bean
   OnceRoutes onceRoutes(OnceProperties properties, ObjectProvider<AnnotatedRoutes> annotated) {
@@ -128,32 +121,6 @@ public class OnceAutoConfiguration {
         ObjectProvider<DispatcherServletPath> servletPath, Environment environment) {
       return () -> IdempotentHandlers.scan(mappings.orderedStream().toList(),
           servletPath.getIfAvailable(() -> () -> "/").getPrefix(), environment);
-    }
-  }
-
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(name = "dev.once.store.jdbc.PostgresStore")
-  @ConditionalOnBean(DataSource.class)
-  @ConditionalOnMissingBean(IdempotencyStore.class)
-  @ConditionalOnProperty(prefix = "once.store", name = "type", havingValue = "auto", matchIfMissing = true)
-  static class JdbcStoreConfiguration {
-    @Bean(destroyMethod = "close")
-    IdempotencyStore onceStore(DataSource dataSource, OnceProperties properties) {
-      return JdbcStores.open(dataSource, properties.getStore());
-    }
-  }
-
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnMissingBean(IdempotencyStore.class)
-  static class InMemoryStoreConfiguration {
-    @Bean(destroyMethod = "close")
-    IdempotencyStore onceStore(OnceProperties properties) {
-      if (properties.getStore().getType() != OnceProperties.StoreType.MEMORY) {
-        log.warn("No IdempotencyStore bean and no supported DataSource: idempotency records are kept IN MEMORY,"
-            + " lost on restart and not shared between instances. Add a PostgreSQL or MariaDB DataSource with"
-            + " once-store-jdbc, define an IdempotencyStore bean, or set once.store.type=memory to accept this.");
-      }
-      return InMemoryStore.create();
     }
   }
 
