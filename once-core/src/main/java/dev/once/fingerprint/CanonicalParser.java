@@ -1,0 +1,324 @@
+package dev.once.fingerprint;
+
+/**
+ * One pass over UTF-8 JSON that checks it is I-JSON and writes its RFC 8785 form into {@link #out}.
+ *
+ * <p>Scalars and arrays are written as they are read. An object's members are written in input
+ * order too, each member's place recorded in a {@link MemberTable}; when the object closes, the
+ * members are sorted and moved only if they were out of order. Excluded values are written and
+ * then cut off again, so they are still validated.
+ *
+ * <p>Containers are frames on an explicit stack of at most {@link JsonCanonicalizer#MAX_DEPTH}, not
+ * Java calls, so no input can exhaust the thread's stack. The output is sized up front so that
+ * every write of a string, a literal or punctuation fits without a check: none of them writes more
+ * bytes than it consumes. Numbers can (1e20), so each one re-establishes the room afterwards.
+ *
+ * <p>Not thread-safe; one instance per thread is reused through {@link Workspace}.
+ */
+final class CanonicalParser {
+
+  private static final int MAX_DEPTH = JsonCanonicalizer.MAX_DEPTH;
+  private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
+  private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
+  private static final byte[] NULL = {'n', 'u', 'l', 'l'};
+
+  /** The canonical form of the last input, in {@code out.buf[0, out.len)}. */
+  final ByteSink out = new ByteSink(1024);
+  /** The decoded UTF-8 names of the members of all open objects. */
+  private final ByteSink keys = new ByteSink(256);
+  private final MemberTable members = new MemberTable();
+
+  private byte[] in;
+  private int pos;
+  private int end;
+
+  /** The open containers: {@code frames[1]} is the outermost, {@code frames[depth]} the innermost. */
+  private final Frame[] frames = new Frame[MAX_DEPTH + 1];
+  private int depth;
+
+  /**
+   * Canonicalises {@code json}, leaving out the values {@code excluded} points at (null for none).
+   *
+   * @throws InvalidJsonException if {@code json} is not I-JSON
+   */
+  void canonicalize(byte[] json, ExclusionTree excluded) {
+    in = json;
+    pos = 0;
+    end = json.length;
+    depth = 0;
+    out.reset(end + NumberCanonicalizer.HEADROOM);
+    keys.reset(end);
+    members.truncate(0);
+    rejectByteOrderMark();
+    boolean wholeExcluded = excluded != null && excluded.terminal();
+    readDocument(wholeExcluded ? null : excluded);
+    if (peekAfterWhitespace() != -1) {
+      throw new InvalidJsonException("unexpected data after the JSON value", pos);
+    }
+    if (wholeExcluded) {
+      out.len = 0;
+    }
+  }
+
+  /** Lets go of the input and of buffers a huge input made grow past {@code limit} bytes. */
+  void release(int limit) {
+    in = null;
+    out.shrinkTo(limit, 1024);
+    keys.shrinkTo(limit, 256);
+    members.shrinkTo(limit);
+  }
+
+  /**
+   * The main loop. Each round reads one value; a value that ends (a scalar, or a container at its
+   * closing bracket) is handed to the enclosing container, which either begins its next item or
+   * closes too. The innermost container's {@link Frame} is kept in a local, and the common path —
+   * scalar, comma, next scalar — makes no call that is not inlined.
+   */
+  private void readDocument(ExclusionTree rootExclusions) {
+    ExclusionTree next = rootExclusions;
+    Frame top = null;
+    while (true) {
+      int c = peekAfterWhitespace();
+      if (c == '{' || c == '[') {
+        top = open(c == '{', next);
+        if (!closesAtOnce(top)) {
+          next = beginItem(top);
+          continue;
+        }
+        top = close(top);
+      } else {
+        readScalar(c);
+      }
+      while (top != null) {
+        endItem(top);
+        c = peekAfterWhitespace();
+        if (c == ',') {
+          pos++;
+          next = beginItem(top);
+          break;
+        }
+        if (c != (top.object ? '}' : ']')) {
+          throw new InvalidJsonException(top.object ? "expected ',' or '}'" : "expected ',' or ']'", pos);
+        }
+        pos++;
+        top = close(top);
+      }
+      if (top == null) {
+        return;
+      }
+    }
+  }
+
+  private void readScalar(int c) {
+    switch (c) {
+      case '"' -> readString(false);
+      case 't' -> literal(TRUE);
+      case 'f' -> literal(FALSE);
+      case 'n' -> literal(NULL);
+      case -1 -> throw new InvalidJsonException("expected a value but the input ended", pos);
+      default -> {
+        if (c != '-' && (c < '0' || c > '9')) {
+          throw new InvalidJsonException("expected a value, found " + describe((byte) c), pos);
+        }
+        readNumber();
+      }
+    }
+  }
+
+  private void readNumber() {
+    int after = NumberCanonicalizer.copyIfPlain(in, pos, end, out);
+    if (after < 0) {
+      after = NumberCanonicalizer.canonicalizeOther(in, pos, end, out);
+      // The only writer that can emit more than it reads (1e20): restore the headroom.
+      out.ensure(out.len + (end - after) + NumberCanonicalizer.HEADROOM);
+    }
+    pos = after;
+  }
+
+  private Frame open(boolean object, ExclusionTree exclusions) {
+    if (depth == MAX_DEPTH) {
+      throw new InvalidJsonException("nesting is deeper than " + MAX_DEPTH + " levels", pos);
+    }
+    Frame frame = frames[++depth];
+    if (frame == null) {
+      frame = frames[depth] = new Frame();
+    }
+    out.write(in[pos++]);
+    frame.open(object, out.len, members.size(), keys.len, exclusions);
+    return frame;
+  }
+
+  private boolean closesAtOnce(Frame frame) {
+    int c = peekAfterWhitespace();
+    if (c == (frame.object ? '}' : ']')) {
+      pos++;
+      return true;
+    }
+    return false;
+  }
+
+  /** Writes the closing bracket, sorting an object's members first; returns the parent frame. */
+  private Frame close(Frame frame) {
+    if (frame.object) {
+      if (frame.unsorted) {
+        members.reorder(frame.firstMember, frame.bodyStart, keys.buf, out);
+      }
+      members.truncate(frame.firstMember);
+      keys.len = frame.keyMark;
+      out.write((byte) '}');
+    } else {
+      out.write((byte) ']');
+    }
+    return --depth == 0 ? null : frames[depth];
+  }
+
+  /** After a comma or an opening bracket: begins an item; returns the exclusions below it. */
+  private ExclusionTree beginItem(Frame frame) {
+    frame.itemStart = out.len;
+    if (frame.written > 0) {
+      out.write((byte) ',');
+    }
+    if (frame.object) {
+      return beginMember(frame);
+    }
+    ExclusionTree node = frame.exclusions;
+    return node == null ? enter(frame, null) : enter(frame, node.element(frame.index));
+  }
+
+  private ExclusionTree beginMember(Frame frame) {
+    if (peekAfterWhitespace() != '"') {
+      throw new InvalidJsonException("expected a member name", pos);
+    }
+    int nameOffset = pos;
+    int textStart = out.len;
+    int keyStart = keys.len;
+    readString(true);
+    if (peekAfterWhitespace() != ':') {
+      throw new InvalidJsonException("expected ':' after a member name", pos);
+    }
+    pos++;
+    out.write((byte) ':');
+    int keyLength = keys.len - keyStart;
+    members.add(keyStart, keyLength, textStart, nameOffset);
+    int last = members.size() - 1;
+    if (last > frame.firstMember) {
+      int order = members.compare(last - 1, last, keys.buf);
+      if (order == 0) {
+        throw new InvalidJsonException("duplicate member name", nameOffset);
+      }
+      frame.unsorted |= order > 0;
+    }
+    ExclusionTree node = frame.exclusions;
+    return node == null ? enter(frame, null) : enter(frame, node.member(keys.buf, keyStart, keyLength));
+  }
+
+  /** Notes whether the item is excluded; returns the exclusions below it, for a container. */
+  private static ExclusionTree enter(Frame frame, ExclusionTree child) {
+    boolean excluded = child != null && child.terminal();
+    frame.itemExcluded = excluded;
+    return excluded ? null : child;
+  }
+
+  /** After an item's value: cuts it off again if excluded, or counts it. */
+  private void endItem(Frame frame) {
+    if (frame.itemExcluded) {
+      out.len = frame.itemStart;
+    } else {
+      frame.written++;
+    }
+    if (frame.object) {
+      members.end(frame.itemExcluded ? -1 : out.len);
+    }
+    frame.index++;
+  }
+
+  private void literal(byte[] word) {
+    int n = word.length;
+    if (end - pos < n) {
+      throw new InvalidJsonException("expected a value, found " + describe(in[pos]), pos);
+    }
+    for (int i = 1; i < n; i++) {
+      if (in[pos + i] != word[i]) {
+        throw new InvalidJsonException("expected a value, found " + describe(in[pos]), pos);
+      }
+    }
+    out.write(word, 0, n);
+    pos += n;
+  }
+
+  /**
+   * Reads the string at {@link #pos} and writes it escaped as RFC 8785 §3.2.2.2 says; a member
+   * name's decoded bytes also go to {@link #keys} for sorting.
+   */
+  private void readString(boolean name) {
+    int start = pos;
+    byte[] src = in;
+    byte[] dst = out.buf;
+    int p = start + 1;
+    int o = out.len;
+    dst[o++] = '"';
+    int contentStart = o;
+    boolean escaped = false;
+    while (true) {
+      if (p >= end) {
+        throw new InvalidJsonException("unterminated string", start);
+      }
+      byte b = src[p];
+      if (b >= 0x20 && b != '"' && b != '\\') {
+        dst[o++] = b;
+        p++;
+      } else if (b == '"') {
+        break;
+      } else if (b == '\\') {
+        out.len = o;
+        p = JsonStrings.escape(src, p, end, out);
+        o = out.len;
+        escaped = true;
+      } else if (b < 0) {
+        int n = JsonStrings.utf8Length(src, p, end);
+        System.arraycopy(src, p, dst, o, n);
+        p += n;
+        o += n;
+      } else {
+        throw new InvalidJsonException("a control character in a string must be escaped", p);
+      }
+    }
+    if (name) {
+      if (escaped) {
+        JsonStrings.unescapeCanonical(dst, contentStart, o, keys);
+      } else {
+        keys.write(dst, contentStart, o - contentStart);
+      }
+    }
+    dst[o++] = '"';
+    out.len = o;
+    pos = p + 1;
+  }
+
+  /** Skips whitespace; returns the byte there, or -1 at the end of the input. */
+  private int peekAfterWhitespace() {
+    int p = pos;
+    byte[] src = in;
+    while (p < end) {
+      byte b = src[p];
+      if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
+        pos = p;
+        return b & 0xFF;
+      }
+      p++;
+    }
+    pos = p;
+    return -1;
+  }
+
+  /** RFC 8259 §8.1 forbids adding one; we do not guess, so a body with one hashes raw. */
+  private void rejectByteOrderMark() {
+    if (end >= 3 && in[0] == (byte) 0xEF && in[1] == (byte) 0xBB && in[2] == (byte) 0xBF) {
+      throw new InvalidJsonException("a byte order mark is not allowed", 0);
+    }
+  }
+
+  private static String describe(byte b) {
+    return b >= 0x20 && b < 0x7F ? "'" + (char) b + "'" : String.format("byte 0x%02x", b & 0xFF);
+  }
+}
