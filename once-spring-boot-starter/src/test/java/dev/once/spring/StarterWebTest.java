@@ -70,6 +70,8 @@ class StarterWebTest {
     assertThat(retry.statusCode()).isEqualTo(201);
     assertThat(retry.body()).isEqualTo(first.body());
     assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+    assertThat(retry.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(ct -> assertThat(ct).startsWith("application/json"));
     assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
     assertThat(orders.runs("create")).isEqualTo(1);
   }
@@ -146,6 +148,7 @@ class StarterWebTest {
     assertThat(first.statusCode()).isEqualTo(404);
     assertThat(first.body()).contains("\"title\":\"Not Found\"").contains("no such order");
     assertThat(retry.body()).isEqualTo(first.body());
+    assertThat(retry.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
     assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
     assertThat(orders.runs("missing")).isEqualTo(1);
   }
