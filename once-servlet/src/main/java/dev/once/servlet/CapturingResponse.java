@@ -279,6 +279,10 @@ final class CapturingResponse extends HttpServletResponseWrapper {
         }
       }
     }
+    // Tomcat keeps the content type apart from the other fields until it commits.
+    if (!seen.contains("content-type") && real.getContentType() != null) {
+      headers.add("Content-Type", real.getContentType());
+    }
     return headers.build();
   }
 
