@@ -112,7 +112,12 @@ gateway "d-gateway-embedded" --store embedded
 gateway "d2-gateway-embedded-process-crash" --store embedded --durability process-crash
 if reachable 6379; then gateway "e-gateway-redis" --store redis://127.0.0.1:6379
 else printf 'e-gateway-redis\tn/a\tn/a\tn/a\tRedis not reachable\n' | tee -a "$RESULTS"; fi
-if reachable 5432; then gateway "f-gateway-postgres" --store postgres://postgres@127.0.0.1:5432/test
+if reachable 5432; then
+  TABLE="once_gateway_bench_$$"
+  gateway "f-gateway-postgres" --store postgres://postgres@127.0.0.1:5432/test --store-table "$TABLE"
+  if command -v psql >/dev/null; then
+    psql -q -h 127.0.0.1 -U postgres -d test -c "DROP TABLE IF EXISTS $TABLE CASCADE; DROP SEQUENCE IF EXISTS ${TABLE}_seq" >/dev/null 2>&1 || true
+  fi
 else printf 'f-gateway-postgres\tn/a\tn/a\tn/a\tPostgreSQL not reachable\n' | tee -a "$RESULTS"; fi
 
 cp "$RESULTS" "${RESULTS_OUT:-/tmp/once-gateway-bench-results.tsv}"

@@ -41,6 +41,7 @@ public final class GatewayConfig {
   private final Path dataDir;
   private final StoreUrl store;
   private final int storePoolSize;
+  private final String storeTable;
   private final EmbeddedStore.Durability durability;
   private final String tenantHeader;
   private final String adminToken;
@@ -63,6 +64,7 @@ public final class GatewayConfig {
     this.dataDir = b.dataDir;
     this.store = b.store;
     this.storePoolSize = b.storePoolSize;
+    this.storeTable = b.storeTable;
     this.durability = b.durability;
     this.tenantHeader = b.tenantHeader;
     this.adminToken = b.adminToken;
@@ -112,6 +114,11 @@ public final class GatewayConfig {
 
   int storePoolSize() {
     return storePoolSize;
+  }
+
+  /** The table of the embedded or PostgreSQL store. */
+  String storeTable() {
+    return storeTable;
   }
 
   EmbeddedStore.Durability durability() {
@@ -186,6 +193,7 @@ public final class GatewayConfig {
     private Path dataDir = Path.of("data");
     private StoreUrl store = new StoreUrl.Embedded();
     private int storePoolSize = 16;
+    private String storeTable = "once_records";
     private EmbeddedStore.Durability durability = EmbeddedStore.Durability.SURVIVES_POWER_LOSS;
     private String tenantHeader = "Api-Key";
     private String adminToken;
@@ -265,6 +273,20 @@ public final class GatewayConfig {
         throw new IllegalArgumentException("store-pool-size must be 1-1000, was " + storePoolSize);
       }
       this.storePoolSize = storePoolSize;
+      return this;
+    }
+
+    /**
+     * The table of the embedded or PostgreSQL store, {@code name} or (PostgreSQL) {@code schema.name};
+     * default {@code once_records}. Created if missing.
+     */
+    public Builder storeTable(String storeTable) {
+      String part = "[A-Za-z_][A-Za-z0-9_]{0,47}";
+      if (storeTable == null || !storeTable.matches(part + "(\\." + part + ")?")) {
+        throw new IllegalArgumentException("store-table must be name or schema.name, each matching " + part
+            + "; was '" + storeTable + "'");
+      }
+      this.storeTable = storeTable;
       return this;
     }
 

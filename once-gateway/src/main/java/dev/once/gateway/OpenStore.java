@@ -27,7 +27,7 @@ record OpenStore(IdempotencyStore store, AutoCloseable resources) implements Aut
   static OpenStore open(GatewayConfig config) {
     StoreUrl url = config.store();
     if (url instanceof StoreUrl.Postgres pg) {
-      return postgres(pg, config.storePoolSize());
+      return postgres(pg, config.storePoolSize(), config.storeTable());
     } else if (url instanceof StoreUrl.Redis r) {
       RedisClient client = RedisClient.create(RedisURI.create(r.uri()));
       return withClient(() -> RedisStore.of(client), client::shutdown);
@@ -36,11 +36,12 @@ record OpenStore(IdempotencyStore store, AutoCloseable resources) implements Aut
       RedisClusterClient client = RedisClusterClient.create(seeds);
       return withClient(() -> RedisStore.of(client), client::shutdown);
     }
-    EmbeddedStore store = EmbeddedStore.builder(config.dataDir()).durability(config.durability()).build();
+    EmbeddedStore store = EmbeddedStore.builder(config.dataDir()).tableName(config.storeTable())
+        .durability(config.durability()).build();
     return new OpenStore(store, () -> {});
   }
 
-  private static OpenStore postgres(StoreUrl.Postgres pg, int poolSize) {
+  private static OpenStore postgres(StoreUrl.Postgres pg, int poolSize, String table) {
     HikariConfig hikari = new HikariConfig();
     hikari.setJdbcUrl(pg.jdbcUrl());
     hikari.setUsername(pg.user());
@@ -51,7 +52,7 @@ record OpenStore(IdempotencyStore store, AutoCloseable resources) implements Aut
     // Start even if the database is down for a moment: requests get 503 until it is back.
     hikari.setInitializationFailTimeout(-1);
     HikariDataSource pool = new HikariDataSource(hikari);
-    return withClient(() -> PostgresStore.builder(pool).autoCreateSchema(true).build(), pool::close);
+    return withClient(() -> PostgresStore.builder(pool).tableName(table).autoCreateSchema(true).build(), pool::close);
   }
 
   private static OpenStore withClient(java.util.function.Supplier<IdempotencyStore> open, AutoCloseable client) {

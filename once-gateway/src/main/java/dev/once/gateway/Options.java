@@ -27,6 +27,8 @@ final class Options {
           (b, v) -> b.durability(durability(v))),
       new Option("store-pool-size", "16", "PostgreSQL connection pool size",
           (b, v) -> b.storePoolSize(integer("store-pool-size", v))),
+      new Option("store-table", "once_records", "table of the embedded or PostgreSQL store (created if missing)",
+          GatewayConfig.Builder::storeTable),
       new Option("tenant-header", "Api-Key", "request header whose SHA-256 scopes the keys (tenant)",
           GatewayConfig.Builder::tenantHeader),
       new Option("upstream-connect-timeout", "2s", "longest wait to connect to the upstream",

@@ -20,8 +20,10 @@ class SharedStoreTest {
   void aDuplicateSentToEachInstanceRunsOnceUpstream(String store) throws Exception {
     RequiredServices.require(store.startsWith("redis") ? "Redis" : "PostgreSQL", "127.0.0.1",
         store.startsWith("redis") ? 6379 : 5432);
-    try (TestGateway a = TestGateway.start("--store", store);
-        TestGateway b = TestGateway.start("--store", store, "--upstream", a.upstream.url())) {
+    // A table of this run's own: other worktrees' builds share the server.
+    String table = "once_gateway_test_" + Long.toHexString(System.nanoTime());
+    try (TestGateway a = TestGateway.start("--store", store, "--store-table", table);
+        TestGateway b = TestGateway.start("--store", store, "--store-table", table, "--upstream", a.upstream.url())) {
       String key = key();
 
       HttpResponse<String> first = a.client.postJson("/payments/shared", key, "{\"amount\":5}");
@@ -45,6 +47,18 @@ class SharedStoreTest {
       }
       assertThat(bodies).containsOnly(bodies.get(0));
       assertThat(a.upstream.runs("/wait/slow/300")).isEqualTo(1);
+    } finally {
+      if (store.startsWith("postgres")) {
+        dropTable(table);
+      }
+    }
+  }
+
+  private static void dropTable(String table) throws Exception {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+        java.sql.Statement st = c.createStatement()) {
+      st.execute("DROP TABLE IF EXISTS " + table + " CASCADE");
+      st.execute("DROP SEQUENCE IF EXISTS " + table + "_seq");
     }
   }
 }
