@@ -6,7 +6,10 @@
 #
 # Usage (from the repository root, after building the jar):
 #   mvn -B -q -pl once-gateway -am package -DskipTests
-#   once-bench/gateway/run.sh            # DURATION=10s CONNECTIONS=50 THREADS=2 by default
+#   once-bench/gateway/run.sh            # DURATION=10s ROUNDS=3 CONNECTIONS=50 THREADS=2 by default
+#
+# Every case runs once per round, the cases interleaved, and the table shows each case's median
+# round by throughput: on a shared machine, load from elsewhere then hits all cases alike.
 #
 # Builds nothing. Installs wrk and nginx from Debian if they are missing. Only 127.0.0.1 is ever a
 # target; every run is bounded by DURATION. Redis (127.0.0.1:6379) and PostgreSQL (127.0.0.1:5432,
@@ -17,6 +20,7 @@ ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 JAR="$ROOT/once-gateway/target/once-gateway.jar"
 HERE="$ROOT/once-bench/gateway"
 DURATION="${DURATION:-10s}"
+ROUNDS="${ROUNDS:-3}"
 WARMUP="${WARMUP:-5s}"
 CONNECTIONS="${CONNECTIONS:-50}"
 THREADS="${THREADS:-2}"
@@ -103,22 +107,30 @@ gateway() { # name extra-args...
 
 reachable() { timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
 
-echo "# wrk -t$THREADS -c$CONNECTIONS -d$DURATION (after a $WARMUP warm-up), POST /ping with a fresh key each" >&2
-printf 'case\treq/s\tp50\tp99\terrors\n' | tee -a "$RESULTS"
-measure "a-direct" "http://127.0.0.1:$UPSTREAM_PORT/ping"
-measure "b-nginx" "http://127.0.0.1:$NGINX_PORT/ping"
-gateway "c-gateway-uncovered" --config "$WORK/uncovered.yaml"
-gateway "d-gateway-embedded" --store embedded
-gateway "d2-gateway-embedded-process-crash" --store embedded --durability process-crash
-if reachable 6379; then gateway "e-gateway-redis" --store redis://127.0.0.1:6379
-else printf 'e-gateway-redis\tn/a\tn/a\tn/a\tRedis not reachable\n' | tee -a "$RESULTS"; fi
-if reachable 5432; then
-  TABLE="once_gateway_bench_$$"
-  gateway "f-gateway-postgres" --store postgres://postgres@127.0.0.1:5432/test --store-table "$TABLE"
-  if command -v psql >/dev/null; then
-    psql -q -h 127.0.0.1 -U postgres -d test -c "DROP TABLE IF EXISTS $TABLE CASCADE; DROP SEQUENCE IF EXISTS ${TABLE}_seq" >/dev/null 2>&1 || true
-  fi
-else printf 'f-gateway-postgres\tn/a\tn/a\tn/a\tPostgreSQL not reachable\n' | tee -a "$RESULTS"; fi
+echo "# wrk -t$THREADS -c$CONNECTIONS -d$DURATION (after a $WARMUP warm-up), POST /ping with a fresh key each, $ROUNDS rounds" >&2
+for round in $(seq 1 "$ROUNDS"); do
+  echo "# round $round (load average: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+  measure "a-direct" "http://127.0.0.1:$UPSTREAM_PORT/ping"
+  measure "b-nginx" "http://127.0.0.1:$NGINX_PORT/ping"
+  gateway "c-gateway-uncovered" --config "$WORK/uncovered.yaml"
+  gateway "d-gateway-embedded" --store embedded
+  gateway "d2-gateway-embedded-process-crash" --store embedded --durability process-crash
+  if reachable 6379; then gateway "e-gateway-redis" --store redis://127.0.0.1:6379
+  else printf 'e-gateway-redis\tn/a\tn/a\tn/a\tRedis not reachable\n' | tee -a "$RESULTS"; fi
+  if reachable 5432; then
+    TABLE="once_gateway_bench_$$_$round"
+    gateway "f-gateway-postgres" --store postgres://postgres@127.0.0.1:5432/test --store-table "$TABLE"
+    if command -v psql >/dev/null; then
+      psql -q -h 127.0.0.1 -U postgres -d test -c "DROP TABLE IF EXISTS $TABLE CASCADE; DROP SEQUENCE IF EXISTS ${TABLE}_seq" >/dev/null 2>&1 || true
+    fi
+  else printf 'f-gateway-postgres\tn/a\tn/a\tn/a\tPostgreSQL not reachable\n' | tee -a "$RESULTS"; fi
+done
 
+echo >&2
+echo "median round per case (by req/s):" >&2
+printf 'case\treq/s\tp50\tp99\terrors\n'
+sort -t$'\t' -k1,1 -k2,2g "$RESULTS" | awk -F'\t' -v r="$ROUNDS" '
+  { rows[$1] = rows[$1] $0 "\n"; n[$1]++ }
+  END { for (c in rows) { split(rows[c], lines, "\n"); print lines[int((n[c] + 1) / 2)] } }' | sort
 cp "$RESULTS" "${RESULTS_OUT:-/tmp/once-gateway-bench-results.tsv}"
 echo "results also in ${RESULTS_OUT:-/tmp/once-gateway-bench-results.tsv}" >&2
