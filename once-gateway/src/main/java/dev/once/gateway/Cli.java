@@ -104,6 +104,6 @@ final class Cli {
   }
 
   private static void row(StringBuilder out, String flag, String env, String def, String description) {
-    out.append(String.format("  %-30s %-30s default %-12s%n      %s%n", flag, env, def, description));
+    out.append(String.format("  %-30s %-30s default %s%n      %s%n", flag, env, def, description));
   }
 }
