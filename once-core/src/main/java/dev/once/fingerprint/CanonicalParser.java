@@ -20,6 +20,8 @@ package dev.once.fingerprint;
 final class CanonicalParser {
 
   private static final int MAX_DEPTH = JsonCanonicalizer.MAX_DEPTH;
+  /** Keeps the buffer sizes, which add headroom to the input's length, from overflowing an int. */
+  private static final int MAX_INPUT = Integer.MAX_VALUE - 1024;
   private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
   private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
   private static final byte[] NULL = {'n', 'u', 'l', 'l'};
@@ -47,6 +49,9 @@ final class CanonicalParser {
    * @throws InvalidJsonException if {@code json} is not I-JSON
    */
   void canonicalize(byte[] json, ExclusionTree excluded) {
+    if (json.length > MAX_INPUT) {
+      throw new InvalidJsonException("input too large to canonicalise", 0);
+    }
     in = json;
     pos = 0;
     end = json.length;
@@ -215,14 +220,15 @@ final class CanonicalParser {
       keyRef = ~keys.len;
       JsonStrings.unescapeCanonical(out.buf, textStart + 1, out.len - 1, keys);
     }
-    int keyLength = keyRef >= 0 ? out.len - 1 - keyRef : keys.len - ~keyRef;
+    byte[] keyBuf = keyRef >= 0 ? out.buf : keys.buf;
+    int keyStart = keyRef >= 0 ? keyRef : ~keyRef;
+    int keyLength = keyRef >= 0 ? out.len - 1 - keyRef : keys.len - keyStart;
     if (peekAfterWhitespace() != ':') {
       throw new InvalidJsonException("expected ':' after a member name", pos);
     }
     pos++;
     out.write((byte) ':');
-    members.add(keyRef >= 0 ? out.buf : keys.buf, keyRef >= 0 ? keyRef : ~keyRef, keyRef, keyLength, textStart,
-        nameOffset);
+    members.add(keyBuf, keyStart, keyRef, keyLength, textStart, nameOffset);
     int last = members.size() - 1;
     if (last > frame.firstMember) {
       int order = members.compare(last - 1, last, out.buf, keys.buf);
@@ -231,12 +237,9 @@ final class CanonicalParser {
       }
       frame.unsorted |= order > 0;
     }
-    return frame.exclusions == null ? enter(frame, null) : enterMember(frame, keyRef, keyLength);
-  }
-
-  private ExclusionTree enterMember(Frame frame, int keyRef, int keyLength) {
-    byte[] keyBuf = keyRef >= 0 ? out.buf : keys.buf;
-    int keyStart = keyRef >= 0 ? keyRef : ~keyRef;
+    if (frame.exclusions == null) {
+      return enter(frame, null);
+    }
     ExclusionTree next = enter(frame, frame.exclusions.member(keyBuf, keyStart, keyLength));
     if (frame.itemExcluded && keyRef >= 0) {
       // The name is about to be cut off the output, but later names must still be compared to it.
@@ -285,8 +288,30 @@ final class CanonicalParser {
    * Reads the string at {@link #pos} and writes it escaped as RFC 8785 §3.2.2.2 says. Returns
    * whether the written string holds a backslash, that is, whether its content differs from its
    * decoded UTF-8 bytes.
+   *
+   * <p>Most names and many values are plain and shorter than 8 bytes: when the first word after the
+   * quote holds the closing quote and nothing else to stop at, it is copied whole. This part is
+   * small enough to be inlined where strings are read; the rest is {@link #readLongString}.
    */
   private boolean readString() {
+    int p = pos + 1;
+    if (p + Long.BYTES <= end) {
+      long word = Words.get(in, p);
+      long stops = JsonStrings.stopBytes(word);
+      int n = Long.numberOfTrailingZeros(stops) >>> 3;
+      if (stops != 0 && in[p + n] == '"') {
+        int o = out.len;
+        out.buf[o] = '"';
+        Words.set(out.buf, o + 1, word); // the content, the closing quote, and bytes written over later
+        out.len = o + n + 2;
+        pos = p + n + 1;
+        return false;
+      }
+    }
+    return readLongString();
+  }
+
+  private boolean readLongString() {
     int start = pos;
     byte[] src = in;
     int p = start + 1;

@@ -28,13 +28,7 @@ final class JsonStrings {
     while (p + 8 <= end) {
       long word = Words.get(src, p);
       Words.set(dst, o + (p - start), word);
-      long quote = word ^ 0x2222222222222222L;
-      long backslash = word ^ 0x5C5C5C5C5C5C5C5CL;
-      long stops = ((quote - ONES) & ~quote)
-          | ((backslash - ONES) & ~backslash)
-          | (word - 0x2020202020202020L)
-          | word;
-      stops &= HIGH_BITS;
+      long stops = stopBytes(word);
       if (stops != 0) {
         return p + (Long.numberOfTrailingZeros(stops) >>> 3);
       }
@@ -49,6 +43,20 @@ final class JsonStrings {
       p++;
     }
     return p;
+  }
+
+  /**
+   * Marks, with its high bit, each byte of a little-endian word that ends a plain run: a quote, a
+   * backslash, a control character or a non-ASCII byte. Only the lowest mark is exact.
+   */
+  static long stopBytes(long word) {
+    long quote = word ^ 0x2222222222222222L;
+    long backslash = word ^ 0x5C5C5C5C5C5C5C5CL;
+    long stops = ((quote - ONES) & ~quote)
+        | ((backslash - ONES) & ~backslash)
+        | (word - 0x2020202020202020L)
+        | word;
+    return stops & HIGH_BITS;
   }
 
   /** Returns whether {@code buf[from, to)} holds a backslash. */

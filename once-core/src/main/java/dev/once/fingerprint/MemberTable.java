@@ -41,14 +41,15 @@ final class MemberTable {
 
   /**
    * Records a member whose name, {@code keyLength} bytes at {@code keyBuf[keyStart]}, has been read;
-   * its value's end comes with {@link #end}.
+   * its value's end comes with {@link #end}. A name in the output ({@code keyRef >= 0}) is
+   * followed by at least 8 readable bytes, as the output always has headroom.
    */
   void add(byte[] keyBuf, int keyStart, int keyRef, int keyLength, int textStart, int inputOffset) {
     if (size == prefixes.length) {
       records = Arrays.copyOf(records, records.length * 2);
       prefixes = Arrays.copyOf(prefixes, prefixes.length * 2);
     }
-    prefixes[size] = Utf16Order.prefix(keyBuf, keyStart, keyLength);
+    prefixes[size] = Utf16Order.prefix(keyBuf, keyStart, keyLength, keyRef >= 0);
     int r = size++ * WIDTH;
     records[r + KEY_START] = keyRef;
     records[r + KEY_LENGTH] = keyLength;

@@ -19,6 +19,8 @@ final class Reordering {
 
   /** Slack {@link #copy} may read past a piece in the source and write past it in the output. */
   static final int SLACK = Long.BYTES;
+  /** The flag of a pending range that must be preceded by a comma. */
+  private static final int COMMA = 1;
 
   // Plans, flat: bodyStart, bodyEnd, memberCount, holdsPlans (0 or 1), then memberCount pairs
   // (textStart, textEnd).
@@ -30,8 +32,6 @@ final class Reordering {
   // For emit(): the plans by body start, and a stack of ranges still to copy with their flags.
   private long[] byStart = new long[32];
   private int[] pending = new int[96];
-  private static final int COMMA = 1;
-  private static final int NO_PLANS = 2;
 
   void clear() {
     length = 0;
@@ -49,7 +49,7 @@ final class Reordering {
 
   /**
    * Starts the plan of an object whose body is {@code out[bodyStart, bodyEnd)}; {@code holdsPlans}
-   * says whether objects inside it have plans (if not, its members are copied without a search).
+   * says whether objects inside it have plans (if not, its members are copied straight away).
    */
   void begin(int bodyStart, int bodyEnd, boolean holdsPlans) {
     if (count == offsets.length) {
@@ -89,20 +89,42 @@ final class Reordering {
       if ((flags & COMMA) != 0) {
         dst.write((byte) ',');
       }
+      top = emitRange(src, from, to, dst, top);
+    }
+  }
+
+  /**
+   * Copies {@code src[from, to)}, writing the planned objects in it in order: those without plans
+   * inside at once, member by member; for the first one with plans inside, it pushes its members
+   * and the rest of the range instead, and returns the new top of the stack.
+   */
+  private int emitRange(byte[] src, int from, int to, ByteSink dst, int top) {
+    while (true) {
       // A member's text may start where its own object's body does, so only later plans count.
-      int plan = (flags & NO_PLANS) != 0 ? -1 : firstPlanAfter(from);
+      int plan = firstPlanAfter(from);
       if (plan < 0 || plans[plan] >= to) {
         copy(src, from, to, dst);
-        continue;
+        return top;
       }
       copy(src, from, plans[plan], dst);
-      top = push(top, plans[plan + 1], to, 0);
       int members = plans[plan + 2];
-      int inside = plans[plan + 3] != 0 ? 0 : NO_PLANS;
+      if (plans[plan + 3] == 0) {
+        for (int m = 0; m < members; m++) {
+          if (m > 0) {
+            dst.write((byte) ',');
+          }
+          int pair = plan + 4 + 2 * m;
+          copy(src, plans[pair], plans[pair + 1], dst);
+        }
+        from = plans[plan + 1];
+        continue;
+      }
+      top = push(top, plans[plan + 1], to, 0);
       for (int m = members - 1; m >= 0; m--) {
         int pair = plan + 4 + 2 * m;
-        top = push(top, plans[pair], plans[pair + 1], m > 0 ? inside | COMMA : inside);
+        top = push(top, plans[pair], plans[pair + 1], m > 0 ? COMMA : 0);
       }
+      return top;
     }
   }
 

@@ -34,10 +34,20 @@ final class Utf16Order {
    * swapped in order, so that whenever two prefixes differ, their unsigned order is the order
    * {@link #compare} gives the names. Equal prefixes decide nothing unless both names are at most
    * 8 bytes long, in which case the shorter one comes first.
+   *
+   * <p>{@code readableWord} says whether 8 bytes can be read at {@code start} even if the name is
+   * shorter; then an ASCII prefix costs one load.
    */
-  static long prefix(byte[] buf, int start, int length) {
-    long packed = 0;
+  static long prefix(byte[] buf, int start, int length, boolean readableWord) {
     int n = Math.min(length, Long.BYTES);
+    if (readableWord) {
+      long word = Long.reverseBytes(Words.get(buf, start));
+      long packed = n == Long.BYTES ? word : word & ~(-1L >>> (8 * n));
+      if ((packed & 0x8080808080808080L) == 0) {
+        return packed;
+      }
+    }
+    long packed = 0;
     for (int i = 0; i < n; i++) {
       int b = buf[start + i] & 0xFF;
       int ordered = b < 0xEE ? b : b >= 0xF0 ? b - 2 : b + 5;

@@ -30,6 +30,16 @@ class JsonCanonicalizerTest {
   }
 
   @Test
+  void namesSharingLongPrefixesSortByTheirWholeLength() {
+    assertThat(canonical("{\"abcdefgh2\":1,\"abcdefgh1\":2,\"abcdefgh\":3,\"abcdefg\\u0000\":4,\"abcdefgh\\u0000\":5}"))
+        .isEqualTo("{\"abcdefg\\u0000\":4,\"abcdefgh\":3,\"abcdefgh\\u0000\":5,\"abcdefgh1\":2,\"abcdefgh2\":1}");
+    assertThat(canonical("{\"aaaaaaaa\uE000\":1,\"aaaaaaaa\uD83D\uDE00\":2,\"ééééb\":3,\"ééééa\":4}"))
+        .isEqualTo("{\"aaaaaaaa\uD83D\uDE00\":2,\"aaaaaaaa\uE000\":1,\"ééééa\":4,\"ééééb\":3}");
+    assertThat(canonical("{\"\uE000\uE000\uE000\":1,\"\uD83D\uDE00\uD83D\uDE00\":2}"))
+        .isEqualTo("{\"\uD83D\uDE00\uD83D\uDE00\":2,\"\uE000\uE000\uE000\":1}");
+  }
+
+  @Test
   void escapedAndLiteralSpellingsOfANameSortTheSame() {
     assertThat(canonical("{\"\\u0062\":1,\"a\\n\":2,\"a\":3}")).isEqualTo("{\"a\":3,\"a\\n\":2,\"b\":1}");
   }
