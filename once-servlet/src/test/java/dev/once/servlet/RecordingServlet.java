@@ -31,6 +31,13 @@ final class RecordingServlet extends HttpServlet {
     return t;
   });
 
+  private volatile String lastFailure = "";
+
+  /** The message of the last failure a handler saw. */
+  String lastFailure() {
+    return lastFailure;
+  }
+
   int executions(String path) {
     AtomicInteger n = executions.get(path);
     return n == null ? 0 : n.get();
@@ -120,6 +127,14 @@ final class RecordingServlet extends HttpServlet {
         resp.getWriter().print(sb);
       }
       case "async" -> async(req, resp, parts.length > 3 ? parts[3] : "");
+      case "parts" -> {
+        try {
+          req.getParts();
+        } catch (jakarta.servlet.ServletException e) {
+          lastFailure = e.getMessage();
+          throw new IllegalStateException(e);
+        }
+      }
       default -> payment(req, resp);
     }
   }
@@ -142,7 +157,7 @@ final class RecordingServlet extends HttpServlet {
     AsyncContext ctx = req.startAsync();
     switch (mode) {
       case "complete" -> async.submit(() -> {
-        sleep(100);
+        sleep(req.getParameter("ms") == null ? 100 : Long.parseLong(req.getParameter("ms")));
         try {
           payment(req, resp);
         } catch (IOException e) {

@@ -105,6 +105,29 @@ class OnceAutoConfigurationTest {
     }
   }
 
+  @RestController
+  static class TwoHandlersOnePath {
+    @PostMapping("/api/orders")
+    @Idempotent(lease = "10s")
+    String create() {
+      return "created";
+    }
+
+    @org.springframework.web.bind.annotation.PatchMapping("/api/orders")
+    @Idempotent(lease = "20s")
+    String amend() {
+      return "amended";
+    }
+  }
+
+  @Test
+  void twoHandlersOnOnePathWithDifferentSettingsStopStartup() {
+    runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class,
+            DispatcherServletAutoConfiguration.class, HttpMessageConvertersAutoConfiguration.class))
+        .withUserConfiguration(TwoHandlersOnePath.class)
+        .run(context -> assertThat(refusal(context).getReason()).contains("/api/orders").contains("different settings"));
+  }
+
   @Test
   void aBadAnnotationAttributeStopsStartupNamingTheMethod() {
     runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class,
