@@ -224,6 +224,39 @@ class OnceAutoConfigurationTest {
     });
   }
 
+  @Configuration(proxyBeanMethods = false)
+  static class Observations {
+    final java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @Bean
+    io.micrometer.observation.ObservationRegistry observationRegistry() {
+      io.micrometer.observation.ObservationRegistry registry = io.micrometer.observation.ObservationRegistry.create();
+      registry.observationConfig().observationHandler(new io.micrometer.observation.ObservationHandler<>() {
+        @Override
+        public void onStop(io.micrometer.observation.Observation.Context context) {
+          seen.add(context.getName() + ":" + context.getLowCardinalityKeyValue("operation").getValue());
+        }
+
+        @Override
+        public boolean supportsContext(io.micrometer.observation.Observation.Context context) {
+          return true;
+        }
+      });
+      return registry;
+    }
+  }
+
+  @Test
+  void storeCallsAreObservedWhenThereIsAnObservationRegistry() {
+    runner.withUserConfiguration(Observations.class).run(context -> {
+      Once once = context.getBean(Once.class);
+      once.execute(dev.once.Scope.of("m"), dev.once.IdempotencyKey.of("k-observed"),
+          new dev.once.Fingerprint(1, "00".repeat(32)), dev.once.ResultCodec.utf8(), ctx -> "done");
+
+      assertThat(context.getBean(Observations.class).seen).containsExactly("once.store:claim", "once.store:complete");
+    });
+  }
+
   @Test
   void theFilterRunsForRequestAndAsyncDispatchesInTheConfiguredOrder() {
     runner.withPropertyValues("once.filter.order=42", "once.filter.url-patterns=/api/*").run(context -> {
