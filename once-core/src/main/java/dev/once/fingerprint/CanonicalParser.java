@@ -1,12 +1,14 @@
 package dev.once.fingerprint;
 
 /**
- * One pass over UTF-8 JSON that checks it is I-JSON and writes its RFC 8785 form into {@link #out}.
+ * One pass over UTF-8 JSON that checks it is I-JSON and writes its RFC 8785 form.
  *
- * <p>Scalars and arrays are written as they are read. An object's members are written in input
- * order too, each member's place recorded in a {@link MemberTable}; when the object closes, the
- * members are sorted and moved only if they were out of order. Excluded values are written and
- * then cut off again, so they are still validated.
+ * <p>Every value is written in canonical form as it is read, into one output buffer, in input
+ * order. Each object member's place is recorded in a {@link MemberTable}; names are compared as
+ * they arrive, and only an object whose names came out of order is sorted when it closes, leaving
+ * a plan in {@link Reordering}. If any object needed one, {@link #result()} copies the output once
+ * more, following the plans. Excluded values are written and then cut off again, so they are still
+ * validated.
  *
  * <p>Containers are frames on an explicit stack of at most {@link JsonCanonicalizer#MAX_DEPTH}, not
  * Java calls, so no input can exhaust the thread's stack. The output is sized up front so that
@@ -18,13 +20,18 @@ package dev.once.fingerprint;
 final class CanonicalParser {
 
   private static final int MAX_DEPTH = JsonCanonicalizer.MAX_DEPTH;
+  /** Keeps the buffer sizes, which add headroom to the input's length, from overflowing an int. */
+  private static final int MAX_INPUT = Integer.MAX_VALUE - 1024;
   private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
   private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
   private static final byte[] NULL = {'n', 'u', 'l', 'l'};
 
-  /** The canonical form of the last input, in {@code out.buf[0, out.len)}. */
-  final ByteSink out = new ByteSink(1024);
-  /** The decoded UTF-8 names of the members of all open objects. */
+  /** Every value in canonical form, with object members in input order. */
+  private final ByteSink out = new ByteSink(1024);
+  /** The output with the plans carried out, when there are any. */
+  private final ByteSink reordered = new ByteSink(1024);
+  private final Reordering reordering = new Reordering();
+  /** The decoded names of open objects' members that cannot be read in the output (see MemberTable). */
   private final ByteSink keys = new ByteSink(256);
   private final MemberTable members = new MemberTable();
 
@@ -42,6 +49,9 @@ final class CanonicalParser {
    * @throws InvalidJsonException if {@code json} is not I-JSON
    */
   void canonicalize(byte[] json, ExclusionTree excluded) {
+    if (json.length > MAX_INPUT) {
+      throw new InvalidJsonException("input too large to canonicalise", 0);
+    }
     in = json;
     pos = 0;
     end = json.length;
@@ -49,6 +59,7 @@ final class CanonicalParser {
     out.reset(end + NumberCanonicalizer.HEADROOM);
     keys.reset(end);
     members.truncate(0);
+    reordering.clear();
     rejectByteOrderMark();
     boolean wholeExcluded = excluded != null && excluded.terminal();
     readDocument(wholeExcluded ? null : excluded);
@@ -57,13 +68,25 @@ final class CanonicalParser {
     }
     if (wholeExcluded) {
       out.len = 0;
+      reordering.clear();
     }
+  }
+
+  /** Returns the canonical form of the last input, in {@code buf[0, len)}. */
+  ByteSink result() {
+    if (reordering.isEmpty()) {
+      return out;
+    }
+    reordering.emit(out.buf, out.len, reordered);
+    return reordered;
   }
 
   /** Lets go of the input and of buffers a huge input made grow past {@code limit} bytes. */
   void release(int limit) {
     in = null;
     out.shrinkTo(limit, 1024);
+    reordered.shrinkTo(limit, 1024);
+    reordering.shrinkTo(limit);
     keys.shrinkTo(limit, 256);
     members.shrinkTo(limit);
   }
@@ -111,7 +134,7 @@ final class CanonicalParser {
 
   private void readScalar(int c) {
     switch (c) {
-      case '"' -> readString(false);
+      case '"' -> readString();
       case 't' -> literal(TRUE);
       case 'f' -> literal(FALSE);
       case 'n' -> literal(NULL);
@@ -144,7 +167,7 @@ final class CanonicalParser {
       frame = frames[depth] = new Frame();
     }
     out.write(in[pos++]);
-    frame.open(object, out.len, members.size(), keys.len, exclusions);
+    frame.open(object, out.len, members.size(), keys.len, reordering.size(), exclusions);
     return frame;
   }
 
@@ -161,7 +184,8 @@ final class CanonicalParser {
   private Frame close(Frame frame) {
     if (frame.object) {
       if (frame.unsorted) {
-        members.reorder(frame.firstMember, frame.bodyStart, keys.buf, out);
+        members.plan(frame.firstMember, frame.bodyStart, out.len, out.buf, keys.buf, reordering,
+            reordering.size() > frame.firstPlan);
       }
       members.truncate(frame.firstMember);
       keys.len = frame.keyMark;
@@ -191,25 +215,38 @@ final class CanonicalParser {
     }
     int nameOffset = pos;
     int textStart = out.len;
-    int keyStart = keys.len;
-    readString(true);
+    int keyRef = textStart + 1;
+    if (readString()) {
+      keyRef = ~keys.len;
+      JsonStrings.unescapeCanonical(out.buf, textStart + 1, out.len - 1, keys);
+    }
+    byte[] keyBuf = keyRef >= 0 ? out.buf : keys.buf;
+    int keyStart = keyRef >= 0 ? keyRef : ~keyRef;
+    int keyLength = keyRef >= 0 ? out.len - 1 - keyRef : keys.len - keyStart;
     if (peekAfterWhitespace() != ':') {
       throw new InvalidJsonException("expected ':' after a member name", pos);
     }
     pos++;
     out.write((byte) ':');
-    int keyLength = keys.len - keyStart;
-    members.add(keyStart, keyLength, textStart, nameOffset);
+    members.add(keyBuf, keyStart, keyRef, keyLength, textStart, nameOffset);
     int last = members.size() - 1;
     if (last > frame.firstMember) {
-      int order = members.compare(last - 1, last, keys.buf);
+      int order = members.compare(last - 1, last, out.buf, keys.buf);
       if (order == 0) {
         throw new InvalidJsonException("duplicate member name", nameOffset);
       }
       frame.unsorted |= order > 0;
     }
-    ExclusionTree node = frame.exclusions;
-    return node == null ? enter(frame, null) : enter(frame, node.member(keys.buf, keyStart, keyLength));
+    if (frame.exclusions == null) {
+      return enter(frame, null);
+    }
+    ExclusionTree next = enter(frame, frame.exclusions.member(keyBuf, keyStart, keyLength));
+    if (frame.itemExcluded && keyRef >= 0) {
+      // The name is about to be cut off the output, but later names must still be compared to it.
+      members.rekeyLast(~keys.len);
+      keys.write(out.buf, keyStart, keyLength);
+    }
+    return next;
   }
 
   /** Notes whether the item is excluded; returns the exclusions below it, for a container. */
@@ -223,6 +260,7 @@ final class CanonicalParser {
   private void endItem(Frame frame) {
     if (frame.itemExcluded) {
       out.len = frame.itemStart;
+      reordering.discardFrom(frame.itemStart);
     } else {
       frame.written++;
     }
@@ -247,52 +285,63 @@ final class CanonicalParser {
   }
 
   /**
-   * Reads the string at {@link #pos} and writes it escaped as RFC 8785 §3.2.2.2 says; a member
-   * name's decoded bytes also go to {@link #keys} for sorting.
+   * Reads the string at {@link #pos} and writes it escaped as RFC 8785 §3.2.2.2 says. Returns
+   * whether the written string holds a backslash, that is, whether its content differs from its
+   * decoded UTF-8 bytes.
+   *
+   * <p>Most names and many values are plain and shorter than 8 bytes: when the first word after the
+   * quote holds the closing quote and nothing else to stop at, it is copied whole. This part is
+   * small enough to be inlined where strings are read; the rest is {@link #readLongString}.
    */
-  private void readString(boolean name) {
+  private boolean readString() {
+    int p = pos + 1;
+    if (p + Long.BYTES <= end) {
+      long word = Words.get(in, p);
+      long stops = JsonStrings.stopBytes(word);
+      int n = Long.numberOfTrailingZeros(stops) >>> 3;
+      if (stops != 0 && in[p + n] == '"') {
+        int o = out.len;
+        out.buf[o] = '"';
+        Words.set(out.buf, o + 1, word); // the content, the closing quote, and bytes written over later
+        out.len = o + n + 2;
+        pos = p + n + 1;
+        return false;
+      }
+    }
+    return readLongString();
+  }
+
+  private boolean readLongString() {
     int start = pos;
     byte[] src = in;
-    byte[] dst = out.buf;
     int p = start + 1;
-    int o = out.len;
-    dst[o++] = '"';
-    int contentStart = o;
+    out.write((byte) '"');
+    int contentStart = out.len;
     boolean escaped = false;
     while (true) {
+      int stop = JsonStrings.copyPlain(src, p, end, out.buf, out.len);
+      out.len += stop - p;
+      p = stop;
       if (p >= end) {
         throw new InvalidJsonException("unterminated string", start);
       }
       byte b = src[p];
-      if (b >= 0x20 && b != '"' && b != '\\') {
-        dst[o++] = b;
-        p++;
-      } else if (b == '"') {
+      if (b == '"') {
         break;
       } else if (b == '\\') {
-        out.len = o;
         p = JsonStrings.escape(src, p, end, out);
-        o = out.len;
         escaped = true;
       } else if (b < 0) {
         int n = JsonStrings.utf8Length(src, p, end);
-        System.arraycopy(src, p, dst, o, n);
+        out.write(src, p, n);
         p += n;
-        o += n;
       } else {
         throw new InvalidJsonException("a control character in a string must be escaped", p);
       }
     }
-    if (name) {
-      if (escaped) {
-        JsonStrings.unescapeCanonical(dst, contentStart, o, keys);
-      } else {
-        keys.write(dst, contentStart, o - contentStart);
-      }
-    }
-    dst[o++] = '"';
-    out.len = o;
+    out.write((byte) '"');
     pos = p + 1;
+    return escaped && JsonStrings.hasBackslash(out.buf, contentStart, out.len - 1);
   }
 
   /** Skips whitespace; returns the byte there, or -1 at the end of the input. */

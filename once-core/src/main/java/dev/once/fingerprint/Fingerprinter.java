@@ -84,7 +84,8 @@ public final class Fingerprinter {
       return raw(bytes, context);
     }
     try {
-      return hash(workspace, context, JSON_TAG, workspace.parser.out.buf, workspace.parser.out.len);
+      ByteSink canonical = workspace.parser.result();
+      return hash(workspace, context, JSON_TAG, canonical.buf, canonical.len);
     } finally {
       workspace.release();
     }

@@ -21,10 +21,13 @@ final class Frame {
   boolean unsorted;
   int firstMember;
   int keyMark;
+  /** The number of reordering plans when this container opened: later ones lie inside it. */
+  int firstPlan;
   /** The exclusions below this container, or null. */
   ExclusionTree exclusions;
 
-  void open(boolean isObject, int bodyStart, int firstMember, int keyMark, ExclusionTree exclusions) {
+  void open(boolean isObject, int bodyStart, int firstMember, int keyMark, int firstPlan,
+      ExclusionTree exclusions) {
     this.object = isObject;
     this.bodyStart = bodyStart;
     this.written = 0;
@@ -32,6 +35,7 @@ final class Frame {
     this.unsorted = false;
     this.firstMember = firstMember;
     this.keyMark = keyMark;
+    this.firstPlan = firstPlan;
     this.exclusions = exclusions;
   }
 }

@@ -59,7 +59,7 @@ public final class JsonCanonicalizer {
     Workspace workspace = Workspace.current();
     try {
       workspace.parser.canonicalize(json, excluded);
-      return workspace.parser.out.toByteArray();
+      return workspace.parser.result().toByteArray();
     } finally {
       workspace.release();
     }

@@ -7,6 +7,67 @@ package dev.once.fingerprint;
 final class JsonStrings {
 
   private static final byte[] HEX = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
+  /** The control characters RFC 8785 escapes with a letter, and those letters. */
+  private static final byte[] CONTROLS = {'\b', '\t', '\n', '\f', '\r'};
+  private static final byte[] LETTERS = {'b', 't', 'n', 'f', 'r'};
+  private static final long ONES = 0x0101010101010101L;
+  private static final long HIGH_BITS = 0x8080808080808080L;
+
+  /**
+   * Copies the run of plain bytes at {@code p} — printable ASCII other than {@code "} and
+   * {@code \}, which RFC 8785 writes as they are — to {@code dst[o…]} and returns where the run
+   * stops: at a quote, a backslash, a control character, a non-ASCII byte, or {@code end}.
+   *
+   * <p>Eight bytes at a time: each word is tested for the stop bytes with the classic
+   * has-zero-byte trick, whose borrows can only mark bytes above the first real match, so the
+   * lowest marked byte is exact. Whole words are stored, so up to 7 bytes past the run may be
+   * written; the caller's buffer must have {@code end - p} bytes of room after {@code o}.
+   */
+  static int copyPlain(byte[] src, int p, int end, byte[] dst, int o) {
+    int start = p;
+    while (p + 8 <= end) {
+      long word = Words.get(src, p);
+      Words.set(dst, o + (p - start), word);
+      long stops = stopBytes(word);
+      if (stops != 0) {
+        return p + (Long.numberOfTrailingZeros(stops) >>> 3);
+      }
+      p += 8;
+    }
+    while (p < end) {
+      byte b = src[p];
+      if (b < 0x20 || b == '"' || b == '\\') {
+        break;
+      }
+      dst[o + (p - start)] = b;
+      p++;
+    }
+    return p;
+  }
+
+  /**
+   * Marks, with its high bit, each byte of a little-endian word that ends a plain run: a quote, a
+   * backslash, a control character or a non-ASCII byte. Only the lowest mark is exact.
+   */
+  static long stopBytes(long word) {
+    long quote = word ^ 0x2222222222222222L;
+    long backslash = word ^ 0x5C5C5C5C5C5C5C5CL;
+    long stops = ((quote - ONES) & ~quote)
+        | ((backslash - ONES) & ~backslash)
+        | (word - 0x2020202020202020L)
+        | word;
+    return stops & HIGH_BITS;
+  }
+
+  /** Returns whether {@code buf[from, to)} holds a backslash. */
+  static boolean hasBackslash(byte[] buf, int from, int to) {
+    for (int i = from; i < to; i++) {
+      if (buf[i] == '\\') {
+        return true;
+      }
+    }
+    return false;
+  }
 
   private JsonStrings() {}
 
@@ -100,20 +161,25 @@ final class JsonStrings {
 
   private static void writeControl(int cp, ByteSink out) {
     out.write((byte) '\\');
-    switch (cp) {
-      case '\b' -> out.write((byte) 'b');
-      case '\t' -> out.write((byte) 't');
-      case '\n' -> out.write((byte) 'n');
-      case '\f' -> out.write((byte) 'f');
-      case '\r' -> out.write((byte) 'r');
-      default -> {
-        out.write((byte) 'u');
-        out.write((byte) '0');
-        out.write((byte) '0');
-        out.write(HEX[cp >> 4]);
-        out.write(HEX[cp & 0xF]);
+    int shortForm = indexOf(CONTROLS, cp);
+    if (shortForm >= 0) {
+      out.write(LETTERS[shortForm]);
+    } else {
+      out.write((byte) 'u');
+      out.write((byte) '0');
+      out.write((byte) '0');
+      out.write(HEX[cp >> 4]);
+      out.write(HEX[cp & 0xF]);
+    }
+  }
+
+  private static int indexOf(byte[] bytes, int value) {
+    for (int i = 0; i < bytes.length; i++) {
+      if (bytes[i] == value) {
+        return i;
       }
     }
+    return -1;
   }
 
   /**
@@ -158,17 +224,12 @@ final class JsonStrings {
         continue;
       }
       byte e = buf[++i];
-      switch (e) {
-        case 'b' -> out.write((byte) '\b');
-        case 'f' -> out.write((byte) '\f');
-        case 'n' -> out.write((byte) '\n');
-        case 'r' -> out.write((byte) '\r');
-        case 't' -> out.write((byte) '\t');
-        case 'u' -> {
-          out.write((byte) (Character.digit(buf[i + 3], 16) << 4 | Character.digit(buf[i + 4], 16)));
-          i += 4;
-        }
-        default -> out.write(e);
+      if (e == 'u') {
+        out.write((byte) (Character.digit(buf[i + 3], 16) << 4 | Character.digit(buf[i + 4], 16)));
+        i += 4;
+      } else {
+        int shortForm = indexOf(LETTERS, e);
+        out.write(shortForm >= 0 ? CONTROLS[shortForm] : e); // else \" or \\
       }
     }
   }

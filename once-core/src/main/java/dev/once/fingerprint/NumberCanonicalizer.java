@@ -6,12 +6,13 @@ import java.nio.charset.StandardCharsets;
  * Reads one JSON number and writes its RFC 8785 form, which is ECMAScript's form of the nearest
  * double.
  *
- * <p>Three paths, cheapest first. An integer token of at most 15 digits is already canonical (bar
- * {@code -0}), so it is copied. Any other token with at most 15 significant digits and a moderate
- * exponent is canonical once its digits are normalised: every decimal of at most 15 significant
- * digits reads back from its double unchanged (DBL_DIG is 15), so no shorter decimal can name the
- * same double and the token's own digits are the shortest. Everything else is parsed to a double
- * and formatted by {@link EcmaScriptNumbers}.
+ * <p>Three paths, cheapest first. Every decimal of at most 15 significant digits reads back from its
+ * double unchanged (DBL_DIG is 15), so no shorter decimal names the same double: for such a token
+ * the canonical digits are the token's own. (1) A token without exponent and in ECMAScript's plain
+ * range ({@code 12.50}, {@code -3}, {@code 0.000125}) is then already canonical but for trailing
+ * fraction zeros, so it is copied without them. (2) Other such tokens ({@code 1E30}, {@code 2e-3},
+ * {@code 0.0000001}) get their digits laid out by {@link EcmaScriptNumbers#layout}. (3) Anything
+ * longer is parsed to a double and formatted by {@link EcmaScriptNumbers}, exactly and slowly.
  */
 final class NumberCanonicalizer {
 

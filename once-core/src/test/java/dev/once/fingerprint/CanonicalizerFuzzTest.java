@@ -7,10 +7,12 @@ import static org.assertj.core.api.Assertions.fail;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,6 +33,52 @@ class CanonicalizerFuzzTest {
       assertThat(new String(second, UTF_8)).isEqualTo(new String(first, UTF_8));
       assertThat(JsonCanonicalizer.canonicalize(first)).isEqualTo(first);
     }
+  }
+
+  @Test
+  void excludingPointersIsTheSameAsLeavingTheValuesOut() {
+    Random random = new Random(6901);
+    for (int i = 0; i < 3_000; i++) {
+      Object document = randomValue(random, 0);
+      Set<String> pointers = new HashSet<>();
+      Object without = withoutRandomValues(document, "", pointers, random);
+      if (without == null) {
+        continue; // the whole document was picked
+      }
+      byte[] excluded = JsonCanonicalizer.canonicalize(spell(document, random).getBytes(UTF_8), pointers);
+      byte[] expected = JsonCanonicalizer.canonicalize(spell(without, random).getBytes(UTF_8));
+      assertThat(new String(excluded, UTF_8)).as("%s", pointers).isEqualTo(new String(expected, UTF_8));
+    }
+  }
+
+  /** Copies the value without randomly picked members and elements, adding their pointers. */
+  private static Object withoutRandomValues(Object value, String pointer, Set<String> pointers, Random random) {
+    if (random.nextInt(8) == 0) {
+      pointers.add(pointer);
+      return null;
+    }
+    if (value instanceof Map<?, ?> map) {
+      Map<String, Object> copy = new LinkedHashMap<>();
+      map.forEach((name, member) -> {
+        String escaped = ((String) name).replace("~", "~0").replace("/", "~1");
+        Object kept = withoutRandomValues(member, pointer + "/" + escaped, pointers, random);
+        if (kept != null) {
+          copy.put((String) name, kept);
+        }
+      });
+      return copy;
+    }
+    if (value instanceof List<?> list) {
+      List<Object> copy = new ArrayList<>();
+      for (int i = 0; i < list.size(); i++) {
+        Object kept = withoutRandomValues(list.get(i), pointer + "/" + i, pointers, random);
+        if (kept != null) {
+          copy.add(kept);
+        }
+      }
+      return copy;
+    }
+    return value;
   }
 
   @Test
@@ -94,7 +142,7 @@ class CanonicalizerFuzzTest {
   }
 
   private static String randomString(Random random) {
-    String alphabet = "abcAB \"\\/\n\t\u0001\u007féü€\u2028\uE000\uFFFF";
+    String alphabet = "abcAB \"\\/~\n\t\u0001\u007féü€\u2028\uE000\uFFFF";
     StringBuilder s = new StringBuilder();
     for (int i = random.nextInt(6); i > 0; i--) {
       if (random.nextInt(8) == 0) {

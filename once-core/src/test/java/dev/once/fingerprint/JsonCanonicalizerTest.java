@@ -30,6 +30,16 @@ class JsonCanonicalizerTest {
   }
 
   @Test
+  void namesSharingLongPrefixesSortByTheirWholeLength() {
+    assertThat(canonical("{\"abcdefgh2\":1,\"abcdefgh1\":2,\"abcdefgh\":3,\"abcdefg\\u0000\":4,\"abcdefgh\\u0000\":5}"))
+        .isEqualTo("{\"abcdefg\\u0000\":4,\"abcdefgh\":3,\"abcdefgh\\u0000\":5,\"abcdefgh1\":2,\"abcdefgh2\":1}");
+    assertThat(canonical("{\"aaaaaaaa\uE000\":1,\"aaaaaaaa\uD83D\uDE00\":2,\"ééééb\":3,\"ééééa\":4}"))
+        .isEqualTo("{\"aaaaaaaa\uD83D\uDE00\":2,\"aaaaaaaa\uE000\":1,\"ééééa\":4,\"ééééb\":3}");
+    assertThat(canonical("{\"\uE000\uE000\uE000\":1,\"\uD83D\uDE00\uD83D\uDE00\":2}"))
+        .isEqualTo("{\"\uD83D\uDE00\uD83D\uDE00\":2,\"\uE000\uE000\uE000\":1}");
+  }
+
+  @Test
   void escapedAndLiteralSpellingsOfANameSortTheSame() {
     assertThat(canonical("{\"\\u0062\":1,\"a\\n\":2,\"a\":3}")).isEqualTo("{\"a\":3,\"a\\n\":2,\"b\":1}");
   }
@@ -134,6 +144,21 @@ class JsonCanonicalizerTest {
     assertThat(canonical("{\"a\":1,\"b\":2,\"c\":3}", "/a")).isEqualTo("{\"b\":2,\"c\":3}");
     assertThat(canonical("{\"c\":1,\"b\":2,\"a\":3}", "/c", "/a")).isEqualTo("{\"b\":2}");
     assertThat(canonical("{\"c\":{\"y\":1,\"x\":2},\"b\":2}", "/b")).isEqualTo("{\"c\":{\"x\":2,\"y\":1}}");
+  }
+
+  @Test
+  void excludingAValueThatHoldsUnsortedObjectsLeavesTheRestSorted() {
+    String json = "{\"z\":{\"b\":1,\"a\":[{\"d\":1,\"c\":2}]},\"y\":[{\"f\":1,\"e\":2}],\"x\":{\"h\":1,\"g\":2}}";
+    assertThat(canonical(json, "/z")).isEqualTo("{\"x\":{\"g\":2,\"h\":1},\"y\":[{\"e\":2,\"f\":1}]}");
+    assertThat(canonical(json, "/z/a/0", "/x/h")).isEqualTo("{\"x\":{\"g\":2},\"y\":[{\"e\":2,\"f\":1}],\"z\":{\"a\":[],\"b\":1}}");
+  }
+
+  @Test
+  void deeplyNestedUnsortedObjectsAreAllSorted() {
+    int n = JsonCanonicalizer.MAX_DEPTH - 1;
+    String json = "{\"b\":1,\"a\":".repeat(n) + "{}" + "}".repeat(n);
+    String expected = "{\"a\":".repeat(n) + "{}" + ",\"b\":1}".repeat(n);
+    assertThat(canonical(json)).isEqualTo(expected);
   }
 
   @Test
