@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.sqlite.Function;
@@ -34,8 +33,7 @@ final class EmbeddedConnection implements Connections {
     Function.create(connection, SqliteDialect.NOW_FUNCTION, new Function() {
       @Override
       protected void xFunc() throws SQLException {
-        Instant now = clock.instant();
-        result(Math.addExact(Math.multiplyExact(now.getEpochSecond(), 1_000_000L), now.getNano() / 1_000));
+        result(SqliteDialect.micros(clock.instant()));
       }
     });
   }

@@ -115,7 +115,7 @@ public final class EmbeddedStore extends JdbcStore {
       } catch (IOException e) {
         throw new UncheckedIOException("cannot create dataDir " + dataDir, e);
       }
-      Dialect dialect = new SqliteDialect(table);
+      Dialect dialect = new SqliteDialect(table, clock);
       String url = "jdbc:sqlite:" + dataDir.resolve(FILE_NAME).toAbsolutePath();
       EmbeddedConnection connection = null;
       try {

@@ -24,8 +24,8 @@ import java.util.concurrent.CompletableFuture;
  */
 final class JdbcOperations implements IdempotencyStore {
 
-  /** Deadlocks resolved by the database are retried this often, on the store's own connections only. */
-  private static final int MAX_TRANSACTION_ATTEMPTS = 3;
+  /** Deadlocks resolved by the database are tried this often in all, on the store's own connections only. */
+  private static final int MAX_TRANSACTION_ATTEMPTS = 5;
 
   /**
    * A claim whose statement neither granted the lease nor saw a record that blocks it (the record

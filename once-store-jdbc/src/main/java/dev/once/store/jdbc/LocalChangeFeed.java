@@ -7,10 +7,16 @@ import java.util.concurrent.CompletableFuture;
 final class LocalChangeFeed implements ChangeFeed {
 
   private final Waiters waiters = new Waiters();
+  private volatile boolean closed;
 
+  /** After close, a wait ends at once: the waiter re-reads and learns the store is closed. */
   @Override
   public CompletableFuture<Void> await(RecordId id) {
-    return waiters.register(id);
+    CompletableFuture<Void> f = waiters.register(id);
+    if (closed) {
+      f.complete(null);
+    }
+    return f;
   }
 
   @Override
@@ -25,6 +31,7 @@ final class LocalChangeFeed implements ChangeFeed {
 
   @Override
   public void close() {
+    closed = true;
     waiters.wakeAll();
   }
 }

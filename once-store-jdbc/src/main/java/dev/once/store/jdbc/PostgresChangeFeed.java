@@ -4,6 +4,7 @@ import dev.once.IdempotencyKey;
 import dev.once.Scope;
 import dev.once.store.RecordId;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.CompletableFuture;
@@ -19,10 +20,17 @@ import org.slf4j.LoggerFactory;
  * {@code once_changes} on every transition a waiter cares about, and one daemon thread per store
  * holds one connection from the user's pool in LISTEN and wakes the matching futures.
  *
- * <p>The thread starts with the first wait, so a store nobody waits on holds no extra connection.
- * Whenever the listener (re)connects it wakes every waiter, because notifications sent while it
- * was not listening are lost: each waiter then re-reads its record, which is always correct
- * (wake-ups may be spurious). On a connection failure it backs off and reconnects until closed.
+ * <p>Only records marked {@code watched} notify, because PostgreSQL serialises the commits of
+ * notifying transactions; {@link #await} marks the record before returning, so a waiter that
+ * subscribes, then reads, cannot miss a change: either the change committed before the mark (the
+ * read sees it) or after (it notifies).
+ *
+ * <p>The thread starts with the first wait, so a store nobody waits on holds no extra connection;
+ * that first wait returns once the listener is live (or fails to become live within the query
+ * timeout, in which case the future completes at once and the waiter re-reads). Whenever the
+ * listener reconnects after losing its connection it wakes every waiter, because notifications sent
+ * while it was not listening are lost: each waiter then re-reads its record, which is always
+ * correct (wake-ups may be spurious). It backs off and reconnects until closed.
  */
 final class PostgresChangeFeed implements ChangeFeed {
 
@@ -34,14 +42,19 @@ final class PostgresChangeFeed implements ChangeFeed {
 
   private final DataSource dataSource;
   private final TableName table;
+  private final int timeoutSeconds;
+  private final String watch;
   private final Waiters waiters = new Waiters();
+  private final CompletableFuture<Void> firstListen = new CompletableFuture<>();
   private final Object lock = new Object();
   private Thread thread;
   private volatile boolean closed;
 
-  PostgresChangeFeed(DataSource dataSource, TableName table) {
+  PostgresChangeFeed(DataSource dataSource, TableName table, int timeoutSeconds) {
     this.dataSource = dataSource;
     this.table = table;
+    this.timeoutSeconds = timeoutSeconds;
+    this.watch = "UPDATE " + table.qualified() + " SET watched = true WHERE scope = ? AND idem_key = ? AND NOT watched";
   }
 
   @Override
@@ -49,10 +62,43 @@ final class PostgresChangeFeed implements ChangeFeed {
     CompletableFuture<Void> f = waiters.register(id);
     if (closed) {
       f.complete(null);
-    } else {
-      startOnce();
+      return f;
     }
+    startOnce();
+    if (!listening()) {
+      f.complete(null);
+      return f;
+    }
+    markWatched(id, f);
     return f;
+  }
+
+  /** Waits, at most the query timeout, for the listener's first LISTEN; true once it has happened. */
+  private boolean listening() {
+    try {
+      firstListen.get(timeoutSeconds, TimeUnit.SECONDS);
+      return true;
+    } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  /** Asks the record's next transition to notify. If that fails, the waiter is woken to re-read. */
+  private void markWatched(RecordId id, CompletableFuture<Void> f) {
+    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(watch)) {
+      ps.setQueryTimeout(timeoutSeconds);
+      Rows.bindId(ps, 1, id);
+      ps.executeUpdate();
+      if (!c.getAutoCommit()) {
+        c.commit();
+      }
+    } catch (SQLException e) {
+      LOG.debug("could not mark {} as watched; waking its waiter to re-read", id, e);
+      f.complete(null);
+    }
   }
 
   @Override
@@ -86,7 +132,10 @@ final class PostgresChangeFeed implements ChangeFeed {
           s.execute("LISTEN " + CHANNEL);
         }
         LOG.debug("listening for changes to {}", table);
-        waiters.wakeAll();
+        if (!firstListen.complete(null)) {
+          // A reconnect: whatever changed while nobody listened went unannounced.
+          waiters.wakeAll();
+        }
         backoff = 100;
         PGConnection pg = c.unwrap(PGConnection.class);
         while (!closed) {

@@ -50,7 +50,9 @@ final class PostgresDialect extends Dialect {
         + " expires_at = GREATEST(r.expires_at, EXCLUDED.expires_at),"
         + " recovery_point = CASE WHEN " + expired + " THEN NULL ELSE r.recovery_point END,"
         + " result = NULL,"
-        + " created_at = CASE WHEN " + expired + " THEN EXCLUDED.created_at ELSE r.created_at END"
+        + " created_at = CASE WHEN " + expired + " THEN EXCLUDED.created_at ELSE r.created_at END,"
+        // Waiters of an expired record were woken long ago; those of a stolen one wait on.
+        + " watched = CASE WHEN " + expired + " THEN false ELSE r.watched END"
         + " WHERE " + expired
         + " OR (r.state = '" + RecordState.IN_PROGRESS + "' AND r.lease_until <= EXCLUDED.created_at"
         + " AND r.fingerprint = EXCLUDED.fingerprint)"
@@ -86,10 +88,13 @@ final class PostgresDialect extends Dialect {
     return "(" + time + " + ? * interval '1 microsecond')";
   }
 
-  /** Concurrent CREATE ... IF NOT EXISTS can still collide in the catalog; an advisory lock orders them. */
+  /**
+   * Concurrent CREATE ... IF NOT EXISTS (and CREATE OR REPLACE of the trigger function every table
+   * shares) can still collide in the catalog; one advisory lock for all Once tables orders them.
+   */
   @Override
   String schemaLock() {
-    return "SELECT pg_advisory_xact_lock(hashtext('once schema " + table.qualified() + "'))";
+    return "SELECT pg_advisory_xact_lock(hashtext('dev.once schema'))";
   }
 
   @Override

@@ -25,7 +25,7 @@ public final class PostgresStore extends JdbcStore {
 
   private PostgresStore(Builder b, Dialect dialect) {
     super(dialect, Connections.of(b.dataSource()), b.timeoutSeconds(),
-        b.notifications ? new PostgresChangeFeed(b.dataSource(), dialect.table) : ChangeFeed.NONE);
+        b.notifications ? new PostgresChangeFeed(b.dataSource(), dialect.table, b.timeoutSeconds()) : ChangeFeed.NONE);
   }
 
   /** A builder over the application's {@code DataSource}; the store never closes it. */
@@ -54,8 +54,9 @@ public final class PostgresStore extends JdbcStore {
 
     /**
      * Whether {@link PostgresStore#awaitChange} uses LISTEN/NOTIFY; default {@code true}. It takes
-     * one connection from the pool for as long as the store is open, from the first wait on. With
-     * {@code false}, waiters poll.
+     * one connection from the pool for as long as the store is open, from the first wait on, and
+     * each wait marks its record so that the record's next transition notifies (one short UPDATE).
+     * With {@code false}, waiters poll.
      */
     public Builder notifications(boolean notifications) {
       this.notifications = notifications;

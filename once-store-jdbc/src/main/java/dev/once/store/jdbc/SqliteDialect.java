@@ -9,26 +9,37 @@ import java.time.Instant;
 
 /**
  * SQLite, for the embedded store: times are microseconds since the epoch from the SQL function
- * {@code once_now()}, which {@link EmbeddedStore} binds to its clock. The claim draws a token from
- * the counter row and runs {@code INSERT … ON CONFLICT DO UPDATE … WHERE <claimable> RETURNING},
- * reading the row when the update does not fire, all in one transaction. SQLite has one writer at
- * a time and the store one connection, so nothing interleaves.
+ * {@code once_now()}, which {@link EmbeddedStore} binds to its clock. The claim runs
+ * {@code INSERT … ON CONFLICT DO UPDATE … WHERE <claimable> RETURNING}, reading the row when the
+ * update does not fire, in one transaction. SQLite has one writer at a time and the store one
+ * connection, whose lock every operation holds, so nothing interleaves.
+ *
+ * <p>Tokens come from the counter row in blocks, like a database sequence's cache: a block of
+ * {@value #TOKEN_BLOCK} is reserved and committed before any of it is used, then handed out from
+ * memory. Tokens of a block left unused by a crash are skipped, never reused. This saves a write
+ * per claim, which measurably mattered for the embedded store's throughput.
  */
 final class SqliteDialect extends Dialect {
 
   static final String NOW_FUNCTION = "once_now";
+  static final int TOKEN_BLOCK = 1_000;
 
-  private final String nextToken;
+  private final String reserveTokens;
   private final String upsert;
   private final String existing;
   private final String purge;
+  private final java.time.Clock clock;
+  /** The next token to hand out and the end of the reserved block; guarded by the store's connection lock. */
+  private long nextToken;
+  private long blockEnd;
 
-  SqliteDialect(TableName table) {
+  SqliteDialect(TableName table, java.time.Clock clock) {
     super(table);
+    this.clock = clock;
     String t = table.qualified();
     String now = NOW_FUNCTION + "()";
     String expired = "expires_at <= excluded.created_at";
-    nextToken = "UPDATE " + t + "_seq SET value = value + 1 WHERE id = 1 RETURNING value";
+    reserveTokens = "UPDATE " + t + "_seq SET value = value + " + TOKEN_BLOCK + " WHERE id = 1 RETURNING value";
     upsert = "INSERT INTO " + t
         + " (scope, idem_key, state, fingerprint, token, attempt, lease_until, expires_at, created_at)"
         + " VALUES (?1, ?2, '" + RecordState.IN_PROGRESS + "', ?3, ?4, 1, ?5 + ?6, ?5 + ?7, ?5)"
@@ -49,6 +60,10 @@ final class SqliteDialect extends Dialect {
     existing = "SELECT " + RECORD_COLUMNS + ", ? AS observed_at FROM " + t + " WHERE scope = ? AND idem_key = ?";
     purge = "DELETE FROM " + t + " WHERE rowid IN (SELECT rowid FROM " + t + " WHERE expires_at <= " + now
         + " ORDER BY expires_at LIMIT ?)";
+  }
+
+  static long micros(Instant t) {
+    return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1_000);
   }
 
   @Override
@@ -84,17 +99,20 @@ final class SqliteDialect extends Dialect {
 
   @Override
   ClaimRow claim(Session session, ClaimRequest request) throws SQLException {
+    if (nextToken == blockEnd) {
+      // Used only once committed: a rolled-back reservation would be handed out again later.
+      long end = session.atomically(s -> {
+        try (PreparedStatement ps = s.prepare(reserveTokens); ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          return rs.getLong(1);
+        }
+      });
+      blockEnd = end;
+      nextToken = end - TOKEN_BLOCK;
+    }
+    long token = ++nextToken;
+    long now = micros(clock.instant());
     return session.atomically(s -> {
-      long token;
-      try (PreparedStatement ps = s.prepare(nextToken); ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        token = rs.getLong(1);
-      }
-      long now;
-      try (PreparedStatement ps = s.prepare("SELECT " + NOW_FUNCTION + "()"); ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        now = rs.getLong(1);
-      }
       try (PreparedStatement ps = s.prepare(upsert)) {
         Rows.bindId(ps, 1, request.id());
         ps.setString(3, request.fingerprint().encoded());

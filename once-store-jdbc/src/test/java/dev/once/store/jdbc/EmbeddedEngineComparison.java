@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * java -cp "$(cat cp.txt):target/classes:target/test-classes" dev.once.store.jdbc.EmbeddedEngineComparison [seconds]
+ * java -cp ... dev.once.store.jdbc.EmbeddedEngineComparison store [seconds]   # EmbeddedStore itself
  * </pre>
  */
 public final class EmbeddedEngineComparison {
@@ -67,6 +68,13 @@ public final class EmbeddedEngineComparison {
       child(Engine.valueOf(args[1]), Path.of(args[2]));
       return;
     }
+    if (args.length > 0 && args[0].equals("store")) {
+      int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
+      for (EmbeddedStore.Durability d : EmbeddedStore.Durability.values()) {
+        System.out.printf("EmbeddedStore %-24s %8.0f claim+complete/s%n", d, storeThroughput(d, seconds));
+      }
+      return;
+    }
     int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 5;
     System.out.printf("%-18s %12s %16s %s%n", "engine", "ops/s", "crash: lost/seen", "");
     for (Engine e : Engine.values()) {
@@ -106,6 +114,24 @@ public final class EmbeddedEngineComparison {
       long n = 0;
       while (System.nanoTime() < end) {
         claimAndComplete(c, s.next, s.read, s.insert, s.complete, "k" + n++);
+      }
+      return n / ((System.nanoTime() - start) / 1e9);
+    }
+  }
+
+  /** The real store, one thread: what the gateway's default gets per request. */
+  static double storeThroughput(EmbeddedStore.Durability durability, int seconds) throws Exception {
+    Path dir = Files.createTempDirectory("once-store-" + durability);
+    dev.once.Fingerprint fp = new dev.once.Fingerprint(1, "00112233445566778899aabbccddeeff");
+    try (EmbeddedStore store = EmbeddedStore.builder(dir).durability(durability).build()) {
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+      long start = System.nanoTime();
+      long n = 0;
+      while (System.nanoTime() < end) {
+        dev.once.store.RecordId id = dev.once.store.RecordId.of(dev.once.Scope.GLOBAL, dev.once.IdempotencyKey.of("k" + n++));
+        var c = (dev.once.store.ClaimResult.Claimed) store.claim(
+            new dev.once.store.ClaimRequest(id, fp, java.time.Duration.ofMinutes(1), java.time.Duration.ofHours(1)));
+        store.complete(id, c.token(), new byte[200], java.time.Duration.ofHours(1));
       }
       return n / ((System.nanoTime() - start) / 1e9);
     }

@@ -34,6 +34,26 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
   }
 
   @Test
+  void tokensKeepGrowingAcrossReopeningEvenPastAReservedBlock() {
+    RecordId id = newId();
+    long last = 0;
+    for (int i = 0; i < 3; i++) {
+      ClaimResult.Claimed c = claim(id, LEASE);
+      assertThat(c.token()).isGreaterThan(last);
+      last = c.token();
+      store.release(id, c.token());
+      store.close();
+      store = EmbeddedStore.builder(dir).tableName("once_test_embedded").build();
+    }
+    for (int i = 0; i < SqliteDialect.TOKEN_BLOCK + 5; i++) {
+      ClaimResult.Claimed c = claim(id, LEASE);
+      assertThat(c.token()).isGreaterThan(last);
+      last = c.token();
+      store.release(id, c.token());
+    }
+  }
+
+  @Test
   void aSecondProcessCannotOpenTheSameFile() {
     claim(newId(), LEASE);
     try (EmbeddedStore second = EmbeddedStore.builder(dir).tableName("once_test_embedded").build()) {

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.BeforeAll;
 
 class MariaDbStoreContractTest extends IdempotencyStoreContract {
 
-  static final String TABLE = "once_tck_mariadb";
+  static final String TABLE = Tables.unique("once_tck_mariadb");
   static HikariDataSource pool;
 
   @BeforeAll
@@ -20,6 +20,9 @@ class MariaDbStoreContractTest extends IdempotencyStoreContract {
 
   @AfterAll
   static void closePool() {
+    if (pool != null) {
+      Tables.execute(pool, TestDatabase.MARIADB.drop(TABLE));
+    }
     Tables.close(pool);
   }
 

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 class MariaDbStoreTest extends JdbcStoreBehaviour {
 
-  static final String TABLE = "once_test_mariadb";
+  static final String TABLE = Tables.unique("once_test_mariadb");
   static HikariDataSource pool;
 
   @BeforeAll
@@ -25,6 +25,9 @@ class MariaDbStoreTest extends JdbcStoreBehaviour {
 
   @AfterAll
   static void closePool() {
+    if (pool != null) {
+      Tables.execute(pool, TestDatabase.MARIADB.drop(TABLE));
+    }
     Tables.close(pool);
   }
 

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.BeforeAll;
 
 class PostgresStoreContractTest extends IdempotencyStoreContract {
 
-  static final String TABLE = "once_tck_pg";
+  static final String TABLE = Tables.unique("once_tck_pg");
   static HikariDataSource pool;
 
   @BeforeAll
@@ -20,6 +20,9 @@ class PostgresStoreContractTest extends IdempotencyStoreContract {
 
   @AfterAll
   static void closePool() {
+    if (pool != null) {
+      Tables.execute(pool, TestDatabase.POSTGRESQL.drop(TABLE));
+    }
     Tables.close(pool);
   }
 

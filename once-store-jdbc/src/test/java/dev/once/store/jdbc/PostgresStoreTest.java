@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 
 class PostgresStoreTest extends JdbcStoreBehaviour {
 
-  static final String TABLE = "once_test_pg";
+  static final String TABLE = Tables.unique("once_test_pg");
   static HikariDataSource pool;
 
   @BeforeAll
@@ -25,6 +25,9 @@ class PostgresStoreTest extends JdbcStoreBehaviour {
 
   @AfterAll
   static void closePool() {
+    if (pool != null) {
+      Tables.execute(pool, TestDatabase.POSTGRESQL.drop(TABLE));
+    }
     Tables.close(pool);
   }
 
@@ -44,9 +47,6 @@ class PostgresStoreTest extends JdbcStoreBehaviour {
   void aWaiterIsWokenWhenTheRecordCompletes() throws Exception {
     RecordId id = newId();
     ClaimResult.Claimed c = claim(id, LEASE);
-    CompletableFuture<Void> change = store.awaitChange(id);
-    // The first wake-up only says that the listener is now live; wait for it, then subscribe again.
-    change.get(10, TimeUnit.SECONDS);
     CompletableFuture<Void> completion = store.awaitChange(id);
     Thread.sleep(200);
     assertThat(completion).isNotDone();
@@ -55,12 +55,30 @@ class PostgresStoreTest extends JdbcStoreBehaviour {
   }
 
   @Test
+  void onlyTransitionsSomeoneWaitsForNotify() throws Exception {
+    try (java.sql.Connection listener = pool.getConnection(); java.sql.Statement s = listener.createStatement()) {
+      s.execute("LISTEN " + PostgresChangeFeed.CHANNEL);
+      org.postgresql.PGConnection pg = listener.unwrap(org.postgresql.PGConnection.class);
+      RecordId unwatched = newId();
+      ClaimResult.Claimed a = claim(unwatched, LEASE);
+      store.complete(unwatched, a.token(), new byte[] {1}, TTL);
+      assertThat(pg.getNotifications(500)).as("a completion nobody waits for").isEmpty();
+
+      RecordId watched = newId();
+      ClaimResult.Claimed b = claim(watched, LEASE);
+      store.awaitChange(watched);
+      store.complete(watched, b.token(), new byte[] {1}, TTL);
+      assertThat(pg.getNotifications(5_000)).extracting(n -> n.getParameter())
+          .containsExactly(TABLE + "\n" + watched.scope() + "\n" + watched.key());
+    }
+  }
+
+  @Test
   void aWaiterIsWokenWhenTheKeyIsReleasedAndNotByOtherKeys() throws Exception {
     RecordId id = newId();
     RecordId other = newId();
     ClaimResult.Claimed c = claim(id, LEASE);
     ClaimResult.Claimed o = claim(other, LEASE);
-    store.awaitChange(id).get(10, TimeUnit.SECONDS);
     CompletableFuture<Void> release = store.awaitChange(id);
     store.release(other, o.token());
     Thread.sleep(300);

@@ -18,8 +18,6 @@ class PostgresUnreachableTest extends UnreachableDatabaseBehaviour {
   void theChangeListenerReconnectsAndWakesWaitersAfterAnOutage() throws Exception {
     RecordId id = JdbcStoreBehaviour.newId();
     ClaimResult.Claimed c = claim(id);
-    store.awaitChange(id).get(10, TimeUnit.SECONDS);
-
     CompletableFuture<Void> duringOutage = store.awaitChange(id);
     proxy.cut();
     // Notifications sent while the listener was gone are lost, so it wakes everyone when it is back.

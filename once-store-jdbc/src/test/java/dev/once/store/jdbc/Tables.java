@@ -8,7 +8,18 @@ import javax.sql.DataSource;
 /** Test helpers for the per-test-class tables. */
 final class Tables {
 
+  /**
+   * Distinguishes this test JVM's tables from those of concurrent runs of the same tests (other
+   * worktrees, other CI jobs) on the same database server, which would otherwise drop each other's.
+   */
+  static final String RUN = Long.toHexString(new java.security.SecureRandom().nextLong() & 0xFFFFFFFFL);
+
   private Tables() {}
+
+  /** {@code prefix} plus this run's suffix: a table no concurrent run uses. */
+  static String unique(String prefix) {
+    return prefix + "_" + RUN;
+  }
 
   static void execute(DataSource ds, String... sql) {
     try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {

@@ -44,7 +44,7 @@ abstract class TransactionalModeBehaviour {
 
   TransactionalModeBehaviour(TestDatabase database) {
     this.database = database;
-    this.table = "once_tx_" + database.name().toLowerCase(java.util.Locale.ROOT);
+    this.table = Tables.unique("once_tx_" + database.name().toLowerCase(java.util.Locale.ROOT));
     this.businessTable = table + "_payments";
   }
 
@@ -60,6 +60,10 @@ abstract class TransactionalModeBehaviour {
   void closeAll() {
     if (store != null) {
       store.close();
+    }
+    if (pool != null) {
+      Tables.execute(pool, database.drop(table));
+      Tables.execute(pool, "DROP TABLE IF EXISTS " + businessTable);
     }
     Tables.close(pool);
   }
@@ -206,7 +210,7 @@ abstract class TransactionalModeBehaviour {
   @Test
   void aProcessKilledMidTransactionLeavesNothingAndTheRetryRunsOnce() throws Exception {
     RecordId id = newId();
-    try (ChildJvm child = ChildJvm.start(CrashChild.class, database.name(), id.scope().value(), id.key().value())) {
+    try (ChildJvm child = ChildJvm.start(CrashChild.class, database.name(), table, id.scope().value(), id.key().value())) {
       child.awaitLine("READY", 60);
       child.kill();
     }
@@ -230,10 +234,10 @@ abstract class TransactionalModeBehaviour {
   /** A child JVM that claims and writes a business row in an open transaction, then waits to be killed. */
   public static final class CrashChild {
     public static void main(String[] args) throws Exception {
-      RecordId id = RecordId.of(new Scope(args[1]), IdempotencyKey.of(args[2]));
       TestDatabase database = TestDatabase.valueOf(args[0]);
+      String table = args[1];
+      RecordId id = RecordId.of(new Scope(args[2]), IdempotencyKey.of(args[3]));
       HikariDataSource pool = database.pool(2);
-      String table = "once_tx_" + database.name().toLowerCase(java.util.Locale.ROOT);
       JdbcStore store = database.open(pool, table, false);
       Connection c = pool.getConnection();
       c.setAutoCommit(false);

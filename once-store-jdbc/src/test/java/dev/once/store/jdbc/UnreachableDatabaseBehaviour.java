@@ -32,7 +32,7 @@ abstract class UnreachableDatabaseBehaviour {
 
   UnreachableDatabaseBehaviour(TestDatabase database) {
     this.database = database;
-    this.table = "once_faults_" + database.name().toLowerCase(Locale.ROOT);
+    this.table = Tables.unique("once_faults_" + database.name().toLowerCase(Locale.ROOT));
   }
 
   @BeforeEach
@@ -50,6 +50,9 @@ abstract class UnreachableDatabaseBehaviour {
     store.close();
     pool.close();
     proxy.close();
+    try (HikariDataSource direct = database.pool(1)) {
+      Tables.execute(direct, database.drop(table));
+    }
   }
 
   void assertUnavailable(Runnable operation) {
