@@ -181,18 +181,20 @@ class OnceAutoConfigurationTest {
   }
 
   @Test
-  void aPostgresDataSourceGetsThePostgresStoreAndTransactionalRoutes() {
+  void aPostgresDataSourceGetsThePostgresStoreAndTransactionalRoutes() throws Exception {
     PostgresService.require();
+    String table = PostgresService.freshTable("once_records_starter_autoconfig");
     runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
             DataSourceTransactionManagerAutoConfiguration.class))
         .withPropertyValues("spring.datasource.url=" + PostgresService.URL, "spring.datasource.username=postgres",
-            "once.store.table-name=once_records_starter_autoconfig",
+            "once.store.table-name=" + table,
             "once.routes[0].pattern=/api/payments", "once.routes[0].transactional=true")
         .run(context -> {
           assertThat(context).hasNotFailed();
           assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(PostgresStore.class);
           assertThat(context.getBean(TransactionBoundary.class)).isInstanceOf(SpringTransactionBoundary.class);
         });
+    PostgresService.drop(table);
   }
 
   @Test
