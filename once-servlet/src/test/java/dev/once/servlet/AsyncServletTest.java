@@ -30,10 +30,10 @@ class AsyncServletTest extends GuardedAppTest {
   void whileTheAsyncWorkRunsTheKeyIsStillInFlight() throws Exception {
     String key = key();
     CompletableFuture<HttpResponse<String>> first = shop.client.sendAsync(
-        shop.post("/api/async/complete/inflight", key, "{}").build(), HttpResponse.BodyHandlers.ofString());
-    Thread.sleep(40); // doFilter has returned; the async thread sleeps 100 ms before writing
+        shop.post("/api/async/complete/inflight?ms=1500", key, "{}").build(), HttpResponse.BodyHandlers.ofString());
+    shop.awaitExecutions("/api/async/complete/inflight", 1); // the async thread then sleeps 1.5 s before writing
 
-    HttpResponse<String> dup = shop.postJson("/api/async/complete/inflight", key, "{}");
+    HttpResponse<String> dup = shop.postJson("/api/async/complete/inflight?ms=1500", key, "{}");
 
     assertProblem(dup, ProblemType.IN_FLIGHT);
     assertThat(first.get().statusCode()).isEqualTo(201);
@@ -87,5 +87,20 @@ class AsyncServletTest extends GuardedAppTest {
     assertThat(first.statusCode()).isEqualTo(500);
     assertThat(retry.statusCode()).isEqualTo(500);
     assertThat(shop.app.executions("/api/async/timeout")).isEqualTo(2);
+  }
+
+  @Test
+  void withoutTheAsyncMappingADispatchedResponseCountsAsDoneAndIsNeverRunAgain() throws Exception {
+    try (GuardedApp misconfigured = GuardedApp.mappedForRequestsOnly()) {
+      String key = key();
+
+      HttpResponse<String> first = misconfigured.postJson("/api/async/dispatch", key, "{}");
+      HttpResponse<String> retry = misconfigured.postJson("/api/async/dispatch", key, "{}");
+
+      assertThat(first.statusCode()).isEqualTo(201);
+      assertThat(first.body()).as("the body stayed in the filter's buffer").isEmpty();
+      assertProblem(retry, ProblemType.RESPONSE_UNAVAILABLE);
+      assertThat(misconfigured.app.executions("/api/async/dispatch")).isEqualTo(1);
+    }
   }
 }

@@ -6,12 +6,14 @@ import dev.once.Once;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.RoutePolicy;
 import dev.once.store.IdempotencyStore;
+import jakarta.servlet.DispatcherType;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.UUID;
 import java.util.function.UnaryOperator;
 
@@ -34,6 +36,11 @@ final class GuardedApp implements AutoCloseable {
 
   private GuardedApp(IdempotencyStore other, String contextPath, UnaryOperator<HttpIdempotency.Builder> extra,
       TransactionBoundary transactions) throws Exception {
+    this(other, contextPath, extra, transactions, EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+  }
+
+  private GuardedApp(IdempotencyStore other, String contextPath, UnaryOperator<HttpIdempotency.Builder> extra,
+      TransactionBoundary transactions, EnumSet<DispatcherType> dispatches) throws Exception {
     this.once = Once.of(other == null ? store : other);
     HttpIdempotency http = extra.apply(HttpIdempotency.builder(once)
         .route("/required/**", RoutePolicy.builder().keyRequired(true).build())
@@ -45,11 +52,17 @@ final class GuardedApp implements AutoCloseable {
         .route("/puts/**", RoutePolicy.builder().methods("POST", "PUT", "DELETE").build())
         .route("/tx/**", RoutePolicy.builder().execution(ExecutionPolicy.builder().heartbeat(false).build()).build()))
         .build();
-    this.server = JettyServer.start(OnceFilter.builder(http).transactions(transactions).build(), contextPath, app);
+    this.server = JettyServer.start(OnceFilter.builder(http).transactions(transactions).build(), contextPath, app,
+        dispatches);
   }
 
   static GuardedApp start() throws Exception {
     return new GuardedApp(null, "/", b -> b, TransactionBoundary.NONE);
+  }
+
+  /** With the filter mapped for REQUEST dispatches only: a misconfiguration that async handlers reveal. */
+  static GuardedApp mappedForRequestsOnly() throws Exception {
+    return new GuardedApp(null, "/", b -> b, TransactionBoundary.NONE, EnumSet.of(DispatcherType.REQUEST));
   }
 
   /** With routes that run in transactions. */
@@ -102,6 +115,17 @@ final class GuardedApp implements AutoCloseable {
   HttpResponse<String> postJson(String path, String key, String json, String... headers)
       throws IOException, InterruptedException {
     return send(post(path, key, json, headers));
+  }
+
+  /** Waits until the handler of {@code path} has started {@code n} times: its request holds the key. */
+  void awaitExecutions(String path, int n) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (app.executions(path) < n) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(path + " did not start " + n + " time(s)");
+      }
+      Thread.sleep(5);
+    }
   }
 
   @Override

@@ -25,6 +25,12 @@ final class JettyServer implements AutoCloseable {
 
   /** Starts Jetty with {@code servlet} at {@code /*} behind the filter, or without one if it is null. */
   static JettyServer start(Filter once, String contextPath, Servlet servlet) throws Exception {
+    return start(once, contextPath, servlet, EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+  }
+
+  /** As above, with the filter mapped for these dispatches only. */
+  static JettyServer start(Filter once, String contextPath, Servlet servlet, EnumSet<DispatcherType> dispatches)
+      throws Exception {
     QueuedThreadPool threads = new QueuedThreadPool(256, 8);
     threads.setName("jetty");
     Server server = new Server(threads);
@@ -38,7 +44,7 @@ final class JettyServer implements AutoCloseable {
     if (once != null) {
       FilterHolder filter = new FilterHolder(once);
       filter.setAsyncSupported(true);
-      context.addFilter(filter, "/*", EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+      context.addFilter(filter, "/*", dispatches);
     }
     ServletHolder holder = new ServletHolder(servlet);
     holder.setAsyncSupported(true);

@@ -31,6 +31,13 @@ final class RecordingServlet extends HttpServlet {
     return t;
   });
 
+  private volatile String lastFailure = "";
+
+  /** The message of the last failure a handler saw. */
+  String lastFailure() {
+    return lastFailure;
+  }
+
   int executions(String path) {
     AtomicInteger n = executions.get(path);
     return n == null ? 0 : n.get();
@@ -125,6 +132,14 @@ final class RecordingServlet extends HttpServlet {
         resp.setStatus(200);
         resp.getWriter().print(exchange.scope().value() + " " + exchange.token());
       }
+      case "parts" -> {
+        try {
+          req.getParts();
+        } catch (jakarta.servlet.ServletException e) {
+          lastFailure = e.getMessage();
+          throw new IllegalStateException(e);
+        }
+      }
       default -> payment(req, resp);
     }
   }
@@ -147,7 +162,7 @@ final class RecordingServlet extends HttpServlet {
     AsyncContext ctx = req.startAsync();
     switch (mode) {
       case "complete" -> async.submit(() -> {
-        sleep(100);
+        sleep(req.getParameter("ms") == null ? 100 : Long.parseLong(req.getParameter("ms")));
         try {
           payment(req, resp);
         } catch (IOException e) {

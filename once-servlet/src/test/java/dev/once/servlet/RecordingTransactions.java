@@ -16,6 +16,8 @@ final class RecordingTransactions implements TransactionBoundary {
 
   final List<String> endings = new CopyOnWriteArrayList<>();
   volatile CountDownLatch holdCommit = new CountDownLatch(0);
+  /** Counted down when a transaction's work is done and it is about to end. */
+  volatile CountDownLatch workDone = new CountDownLatch(1);
 
   @Override
   public boolean covers(Route route) {
@@ -31,6 +33,7 @@ final class RecordingTransactions implements TransactionBoundary {
       endings.add("ROLL_BACK on " + e.getClass().getSimpleName());
       throw e;
     }
+    workDone.countDown();
     try {
       holdCommit.await(10, TimeUnit.SECONDS);
     } catch (InterruptedException e) {

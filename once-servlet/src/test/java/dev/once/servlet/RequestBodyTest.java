@@ -97,4 +97,15 @@ class RequestBodyTest extends GuardedAppTest {
     assertThat(r.statusCode()).isEqualTo(201);
     assertThat(r.body()).contains("\"received_bytes\":5000");
   }
+
+  @Test
+  void multipartBodiesCannotBeParsedAfterBufferingAndTheHandlerIsToldWhy() throws Exception {
+    HttpResponse<String> r = shop.send(HttpRequest.newBuilder(shop.uri("/api/parts"))
+        .header("Idempotency-Key", key()).header("Api-Key", GuardedApp.MERCHANT)
+        .header("Content-Type", "multipart/form-data; boundary=b")
+        .POST(HttpRequest.BodyPublishers.ofString("--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--b--\r\n")));
+
+    assertThat(r.statusCode()).isEqualTo(500);
+    assertThat(shop.app.lastFailure()).contains("multipart bodies cannot be parsed after OnceFilter buffered them");
+  }
 }

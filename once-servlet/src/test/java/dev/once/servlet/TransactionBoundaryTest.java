@@ -36,6 +36,7 @@ class TransactionBoundaryTest {
   void forget() {
     transactions.endings.clear();
     transactions.holdCommit = new CountDownLatch(0);
+    transactions.workDone = new CountDownLatch(1);
   }
 
   @Test
@@ -44,7 +45,8 @@ class TransactionBoundaryTest {
     CompletableFuture<HttpResponse<String>> pending = shop.client.sendAsync(
         shop.post("/tx/api/payments", key(), "{}").build(), HttpResponse.BodyHandlers.ofString());
 
-    Thread.sleep(300);
+    assertThat(transactions.workDone.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread.sleep(200); // time enough for a response that had been sent to arrive
     boolean sentBeforeCommit = pending.isDone();
     transactions.holdCommit.countDown();
 

@@ -3,15 +3,18 @@ package dev.once.spring;
 import dev.once.Once;
 import dev.once.OnceListener;
 import dev.once.http.HttpIdempotency;
+import dev.once.micrometer.ObservedStore;
 import dev.once.http.ScopeResolver;
 import dev.once.servlet.OnceFilter;
 import dev.once.servlet.TransactionBoundary;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.jdbc.Purger;
 import dev.once.store.jdbc.TransactionalStore;
+import io.micrometer.observation.ObservationRegistry;
 import jakarta.servlet.DispatcherType;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
@@ -43,7 +46,8 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
     "org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration",
     "org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration",
     "org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration",
-    "org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration"})
+    "org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration",
+    "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"})
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnProperty(prefix = "once", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(OnceProperties.class)
@@ -59,9 +63,12 @@ public class OnceAutoConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   Once once(IdempotencyStore store, OnceRoutes routes, ObjectProvider<TransactionJoin> join,
-      ObjectProvider<OnceListener> listeners) {
+      ObjectProvider<StoreDecorator> decorators, ObjectProvider<OnceListener> listeners) {
     TransactionJoin transactions = join.getIfAvailable();
     IdempotencyStore used = transactions == null ? store : new JoiningStore(store, transactions);
+    for (StoreDecorator decorator : decorators.orderedStream().toList()) {
+      used = decorator.apply(used);
+    }
     return Once.builder(used)
         .defaults(routes.defaultExecution())
         .listener(CompositeListener.of(listeners.orderedStream().toList()))
@@ -107,6 +114,10 @@ public class OnceAutoConfiguration {
     return registration;
   }
 
+  /** Wraps the store the engine uses (observations); a separate type so that Micrometer stays optional. */
+  @FunctionalInterface
+  interface StoreDecorator extends UnaryOperator<IdempotencyStore> {}
+
   /** The routes of {@link Idempotent} handlers; a separate type so that Spring MVC stays optional. */
   @FunctionalInterface
   interface AnnotatedRoutes {
@@ -144,6 +155,17 @@ public class OnceAutoConfiguration {
       TransactionJoin j = join.getIfAvailable();
       return j == null ? TransactionBoundary.NONE
           : new SpringTransactionBoundary(transactions, j, routes.transactionalPatterns());
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = {"io.micrometer.observation.ObservationRegistry", "dev.once.micrometer.ObservedStore"})
+  @ConditionalOnBean(type = "io.micrometer.observation.ObservationRegistry")
+  @ConditionalOnProperty(prefix = "once.observation", name = "enabled", havingValue = "true", matchIfMissing = true)
+  static class ObservationConfiguration {
+    @Bean
+    StoreDecorator onceStoreObservation(ObservationRegistry registry) {
+      return store -> ObservedStore.wrap(store, registry);
     }
   }
 

@@ -25,6 +25,8 @@ public class OnceProperties {
 
   private final Store store = new Store();
 
+  private final Observation observation = new Observation();
+
   /** The policy of every route, and of paths no route matches. */
   private final Policy defaults = new Policy();
 
@@ -49,6 +51,10 @@ public class OnceProperties {
 
   public Store getStore() {
     return store;
+  }
+
+  public Observation getObservation() {
+    return observation;
   }
 
   public Policy getDefaults() {
@@ -128,6 +134,21 @@ public class OnceProperties {
     }
   }
 
+  /** Micrometer Observations of store calls. */
+  public static class Observation {
+
+    /** Whether every store call is observed (once.store spans and timer) when there is an ObservationRegistry. */
+    private boolean enabled = true;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+  }
+
   /** Which store is used when the application defines no IdempotencyStore bean. */
   public enum StoreType {
     /** The application's DataSource (PostgreSQL or MariaDB), else in memory with a warning. */
@@ -142,7 +163,7 @@ public class OnceProperties {
     /** How the store is chosen. */
     private StoreType type = StoreType.AUTO;
 
-    /** The JDBC store's table ({@code name} or {@code schema.name}); unset: once_records. */
+    /** The JDBC store's table, name or schema.name; unset: once_records. */
     private String tableName;
 
     /** Whether the JDBC store creates its table at startup if it is missing. */
@@ -392,8 +413,8 @@ public class OnceProperties {
   public static class Route extends Policy {
 
     /**
-     * The path pattern inside the application: literal segments, {@code *} or {@code {name}} for
-     * one segment, and a final {@code **} for the rest.
+     * The path pattern inside the application: literal segments, * or {name} for one segment, and a
+     * final ** for the rest.
      */
     private String pattern;
 

@@ -105,6 +105,29 @@ class OnceAutoConfigurationTest {
     }
   }
 
+  @RestController
+  static class TwoHandlersOnePath {
+    @PostMapping("/api/orders")
+    @Idempotent(lease = "10s")
+    String create() {
+      return "created";
+    }
+
+    @org.springframework.web.bind.annotation.PatchMapping("/api/orders")
+    @Idempotent(lease = "20s")
+    String amend() {
+      return "amended";
+    }
+  }
+
+  @Test
+  void twoHandlersOnOnePathWithDifferentSettingsStopStartup() {
+    runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class,
+            DispatcherServletAutoConfiguration.class, HttpMessageConvertersAutoConfiguration.class))
+        .withUserConfiguration(TwoHandlersOnePath.class)
+        .run(context -> assertThat(refusal(context).getReason()).contains("/api/orders").contains("different settings"));
+  }
+
   @Test
   void aBadAnnotationAttributeStopsStartupNamingTheMethod() {
     runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class,
@@ -158,18 +181,20 @@ class OnceAutoConfigurationTest {
   }
 
   @Test
-  void aPostgresDataSourceGetsThePostgresStoreAndTransactionalRoutes() {
+  void aPostgresDataSourceGetsThePostgresStoreAndTransactionalRoutes() throws Exception {
     PostgresService.require();
+    String table = PostgresService.freshTable("once_records_starter_autoconfig");
     runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
             DataSourceTransactionManagerAutoConfiguration.class))
         .withPropertyValues("spring.datasource.url=" + PostgresService.URL, "spring.datasource.username=postgres",
-            "once.store.table-name=once_records_starter_autoconfig",
+            "once.store.table-name=" + table,
             "once.routes[0].pattern=/api/payments", "once.routes[0].transactional=true")
         .run(context -> {
           assertThat(context).hasNotFailed();
           assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(PostgresStore.class);
           assertThat(context.getBean(TransactionBoundary.class)).isInstanceOf(SpringTransactionBoundary.class);
         });
+    PostgresService.drop(table);
   }
 
   @Test
@@ -198,6 +223,39 @@ class OnceAutoConfigurationTest {
     runner.withUserConfiguration(Registry.class).run(context -> {
       assertThat(context).hasSingleBean(OnceMetrics.class);
       assertThat(context.getBean(SimpleMeterRegistry.class).find("once.executions").counters()).isNotEmpty();
+    });
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class Observations {
+    final java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @Bean
+    io.micrometer.observation.ObservationRegistry observationRegistry() {
+      io.micrometer.observation.ObservationRegistry registry = io.micrometer.observation.ObservationRegistry.create();
+      registry.observationConfig().observationHandler(new io.micrometer.observation.ObservationHandler<>() {
+        @Override
+        public void onStop(io.micrometer.observation.Observation.Context context) {
+          seen.add(context.getName() + ":" + context.getLowCardinalityKeyValue("operation").getValue());
+        }
+
+        @Override
+        public boolean supportsContext(io.micrometer.observation.Observation.Context context) {
+          return true;
+        }
+      });
+      return registry;
+    }
+  }
+
+  @Test
+  void storeCallsAreObservedWhenThereIsAnObservationRegistry() {
+    runner.withUserConfiguration(Observations.class).run(context -> {
+      Once once = context.getBean(Once.class);
+      once.execute(dev.once.Scope.of("m"), dev.once.IdempotencyKey.of("k-observed"),
+          new dev.once.Fingerprint(1, "00".repeat(32)), dev.once.ResultCodec.utf8(), ctx -> "done");
+
+      assertThat(context.getBean(Observations.class).seen).containsExactly("once.store:claim", "once.store:complete");
     });
   }
 

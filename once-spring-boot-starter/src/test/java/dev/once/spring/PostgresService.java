@@ -17,6 +17,23 @@ final class PostgresService {
 
   private PostgresService() {}
 
+  /**
+   * A table name for this run only: builds in other worktrees share the server, and an older
+   * build's table may have an older schema.
+   */
+  static String freshTable(String prefix) {
+    return prefix + "_" + Long.toString(System.nanoTime(), 36);
+  }
+
+  /** Drops a store table and its sequence. */
+  static void drop(String table) throws java.sql.SQLException {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(URL, "postgres", "");
+        java.sql.Statement s = c.createStatement()) {
+      s.execute("DROP TABLE IF EXISTS " + table);
+      s.execute("DROP SEQUENCE IF EXISTS " + table + "_seq");
+    }
+  }
+
   static void require() {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress("127.0.0.1", 5432), 1_000);

@@ -128,7 +128,9 @@ class StarterWebTest {
     String key = key();
     CompletableFuture<HttpResponse<String>> first = client.sendAsync(post("/api/orders/ord_9/refunds?ms=800", key, "{}").build(),
         HttpResponse.BodyHandlers.ofString());
-    Thread.sleep(300);
+    while (orders.runs("refund") == 0) {
+      Thread.sleep(5); // until the first holds the key
+    }
 
     HttpResponse<String> dup = send(post("/api/orders/ord_9/refunds?ms=800", key, "{}"));
 

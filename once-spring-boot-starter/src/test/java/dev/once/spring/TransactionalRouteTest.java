@@ -18,20 +18,22 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 
 /** A transactional route on PostgreSQL: the claim, the handler's insert and the record commit or roll back together. */
 @SpringBootTest(classes = FakeLedgerApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {
         "spring.datasource.url=" + PostgresService.URL,
         "spring.datasource.username=postgres",
-        "spring.datasource.hikari.maximum-pool-size=8",
-        "once.store.table-name=once_records_starter_tx"})
+        "spring.datasource.hikari.maximum-pool-size=8"})
 class TransactionalRouteTest {
 
   private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -41,6 +43,18 @@ class TransactionalRouteTest {
 
   @Autowired
   JdbcTemplate jdbc;
+
+  private static final String RECORDS = PostgresService.freshTable("once_records_starter_tx");
+
+  @DynamicPropertySource
+  static void store(DynamicPropertyRegistry registry) {
+    registry.add("once.store.table-name", () -> RECORDS);
+  }
+
+  @AfterAll
+  static void dropRecords() throws Exception {
+    PostgresService.drop(RECORDS);
+  }
 
   @BeforeAll
   static void table() throws Exception {
@@ -63,7 +77,7 @@ class TransactionalRouteTest {
   }
 
   private int records(String key) {
-    return jdbc.queryForObject("SELECT count(*) FROM once_records_starter_tx WHERE idem_key = ?", Integer.class, key);
+    return jdbc.queryForObject("SELECT count(*) FROM " + RECORDS + " WHERE idem_key = ?", Integer.class, key);
   }
 
   private static String unique() {

@@ -11,6 +11,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -20,6 +21,8 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
 
 /** The payments API on PostgreSQL in transactional mode, over sockets, audited against its ledger. */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -39,9 +42,22 @@ class PaymentsApiTest {
 
   private PaymentsClient client;
 
+  /** This run's own idempotency table: builds in other worktrees share the server. */
+  private static final String RECORDS = "once_records_payments_" + Long.toString(System.nanoTime(), 36);
+
+  @DynamicPropertySource
+  static void store(DynamicPropertyRegistry registry) {
+    registry.add("once.store.table-name", () -> RECORDS);
+  }
+
   @BeforeAll
   static void server() {
     Postgres.require();
+  }
+
+  @AfterAll
+  static void dropRecords() {
+    Postgres.drop(RECORDS);
   }
 
   @BeforeEach

@@ -13,6 +13,17 @@ final class Postgres {
 
   private Postgres() {}
 
+  /** Drops an idempotency table and its sequence. */
+  static void drop(String table) {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+        java.sql.Statement s = c.createStatement()) {
+      s.execute("DROP TABLE IF EXISTS " + table);
+      s.execute("DROP SEQUENCE IF EXISTS " + table + "_seq");
+    } catch (java.sql.SQLException e) {
+      System.err.println("WARNING: could not drop " + table + ": " + e.getMessage());
+    }
+  }
+
   static void require() {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress("127.0.0.1", 5432), 1_000);
