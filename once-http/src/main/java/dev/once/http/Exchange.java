@@ -61,6 +61,16 @@ public final class Exchange {
     return lease.completeWithoutResult();
   }
 
+  /**
+   * The handler finished with this status but its response was streamed (or outgrew the cap) and
+   * cannot be stored: a transient status still releases the key, any other counts as done, so
+   * retries get 409 and never a re-run.
+   */
+  public Recording recordUnavailable(int status) {
+    Outcome outcome = policy.classifier().classify(new StoredResponse(status, Headers.EMPTY, null));
+    return outcome == Outcome.TRANSIENT ? lease.release() : lease.completeWithoutResult();
+  }
+
   /** The handler threw: the key is released so a retry runs afresh. */
   public Recording fail() {
     return lease.release();

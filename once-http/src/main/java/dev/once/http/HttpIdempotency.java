@@ -91,8 +91,7 @@ public final class HttpIdempotency {
       return problem(ProblemType.KEY_INVALID, e.getMessage() + ".");
     }
     if (request.body().length > policy.maxRequestBytes()) {
-      return problem(ProblemType.BODY_TOO_LARGE,
-          "The request body is larger than " + policy.maxRequestBytes() + " bytes.");
+      return new Decision.Respond(Problems.bodyTooLarge(policy.maxRequestBytes()), false);
     }
     Scope scope = scopeOf(route, method, request);
     Fingerprint fingerprint = fingerprint(route, method, request);

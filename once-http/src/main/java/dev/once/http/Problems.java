@@ -38,6 +38,36 @@ public final class Problems {
     return new StoredResponse(type.status(), headers.build(), json.toString().getBytes(StandardCharsets.UTF_8));
   }
 
+  /** The 413 answer to a request body over {@code maxRequestBytes}. */
+  public static StoredResponse bodyTooLarge(int maxRequestBytes) {
+    return render(ProblemType.BODY_TOO_LARGE, "The request body is larger than " + maxRequestBytes + " bytes.");
+  }
+
+  /**
+   * A plain RFC 9457 problem for a status, with {@code type} {@code about:blank} and the status's
+   * reason phrase as {@code title}: what a framework adapter answers when the handler only names an
+   * error status (a servlet's {@code sendError}), so the first response and its replays are the same
+   * bytes instead of a container's error page that is generated after the response was recorded.
+   *
+   * @param detail the handler's own message meant for the client, or {@code null}
+   */
+  public static StoredResponse forStatus(int status, String detail) {
+    if (status < 400 || status > 599) {
+      throw new IllegalArgumentException("a problem status must be 400-599, was " + status);
+    }
+    StringBuilder json = new StringBuilder(128);
+    json.append("{\"type\":\"about:blank\",\"title\":");
+    quote(json, ReasonPhrases.of(status));
+    json.append(",\"status\":").append(status);
+    if (detail != null && !detail.isEmpty()) {
+      json.append(",\"detail\":");
+      quote(json, detail);
+    }
+    json.append('}');
+    return new StoredResponse(status, Headers.of("Content-Type", MEDIA_TYPE),
+        json.toString().getBytes(StandardCharsets.UTF_8));
+  }
+
   private static void quote(StringBuilder out, String s) {
     out.append('"');
     for (int i = 0; i < s.length(); i++) {

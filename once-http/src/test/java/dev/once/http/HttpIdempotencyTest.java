@@ -251,6 +251,20 @@ class HttpIdempotencyTest {
   }
 
   @Test
+  void streamedSuccessCountsAsDoneButAStreamedServerErrorReleasesTheKey() {
+    String ok = key();
+    String failed = key();
+
+    Recording done = ((Decision.Proceed) begin(post("/p", ok, "{}"))).exchange().recordUnavailable(200);
+    Recording released = ((Decision.Proceed) begin(post("/p", failed, "{}"))).exchange().recordUnavailable(503);
+
+    assertThat(done).isEqualTo(Recording.RESULT_NOT_STORED);
+    assertThat(problemOf(begin(post("/p", ok, "{}")))).isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
+    assertThat(released).isEqualTo(Recording.RELEASED);
+    assertThat(begin(post("/p", failed, "{}"))).isInstanceOf(Decision.Proceed.class);
+  }
+
+  @Test
   void abandonedExchangeKeepsTheKeyInProgress() {
     String key = key();
     ((Decision.Proceed) begin(post("/p", key, "{}"))).exchange().abandon();

@@ -1,0 +1,39 @@
+package dev.once.examples.payments;
+
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * The PostgreSQL server of the {@code postgres} profile (127.0.0.1:5432, database test). When it
+ * is unreachable, tests are skipped loudly, or fail under {@code -Donce.requireServices=true} (CI).
+ */
+final class Postgres {
+
+  private Postgres() {}
+
+  /** Drops an idempotency table and its sequence. */
+  static void drop(String table) {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+        java.sql.Statement s = c.createStatement()) {
+      s.execute("DROP TABLE IF EXISTS " + table);
+      s.execute("DROP SEQUENCE IF EXISTS " + table + "_seq");
+    } catch (java.sql.SQLException e) {
+      System.err.println("WARNING: could not drop " + table + ": " + e.getMessage());
+    }
+  }
+
+  static void require() {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress("127.0.0.1", 5432), 1_000);
+    } catch (java.io.IOException e) {
+      String message = "PostgreSQL is not reachable at 127.0.0.1:5432";
+      if (Boolean.getBoolean("once.requireServices")) {
+        Assertions.fail(message + ", and once.requireServices=true demands it");
+      }
+      System.err.println("WARNING: " + message + "; skipping the payments tests (set -Donce.requireServices=true to fail instead)");
+      Assumptions.abort(message);
+    }
+  }
+}

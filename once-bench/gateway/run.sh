@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# The gateway benchmark: throughput and p99 latency of one trivial upstream reached
+#   (a) directly, (b) through nginx proxy_pass, (c) through the gateway with no route covering POST,
+#   (d) through the gateway on its embedded store, (e) on Redis, (f) on PostgreSQL,
+# all in one run, with wrk on loopback. Every POST carries a fresh Idempotency-Key (keys.lua).
+#
+# Usage (from the repository root, after building the jar):
+#   mvn -B -q -pl once-gateway -am package -DskipTests
+#   once-bench/gateway/run.sh            # DURATION=10s ROUNDS=3 CONNECTIONS=50 THREADS=2 by default
+#
+# Every case runs once per round, the cases interleaved, and the table shows each case's median
+# round by throughput: on a shared machine, load from elsewhere then hits all cases alike.
+#
+# Builds nothing. Installs wrk and nginx from Debian if they are missing. Only 127.0.0.1 is ever a
+# target; every run is bounded by DURATION. Redis (127.0.0.1:6379) and PostgreSQL (127.0.0.1:5432,
+# user postgres, database test) are used if they answer, else their rows say n/a.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+JAR="$ROOT/once-gateway/target/once-gateway.jar"
+HERE="$ROOT/once-bench/gateway"
+DURATION="${DURATION:-10s}"
+ROUNDS="${ROUNDS:-3}"
+WARMUP="${WARMUP:-5s}"
+CONNECTIONS="${CONNECTIONS:-50}"
+THREADS="${THREADS:-2}"
+UPSTREAM_PORT=19000 NGINX_PORT=19001 GATEWAY_PORT=19002 MANAGEMENT_PORT=19003
+WORK="$(mktemp -d /tmp/once-gateway-bench.XXXXXX)"
+PIDS=()
+
+[ -f "$JAR" ] || { echo "missing $JAR: build it first (mvn -B -q -pl once-gateway -am package -DskipTests)" >&2; exit 1; }
+if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
+  echo "installing wrk and nginx from Debian" >&2
+  (apt-get update -qq && apt-get install -y -qq wrk nginx-light) >/dev/null
+  # Debian starts the packaged nginx service on port 80; this benchmark runs its own.
+  (service nginx stop || true) >/dev/null 2>&1
+fi
+
+cleanup() {
+  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+  [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+wait_for() { # url
+  for _ in $(seq 1 150); do curl -sf -o /dev/null "$1" && return 0; sleep 0.2; done
+  echo "timed out waiting for $1" >&2; return 1
+}
+
+java -Xms256m -Xmx512m -cp "$JAR" dev.once.gateway.demo.DemoUpstream "$UPSTREAM_PORT" >"$WORK/upstream.log" 2>&1 &
+PIDS+=($!)
+wait_for "http://127.0.0.1:$UPSTREAM_PORT/ping"
+
+cat >"$WORK/nginx.conf" <<NGINX
+worker_processes 1;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $WORK/nginx-body;
+  proxy_temp_path $WORK/nginx-proxy;
+  upstream demo { server 127.0.0.1:$UPSTREAM_PORT; keepalive 64; }
+  server {
+    listen 127.0.0.1:$NGINX_PORT;
+    location / { proxy_pass http://demo; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+NGINX
+nginx -c "$WORK/nginx.conf"
+wait_for "http://127.0.0.1:$NGINX_PORT/ping"
+
+printf 'defaults:\n  methods: [DELETE]\n' >"$WORK/uncovered.yaml"
+
+RESULTS="$WORK/results.tsv"
+: >"$RESULTS"
+
+measure() { # name url
+  local name="$1" url="$2" out
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s "$HERE/keys.lua" "$url" >/dev/null 2>&1 || true
+  out="$(BENCH_RUN="$name-$RANDOM$RANDOM" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$HERE/keys.lua" "$url")"
+  local rps p50 p99 errors
+  rps="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
+  p50="$(awk '$1 == "50%" {print $2}' <<<"$out")"
+  p99="$(awk '$1 == "99%" {print $2}' <<<"$out")"
+  errors="$(awk '/Non-2xx or 3xx/ {print $5} /Socket errors/ {print "socket:" $0}' <<<"$out" | paste -sd' ')"
+  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$rps" "$p50" "$p99" "${errors:-0}" | tee -a "$RESULTS"
+}
+
+gateway() { # name extra-args...
+  local name="$1"; shift
+  rm -rf "$WORK/data"
+  java -Xms512m -Xmx512m -jar "$JAR" --bind 127.0.0.1 --port "$GATEWAY_PORT" --management-port "$MANAGEMENT_PORT" \
+    --upstream "http://127.0.0.1:$UPSTREAM_PORT" --data-dir "$WORK/data" --access-log false "$@" \
+    >"$WORK/gateway-$name.log" 2>&1 &
+  local pid=$!
+  if wait_for "http://127.0.0.1:$MANAGEMENT_PORT/health"; then
+    measure "$name" "http://127.0.0.1:$GATEWAY_PORT/ping"
+  else
+    printf '%s\tn/a\tn/a\tn/a\tgateway did not start (see log)\n' "$name" | tee -a "$RESULTS"
+    cat "$WORK/gateway-$name.log" >&2
+  fi
+  kill "$pid"; wait "$pid" 2>/dev/null || true
+}
+
+reachable() { timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
+
+echo "# wrk -t$THREADS -c$CONNECTIONS -d$DURATION (after a $WARMUP warm-up), POST /ping with a fresh key each, $ROUNDS rounds" >&2
+for round in $(seq 1 "$ROUNDS"); do
+  echo "# round $round (load average: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+  measure "a-direct" "http://127.0.0.1:$UPSTREAM_PORT/ping"
+  measure "b-nginx" "http://127.0.0.1:$NGINX_PORT/ping"
+  gateway "c-gateway-uncovered" --config "$WORK/uncovered.yaml"
+  gateway "d-gateway-embedded" --store embedded
+  gateway "d2-gateway-embedded-process-crash" --store embedded --durability process-crash
+  if reachable 6379; then gateway "e-gateway-redis" --store redis://127.0.0.1:6379
+  else printf 'e-gateway-redis\tn/a\tn/a\tn/a\tRedis not reachable\n' | tee -a "$RESULTS"; fi
+  if reachable 5432; then
+    TABLE="once_gateway_bench_$$_$round"
+    gateway "f-gateway-postgres" --store postgres://postgres@127.0.0.1:5432/test --store-table "$TABLE"
+    if command -v psql >/dev/null; then
+      psql -q -h 127.0.0.1 -U postgres -d test -c "DROP TABLE IF EXISTS $TABLE CASCADE; DROP SEQUENCE IF EXISTS ${TABLE}_seq" >/dev/null 2>&1 || true
+    fi
+  else printf 'f-gateway-postgres\tn/a\tn/a\tn/a\tPostgreSQL not reachable\n' | tee -a "$RESULTS"; fi
+done
+
+echo >&2
+echo "median round per case (by req/s):" >&2
+printf 'case\treq/s\tp50\tp99\terrors\n'
+sort -t$'\t' -k1,1 -k2,2g "$RESULTS" | awk -F'\t' -v r="$ROUNDS" '
+  { rows[$1] = rows[$1] $0 "\n"; n[$1]++ }
+  END { for (c in rows) { split(rows[c], lines, "\n"); print lines[int((n[c] + 1) / 2)] } }' | sort
+cp "$RESULTS" "${RESULTS_OUT:-/tmp/once-gateway-bench-results.tsv}"
+echo "results also in ${RESULTS_OUT:-/tmp/once-gateway-bench-results.tsv}" >&2

@@ -1,0 +1,162 @@
+package dev.once.gateway;
+
+import dev.once.IdempotencyKey;
+import dev.once.Scope;
+import dev.once.store.IdempotencyRecord;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
+import dev.once.store.RecordState;
+import dev.once.store.StoreUnavailableException;
+import dev.once.store.jdbc.Purger;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The admin API, on the management port and only when a token is configured:
+ * <ul>
+ *   <li>{@code GET /admin/records?scope=S&key=K}: a record's metadata (state, token, lease, expiry,
+ *       result size), never its stored body;
+ *   <li>{@code POST /admin/records/release?scope=S&key=K}: force-releases a stuck in-progress key
+ *       (for example one abandoned after an upstream timeout, once you know the upstream did nothing);
+ *   <li>{@code POST /admin/purge}: deletes expired records now, in bounded batches.
+ * </ul>
+ * Every call needs {@code Authorization: Bearer <token>}; every call, allowed or not, is written to
+ * the {@code dev.once.gateway.audit} log (never the token).
+ */
+final class AdminServlet extends HttpServlet {
+
+  private static final long serialVersionUID = 1L;
+  private static final Logger audit = LoggerFactory.getLogger("dev.once.gateway.audit");
+
+  private final transient IdempotencyStore store;
+  private final transient Purger purger;
+  private final transient AdminToken token;
+
+  AdminServlet(IdempotencyStore store, Purger purger, AdminToken token) {
+    this.store = store;
+    this.purger = purger;
+    this.token = token;
+  }
+
+  @Override
+  protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    String action = request.getMethod() + " " + (request.getPathInfo() == null ? "/" : request.getPathInfo());
+    String remote = request.getRemoteAddr();
+    if (!token.matches(request.getHeader("Authorization"))) {
+      audit.warn("admin action={} remote={} result=denied", Logs.safe(action), remote);
+      response.setHeader("WWW-Authenticate", "Bearer");
+      json(response, 401, "{\"error\":\"a valid bearer token is required\"}");
+      return;
+    }
+    try {
+      switch (action) {
+        case "GET /records" -> get(request, response, remote);
+        case "POST /records/release" -> release(request, response, remote);
+        case "POST /purge" -> purge(response, remote);
+        default -> {
+          audit.info("admin action={} remote={} result=unknown-action", Logs.safe(action), remote);
+          json(response, 404, "{\"error\":\"unknown admin action; see docs/gateway.md\"}");
+        }
+      }
+    } catch (StoreUnavailableException e) {
+      audit.warn("admin action={} remote={} result=store-unavailable", Logs.safe(action), remote);
+      json(response, 503, "{\"error\":\"the store is unavailable\"}");
+    }
+  }
+
+  private void get(HttpServletRequest request, HttpServletResponse response, String remote) throws IOException {
+    Optional<RecordId> id = recordId(request, response);
+    if (id.isEmpty()) {
+      return;
+    }
+    Optional<IdempotencyRecord> found = store.get(id.get());
+    audit.info("admin action=get scope={} key={} remote={} result={}", Logs.safe(id.get().scope().value()),
+        id.get().key().value(), remote, found.isPresent() ? "found" : "absent");
+    if (found.isEmpty()) {
+      json(response, 404, "{\"error\":\"no live record for this scope and key\"}");
+      return;
+    }
+    json(response, 200, describe(found.get()));
+  }
+
+  private void release(HttpServletRequest request, HttpServletResponse response, String remote) throws IOException {
+    Optional<RecordId> id = recordId(request, response);
+    if (id.isEmpty()) {
+      return;
+    }
+    Optional<IdempotencyRecord> found = store.get(id.get());
+    String result;
+    int status;
+    if (found.isEmpty()) {
+      result = "absent";
+      status = 404;
+    } else if (found.get().state() != RecordState.IN_PROGRESS) {
+      // A finished record is the truth about what happened; releasing it would allow a duplicate.
+      result = "not-in-progress";
+      status = 409;
+    } else if (store.release(id.get(), found.get().token())) {
+      result = "released";
+      status = 200;
+    } else {
+      result = "changed-meanwhile";
+      status = 409;
+    }
+    audit.warn("admin action=release scope={} key={} token={} remote={} result={}", Logs.safe(id.get().scope().value()),
+        id.get().key().value(), found.map(r -> Long.toString(r.token())).orElse("-"), remote, result);
+    json(response, status, "{\"result\":\"" + result + "\"}");
+  }
+
+  private void purge(HttpServletResponse response, String remote) throws IOException {
+    long purged;
+    try {
+      purged = purger.purgeNow();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      json(response, 503, "{\"error\":\"interrupted\"}");
+      return;
+    }
+    audit.info("admin action=purge remote={} result=purged count={}", remote, purged);
+    json(response, 200, "{\"purged\":" + purged + "}");
+  }
+
+  private static Optional<RecordId> recordId(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    String scope = request.getParameter("scope");
+    String key = request.getParameter("key");
+    if (scope == null || key == null) {
+      json(response, 400, "{\"error\":\"pass scope and key as query parameters\"}");
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(RecordId.of(new Scope(scope), IdempotencyKey.of(key)));
+    } catch (IllegalArgumentException e) {
+      json(response, 400, "{\"error\":\"scope or key is malformed\"}");
+      return Optional.empty();
+    }
+  }
+
+  private static String describe(IdempotencyRecord r) {
+    return "{\"scope\":" + Logs.jsonString(r.id().scope().value())
+        + ",\"key\":" + Logs.jsonString(r.id().key().value())
+        + ",\"state\":\"" + r.state() + "\""
+        + ",\"token\":" + r.token()
+        + ",\"fingerprint\":\"" + r.fingerprint().encoded() + "\""
+        + ",\"leaseUntil\":\"" + r.leaseUntil() + "\""
+        + ",\"leaseRemainingMillis\":" + r.leaseRemaining().toMillis()
+        + ",\"expiresAt\":\"" + r.expiresAt() + "\""
+        + ",\"resultBytes\":" + (r.result() == null ? "null" : Integer.toString(r.result().length))
+        + ",\"hasRecoveryPoint\":" + (r.recoveryPoint() != null) + "}";
+  }
+
+  private static void json(HttpServletResponse response, int status, String body) throws IOException {
+    response.setStatus(status);
+    response.setContentType("application/json");
+    response.setHeader("Cache-Control", "no-store");
+    response.getOutputStream().write(body.getBytes(StandardCharsets.UTF_8));
+  }
+}

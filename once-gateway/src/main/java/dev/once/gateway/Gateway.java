@@ -1,0 +1,236 @@
+package dev.once.gateway;
+
+import dev.once.Once;
+import dev.once.http.HttpIdempotency;
+import dev.once.http.ScopeResolver;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.jdbc.Purger;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.PrintStream;
+import java.net.URI;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Once gateway: a reverse proxy (Jetty 12 and its {@code ProxyServlet}) that applies the
+ * idempotency semantics of {@link HttpIdempotency} to every request before it reaches the upstream.
+ *
+ * <pre>{@code
+ * try (Gateway gateway = Gateway.start(GatewayConfig.builder().upstream("http://127.0.0.1:3000").build())) {
+ *   ... gateway.uri() ...
+ * }
+ * }</pre>
+ *
+ * <p>From the command line: {@code java -jar once-gateway.jar --upstream URL}, or {@code --demo};
+ * {@code --help} lists every option. See {@code docs/gateway.md}.
+ */
+public final class Gateway implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(Gateway.class);
+
+  /** Exit status for a configuration the gateway refuses. */
+  static final int EXIT_CONFIG = 2;
+  /** Exit status for a gateway that could not start (store unreachable, port taken). */
+  static final int EXIT_START = 1;
+
+  private final GatewayConfig config;
+  private final OpenStore store;
+  private final Once once;
+  private final PrometheusMeterRegistry registry;
+  private final Purger purger;
+  private final Server server;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private Gateway(GatewayConfig config, OpenStore store, Once once, PrometheusMeterRegistry registry,
+      Purger purger, Server server) {
+    this.config = config;
+    this.store = store;
+    this.once = once;
+    this.registry = registry;
+    this.purger = purger;
+    this.server = server;
+  }
+
+  /**
+   * Opens the store and starts serving; returns once both ports accept connections.
+   *
+   * @throws dev.once.store.StoreUnavailableException if the store cannot be opened
+   * @throws Exception if a port cannot be bound
+   */
+  public static Gateway start(GatewayConfig config) throws Exception {
+    return start(config, OpenStore.open(config));
+  }
+
+  /** Starts over a store opened by the caller; the gateway closes it. */
+  static Gateway start(GatewayConfig config, OpenStore store) throws Exception {
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    Once once = null;
+    Purger purger = null;
+    Server server = null;
+    try {
+      once = Once.builder(store.store())
+          .defaults(config.defaults().execution())
+          .listener(Metrics.listener(registry))
+          .build();
+      HttpIdempotency http = idempotency(config, once);
+      purger = Purger.builder(store.store()).interval(config.purgeInterval()).start();
+      server = GatewayServer.create(config, http, store.store(), purger, registry);
+      server.start();
+    } catch (Exception | Error e) {
+      stopQuietly(server, e);
+      closeQuietly(purger, e);
+      closeQuietly(once, e);
+      closeQuietly(store, e);
+      registry.close();
+      throw e;
+    }
+    Gateway gateway = new Gateway(config, store, once, registry, purger, server);
+    log.info("once-gateway started: proxy {} -> {}, management http://{}:{} (/health, /metrics{}), store {}{}",
+        gateway.uri(), config.upstream(), config.bind(), gateway.managementPort(),
+        config.adminToken() == null ? "" : ", /admin", config.store(),
+        config.store() instanceof StoreUrl.Embedded ? " in " + config.dataDir().toAbsolutePath() : "");
+    return gateway;
+  }
+
+  private static HttpIdempotency idempotency(GatewayConfig config, Once once) {
+    HttpIdempotency.Builder b = HttpIdempotency.builder(once)
+        .scope(ScopeResolver.header(config.tenantHeader()))
+        .defaults(config.defaults());
+    config.routes().forEach(r -> b.route(r.pattern(), r.policy()));
+    return b.build();
+  }
+
+  /** The proxy's port (the bound one, if the configuration asked for 0). */
+  public int port() {
+    return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+  }
+
+  /** The management port: {@code /health}, {@code /metrics}, {@code /admin}. */
+  public int managementPort() {
+    return ((ServerConnector) server.getConnectors()[1]).getLocalPort();
+  }
+
+  /** The proxy's base URI, for clients on this machine. */
+  public URI uri() {
+    String host = config.bind().equals("0.0.0.0") || config.bind().equals("::") ? "127.0.0.1" : config.bind();
+    return URI.create("http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port());
+  }
+
+  IdempotencyStore store() {
+    return store.store();
+  }
+
+  /** Blocks until the gateway has stopped. */
+  public void join() throws InterruptedException {
+    server.join();
+  }
+
+  /**
+   * Stops gracefully: no new requests, requests in flight get up to the stop timeout to finish, then
+   * the store is closed.
+   */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    log.info("once-gateway stopping; waiting up to {} for requests in flight", Durations.format(config.stopTimeout()));
+    RuntimeException failure = new RuntimeException("stopping the gateway failed");
+    stopQuietly(server, failure);
+    closeQuietly(purger, failure);
+    closeQuietly(once, failure);
+    closeQuietly(store, failure);
+    registry.close();
+    if (failure.getSuppressed().length > 0) {
+      log.warn("once-gateway stopped with errors", failure);
+    } else {
+      log.info("once-gateway stopped");
+    }
+  }
+
+  /** The command line; see {@code --help}. */
+  public static void main(String[] args) {
+    int status = run(args, System.getenv(), System.out, System.err, true);
+    if (status != 0) {
+      System.exit(status);
+    }
+  }
+
+  /**
+   * Runs the command line: prints help, starts the demo or the gateway. With {@code block}, waits
+   * until the process is stopped; returns the exit status.
+   */
+  static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err, boolean block) {
+    Cli.Parsed parsed;
+    GatewayConfig.Builder builder;
+    try {
+      parsed = Cli.parse(args);
+      if (parsed.help()) {
+        out.print(Cli.help());
+        return 0;
+      }
+      builder = Cli.configure(parsed, env);
+    } catch (ConfigException e) {
+      err.println("once-gateway: " + e.getMessage());
+      return EXIT_CONFIG;
+    }
+    Gateway gateway;
+    try {
+      if (parsed.demo()) {
+        return Demo.run(parsed, builder, out, err, block);
+      }
+      gateway = start(builder.build());
+    } catch (IllegalStateException | IllegalArgumentException | ConfigException e) {
+      err.println("once-gateway: " + e.getMessage());
+      return EXIT_CONFIG;
+    } catch (Exception e) {
+      err.println("once-gateway: cannot start: " + describe(e));
+      return EXIT_START;
+    }
+    if (block) {
+      Runtime.getRuntime().addShutdownHook(new Thread(gateway::close, "once-gateway-shutdown"));
+      try {
+        gateway.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    return 0;
+  }
+
+  /** The failure and its causes in one line: the root cause is usually what the operator needs. */
+  static String describe(Throwable e) {
+    StringBuilder s = new StringBuilder(String.valueOf(e.getMessage()));
+    for (Throwable c = e.getCause(); c != null && c != c.getCause(); c = c.getCause()) {
+      if (c.getMessage() != null && !s.toString().contains(c.getMessage())) {
+        s.append(": ").append(c.getMessage());
+      }
+    }
+    return s.toString();
+  }
+
+  private static void stopQuietly(Server server, Throwable into) {
+    if (server != null) {
+      try {
+        server.stop();
+      } catch (Exception e) {
+        into.addSuppressed(e);
+      }
+    }
+  }
+
+  private static void closeQuietly(AutoCloseable c, Throwable into) {
+    if (c != null) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        into.addSuppressed(e);
+      }
+    }
+  }
+}

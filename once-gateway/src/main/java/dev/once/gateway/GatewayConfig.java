@@ -1,0 +1,408 @@
+package dev.once.gateway;
+
+import dev.once.http.RoutePolicy;
+import dev.once.store.jdbc.EmbeddedStore;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * Everything a {@link Gateway} needs, immutable once built. Each setter rejects a bad value with an
+ * {@link IllegalArgumentException} naming the option; {@link Builder#build()} rejects missing or
+ * contradictory ones with {@link IllegalStateException}. The command line, the environment and the
+ * YAML file are all mapped onto this one builder, so every source is validated the same way.
+ */
+public final class GatewayConfig {
+
+  /**
+   * One route of the proxy: requests whose path matches {@code pattern} get {@code policy}.
+   *
+   * @param pattern a path pattern as {@link dev.once.http.Route} reads it ({@code /charges/*}, {@code /api/**})
+   * @param policy what idempotency means on it
+   */
+  public record RouteSpec(String pattern, RoutePolicy policy) {
+    public RouteSpec {
+      if (pattern == null || !pattern.startsWith("/")) {
+        throw new IllegalArgumentException("route pattern must start with '/', was '" + pattern + "'");
+      }
+      Objects.requireNonNull(policy, "policy");
+    }
+  }
+
+  private final String bind;
+  private final int port;
+  private final int managementPort;
+  private final URI upstream;
+  private final Path dataDir;
+  private final StoreUrl store;
+  private final int storePoolSize;
+  private final String storeTable;
+  private final EmbeddedStore.Durability durability;
+  private final String tenantHeader;
+  private final String adminToken;
+  private final Duration upstreamConnectTimeout;
+  private final Duration upstreamIdleTimeout;
+  private final Duration upstreamTimeout;
+  private final int upstreamMaxConnections;
+  private final Duration stopTimeout;
+  private final Duration purgeInterval;
+  private final boolean accessLog;
+  private final boolean idempotency;
+  private final RoutePolicy defaults;
+  private final List<RouteSpec> routes;
+
+  private GatewayConfig(Builder b) {
+    this.bind = b.bind;
+    this.port = b.port;
+    this.managementPort = b.managementPort;
+    this.upstream = b.upstream;
+    this.dataDir = b.dataDir;
+    this.store = b.store;
+    this.storePoolSize = b.storePoolSize;
+    this.storeTable = b.storeTable;
+    this.durability = b.durability;
+    this.tenantHeader = b.tenantHeader;
+    this.adminToken = b.adminToken;
+    this.upstreamConnectTimeout = b.upstreamConnectTimeout;
+    this.upstreamIdleTimeout = b.upstreamIdleTimeout;
+    this.upstreamTimeout = b.upstreamTimeout;
+    this.upstreamMaxConnections = b.upstreamMaxConnections;
+    this.stopTimeout = b.stopTimeout;
+    this.purgeInterval = b.purgeInterval;
+    this.accessLog = b.accessLog;
+    this.idempotency = b.idempotency;
+    this.defaults = b.defaults;
+    this.routes = List.copyOf(b.routes);
+  }
+
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The address both listeners bind to. */
+  public String bind() {
+    return bind;
+  }
+
+  /** The proxy's port; 0 picks a free one. */
+  public int port() {
+    return port;
+  }
+
+  /** The port of {@code /health}, {@code /metrics} and the admin API; 0 picks a free one. */
+  public int managementPort() {
+    return managementPort;
+  }
+
+  /** The service every request is forwarded to. */
+  public URI upstream() {
+    return upstream;
+  }
+
+  public Path dataDir() {
+    return dataDir;
+  }
+
+  StoreUrl store() {
+    return store;
+  }
+
+  int storePoolSize() {
+    return storePoolSize;
+  }
+
+  /** The table of the embedded or PostgreSQL store. */
+  String storeTable() {
+    return storeTable;
+  }
+
+  EmbeddedStore.Durability durability() {
+    return durability;
+  }
+
+  public String tenantHeader() {
+    return tenantHeader;
+  }
+
+  /** The admin API's bearer token, or {@code null}: the admin API is off. */
+  String adminToken() {
+    return adminToken;
+  }
+
+  public Duration upstreamConnectTimeout() {
+    return upstreamConnectTimeout;
+  }
+
+  public Duration upstreamIdleTimeout() {
+    return upstreamIdleTimeout;
+  }
+
+  public Duration upstreamTimeout() {
+    return upstreamTimeout;
+  }
+
+  public int upstreamMaxConnections() {
+    return upstreamMaxConnections;
+  }
+
+  public Duration stopTimeout() {
+    return stopTimeout;
+  }
+
+  public Duration purgeInterval() {
+    return purgeInterval;
+  }
+
+  public boolean accessLog() {
+    return accessLog;
+  }
+
+  /** Whether the idempotency filter is installed at all; off makes the gateway a plain proxy. */
+  public boolean idempotency() {
+    return idempotency;
+  }
+
+  /** The policy of paths no route matches. */
+  public RoutePolicy defaults() {
+    return defaults;
+  }
+
+  public List<RouteSpec> routes() {
+    return routes;
+  }
+
+  @Override
+  public String toString() {
+    // Safe to log: the store URL hides its password and the admin token is never shown.
+    return "GatewayConfig[bind=" + bind + ", port=" + port + ", managementPort=" + managementPort
+        + ", upstream=" + upstream + ", store=" + store + ", dataDir=" + dataDir + ", routes=" + routes.size()
+        + ", admin=" + (adminToken == null ? "off" : "on") + "]";
+  }
+
+  /** Builds a {@link GatewayConfig}; every setter validates its value and names the option. */
+  public static final class Builder {
+    private String bind = "0.0.0.0";
+    private int port = 8080;
+    private int managementPort = 8081;
+    private URI upstream;
+    private Path dataDir = Path.of("data");
+    private StoreUrl store = new StoreUrl.Embedded();
+    private int storePoolSize = 16;
+    private String storeTable = "once_records";
+    private EmbeddedStore.Durability durability = EmbeddedStore.Durability.SURVIVES_POWER_LOSS;
+    private String tenantHeader = "Api-Key";
+    private String adminToken;
+    private Duration upstreamConnectTimeout = Duration.ofSeconds(2);
+    private Duration upstreamIdleTimeout = Duration.ofSeconds(30);
+    private Duration upstreamTimeout = Duration.ofSeconds(30);
+    private int upstreamMaxConnections = 256;
+    private Duration stopTimeout = Duration.ofSeconds(30);
+    private Duration purgeInterval = Duration.ofMinutes(1);
+    private boolean accessLog = true;
+    private boolean idempotency = true;
+    private RoutePolicy defaults = RoutePolicy.DEFAULTS;
+    private final List<RouteSpec> routes = new ArrayList<>();
+
+    private Builder() {}
+
+    public Builder bind(String bind) {
+      if (bind == null || bind.isBlank() || bind.chars().anyMatch(Character::isWhitespace)) {
+        throw new IllegalArgumentException("bind must be a host name or IP address, was '" + bind + "'");
+      }
+      this.bind = bind;
+      return this;
+    }
+
+    public Builder port(int port) {
+      this.port = checkPort("port", port);
+      return this;
+    }
+
+    public Builder managementPort(int managementPort) {
+      this.managementPort = checkPort("management-port", managementPort);
+      return this;
+    }
+
+    /** The upstream's base URL: {@code http} or {@code https}, a host, an optional port and base path. */
+    public Builder upstream(String url) {
+      URI uri;
+      try {
+        uri = new URI(url == null ? "" : url.trim());
+      } catch (URISyntaxException e) {
+        throw new IllegalArgumentException("upstream '" + url + "' is not a URL: " + e.getReason());
+      }
+      String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+      if (!scheme.equals("http") && !scheme.equals("https")) {
+        throw new IllegalArgumentException("upstream '" + url + "' must start with http:// or https://");
+      }
+      if (uri.getHost() == null) {
+        throw new IllegalArgumentException("upstream '" + url + "' has no host; write http://host:port");
+      }
+      if (uri.getRawQuery() != null || uri.getRawFragment() != null || uri.getRawUserInfo() != null) {
+        throw new IllegalArgumentException("upstream '" + url + "' must not have a query, fragment or user info");
+      }
+      String path = uri.getRawPath() == null ? "" : uri.getRawPath();
+      this.upstream = URI.create(scheme + "://" + uri.getRawAuthority() + (path.endsWith("/") ? path.substring(0, path.length() - 1) : path));
+      return this;
+    }
+
+    public Builder dataDir(Path dataDir) {
+      if (dataDir == null || dataDir.toString().isBlank()) {
+        throw new IllegalArgumentException("data-dir must not be blank");
+      }
+      this.dataDir = dataDir;
+      return this;
+    }
+
+    /** {@code embedded}, {@code postgres://…}, {@code redis://…} or {@code redis-cluster://…}. */
+    public Builder store(String url) {
+      if (url == null || url.isBlank()) {
+        throw new IllegalArgumentException("store must not be blank; use " + StoreUrl.FORMS);
+      }
+      this.store = StoreUrl.parse(url);
+      return this;
+    }
+
+    public Builder storePoolSize(int storePoolSize) {
+      if (storePoolSize < 1 || storePoolSize > 1000) {
+        throw new IllegalArgumentException("store-pool-size must be 1-1000, was " + storePoolSize);
+      }
+      this.storePoolSize = storePoolSize;
+      return this;
+    }
+
+    /**
+     * The table of the embedded or PostgreSQL store, {@code name} or (PostgreSQL) {@code schema.name};
+     * default {@code once_records}. Created if missing.
+     */
+    public Builder storeTable(String storeTable) {
+      String part = "[A-Za-z_][A-Za-z0-9_]{0,47}";
+      if (storeTable == null || !storeTable.matches(part + "(\\." + part + ")?")) {
+        throw new IllegalArgumentException("store-table must be name or schema.name, each matching " + part
+            + "; was '" + storeTable + "'");
+      }
+      this.storeTable = storeTable;
+      return this;
+    }
+
+    public Builder durability(EmbeddedStore.Durability durability) {
+      this.durability = Objects.requireNonNull(durability, "durability");
+      return this;
+    }
+
+    /** The request header whose SHA-256 is the tenant part of every scope (default {@code Api-Key}). */
+    public Builder tenantHeader(String tenantHeader) {
+      if (tenantHeader == null || !tenantHeader.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}")) {
+        throw new IllegalArgumentException("tenant-header must be an HTTP header name, was '" + tenantHeader + "'");
+      }
+      this.tenantHeader = tenantHeader;
+      return this;
+    }
+
+    /** Turns the admin API on, guarded by this bearer token (at least 16 characters). */
+    public Builder adminToken(String adminToken) {
+      if (adminToken != null && (adminToken.length() < 16 || adminToken.length() > 512
+          || !adminToken.chars().allMatch(c -> c > 0x20 && c < 0x7F))) {
+        // Never echo the token itself.
+        throw new IllegalArgumentException("admin-token must be 16-512 printable ASCII characters without spaces");
+      }
+      this.adminToken = adminToken == null || adminToken.isEmpty() ? null : adminToken;
+      return this;
+    }
+
+    public Builder upstreamConnectTimeout(Duration d) {
+      this.upstreamConnectTimeout = checkDuration("upstream-connect-timeout", d, Duration.ofMillis(10), Duration.ofMinutes(5));
+      return this;
+    }
+
+    public Builder upstreamIdleTimeout(Duration d) {
+      this.upstreamIdleTimeout = checkDuration("upstream-idle-timeout", d, Duration.ofMillis(10), Duration.ofHours(1));
+      return this;
+    }
+
+    /** The longest one upstream exchange may take, from sending to the last response byte. */
+    public Builder upstreamTimeout(Duration d) {
+      this.upstreamTimeout = checkDuration("upstream-timeout", d, Duration.ofMillis(10), Duration.ofHours(1));
+      return this;
+    }
+
+    public Builder upstreamMaxConnections(int n) {
+      if (n < 1 || n > 100_000) {
+        throw new IllegalArgumentException("upstream-max-connections must be 1-100000, was " + n);
+      }
+      this.upstreamMaxConnections = n;
+      return this;
+    }
+
+    /** How long a stop waits for requests in flight to finish. */
+    public Builder stopTimeout(Duration d) {
+      this.stopTimeout = checkDuration("stop-timeout", d, Duration.ZERO, Duration.ofMinutes(10));
+      return this;
+    }
+
+    public Builder purgeInterval(Duration d) {
+      this.purgeInterval = checkDuration("purge-interval", d, Duration.ofSeconds(1), Duration.ofDays(1));
+      return this;
+    }
+
+    public Builder accessLog(boolean accessLog) {
+      this.accessLog = accessLog;
+      return this;
+    }
+
+    public Builder idempotency(boolean idempotency) {
+      this.idempotency = idempotency;
+      return this;
+    }
+
+    public Builder defaults(RoutePolicy defaults) {
+      this.defaults = Objects.requireNonNull(defaults, "defaults");
+      return this;
+    }
+
+    /** Adds a route; the first matching route wins, in the order added. */
+    public Builder route(String pattern, RoutePolicy policy) {
+      routes.add(new RouteSpec(pattern, policy));
+      return this;
+    }
+
+    /** Replaces the routes. */
+    public Builder routes(List<RouteSpec> routes) {
+      this.routes.clear();
+      this.routes.addAll(routes);
+      return this;
+    }
+
+    /** @throws IllegalStateException if the upstream is missing or the two ports collide */
+    public GatewayConfig build() {
+      if (upstream == null) {
+        throw new IllegalStateException("upstream is required: pass --upstream URL, set ONCE_UPSTREAM,"
+            + " or write 'upstream:' in the config file (or try --demo)");
+      }
+      if (port != 0 && port == managementPort) {
+        throw new IllegalStateException("port and management-port must differ, both are " + port);
+      }
+      return new GatewayConfig(this);
+    }
+
+    private static int checkPort(String name, int port) {
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException(name + " must be 0-65535, was " + port);
+      }
+      return port;
+    }
+
+    private static Duration checkDuration(String name, Duration d, Duration min, Duration max) {
+      if (d == null || d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+        throw new IllegalArgumentException(name + " must be between " + Durations.format(min) + " and "
+            + Durations.format(max) + ", was " + (d == null ? "nothing" : Durations.format(d)));
+      }
+      return d;
+    }
+  }
+}

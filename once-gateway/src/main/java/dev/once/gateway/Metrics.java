@@ -1,0 +1,46 @@
+package dev.once.gateway;
+
+import dev.once.OnceListener;
+import dev.once.micrometer.OnceMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.jetty.JettyConnectionMetrics;
+import io.micrometer.core.instrument.binder.jetty.JettyServerThreadPoolMetrics;
+import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.util.thread.ThreadPool;
+
+/** The meters the gateway publishes on {@code /metrics}: idempotency events, JVM, and Jetty basics. */
+final class Metrics {
+
+  private Metrics() {}
+
+  /** The idempotency listener: counts every event and times every store call (once-micrometer). */
+  static OnceListener listener(MeterRegistry registry) {
+    return OnceMetrics.of(registry);
+  }
+
+  /** JVM and process meters. */
+  static void bindJvm(MeterRegistry registry) {
+    new JvmMemoryMetrics().bindTo(registry);
+    new JvmThreadMetrics().bindTo(registry);
+    new ClassLoaderMetrics().bindTo(registry);
+    new ProcessorMetrics().bindTo(registry);
+    new UptimeMetrics().bindTo(registry);
+    // Closed with the registry's process: the gateway owns its JVM.
+    @SuppressWarnings("resource")
+    JvmGcMetrics gc = new JvmGcMetrics();
+    gc.bindTo(registry);
+  }
+
+  /** Jetty's thread pool and connections, per connector. */
+  static void bindJetty(MeterRegistry registry, Server server, ThreadPool pool) {
+    new JettyServerThreadPoolMetrics(pool, Tags.empty()).bindTo(registry);
+    JettyConnectionMetrics.addToAllConnectors(server, registry);
+  }
+}

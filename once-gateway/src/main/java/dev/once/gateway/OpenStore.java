@@ -1,0 +1,79 @@
+package dev.once.gateway;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.jdbc.EmbeddedStore;
+import dev.once.store.jdbc.PostgresStore;
+import dev.once.store.redis.RedisStore;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The store a {@link StoreUrl} names, opened, with whatever it runs on (a connection pool, a Redis
+ * client) so that closing this closes both, store first.
+ *
+ * @param store the store
+ * @param resources what the store runs on; closed after it
+ */
+record OpenStore(IdempotencyStore store, AutoCloseable resources) implements AutoCloseable {
+
+  /** How long getting a PostgreSQL connection may take before a request is answered 503. */
+  static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(2);
+
+  static OpenStore open(GatewayConfig config) {
+    StoreUrl url = config.store();
+    if (url instanceof StoreUrl.Postgres pg) {
+      return postgres(pg, config.storePoolSize(), config.storeTable());
+    } else if (url instanceof StoreUrl.Redis r) {
+      RedisClient client = RedisClient.create(RedisURI.create(r.uri()));
+      return withClient(() -> RedisStore.of(client), client::shutdown);
+    } else if (url instanceof StoreUrl.RedisCluster c) {
+      List<RedisURI> seeds = c.seeds().stream().map(s -> RedisURI.create("redis://" + s)).toList();
+      RedisClusterClient client = RedisClusterClient.create(seeds);
+      return withClient(() -> RedisStore.of(client), client::shutdown);
+    }
+    EmbeddedStore store = EmbeddedStore.builder(config.dataDir()).tableName(config.storeTable())
+        .durability(config.durability()).build();
+    return new OpenStore(store, () -> {});
+  }
+
+  private static OpenStore postgres(StoreUrl.Postgres pg, int poolSize, String table) {
+    HikariConfig hikari = new HikariConfig();
+    hikari.setJdbcUrl(pg.jdbcUrl());
+    hikari.setUsername(pg.user());
+    hikari.setPassword(pg.password());
+    hikari.setMaximumPoolSize(poolSize);
+    hikari.setConnectionTimeout(CONNECTION_TIMEOUT.toMillis());
+    hikari.setPoolName("once-store");
+    // Start even if the database is down for a moment: requests get 503 until it is back.
+    hikari.setInitializationFailTimeout(-1);
+    HikariDataSource pool = new HikariDataSource(hikari);
+    return withClient(() -> PostgresStore.builder(pool).tableName(table).autoCreateSchema(true).build(), pool::close);
+  }
+
+  private static OpenStore withClient(java.util.function.Supplier<IdempotencyStore> open, AutoCloseable client) {
+    try {
+      return new OpenStore(open.get(), client);
+    } catch (RuntimeException e) {
+      try {
+        client.close();
+      } catch (Exception suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      store.close();
+    } finally {
+      resources.close();
+    }
+  }
+}

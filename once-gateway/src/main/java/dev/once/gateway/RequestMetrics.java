@@ -1,0 +1,50 @@
+package dev.once.gateway;
+
+import dev.once.http.HttpIdempotency;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.RequestLog;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.NanoTime;
+
+/**
+ * Times every request through the proxy as {@code http.server.requests}, tagged with the method, the
+ * status and whether it was a replay: few values each, so the number of series stays small whatever
+ * the paths. Fed by Jetty's request log, which sees every request once it has completed, however it
+ * completed.
+ */
+final class RequestMetrics implements RequestLog {
+
+  private final MeterRegistry registry;
+
+  RequestMetrics(MeterRegistry registry) {
+    this.registry = registry;
+  }
+
+  @Override
+  public void log(Request request, Response response) {
+    if (!GatewayServer.PROXY_CONNECTOR.equals(request.getConnectionMetaData().getConnector().getName())) {
+      return;
+    }
+    Timer.builder("http.server.requests")
+        .description("Requests through the proxy, from the first byte received to the last byte sent")
+        .tag("method", method(request.getMethod()))
+        .tag("status", Integer.toString(response.getStatus()))
+        .tag("replayed", Boolean.toString("true".equals(response.getHeaders().get(HttpIdempotency.REPLAYED_HEADER))))
+        // Buckets from 1 ms to 60 s, so dashboards can compute percentiles across instances.
+        .publishPercentileHistogram(true)
+        .minimumExpectedValue(java.time.Duration.ofMillis(1))
+        .maximumExpectedValue(java.time.Duration.ofSeconds(60))
+        .register(registry)
+        .record(NanoTime.since(request.getBeginNanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+  }
+
+  /** Known methods as they are; anything else as one value, so a client cannot create series at will. */
+  private static String method(String m) {
+    return switch (m) {
+      case "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS" -> m;
+      default -> "OTHER";
+    };
+  }
+}

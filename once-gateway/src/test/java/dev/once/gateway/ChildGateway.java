@@ -1,0 +1,82 @@
+package dev.once.gateway;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The gateway as a separate process, {@code java -cp <test classpath> dev.once.gateway.Gateway ...},
+ * so a test can kill it with SIGKILL ({@link Process#destroyForcibly()}) and start it again.
+ */
+final class ChildGateway implements AutoCloseable {
+
+  private static final Pattern STARTED = Pattern.compile("once-gateway started: proxy (http://\\S+) ");
+
+  private final Process process;
+  private final URI uri;
+
+  private ChildGateway(Process process, URI uri) {
+    this.process = process;
+    this.uri = uri;
+  }
+
+  /** Starts the process and waits (at most 60 s) until it says it is listening. */
+  static ChildGateway start(List<String> args) throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(
+        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx256m", "-cp", System.getProperty("java.class.path"), Gateway.class.getName()));
+    command.addAll(args);
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    CompletableFuture<URI> started = new CompletableFuture<>();
+    Thread reader = new Thread(() -> {
+      try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line; (line = in.readLine()) != null; ) {
+          System.out.println("[child gateway] " + line);
+          Matcher m = STARTED.matcher(line);
+          if (m.find()) {
+            started.complete(URI.create(m.group(1)));
+          }
+        }
+      } catch (IOException e) {
+        // the process died; started stays incomplete and the caller times out below
+      }
+      started.completeExceptionally(new IllegalStateException("the gateway process ended before it started"));
+    }, "child-gateway-output");
+    reader.setDaemon(true);
+    reader.start();
+    try {
+      return new ChildGateway(process, started.get(60, TimeUnit.SECONDS));
+    } catch (Exception e) {
+      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      throw new IllegalStateException("the gateway process did not start", e);
+    }
+  }
+
+  URI uri() {
+    return uri;
+  }
+
+  /** SIGKILL: no shutdown hook runs, nothing is flushed that was not already. */
+  void kill() throws InterruptedException {
+    process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    if (process.isAlive()) {
+      process.destroy();
+      if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        kill();
+      }
+    }
+  }
+}

@@ -1,0 +1,150 @@
+package dev.once.gateway;
+
+import static dev.once.gateway.Client.key;
+import static dev.once.gateway.Problem.assertProblem;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.http.ProblemType;
+import java.net.URLEncoder;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Health, metrics, the admin API and graceful shutdown, on the management port. */
+@Timeout(60)
+class OperationsTest {
+
+  static final String TOKEN = "admin-token-for-tests-0123456789";
+
+  @Test
+  void healthIsUpWhenTheStoreAnswers() throws Exception {
+    try (TestGateway gw = TestGateway.start()) {
+      HttpResponse<String> health = gw.management().get("/health");
+
+      assertThat(health.statusCode()).isEqualTo(200);
+      assertThat(health.body()).contains("\"status\":\"UP\"");
+    }
+  }
+
+  @Test
+  void metricsShowIdempotencyEventsStoreCallsJvmAndJetty() throws Exception {
+    try (TestGateway gw = TestGateway.start()) {
+      String key = key();
+      gw.client.postJson("/payments/metrics", key, "{}");
+      gw.client.postJson("/payments/metrics", key, "{}");
+
+      HttpResponse<String> metrics = gw.management().get("/metrics");
+
+      assertThat(metrics.statusCode()).isEqualTo(200);
+      assertThat(metrics.body())
+          .contains("once_replays_total{outcome=\"completed\"} 1.0")
+          .contains("once_store_calls_seconds_count{operation=\"claim\"}")
+          .contains("jvm_memory_used_bytes")
+          .contains("jetty_threads_busy")
+          .contains("http_server_requests_seconds_count");
+    }
+  }
+
+  @Test
+  void managementPathsAreNeverShadowingTheUpstreamsOwn() throws Exception {
+    try (TestGateway gw = TestGateway.start()) {
+      HttpResponse<String> upstreamHealth = gw.client.get("/health");
+
+      assertThat(upstreamHealth.body()).contains("pay_");
+    }
+  }
+
+  @Test
+  void theAdminApiIsOffWithoutAToken() throws Exception {
+    try (TestGateway gw = TestGateway.start()) {
+      assertThat(gw.management().send(admin("/admin/purge", null).POST(HttpRequest.BodyPublishers.noBody()))
+          .statusCode()).isEqualTo(404);
+    }
+  }
+
+  @Test
+  void theAdminApiRefusesAMissingOrWrongToken() throws Exception {
+    try (TestGateway gw = TestGateway.start("--admin-token", TOKEN)) {
+      HttpRequest.Builder none = admin("/admin/purge", null).POST(HttpRequest.BodyPublishers.noBody());
+      HttpRequest.Builder wrong = admin("/admin/purge", TOKEN + "x").POST(HttpRequest.BodyPublishers.noBody());
+
+      assertThat(gw.management().send(none).statusCode()).isEqualTo(401);
+      assertThat(gw.management().send(wrong).statusCode()).isEqualTo(401);
+    }
+  }
+
+  @Test
+  void anAdminCanInspectAStuckKeyWithoutItsBodyForceReleaseItAndPurge() throws Exception {
+    try (TestGateway gw = TestGateway.start("--admin-token", TOKEN)) {
+      String scope = scopeOfTheDefaultRoute(gw);
+      String key = key();
+      assertProblem(gw.client.postJson("/slow/2500", key, "{}"), 504, "upstream-timeout");
+      assertProblem(gw.client.postJson("/slow/2500", key, "{}"), ProblemType.IN_FLIGHT);
+      String query = "?scope=" + URLEncoder.encode(scope, StandardCharsets.UTF_8) + "&key=" + key;
+
+      HttpResponse<String> record = gw.management().send(admin("/admin/records" + query, TOKEN).GET());
+      HttpResponse<String> released = gw.management().send(
+          admin("/admin/records/release" + query, TOKEN).POST(HttpRequest.BodyPublishers.noBody()));
+      HttpResponse<String> purged = gw.management().send(
+          admin("/admin/purge", TOKEN).POST(HttpRequest.BodyPublishers.noBody()));
+
+      assertThat(record.statusCode()).isEqualTo(200);
+      assertThat(record.body()).contains("\"state\":\"IN_PROGRESS\"").contains("\"resultBytes\":null");
+      assertThat(released.body()).isEqualTo("{\"result\":\"released\"}");
+      assertThat(purged.body()).startsWith("{\"purged\":");
+      // Released: the next retry runs afresh (and times out again, as the upstream is still slow).
+      assertProblem(gw.client.postJson("/slow/2500", key, "{}"), 504, "upstream-timeout");
+      assertThat(gw.upstream.runs("/slow/2500")).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aCompletedRecordIsShownWithoutItsBodyAndCannotBeReleased() throws Exception {
+    try (TestGateway gw = TestGateway.start("--admin-token", TOKEN)) {
+      String scope = scopeOfTheDefaultRoute(gw);
+      String key = key();
+      gw.client.postJson("/payments/done", key, "{}");
+      String query = "?scope=" + URLEncoder.encode(scope, StandardCharsets.UTF_8) + "&key=" + key;
+
+      HttpResponse<String> record = gw.management().send(admin("/admin/records" + query, TOKEN).GET());
+      HttpResponse<String> release = gw.management().send(
+          admin("/admin/records/release" + query, TOKEN).POST(HttpRequest.BodyPublishers.noBody()));
+
+      assertThat(record.body()).contains("\"state\":\"COMPLETED\"").doesNotContain("pay_");
+      assertThat(release.statusCode()).isEqualTo(409);
+      assertThat(release.body()).contains("not-in-progress");
+    }
+  }
+
+  @Test
+  void stoppingLetsARequestInFlightFinish() throws Exception {
+    TestGateway gw = TestGateway.start();
+    try {
+      CompletableFuture<HttpResponse<String>> inFlight = gw.client.sendAsync(gw.client.post("/slow/1000", key(), "{}"));
+      Thread.sleep(300);
+
+      gw.gateway.close();
+
+      assertThat(inFlight.get().statusCode()).isEqualTo(201);
+    } finally {
+      gw.close();
+    }
+  }
+
+  /** The scope the upstream is told for the default route: what the admin API is asked with. */
+  private static String scopeOfTheDefaultRoute(TestGateway gw) throws Exception {
+    String body = gw.client.postJson("/headers", key(), "{}").body();
+    return body.substring(body.indexOf("scope=") + 6, body.indexOf(" token="));
+  }
+
+  private static HttpRequest.Builder admin(String path, String token) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(java.net.URI.create("http://placeholder" + path));
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    return b;
+  }
+}

@@ -1,0 +1,111 @@
+package dev.once.micrometer;
+
+import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
+import dev.once.store.IdempotencyRecord;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/**
+ * A store whose calls are Micrometer {@link Observation}s named {@value #NAME}, with the low
+ * cardinality key {@code operation} ({@code claim}, {@code complete}, …): a span per store call in a
+ * trace, and a timer where a meter handler is registered. Keys and scopes are never attached.
+ *
+ * <pre>{@code
+ * Once once = Once.of(ObservedStore.wrap(store, observationRegistry));
+ * }</pre>
+ */
+public final class ObservedStore implements IdempotencyStore {
+
+  /** The observations' name. */
+  public static final String NAME = "once.store";
+
+  private final IdempotencyStore delegate;
+  private final ObservationRegistry registry;
+
+  private ObservedStore(IdempotencyStore delegate, ObservationRegistry registry) {
+    this.delegate = delegate;
+    this.registry = registry;
+  }
+
+  /** The store observed in this registry; with the no-op registry, the store itself. */
+  public static IdempotencyStore wrap(IdempotencyStore store, ObservationRegistry registry) {
+    Objects.requireNonNull(store, "store");
+    Objects.requireNonNull(registry, "registry");
+    return registry.isNoop() ? store : new ObservedStore(store, registry);
+  }
+
+  private <T> T observe(String operation, Supplier<T> call) {
+    return Observation.createNotStarted(NAME, registry)
+        .contextualName("once store " + operation)
+        .lowCardinalityKeyValue("operation", operation)
+        .observe(call);
+  }
+
+  @Override
+  public ClaimResult claim(ClaimRequest request) {
+    return observe("claim", () -> delegate.claim(request));
+  }
+
+  @Override
+  public Optional<IdempotencyRecord> get(RecordId id) {
+    return observe("get", () -> delegate.get(id));
+  }
+
+  @Override
+  public boolean heartbeat(RecordId id, long token, Duration lease) {
+    return observe("heartbeat", () -> delegate.heartbeat(id, token, lease));
+  }
+
+  @Override
+  public boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, Duration lease) {
+    return observe("checkpoint", () -> delegate.checkpoint(id, token, recoveryPoint, lease));
+  }
+
+  @Override
+  public boolean complete(RecordId id, long token, byte[] result, Duration ttl) {
+    return observe("complete", () -> delegate.complete(id, token, result, ttl));
+  }
+
+  @Override
+  public boolean failFinal(RecordId id, long token, byte[] result, Duration ttl) {
+    return observe("failFinal", () -> delegate.failFinal(id, token, result, ttl));
+  }
+
+  @Override
+  public boolean release(RecordId id, long token) {
+    return observe("release", () -> delegate.release(id, token));
+  }
+
+  @Override
+  public int purgeExpired(int batchSize) {
+    return observe("purgeExpired", () -> delegate.purgeExpired(batchSize));
+  }
+
+  @Override
+  public CompletableFuture<Void> awaitChange(RecordId id) {
+    return delegate.awaitChange(id);
+  }
+
+  @Override
+  public boolean notifiesChanges() {
+    return delegate.notifiesChanges();
+  }
+
+  @Override
+  public void close() {
+    delegate.close();
+  }
+
+  @Override
+  public String toString() {
+    return "ObservedStore[" + delegate + "]";
+  }
+}

@@ -1,0 +1,76 @@
+package dev.once.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.once.FakeUnavailableStore;
+import dev.once.Fingerprint;
+import dev.once.IdempotencyKey;
+import dev.once.Once;
+import dev.once.ResultCodec;
+import dev.once.Scope;
+import dev.once.store.ClaimRequest;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.InMemoryStore;
+import dev.once.store.RecordId;
+import dev.once.store.StoreUnavailableException;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+class ObservedStoreTest {
+
+  /** Keeps every finished observation's operation, and whether it ended in an error. */
+  static final class RecordingHandler implements ObservationHandler<Observation.Context> {
+    final List<String> stopped = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void onStop(Observation.Context context) {
+      String operation = context.getLowCardinalityKeyValue("operation").getValue();
+      stopped.add(context.getName() + ":" + operation + (context.getError() == null ? "" : ":error"));
+    }
+
+    @Override
+    public boolean supportsContext(Observation.Context context) {
+      return true;
+    }
+  }
+
+  private final RecordingHandler handler = new RecordingHandler();
+  private final ObservationRegistry registry = ObservationRegistry.create();
+
+  ObservedStoreTest() {
+    registry.observationConfig().observationHandler(handler);
+  }
+
+  @Test
+  void everyStoreCallOfAnExecutionIsObserved() {
+    try (Once once = Once.of(ObservedStore.wrap(InMemoryStore.create(), registry))) {
+      once.execute(Scope.of("m"), IdempotencyKey.of("k-1"), new Fingerprint(1, "00".repeat(32)),
+          ResultCodec.utf8(), ctx -> "done");
+    }
+
+    assertThat(handler.stopped).containsExactly("once.store:claim", "once.store:complete");
+  }
+
+  @Test
+  void aFailedCallIsObservedAsAnError() {
+    IdempotencyStore store = ObservedStore.wrap(new FakeUnavailableStore(), registry);
+    ClaimRequest request = new ClaimRequest(RecordId.of(Scope.of("m"), IdempotencyKey.of("k")),
+        new Fingerprint(1, "00".repeat(32)), Duration.ofSeconds(1), Duration.ofSeconds(2));
+
+    assertThatThrownBy(() -> store.claim(request)).isInstanceOf(StoreUnavailableException.class);
+    assertThat(handler.stopped).containsExactly("once.store:claim:error");
+  }
+
+  @Test
+  void theNoopRegistryLeavesTheStoreAsItIs() {
+    IdempotencyStore store = InMemoryStore.create();
+
+    assertThat(ObservedStore.wrap(store, ObservationRegistry.NOOP)).isSameAs(store);
+  }
+}

@@ -1,0 +1,137 @@
+package dev.once.servlet;
+
+import dev.once.ExecutionPolicy;
+import dev.once.InFlightPolicy;
+import dev.once.Once;
+import dev.once.http.HttpIdempotency;
+import dev.once.http.RoutePolicy;
+import dev.once.store.IdempotencyStore;
+import jakarta.servlet.DispatcherType;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+
+/**
+ * The application under test: a {@link RecordingServlet} behind {@link OnceFilter} on Jetty, with
+ * routes that exercise every policy, and a JDK {@link HttpClient} talking to it over a socket.
+ */
+final class GuardedApp implements AutoCloseable {
+
+  static final String MERCHANT = "sk_merchant_1";
+
+  final RecordingStore store = new RecordingStore();
+  final RecordingServlet app = new RecordingServlet();
+  final Once once;
+  final JettyServer server;
+  final HttpClient client = HttpClient.newBuilder()
+      .version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(5))
+      .build();
+
+  private GuardedApp(IdempotencyStore other, String contextPath, UnaryOperator<HttpIdempotency.Builder> extra,
+      TransactionBoundary transactions) throws Exception {
+    this(other, contextPath, extra, transactions, EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+  }
+
+  private GuardedApp(IdempotencyStore other, String contextPath, UnaryOperator<HttpIdempotency.Builder> extra,
+      TransactionBoundary transactions, EnumSet<DispatcherType> dispatches) throws Exception {
+    this.once = Once.of(other == null ? store : other);
+    HttpIdempotency http = extra.apply(HttpIdempotency.builder(once)
+        .route("/required/**", RoutePolicy.builder().keyRequired(true).build())
+        .route("/small/**", RoutePolicy.builder().maxRequestBytes(1024)
+            .execution(ExecutionPolicy.builder().maxResultBytes(4096).build()).build())
+        .route("/wait/**", RoutePolicy.builder().execution(ExecutionPolicy.builder()
+            .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(10))).build()).maxWaitersPerKey(256).build())
+        .route("/stamped/**", RoutePolicy.builder().excludeJsonPointer("/sent_at").build())
+        .route("/puts/**", RoutePolicy.builder().methods("POST", "PUT", "DELETE").build())
+        .route("/tx/**", RoutePolicy.builder().execution(ExecutionPolicy.builder().heartbeat(false).build()).build()))
+        .build();
+    this.server = JettyServer.start(OnceFilter.builder(http).transactions(transactions).build(), contextPath, app,
+        dispatches);
+  }
+
+  static GuardedApp start() throws Exception {
+    return new GuardedApp(null, "/", b -> b, TransactionBoundary.NONE);
+  }
+
+  /** With the filter mapped for REQUEST dispatches only: a misconfiguration that async handlers reveal. */
+  static GuardedApp mappedForRequestsOnly() throws Exception {
+    return new GuardedApp(null, "/", b -> b, TransactionBoundary.NONE, EnumSet.of(DispatcherType.REQUEST));
+  }
+
+  /** With routes that run in transactions. */
+  static GuardedApp with(TransactionBoundary transactions) throws Exception {
+    return new GuardedApp(null, "/", b -> b, transactions);
+  }
+
+  /** Over another store, e.g. one that is down. */
+  static GuardedApp over(IdempotencyStore store, UnaryOperator<HttpIdempotency.Builder> extra) throws Exception {
+    return new GuardedApp(store, "/", extra, TransactionBoundary.NONE);
+  }
+
+  /** Under a context path: routes are matched on the path inside the application. */
+  static GuardedApp at(String contextPath) throws Exception {
+    return new GuardedApp(null, contextPath, b -> b, TransactionBoundary.NONE);
+  }
+
+  static String key() {
+    return UUID.randomUUID().toString();
+  }
+
+  URI uri(String pathAndQuery) {
+    return URI.create(server.base() + pathAndQuery);
+  }
+
+  /** A JSON POST from {@link #MERCHANT}, with the key unless it is null, and extra headers. */
+  HttpRequest.Builder post(String path, String key, String json, String... headers) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(uri(path))
+        .timeout(Duration.ofSeconds(20))
+        .header("Content-Type", "application/json")
+        .POST(HttpRequest.BodyPublishers.ofString(json));
+    if (key != null) {
+      b.header("Idempotency-Key", key);
+    }
+    boolean apiKeyGiven = false;
+    for (int i = 0; i < headers.length; i += 2) {
+      b.header(headers[i], headers[i + 1]);
+      apiKeyGiven |= headers[i].equalsIgnoreCase("Api-Key");
+    }
+    if (!apiKeyGiven) {
+      b.header("Api-Key", MERCHANT);
+    }
+    return b;
+  }
+
+  HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
+    return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  HttpResponse<String> postJson(String path, String key, String json, String... headers)
+      throws IOException, InterruptedException {
+    return send(post(path, key, json, headers));
+  }
+
+  /** Waits until the handler of {@code path} has started {@code n} times: its request holds the key. */
+  void awaitExecutions(String path, int n) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    while (app.executions(path) < n) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(path + " did not start " + n + " time(s)");
+      }
+      Thread.sleep(5);
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    server.close();
+    app.shutdown();
+    once.close();
+  }
+}

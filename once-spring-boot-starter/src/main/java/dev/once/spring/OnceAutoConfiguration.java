@@ -1,0 +1,195 @@
+package dev.once.spring;
+
+import dev.once.Once;
+import dev.once.OnceListener;
+import dev.once.http.HttpIdempotency;
+import dev.once.micrometer.ObservedStore;
+import dev.once.http.ScopeResolver;
+import dev.once.servlet.OnceFilter;
+import dev.once.servlet.TransactionBoundary;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.jdbc.Purger;
+import dev.once.store.jdbc.TransactionalStore;
+import io.micrometer.observation.ObservationRegistry;
+import jakarta.servlet.DispatcherType;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.web.servlet.DispatcherServletPath;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
+
+/**
+ * Installs {@link OnceFilter} in a servlet application from the {@code once.*} properties and the
+ * {@link Idempotent} handlers, over a store chosen from the beans present: the application's own
+ * {@link IdempotencyStore} bean; else a PostgreSQL or MariaDB store on its {@link DataSource}; else
+ * an in-memory store, with a warning.
+ */
+@AutoConfiguration(afterName = {
+    "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+    "org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration",
+    "org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration",
+    "org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration",
+    "org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration",
+    "org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration",
+    "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"})
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnProperty(prefix = "once", name = "enabled", havingValue = "true", matchIfMissing = true)
+@EnableConfigurationProperties(OnceProperties.class)
+@Import({StoreConfigurations.Jdbc.class, StoreConfigurations.InMemory.class})
+public class OnceAutoConfiguration {
+
+  @Bean
+  OnceRoutes onceRoutes(OnceProperties properties, ObjectProvider<AnnotatedRoutes> annotated) {
+    AnnotatedRoutes found = annotated.getIfAvailable();
+    return OnceRoutes.of(properties, found == null ? Map.of() : found.find());
+  }
+
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean
+  Once once(IdempotencyStore store, OnceRoutes routes, ObjectProvider<TransactionJoin> join,
+      ObjectProvider<StoreDecorator> decorators, ObjectProvider<OnceListener> listeners) {
+    TransactionJoin transactions = join.getIfAvailable();
+    IdempotencyStore used = transactions == null ? store : new JoiningStore(store, transactions);
+    for (StoreDecorator decorator : decorators.orderedStream().toList()) {
+      used = decorator.apply(used);
+    }
+    return Once.builder(used)
+        .defaults(routes.defaultExecution())
+        .listener(CompositeListener.of(listeners.orderedStream().toList()))
+        .build();
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  HttpIdempotency onceHttpIdempotency(Once once, OnceRoutes routes, OnceProperties properties) {
+    return routes.applyTo(HttpIdempotency.builder(once).scope(scope(properties.getScope()))).build();
+  }
+
+  private static ScopeResolver scope(OnceProperties.Scope scope) {
+    return switch (scope.getType()) {
+      case PRINCIPAL -> ScopeResolver.principal();
+      case GLOBAL -> ScopeResolver.global();
+      case HEADER -> {
+        try {
+          yield ScopeResolver.header(scope.getHeader());
+        } catch (IllegalArgumentException e) {
+          throw new InvalidOncePropertyException("once.scope.header", scope.getHeader(), e.getMessage());
+        }
+      }
+    };
+  }
+
+  @Bean
+  FilterRegistrationBean<OnceFilter> onceFilter(HttpIdempotency http, OnceRoutes routes, OnceProperties properties,
+      ObjectProvider<TransactionBoundary> boundary) {
+    String transactional = routes.firstTransactionalProperty();
+    TransactionBoundary transactions = boundary.getIfAvailable(() -> TransactionBoundary.NONE);
+    if (transactional != null && transactions == TransactionBoundary.NONE) {
+      throw new InvalidOncePropertyException(transactional, true, "transactional routes need a PostgreSQL or"
+          + " MariaDB store on the application's DataSource and a PlatformTransactionManager");
+    }
+    FilterRegistrationBean<OnceFilter> registration =
+        new FilterRegistrationBean<>(OnceFilter.builder(http).transactions(transactions).build());
+    registration.setName("onceFilter");
+    registration.setOrder(properties.getFilter().getOrder());
+    registration.setUrlPatterns(properties.getFilter().getUrlPatterns());
+    registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);
+    registration.setAsyncSupported(true);
+    return registration;
+  }
+
+  /** Wraps the store the engine uses (observations); a separate type so that Micrometer stays optional. */
+  @FunctionalInterface
+  interface StoreDecorator extends UnaryOperator<IdempotencyStore> {}
+
+  /** The routes of {@link Idempotent} handlers; a separate type so that Spring MVC stays optional. */
+  @FunctionalInterface
+  interface AnnotatedRoutes {
+    Map<String, List<IdempotentHandlers.Found>> find();
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(RequestMappingHandlerMapping.class)
+  static class HandlerConfiguration {
+    @Bean
+    AnnotatedRoutes onceAnnotatedRoutes(ObjectProvider<RequestMappingHandlerMapping> mappings,
+        ObjectProvider<DispatcherServletPath> servletPath, Environment environment) {
+      return () -> IdempotentHandlers.scan(mappings.orderedStream().toList(),
+          servletPath.getIfAvailable(() -> () -> "/").getPrefix(), environment);
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = {"dev.once.store.jdbc.TransactionalStore",
+      "org.springframework.jdbc.datasource.DataSourceUtils"})
+  @ConditionalOnBean({DataSource.class, PlatformTransactionManager.class})
+  static class TransactionConfiguration {
+    @Bean
+    TransactionJoin onceTransactionJoin(IdempotencyStore store, ObjectProvider<DataSource> dataSource) {
+      TransactionalStore transactional = JdbcStores.transactional(store);
+      DataSource ds = dataSource.getIfUnique();
+      // Without a transactional view, or with several DataSources to choose from, no route can join.
+      return transactional == null || ds == null ? null : new TransactionJoin(transactional::on, ds);
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(TransactionBoundary.class)
+    TransactionBoundary onceTransactionBoundary(ObjectProvider<TransactionJoin> join,
+        PlatformTransactionManager transactions, OnceRoutes routes) {
+      TransactionJoin j = join.getIfAvailable();
+      return j == null ? TransactionBoundary.NONE
+          : new SpringTransactionBoundary(transactions, j, routes.transactionalPatterns());
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = {"io.micrometer.observation.ObservationRegistry", "dev.once.micrometer.ObservedStore"})
+  @ConditionalOnBean(type = "io.micrometer.observation.ObservationRegistry")
+  @ConditionalOnProperty(prefix = "once.observation", name = "enabled", havingValue = "true", matchIfMissing = true)
+  static class ObservationConfiguration {
+    @Bean
+    StoreDecorator onceStoreObservation(ObservationRegistry registry) {
+      return store -> ObservedStore.wrap(store, registry);
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "dev.once.store.jdbc.Purger")
+  @ConditionalOnProperty(prefix = "once.store.purge", name = "enabled", havingValue = "true", matchIfMissing = true)
+  static class PurgeConfiguration {
+    @Bean(destroyMethod = "close")
+    Purger oncePurger(IdempotencyStore store, OnceProperties properties) {
+      Purger.Builder b = Purger.builder(store);
+      PolicyMapper.set("once.store.purge.batch-size", properties.getStore().getPurge().getBatchSize(), b::batchSize);
+      PolicyMapper.set("once.store.purge.interval", properties.getStore().getPurge().getInterval(), b::interval);
+      return b.start();
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.boot.actuate.health.HealthIndicator")
+  @ConditionalOnEnabledHealthIndicator("once")
+  static class HealthConfiguration {
+    @Bean
+    @ConditionalOnMissingBean(name = "onceHealthIndicator")
+    OnceStoreHealthIndicator onceHealthIndicator(IdempotencyStore store) {
+      return new OnceStoreHealthIndicator(store);
+    }
+  }
+}

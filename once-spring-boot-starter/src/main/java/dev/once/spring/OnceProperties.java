@@ -1,0 +1,429 @@
+package dev.once.spring;
+
+import dev.once.FailureMode;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
+
+/**
+ * The {@code once.*} properties. They are only mapped onto the core builders ({@code RoutePolicy},
+ * {@code ExecutionPolicy}), which validate them: an unset policy property inherits, from
+ * {@code once.defaults.*} for a route and from the core's defaults for {@code once.defaults.*}.
+ * The defaults are listed in {@code docs/spring-boot.md}.
+ */
+@ConfigurationProperties("once")
+public class OnceProperties {
+
+  /** Whether the idempotency filter is installed. */
+  private boolean enabled = true;
+
+  private final Scope scope = new Scope();
+
+  private final Filter filter = new Filter();
+
+  private final Store store = new Store();
+
+  private final Observation observation = new Observation();
+
+  /** The policy of every route, and of paths no route matches. */
+  private final Policy defaults = new Policy();
+
+  /** Routes with their own policy, first match wins; unset properties inherit once.defaults. */
+  private List<Route> routes = new ArrayList<>();
+
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  public Scope getScope() {
+    return scope;
+  }
+
+  public Filter getFilter() {
+    return filter;
+  }
+
+  public Store getStore() {
+    return store;
+  }
+
+  public Observation getObservation() {
+    return observation;
+  }
+
+  public Policy getDefaults() {
+    return defaults;
+  }
+
+  public List<Route> getRoutes() {
+    return routes;
+  }
+
+  public void setRoutes(List<Route> routes) {
+    this.routes = routes;
+  }
+
+  /** How a key's owner is found. */
+  public enum ScopeType {
+    /** The SHA-256 of a request header (an API key or token): never stored in clear. */
+    HEADER,
+    /** The authenticated principal's name. */
+    PRINCIPAL,
+    /** Everybody shares one namespace: single-tenant services only. */
+    GLOBAL
+  }
+
+  /** Who owns a key: records are unique per scope and key. */
+  public static class Scope {
+
+    /** Where the tenant comes from. */
+    private ScopeType type = ScopeType.HEADER;
+
+    /** The request header naming the tenant, when the type is header. */
+    private String header = "Api-Key";
+
+    public ScopeType getType() {
+      return type;
+    }
+
+    public void setType(ScopeType type) {
+      this.type = type;
+    }
+
+    public String getHeader() {
+      return header;
+    }
+
+    public void setHeader(String header) {
+      this.header = header;
+    }
+  }
+
+  /** How the servlet filter is registered. */
+  public static class Filter {
+
+    /**
+     * The filter's order; the default runs it after Spring Security (-100), so requests are
+     * authenticated before they touch the store.
+     */
+    private int order = 0;
+
+    /** The URL patterns the filter is mapped to. */
+    private List<String> urlPatterns = new ArrayList<>(List.of("/*"));
+
+    public int getOrder() {
+      return order;
+    }
+
+    public void setOrder(int order) {
+      this.order = order;
+    }
+
+    public List<String> getUrlPatterns() {
+      return urlPatterns;
+    }
+
+    public void setUrlPatterns(List<String> urlPatterns) {
+      this.urlPatterns = urlPatterns;
+    }
+  }
+
+  /** Micrometer Observations of store calls. */
+  public static class Observation {
+
+    /** Whether every store call is observed (once.store spans and timer) when there is an ObservationRegistry. */
+    private boolean enabled = true;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+  }
+
+  /** Which store is used when the application defines no IdempotencyStore bean. */
+  public enum StoreType {
+    /** The application's DataSource (PostgreSQL or MariaDB), else in memory with a warning. */
+    AUTO,
+    /** In memory: lost on restart, not shared between nodes. */
+    MEMORY
+  }
+
+  /** The store, when the application defines no IdempotencyStore bean. */
+  public static class Store {
+
+    /** How the store is chosen. */
+    private StoreType type = StoreType.AUTO;
+
+    /** The JDBC store's table, name or schema.name; unset: once_records. */
+    private String tableName;
+
+    /** Whether the JDBC store creates its table at startup if it is missing. */
+    private boolean autoCreateSchema = true;
+
+    /** The longest one JDBC store statement may run; unset: 5 seconds. */
+    private Duration queryTimeout;
+
+    private final Purge purge = new Purge();
+
+    public StoreType getType() {
+      return type;
+    }
+
+    public void setType(StoreType type) {
+      this.type = type;
+    }
+
+    public String getTableName() {
+      return tableName;
+    }
+
+    public void setTableName(String tableName) {
+      this.tableName = tableName;
+    }
+
+    public boolean isAutoCreateSchema() {
+      return autoCreateSchema;
+    }
+
+    public void setAutoCreateSchema(boolean autoCreateSchema) {
+      this.autoCreateSchema = autoCreateSchema;
+    }
+
+    public Duration getQueryTimeout() {
+      return queryTimeout;
+    }
+
+    public void setQueryTimeout(Duration queryTimeout) {
+      this.queryTimeout = queryTimeout;
+    }
+
+    public Purge getPurge() {
+      return purge;
+    }
+  }
+
+  /** Deleting expired records in the background. */
+  public static class Purge {
+
+    /** Whether expired records are purged in the background. */
+    private boolean enabled = true;
+
+    /** How often a purge round starts. */
+    private Duration interval = Duration.ofMinutes(1);
+
+    /** How many records one purge statement deletes at most. */
+    private int batchSize = 1000;
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public Duration getInterval() {
+      return interval;
+    }
+
+    public void setInterval(Duration interval) {
+      this.interval = interval;
+    }
+
+    public int getBatchSize() {
+      return batchSize;
+    }
+
+    public void setBatchSize(int batchSize) {
+      this.batchSize = batchSize;
+    }
+  }
+
+  /** A route's policy. Every property left unset inherits. */
+  public static class Policy {
+
+    /** The HTTP methods covered, e.g. POST, PATCH, PUT, DELETE (safe methods are refused). */
+    private List<String> methods;
+
+    /** Whether a covered request without an Idempotency-Key is refused with 400. */
+    private Boolean keyRequired;
+
+    /** How long a lease lasts before another request may take the key over. */
+    private Duration lease;
+
+    /** How long a finished response is kept and replayed. */
+    private Duration ttl;
+
+    /** What a duplicate does while the first request runs. */
+    private InFlightMode inFlight;
+
+    /** In wait mode, the longest a duplicate is held (default 10s). */
+    private Duration maxWait;
+
+    /** What happens when the store is unavailable: fail-closed answers 503, fail-open runs unprotected. */
+    private FailureMode failureMode;
+
+    /** The largest request body accepted on a covered request with a key; larger ones get 413. */
+    private DataSize maxRequestBytes;
+
+    /** The largest response recorded; larger ones are streamed and their retries get 409. */
+    private DataSize maxResponseBytes;
+
+    /** In wait mode, how many duplicates may wait on one key; more get 409 at once. */
+    private Integer maxWaitersPerKey;
+
+    /** The Retry-After given when the store is unavailable. */
+    private Duration storeRetryAfter;
+
+    /** JSON pointers left out of the request fingerprint (timestamps, trace ids). */
+    private List<String> excludedJsonPointers;
+
+    /** Response headers never stored nor replayed. */
+    private List<String> replayHeaderDenylist;
+
+    /**
+     * Whether the claim, the handler's database writes and the recorded response commit in one
+     * transaction (needs a PostgreSQL or MariaDB DataSource store and a transaction manager).
+     */
+    private Boolean transactional;
+
+    public List<String> getMethods() {
+      return methods;
+    }
+
+    public void setMethods(List<String> methods) {
+      this.methods = methods;
+    }
+
+    public Boolean getKeyRequired() {
+      return keyRequired;
+    }
+
+    public void setKeyRequired(Boolean keyRequired) {
+      this.keyRequired = keyRequired;
+    }
+
+    public Duration getLease() {
+      return lease;
+    }
+
+    public void setLease(Duration lease) {
+      this.lease = lease;
+    }
+
+    public Duration getTtl() {
+      return ttl;
+    }
+
+    public void setTtl(Duration ttl) {
+      this.ttl = ttl;
+    }
+
+    public InFlightMode getInFlight() {
+      return inFlight;
+    }
+
+    public void setInFlight(InFlightMode inFlight) {
+      this.inFlight = inFlight;
+    }
+
+    public Duration getMaxWait() {
+      return maxWait;
+    }
+
+    public void setMaxWait(Duration maxWait) {
+      this.maxWait = maxWait;
+    }
+
+    public FailureMode getFailureMode() {
+      return failureMode;
+    }
+
+    public void setFailureMode(FailureMode failureMode) {
+      this.failureMode = failureMode;
+    }
+
+    public DataSize getMaxRequestBytes() {
+      return maxRequestBytes;
+    }
+
+    public void setMaxRequestBytes(DataSize maxRequestBytes) {
+      this.maxRequestBytes = maxRequestBytes;
+    }
+
+    public DataSize getMaxResponseBytes() {
+      return maxResponseBytes;
+    }
+
+    public void setMaxResponseBytes(DataSize maxResponseBytes) {
+      this.maxResponseBytes = maxResponseBytes;
+    }
+
+    public Integer getMaxWaitersPerKey() {
+      return maxWaitersPerKey;
+    }
+
+    public void setMaxWaitersPerKey(Integer maxWaitersPerKey) {
+      this.maxWaitersPerKey = maxWaitersPerKey;
+    }
+
+    public Duration getStoreRetryAfter() {
+      return storeRetryAfter;
+    }
+
+    public void setStoreRetryAfter(Duration storeRetryAfter) {
+      this.storeRetryAfter = storeRetryAfter;
+    }
+
+    public List<String> getExcludedJsonPointers() {
+      return excludedJsonPointers;
+    }
+
+    public void setExcludedJsonPointers(List<String> excludedJsonPointers) {
+      this.excludedJsonPointers = excludedJsonPointers;
+    }
+
+    public List<String> getReplayHeaderDenylist() {
+      return replayHeaderDenylist;
+    }
+
+    public void setReplayHeaderDenylist(List<String> replayHeaderDenylist) {
+      this.replayHeaderDenylist = replayHeaderDenylist;
+    }
+
+    public Boolean getTransactional() {
+      return transactional;
+    }
+
+    public void setTransactional(Boolean transactional) {
+      this.transactional = transactional;
+    }
+  }
+
+  /** A route: a path pattern and its own policy. */
+  public static class Route extends Policy {
+
+    /**
+     * The path pattern inside the application: literal segments, * or {name} for one segment, and a
+     * final ** for the rest.
+     */
+    private String pattern;
+
+    public String getPattern() {
+      return pattern;
+    }
+
+    public void setPattern(String pattern) {
+      this.pattern = pattern;
+    }
+  }
+}

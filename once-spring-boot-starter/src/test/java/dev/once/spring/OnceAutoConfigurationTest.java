@@ -1,0 +1,272 @@
+package dev.once.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.Once;
+import dev.once.micrometer.OnceMetrics;
+import dev.once.servlet.TransactionBoundary;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.InMemoryStore;
+import dev.once.store.jdbc.PostgresStore;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.http.HttpMessageConvertersAutoConfiguration;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration;
+import org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/** How the auto-configuration reads properties, refuses bad ones and chooses its store. */
+class OnceAutoConfigurationTest {
+
+  private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+      .withConfiguration(AutoConfigurations.of(OnceAutoConfiguration.class, OnceMetricsAutoConfiguration.class));
+
+  private static InvalidOncePropertyException refusal(AssertableWebApplicationContext context) {
+    assertThat(context).hasFailed();
+    Throwable t = context.getStartupFailure();
+    while (t != null && !(t instanceof InvalidOncePropertyException)) {
+      t = t.getCause();
+    }
+    assertThat(t).as("an InvalidOncePropertyException among the causes of %s", context.getStartupFailure()).isNotNull();
+    return (InvalidOncePropertyException) t;
+  }
+
+  @Test
+  void aValueTheCoreRefusesStopsStartupNamingTheProperty() {
+    runner.withPropertyValues("once.defaults.lease=5ms").run(context -> {
+      InvalidOncePropertyException e = refusal(context);
+      assertThat(e.getProperty()).isEqualTo("once.defaults.lease");
+      assertThat(e.getMessage()).contains("PT0.005S").contains("lease must be between");
+    });
+  }
+
+  @Test
+  void aRoutePatternTheCoreRefusesIsNamed() {
+    runner.withPropertyValues("once.routes[0].pattern=api/payments").run(context ->
+        assertThat(refusal(context).getProperty()).isEqualTo("once.routes[0].pattern"));
+  }
+
+  @Test
+  void aRouteWithoutAPatternIsNamed() {
+    runner.withPropertyValues("once.routes[0].key-required=true").run(context ->
+        assertThat(refusal(context).getProperty()).isEqualTo("once.routes[0].pattern"));
+  }
+
+  @Test
+  void contradictoryOptionsNameTheRoute() {
+    runner.withPropertyValues("once.routes[0].pattern=/api/x", "once.routes[0].lease=10s", "once.routes[0].ttl=5s")
+        .run(context -> {
+          InvalidOncePropertyException e = refusal(context);
+          assertThat(e.getProperty()).isEqualTo("once.routes[0]");
+          assertThat(e.getReason()).contains("ttl").contains("lease");
+        });
+  }
+
+  @Test
+  void aSafeMethodInTheDefaultsIsRefused() {
+    runner.withPropertyValues("once.defaults.methods=POST,GET").run(context ->
+        assertThat(refusal(context).getProperty()).isEqualTo("once.defaults.methods"));
+  }
+
+  @Test
+  void aBlankScopeHeaderIsRefused() {
+    runner.withPropertyValues("once.scope.header= ").run(context ->
+        assertThat(refusal(context).getProperty()).isEqualTo("once.scope.header"));
+  }
+
+  @Test
+  void theFailureAnalysisTellsWhichPropertyToFix() {
+    InvalidOncePropertyException e = new InvalidOncePropertyException("once.defaults.ttl", "0s", "ttl must be between");
+
+    FailureAnalysis analysis = new InvalidOncePropertyFailureAnalyzer().analyze(new RuntimeException(e));
+
+    assertThat(analysis.getDescription()).contains("once.defaults.ttl").contains("0s");
+    assertThat(analysis.getAction()).contains("once.defaults.ttl");
+  }
+
+  @RestController
+  static class BadController {
+    @PostMapping("/api/bad")
+    @Idempotent(lease = "soon")
+    String create() {
+      return "never";
+    }
+  }
+
+  @RestController
+  static class TwoHandlersOnePath {
+    @PostMapping("/api/orders")
+    @Idempotent(lease = "10s")
+    String create() {
+      return "created";
+    }
+
+    @org.springframework.web.bind.annotation.PatchMapping("/api/orders")
+    @Idempotent(lease = "20s")
+    String amend() {
+      return "amended";
+    }
+  }
+
+  @Test
+  void twoHandlersOnOnePathWithDifferentSettingsStopStartup() {
+    runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class,
+            DispatcherServletAutoConfiguration.class, HttpMessageConvertersAutoConfiguration.class))
+        .withUserConfiguration(TwoHandlersOnePath.class)
+        .run(context -> assertThat(refusal(context).getReason()).contains("/api/orders").contains("different settings"));
+  }
+
+  @Test
+  void aBadAnnotationAttributeStopsStartupNamingTheMethod() {
+    runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class,
+            DispatcherServletAutoConfiguration.class, HttpMessageConvertersAutoConfiguration.class))
+        .withUserConfiguration(BadController.class)
+        .run(context -> assertThat(refusal(context).getProperty()).isEqualTo("@Idempotent(lease) on BadController#create"));
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class OwnStore {
+    @Bean
+    IdempotencyStore myStore() {
+      return InMemoryStore.builder().maxRecords(10).build();
+    }
+  }
+
+  @Test
+  void theApplicationsOwnStoreWins() {
+    runner.withUserConfiguration(OwnStore.class).run(context -> {
+      assertThat(context).hasNotFailed();
+      assertThat(context.getBeansOfType(IdempotencyStore.class)).containsOnlyKeys("myStore");
+    });
+  }
+
+  @Test
+  void withoutADataSourceTheStoreIsInMemory() {
+    runner.run(context -> {
+      assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryStore.class);
+      assertThat(context).hasSingleBean(Once.class);
+      assertThat(context).hasSingleBean(FilterRegistrationBean.class);
+    });
+  }
+
+  @Test
+  void anUnsupportedDatabaseFallsBackToMemory() {
+    runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+        .withPropertyValues("spring.datasource.url=jdbc:h2:mem:once-fallback")
+        .run(context -> assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryStore.class));
+  }
+
+  @Test
+  void withoutOnceStoreJdbcADataSourceIsIgnored() {
+    runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+            DataSourceTransactionManagerAutoConfiguration.class))
+        .withClassLoader(new FilteredClassLoader("dev.once.store.jdbc"))
+        .withPropertyValues("spring.datasource.url=jdbc:h2:mem:once-nojdbc")
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryStore.class);
+        });
+  }
+
+  @Test
+  void aPostgresDataSourceGetsThePostgresStoreAndTransactionalRoutes() throws Exception {
+    PostgresService.require();
+    String table = PostgresService.freshTable("once_records_starter_autoconfig");
+    runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+            DataSourceTransactionManagerAutoConfiguration.class))
+        .withPropertyValues("spring.datasource.url=" + PostgresService.URL, "spring.datasource.username=postgres",
+            "once.store.table-name=" + table,
+            "once.routes[0].pattern=/api/payments", "once.routes[0].transactional=true")
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(PostgresStore.class);
+          assertThat(context.getBean(TransactionBoundary.class)).isInstanceOf(SpringTransactionBoundary.class);
+        });
+    PostgresService.drop(table);
+  }
+
+  @Test
+  void aTransactionalRouteWithoutATransactionalStoreStopsStartup() {
+    runner.withPropertyValues("once.routes[0].pattern=/api/payments", "once.routes[0].transactional=true")
+        .run(context -> assertThat(refusal(context).getProperty()).isEqualTo("once.routes[0].transactional"));
+  }
+
+  @Test
+  void disabledMeansNoFilter() {
+    runner.withPropertyValues("once.enabled=false").run(context ->
+        assertThat(context).doesNotHaveBean(FilterRegistrationBean.class));
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class Registry {
+    @Bean
+    SimpleMeterRegistry registry() {
+      return new SimpleMeterRegistry();
+    }
+  }
+
+  @Test
+  void metricsAreRegisteredOnlyWhenThereIsARegistry() {
+    runner.run(context -> assertThat(context).doesNotHaveBean(OnceMetrics.class));
+    runner.withUserConfiguration(Registry.class).run(context -> {
+      assertThat(context).hasSingleBean(OnceMetrics.class);
+      assertThat(context.getBean(SimpleMeterRegistry.class).find("once.executions").counters()).isNotEmpty();
+    });
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class Observations {
+    final java.util.List<String> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @Bean
+    io.micrometer.observation.ObservationRegistry observationRegistry() {
+      io.micrometer.observation.ObservationRegistry registry = io.micrometer.observation.ObservationRegistry.create();
+      registry.observationConfig().observationHandler(new io.micrometer.observation.ObservationHandler<>() {
+        @Override
+        public void onStop(io.micrometer.observation.Observation.Context context) {
+          seen.add(context.getName() + ":" + context.getLowCardinalityKeyValue("operation").getValue());
+        }
+
+        @Override
+        public boolean supportsContext(io.micrometer.observation.Observation.Context context) {
+          return true;
+        }
+      });
+      return registry;
+    }
+  }
+
+  @Test
+  void storeCallsAreObservedWhenThereIsAnObservationRegistry() {
+    runner.withUserConfiguration(Observations.class).run(context -> {
+      Once once = context.getBean(Once.class);
+      once.execute(dev.once.Scope.of("m"), dev.once.IdempotencyKey.of("k-observed"),
+          new dev.once.Fingerprint(1, "00".repeat(32)), dev.once.ResultCodec.utf8(), ctx -> "done");
+
+      assertThat(context.getBean(Observations.class).seen).containsExactly("once.store:claim", "once.store:complete");
+    });
+  }
+
+  @Test
+  void theFilterRunsForRequestAndAsyncDispatchesInTheConfiguredOrder() {
+    runner.withPropertyValues("once.filter.order=42", "once.filter.url-patterns=/api/*").run(context -> {
+      FilterRegistrationBean<?> f = context.getBean(FilterRegistrationBean.class);
+      assertThat(f.getOrder()).isEqualTo(42);
+      assertThat(f.getUrlPatterns()).containsExactly("/api/*");
+      assertThat(f.isAsyncSupported()).isTrue();
+      assertThat(Map.of("filter", f.getFilter())).isNotEmpty();
+    });
+  }
+}

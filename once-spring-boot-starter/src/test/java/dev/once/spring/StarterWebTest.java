@@ -1,0 +1,203 @@
+package dev.once.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.spring.shop.FakeShopApplication;
+import dev.once.spring.shop.OrdersController;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+/** The starter in a real Spring Boot application on Tomcat, over sockets. */
+@SpringBootTest(classes = FakeShopApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    properties = {
+        "once.store.type=memory",
+        "once.routes[0].pattern=/api/strict-notes",
+        "once.routes[0].key-required=true",
+        "management.endpoints.web.exposure.include=health,metrics",
+        "management.endpoint.health.show-details=always"})
+class StarterWebTest {
+
+  private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+      .connectTimeout(Duration.ofSeconds(5)).build();
+
+  @LocalServerPort
+  int port;
+
+  @Autowired
+  OrdersController orders;
+
+  @Autowired
+  MeterRegistry registry;
+
+  private static String key() {
+    return UUID.randomUUID().toString();
+  }
+
+  private HttpRequest.Builder post(String path, String key, String json) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+        .timeout(Duration.ofSeconds(20)).header("Content-Type", "application/json").header("Api-Key", "sk_shop_1")
+        .POST(HttpRequest.BodyPublishers.ofString(json));
+    return key == null ? b : b.header("Idempotency-Key", key);
+  }
+
+  private HttpResponse<String> send(HttpRequest.Builder request) throws Exception {
+    return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpResponse<String> get(String path) throws Exception {
+    return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void anIdempotentHandlerRunsOnceAndItsRetryIsReplayed() throws Exception {
+    String key = key();
+
+    HttpResponse<String> first = send(post("/api/orders", key, "{\"amount\":1000}"));
+    HttpResponse<String> retry = send(post("/api/orders", key, "{ \"amount\" : 1000 }"));
+
+    assertThat(first.statusCode()).isEqualTo(201);
+    assertThat(retry.statusCode()).isEqualTo(201);
+    assertThat(retry.body()).isEqualTo(first.body());
+    assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+    assertThat(retry.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(ct -> assertThat(ct).startsWith("application/json"));
+    assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+    assertThat(orders.runs("create")).isEqualTo(1);
+  }
+
+  @Test
+  void keyRequiredOnTheAnnotationRefusesARequestWithoutAKey() throws Exception {
+    HttpResponse<String> r = send(post("/api/orders", null, "{\"amount\":1}"));
+
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(ct -> assertThat(ct).startsWith("application/problem+json"));
+    assertThat(r.body()).contains("idempotency-key-missing");
+  }
+
+  @Test
+  void aKeyReusedWithAnotherBodyIs422() throws Exception {
+    String key = key();
+    send(post("/api/orders", key, "{\"amount\":1000}"));
+
+    HttpResponse<String> reuse = send(post("/api/orders", key, "{\"amount\":5}"));
+
+    assertThat(reuse.statusCode()).isEqualTo(422);
+    assertThat(reuse.body()).contains("idempotency-key-reused");
+  }
+
+  @Test
+  void aRouteFromPropertiesAppliesItsPolicy() throws Exception {
+    HttpResponse<String> r = send(post("/api/strict-notes", null, "{}"));
+
+    assertThat(r.statusCode()).isEqualTo(400);
+    assertThat(orders.runs("strict-note")).isZero();
+  }
+
+  @Test
+  void anUnannotatedHandlerGetsTheDefaults() throws Exception {
+    String key = key();
+    send(post("/api/notes", key, "\"hello\""));
+    HttpResponse<String> retry = send(post("/api/notes", key, "\"hello\""));
+    send(post("/api/notes", null, "\"hello\""));
+
+    assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+    assertThat(orders.runs("note")).isEqualTo(2);
+  }
+
+  @Test
+  void anAnnotationOnASafeMethodIsIgnored() throws Exception {
+    get("/api/orders/ord_1");
+    get("/api/orders/ord_1");
+
+    assertThat(orders.runs("show")).isEqualTo(2);
+  }
+
+  @Test
+  void aPathVariableRouteWaitsForTheFirstAndReplays() throws Exception {
+    String key = key();
+    CompletableFuture<HttpResponse<String>> first = client.sendAsync(post("/api/orders/ord_9/refunds?ms=800", key, "{}").build(),
+        HttpResponse.BodyHandlers.ofString());
+    while (orders.runs("refund") == 0) {
+      Thread.sleep(5); // until the first holds the key
+    }
+
+    HttpResponse<String> dup = send(post("/api/orders/ord_9/refunds?ms=800", key, "{}"));
+
+    assertThat(dup.statusCode()).isEqualTo(201);
+    assertThat(dup.body()).isEqualTo(first.get().body());
+    assertThat(dup.headers().firstValue("Idempotent-Replayed")).contains("true");
+    assertThat(orders.runs("refund")).isEqualTo(1);
+  }
+
+  @Test
+  void aResponseStatusExceptionBecomesAProblemThatIsReplayedByteForByte() throws Exception {
+    String key = key();
+
+    HttpResponse<String> first = send(post("/api/missing", key, "{}"));
+    HttpResponse<String> retry = send(post("/api/missing", key, "{}"));
+
+    assertThat(first.statusCode()).isEqualTo(404);
+    assertThat(first.body()).contains("\"title\":\"Not Found\"").contains("no such order");
+    assertThat(retry.body()).isEqualTo(first.body());
+    assertThat(retry.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+    assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+    assertThat(orders.runs("missing")).isEqualTo(1);
+  }
+
+  @Test
+  void aHandlerExceptionIs500AndReleasesTheKey() throws Exception {
+    String key = key();
+
+    HttpResponse<String> first = send(post("/api/boom", key, "{}"));
+    send(post("/api/boom", key, "{}"));
+
+    assertThat(first.statusCode()).isEqualTo(500);
+    assertThat(orders.runs("boom")).isEqualTo(2);
+  }
+
+  @Test
+  void aDeferredResultIsRecordedWhenItCompletes() throws Exception {
+    String key = key();
+
+    HttpResponse<String> first = send(post("/api/deferred", key, "{}"));
+    HttpResponse<String> retry = send(post("/api/deferred", key, "{}"));
+
+    assertThat(first.statusCode()).isEqualTo(202);
+    assertThat(first.body()).contains("job_");
+    assertThat(retry.body()).isEqualTo(first.body());
+    assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+    assertThat(orders.runs("deferred")).isEqualTo(1);
+  }
+
+  @Test
+  void executionsAndReplaysAreCountedInMicrometer() throws Exception {
+    String key = key();
+    double before = registry.get("once.replays").tag("outcome", "completed").counter().count();
+
+    send(post("/api/orders", key, "{\"amount\":7}"));
+    send(post("/api/orders", key, "{\"amount\":7}"));
+
+    assertThat(registry.get("once.replays").tag("outcome", "completed").counter().count()).isEqualTo(before + 1);
+    assertThat(registry.get("once.store.calls").tag("operation", "claim").timer().count()).isPositive();
+    assertThat(get("/actuator/metrics/once.executions").statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void theStoreHealthIsReported() throws Exception {
+    HttpResponse<String> health = get("/actuator/health/once");
+
+    assertThat(health.statusCode()).isEqualTo(200);
+    assertThat(health.body()).contains("\"status\":\"UP\"").contains("InMemoryStore");
+  }
+}

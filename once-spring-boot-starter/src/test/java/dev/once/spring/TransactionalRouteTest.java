@@ -1,0 +1,162 @@
+package dev.once.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.spring.ledger.FakeLedgerApplication;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/** A transactional route on PostgreSQL: the claim, the handler's insert and the record commit or roll back together. */
+@SpringBootTest(classes = FakeLedgerApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    properties = {
+        "spring.datasource.url=" + PostgresService.URL,
+        "spring.datasource.username=postgres",
+        "spring.datasource.hikari.maximum-pool-size=8"})
+class TransactionalRouteTest {
+
+  private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+
+  @LocalServerPort
+  int port;
+
+  @Autowired
+  JdbcTemplate jdbc;
+
+  private static final String RECORDS = PostgresService.freshTable("once_records_starter_tx");
+
+  @DynamicPropertySource
+  static void store(DynamicPropertyRegistry registry) {
+    registry.add("once.store.table-name", () -> RECORDS);
+  }
+
+  @AfterAll
+  static void dropRecords() throws Exception {
+    PostgresService.drop(RECORDS);
+  }
+
+  @BeforeAll
+  static void table() throws Exception {
+    PostgresService.require();
+    try (Connection c = DriverManager.getConnection(PostgresService.URL, "postgres", "");
+        Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE IF NOT EXISTS " + FakeLedgerApplication.TABLE + " (id bigserial PRIMARY KEY, note text)");
+    }
+  }
+
+  private HttpResponse<String> post(String query, String key, String note) throws Exception {
+    return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/entries" + query))
+        .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json").header("Api-Key", "sk_ledger")
+        .header("Idempotency-Key", key).POST(HttpRequest.BodyPublishers.ofString("{\"note\":\"" + note + "\"}"))
+        .build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private int rows(String note) {
+    return jdbc.queryForObject("SELECT count(*) FROM " + FakeLedgerApplication.TABLE + " WHERE note = ?", Integer.class, note);
+  }
+
+  private int records(String key) {
+    return jdbc.queryForObject("SELECT count(*) FROM " + RECORDS + " WHERE idem_key = ?", Integer.class, key);
+  }
+
+  private static String unique() {
+    return UUID.randomUUID().toString();
+  }
+
+  @Test
+  void aSuccessCommitsTheWriteAndTheRecordAndItsRetryWritesNothing() throws Exception {
+    String key = unique();
+    String note = unique();
+
+    HttpResponse<String> first = post("", key, note);
+    HttpResponse<String> retry = post("", key, note);
+
+    assertThat(first.statusCode()).isEqualTo(201);
+    assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+    assertThat(rows(note)).isEqualTo(1);
+    assertThat(records(key)).isEqualTo(1);
+  }
+
+  @Test
+  void aTransientAnswerRollsBackTheWriteAndTheClaim() throws Exception {
+    String key = unique();
+    String note = unique();
+
+    HttpResponse<String> first = post("?status=503", key, note);
+
+    assertThat(first.statusCode()).isEqualTo(503);
+    assertThat(rows(note)).isZero();
+    assertThat(records(key)).isZero();
+  }
+
+  @Test
+  void aHandlerExceptionRollsBackTheWriteAndTheClaim() throws Exception {
+    String key = unique();
+    String note = unique();
+
+    HttpResponse<String> first = post("?fail=true", key, note);
+
+    assertThat(first.statusCode()).isEqualTo(500);
+    assertThat(rows(note)).isZero();
+    assertThat(records(key)).isZero();
+  }
+
+  @Test
+  void aFinalFailureCommitsWithItsRecordAndIsReplayed() throws Exception {
+    String key = unique();
+    String note = unique();
+
+    post("?status=402", key, note);
+    HttpResponse<String> retry = post("?status=402", key, note);
+
+    assertThat(retry.statusCode()).isEqualTo(402);
+    assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+    assertThat(rows(note)).isEqualTo(1);
+  }
+
+  @Test
+  void fiftyConcurrentIdenticalRequestsWriteOnce() throws Exception {
+    String key = unique();
+    String note = unique();
+    ExecutorService pool = Executors.newFixedThreadPool(50);
+    CountDownLatch go = new CountDownLatch(1);
+    List<Future<HttpResponse<String>>> all = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      all.add(pool.submit(() -> {
+        go.await();
+        return post("", key, note);
+      }));
+    }
+    go.countDown();
+
+    List<Integer> statuses = new ArrayList<>();
+    for (Future<HttpResponse<String>> f : all) {
+      statuses.add(f.get().statusCode());
+    }
+    pool.shutdown();
+
+    assertThat(rows(note)).isEqualTo(1);
+    assertThat(statuses).containsOnly(201);
+  }
+}
