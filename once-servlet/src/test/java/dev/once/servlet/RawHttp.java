@@ -32,11 +32,15 @@ final class RawHttp {
     try (Socket socket = new Socket("127.0.0.1", port)) {
       socket.setSoTimeout(15_000);
       OutputStream out = socket.getOutputStream();
-      out.write((String.join("\r\n", head) + "\r\n\r\n").getBytes(StandardCharsets.UTF_8));
-      out.write(body);
-      out.flush();
-      if (closeOutput) {
-        socket.shutdownOutput();
+      try {
+        out.write((String.join("\r\n", head) + "\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+        out.write(body);
+        out.flush();
+        if (closeOutput) {
+          socket.shutdownOutput();
+        }
+      } catch (java.net.SocketException answeredEarly) {
+        // The server may answer (431, 413) and close before it has read everything we send.
       }
       return parse(readAll(socket.getInputStream()));
     }
