@@ -41,6 +41,7 @@ public class EngineBenchmark {
   private final AtomicLong sequence = new AtomicLong();
   private InMemoryStore store;
   private Once once;
+  private Once onceWithoutHeartbeat;
   private IdempotencyKey recorded;
   private String[] keys;
 
@@ -48,6 +49,8 @@ public class EngineBenchmark {
   public void setUp() {
     store = InMemoryStore.builder().maxRecords(50_000_000).build();
     once = Once.of(store);
+    onceWithoutHeartbeat = Once.builder(store)
+        .defaults(dev.once.ExecutionPolicy.builder().heartbeat(false).build()).build();
     recorded = IdempotencyKey.of("recorded-key");
     once.execute(scope, recorded, fingerprint, ResultCodec.bytes(), ctx -> RESULT);
     keys = new String[1 << 16];
@@ -59,6 +62,7 @@ public class EngineBenchmark {
   @TearDown(Level.Iteration)
   public void tearDown() {
     once.close();
+    onceWithoutHeartbeat.close();
   }
 
   /** The floor: the operation alone. */
@@ -73,6 +77,14 @@ public class EngineBenchmark {
     long n = sequence.incrementAndGet();
     IdempotencyKey key = IdempotencyKey.of(keys[(int) (n & (keys.length - 1))] + n);
     return once.execute(scope, key, fingerprint, ResultCodec.bytes(), ctx -> RESULT.clone());
+  }
+
+  /** The same, without the heartbeat task a lease schedules (its share of the cost). */
+  @Benchmark
+  public ExecutionResult<byte[]> executeNewKeyWithoutHeartbeat() {
+    long n = sequence.incrementAndGet();
+    IdempotencyKey key = IdempotencyKey.of(keys[(int) (n & (keys.length - 1))] + n);
+    return onceWithoutHeartbeat.execute(scope, key, fingerprint, ResultCodec.bytes(), ctx -> RESULT.clone());
   }
 
   /** A retry: the claim finds the record and the result is replayed. */
