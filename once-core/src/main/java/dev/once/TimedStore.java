@@ -3,14 +3,14 @@ package dev.once;
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyRecord;
+import dev.once.store.ForwardingStore;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 
 /** Reports each store call's duration to a listener; only installed when someone listens. */
-final class TimedStore implements IdempotencyStore {
+final class TimedStore extends ForwardingStore {
 
   private final IdempotencyStore delegate;
   private final OnceListener listener;
@@ -18,6 +18,11 @@ final class TimedStore implements IdempotencyStore {
   TimedStore(IdempotencyStore delegate, OnceListener listener) {
     this.delegate = delegate;
     this.listener = listener;
+  }
+
+  @Override
+  protected IdempotencyStore delegate() {
+    return delegate;
   }
 
   private void timed(String op, long start) {
@@ -108,18 +113,6 @@ final class TimedStore implements IdempotencyStore {
     }
   }
 
-  @Override
-  public CompletableFuture<Void> awaitChange(RecordId id) {
-    return delegate.awaitChange(id);
-  }
 
-  @Override
-  public boolean notifiesChanges() {
-    return delegate.notifiesChanges();
-  }
 
-  @Override
-  public void close() {
-    delegate.close();
-  }
 }

@@ -1,22 +1,24 @@
 package dev.once;
 
-import dev.once.store.ClaimRequest;
-import dev.once.store.ClaimResult;
-import dev.once.store.IdempotencyRecord;
+import dev.once.store.ForwardingStore;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
 import dev.once.store.ResultTooLargeException;
 import java.time.Duration;
-import java.util.Optional;
 
 /** A store with a small item limit, like DynamoDB's 400 KB: larger results are refused before writing. */
-final class FakeSmallStore implements IdempotencyStore {
+final class FakeSmallStore extends ForwardingStore {
   private final IdempotencyStore delegate;
   private final int maxBytes;
 
   FakeSmallStore(IdempotencyStore delegate, int maxBytes) {
     this.delegate = delegate;
     this.maxBytes = maxBytes;
+  }
+
+  @Override
+  protected IdempotencyStore delegate() {
+    return delegate;
   }
 
   private byte[] fitting(byte[] value) {
@@ -26,9 +28,6 @@ final class FakeSmallStore implements IdempotencyStore {
     return value;
   }
 
-  @Override public ClaimResult claim(ClaimRequest request) { return delegate.claim(request); }
-  @Override public Optional<IdempotencyRecord> get(RecordId id) { return delegate.get(id); }
-  @Override public boolean heartbeat(RecordId id, long token, Duration lease) { return delegate.heartbeat(id, token, lease); }
   @Override public boolean checkpoint(RecordId id, long token, byte[] point, Duration lease) {
     return delegate.checkpoint(id, token, fitting(point), lease);
   }
@@ -38,6 +37,4 @@ final class FakeSmallStore implements IdempotencyStore {
   @Override public boolean failFinal(RecordId id, long token, byte[] result, Duration ttl) {
     return delegate.failFinal(id, token, fitting(result), ttl);
   }
-  @Override public boolean release(RecordId id, long token) { return delegate.release(id, token); }
-  @Override public int purgeExpired(int batchSize) { return delegate.purgeExpired(batchSize); }
 }

@@ -3,6 +3,7 @@ package dev.once.micrometer;
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyRecord;
+import dev.once.store.ForwardingStore;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
 import io.micrometer.observation.Observation;
@@ -10,7 +11,6 @@ import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
@@ -22,7 +22,7 @@ import java.util.function.Supplier;
  * Once once = Once.of(ObservedStore.wrap(store, observationRegistry));
  * }</pre>
  */
-public final class ObservedStore implements IdempotencyStore {
+public final class ObservedStore extends ForwardingStore {
 
   /** The observations' name. */
   public static final String NAME = "once.store";
@@ -40,6 +40,11 @@ public final class ObservedStore implements IdempotencyStore {
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(registry, "registry");
     return registry.isNoop() ? store : new ObservedStore(store, registry);
+  }
+
+  @Override
+  protected IdempotencyStore delegate() {
+    return delegate;
   }
 
   private <T> T observe(String operation, Supplier<T> call) {
@@ -89,20 +94,8 @@ public final class ObservedStore implements IdempotencyStore {
     return observe("purgeExpired", () -> delegate.purgeExpired(batchSize));
   }
 
-  @Override
-  public CompletableFuture<Void> awaitChange(RecordId id) {
-    return delegate.awaitChange(id);
-  }
 
-  @Override
-  public boolean notifiesChanges() {
-    return delegate.notifiesChanges();
-  }
 
-  @Override
-  public void close() {
-    delegate.close();
-  }
 
   @Override
   public String toString() {

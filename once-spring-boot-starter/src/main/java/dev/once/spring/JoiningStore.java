@@ -1,16 +1,12 @@
 package dev.once.spring;
 
-import dev.once.store.ClaimRequest;
-import dev.once.store.ClaimResult;
-import dev.once.store.IdempotencyRecord;
+import dev.once.store.ForwardingStore;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
-import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /** A JDBC store whose calls join the guarded request's transaction when there is one (see {@link TransactionJoin}). */
-final class JoiningStore implements IdempotencyStore {
+final class JoiningStore extends ForwardingStore {
 
   private final IdempotencyStore plain;
   private final TransactionJoin join;
@@ -20,46 +16,13 @@ final class JoiningStore implements IdempotencyStore {
     this.join = join;
   }
 
-  private IdempotencyStore store() {
+  @Override
+  protected IdempotencyStore delegate() {
     IdempotencyStore joined = join.current();
     return joined != null ? joined : plain;
   }
 
-  @Override
-  public ClaimResult claim(ClaimRequest request) {
-    return store().claim(request);
-  }
-
-  @Override
-  public Optional<IdempotencyRecord> get(RecordId id) {
-    return store().get(id);
-  }
-
-  @Override
-  public boolean heartbeat(RecordId id, long token, Duration lease) {
-    return store().heartbeat(id, token, lease);
-  }
-
-  @Override
-  public boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, Duration lease) {
-    return store().checkpoint(id, token, recoveryPoint, lease);
-  }
-
-  @Override
-  public boolean complete(RecordId id, long token, byte[] result, Duration ttl) {
-    return store().complete(id, token, result, ttl);
-  }
-
-  @Override
-  public boolean failFinal(RecordId id, long token, byte[] result, Duration ttl) {
-    return store().failFinal(id, token, result, ttl);
-  }
-
-  @Override
-  public boolean release(RecordId id, long token) {
-    return store().release(id, token);
-  }
-
+  // Purging and waiting are never part of a request's transaction: always on the plain store.
   @Override
   public int purgeExpired(int batchSize) {
     return plain.purgeExpired(batchSize);
