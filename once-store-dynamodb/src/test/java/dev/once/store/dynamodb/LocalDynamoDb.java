@@ -1,5 +1,7 @@
 package dev.once.store.dynamodb;
 
+import dev.once.tck.RequiredServices;
+
 import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
 import com.amazonaws.services.dynamodbv2.local.server.DynamoDBProxyServer;
 import java.io.IOException;

@@ -1,11 +1,8 @@
 package dev.once.store.jdbc;
 
+import dev.once.tck.RequiredServices;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * The real database servers tests run against. A test that needs one calls {@link #requirePostgres()}
@@ -74,23 +71,6 @@ final class Services {
   }
 
   private static void require(String name, String host, int port) {
-    if (reachable(host, port)) {
-      return;
-    }
-    String message = name + " is not reachable at " + host + ":" + port;
-    if (Boolean.getBoolean("once.requireServices")) {
-      Assertions.fail(message + ", and once.requireServices=true demands it");
-    }
-    System.err.println("WARNING: " + message + "; skipping tests that need it (set -Donce.requireServices=true to fail instead)");
-    Assumptions.abort(message);
-  }
-
-  private static boolean reachable(String host, int port) {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress(host, port), 1_000);
-      return true;
-    } catch (java.io.IOException e) {
-      return false;
-    }
+    RequiredServices.requireReachable(name, host, port);
   }
 }

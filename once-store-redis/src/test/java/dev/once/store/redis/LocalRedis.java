@@ -1,5 +1,7 @@
 package dev.once.store.redis;
 
+import dev.once.tck.RequiredServices;
+
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;

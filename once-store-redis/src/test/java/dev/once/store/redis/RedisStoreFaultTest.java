@@ -1,5 +1,7 @@
 package dev.once.store.redis;
 
+import dev.once.tck.RequiredServices;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

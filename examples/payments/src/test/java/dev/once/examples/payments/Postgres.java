@@ -1,9 +1,6 @@
 package dev.once.examples.payments;
 
-import java.net.InetSocketAddress;
-import java.net.Socket;
-import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
+import dev.once.tck.RequiredServices;
 
 /**
  * The PostgreSQL server of the {@code postgres} profile (127.0.0.1:5432, database test). When it
@@ -25,15 +22,6 @@ final class Postgres {
   }
 
   static void require() {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress("127.0.0.1", 5432), 1_000);
-    } catch (java.io.IOException e) {
-      String message = "PostgreSQL is not reachable at 127.0.0.1:5432";
-      if (Boolean.getBoolean("once.requireServices")) {
-        Assertions.fail(message + ", and once.requireServices=true demands it");
-      }
-      System.err.println("WARNING: " + message + "; skipping the payments tests (set -Donce.requireServices=true to fail instead)");
-      Assumptions.abort(message);
-    }
+    RequiredServices.requireReachable("PostgreSQL", "127.0.0.1", 5432);
   }
 }
