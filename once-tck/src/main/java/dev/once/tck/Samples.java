@@ -11,9 +11,10 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Fresh values for one test. Every scope carries a random UUID, so tests never see each other's
- * records even when a store is shared between tests, runs, or machines.
+ * records even when a store is shared between tests, runs, or machines. Public so that a store's
+ * own tests can use the same values.
  */
-final class Samples {
+public final class Samples {
 
   private Samples() {}
 
@@ -25,11 +26,13 @@ final class Samples {
     return Scope.of("once-tck", unique());
   }
 
-  static RecordId newId() {
+  /** A record id in a fresh scope. */
+  public static RecordId newId() {
     return RecordId.of(newScope(), IdempotencyKey.of("key-" + unique()));
   }
 
-  static Fingerprint newFingerprint() {
+  /** A random version-1 fingerprint. */
+  public static Fingerprint newFingerprint() {
     byte[] digest = new byte[32];
     ThreadLocalRandom.current().nextBytes(digest);
     return new Fingerprint(1, HexFormat.of().formatHex(digest));

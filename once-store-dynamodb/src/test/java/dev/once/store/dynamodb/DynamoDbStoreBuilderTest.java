@@ -55,7 +55,7 @@ class DynamoDbStoreBuilderTest {
     DynamoDbStore store = DynamoDbStore.builder(unreachable, "once_records").callTimeout(Duration.ofMillis(500)).build();
     long start = System.nanoTime();
 
-    assertThatThrownBy(() -> store.get(DynamoDbStoreTest.newId())).isInstanceOf(StoreUnavailableException.class);
+    assertThatThrownBy(() -> store.get(dev.once.tck.Samples.newId())).isInstanceOf(StoreUnavailableException.class);
 
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
   }
@@ -64,7 +64,7 @@ class DynamoDbStoreBuilderTest {
   void aMissingTableIsAConfigurationErrorNotAnOutage() {
     DynamoDbStore store = DynamoDbStore.builder(LocalDynamoDb.client(), "no_such_table").build();
 
-    assertThatThrownBy(() -> store.get(DynamoDbStoreTest.newId())).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(() -> store.get(dev.once.tck.Samples.newId())).isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("no_such_table");
   }
 }

@@ -1,11 +1,11 @@
 package dev.once.store.dynamodb;
 
+import static dev.once.tck.Samples.newFingerprint;
+import static dev.once.tck.Samples.newId;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.Fingerprint;
-import dev.once.IdempotencyKey;
-import dev.once.Scope;
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.ClaimResult.Claimed;
@@ -16,9 +16,7 @@ import dev.once.store.RecordState;
 import dev.once.store.ResultTooLargeException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -64,7 +62,7 @@ class DynamoDbStoreTest {
   @Test
   void aClaimThatFindsALiveRecordCostsOneRequest() {
     RecordId id = newId();
-    Fingerprint fingerprint = fingerprint();
+    Fingerprint fingerprint = newFingerprint();
     Claimed first = claimed(store.claim(new ClaimRequest(id, fingerprint, LONG, LONG)));
     requests.set(0);
 
@@ -80,7 +78,7 @@ class DynamoDbStoreTest {
     RecordId id = newId();
     requests.set(0);
 
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
     assertThat(store.complete(id, claimed.token(), utf8("done"), LONG)).isTrue();
 
     assertThat(requests.get()).isEqualTo(2);
@@ -89,7 +87,7 @@ class DynamoDbStoreTest {
   @Test
   void aResultTooLargeForAnItemIsRefusedBeforeAnythingIsWrittenAndTheRecordStaysInProgress() {
     RecordId id = newId();
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
     byte[] incompressible = new byte[500 * 1024];
     ThreadLocalRandom.current().nextBytes(incompressible);
     requests.set(0);
@@ -105,7 +103,7 @@ class DynamoDbStoreTest {
   @Test
   void aMegabyteOfJsonIsDeflatedToFitAnItemAndComesBackExactly() {
     RecordId id = newId();
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
     StringBuilder json = new StringBuilder("[");
     for (int i = 0; json.length() < 1 << 20; i++) {
       json.append("{\"id\":").append(i).append(",\"status\":\"settled\",\"amount\":\"").append(i * 7 % 1000).append(".00\"},");
@@ -121,7 +119,7 @@ class DynamoDbStoreTest {
   @Test
   void aReleasedRecordIsATombstoneThatKeepsOnlyItsTokenAndATtl() {
     RecordId id = newId();
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
     assertThat(store.checkpoint(id, claimed.token(), utf8("step"), LONG)).isTrue();
 
     assertThat(store.release(id, claimed.token())).isTrue();
@@ -137,7 +135,7 @@ class DynamoDbStoreTest {
   @Test
   void aNewLeaseGetsALargerTokenThanATombstonesEvenIfThatIsAheadOfTheClock() {
     RecordId id = newId();
-    Claimed first = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+    Claimed first = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
     assertThat(store.release(id, first.token())).isTrue();
     // As if the node that released it ran an hour ahead.
     long fromTheFuture = first.token() + Duration.ofHours(1).toNanos() / 1000 * 1024;
@@ -145,7 +143,7 @@ class DynamoDbStoreTest {
         .updateExpression("SET #t = :t").expressionAttributeNames(Map.of("#t", Items.TOKEN))
         .expressionAttributeValues(Map.of(":t", Items.n(fromTheFuture))));
 
-    Claimed next = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+    Claimed next = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
 
     assertThat(next.token()).isEqualTo(fromTheFuture + 1);
     assertThat(next.stolen()).isFalse();
@@ -155,7 +153,7 @@ class DynamoDbStoreTest {
   void withoutRetentionAReleaseDeletesTheItem() {
     DynamoDbStore noRetention = DynamoDbStore.builder(counting, table).retentionAfterExpiry(Duration.ZERO).build();
     RecordId id = newId();
-    Claimed claimed = claimed(noRetention.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+    Claimed claimed = claimed(noRetention.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
 
     assertThat(noRetention.release(id, claimed.token())).isTrue();
 
@@ -171,15 +169,7 @@ class DynamoDbStoreTest {
     return (Claimed) result;
   }
 
-  static RecordId newId() {
-    return RecordId.of(Scope.of("test", UUID.randomUUID().toString()), IdempotencyKey.of(UUID.randomUUID().toString()));
-  }
 
-  static Fingerprint fingerprint() {
-    byte[] digest = new byte[32];
-    ThreadLocalRandom.current().nextBytes(digest);
-    return new Fingerprint(1, HexFormat.of().formatHex(digest));
-  }
 
   private static byte[] utf8(String s) {
     return s.getBytes(StandardCharsets.UTF_8);

@@ -64,16 +64,16 @@ class RedisStoreFaultTest {
   @Test
   void operationsFailWithStoreUnavailableWithinTheTimeoutWhileRedisIsDownAndRecoverAfterItRestarts() {
     open("--appendonly", "no");
-    RecordId before = RedisStoreTest.newId();
-    claimed(store.claim(new ClaimRequest(before, RedisStoreTest.fingerprint(), LONG, LONG)));
+    RecordId before = dev.once.tck.Samples.newId();
+    claimed(store.claim(new ClaimRequest(before, dev.once.tck.Samples.newFingerprint(), LONG, LONG)));
     int threadsBefore = Thread.activeCount();
 
     server.kill();
 
     for (int i = 0; i < 6; i++) {
-      RecordId id = RedisStoreTest.newId();
+      RecordId id = dev.once.tck.Samples.newId();
       long start = System.nanoTime();
-      assertThatThrownBy(() -> store.claim(new ClaimRequest(id, RedisStoreTest.fingerprint(), LONG, LONG)))
+      assertThatThrownBy(() -> store.claim(new ClaimRequest(id, dev.once.tck.Samples.newFingerprint(), LONG, LONG)))
           .isInstanceOf(StoreUnavailableException.class);
       assertThatThrownBy(() -> store.get(id)).isInstanceOf(StoreUnavailableException.class);
       // Twice the timeout is the bound: EVALSHA, then EVAL if the script cache was lost.
@@ -84,8 +84,8 @@ class RedisStoreFaultTest {
 
     server.restart();
 
-    RecordId after = RedisStoreTest.newId();
-    Claimed claimed = eventually(() -> claimed(store.claim(new ClaimRequest(after, RedisStoreTest.fingerprint(), LONG, LONG))));
+    RecordId after = dev.once.tck.Samples.newId();
+    Claimed claimed = eventually(() -> claimed(store.claim(new ClaimRequest(after, dev.once.tck.Samples.newFingerprint(), LONG, LONG))));
     assertThat(store.complete(after, claimed.token(), utf8("done"), LONG)).isTrue();
     assertThat(store.get(after)).map(IdempotencyRecord::state).contains(RecordState.COMPLETED);
   }
@@ -93,8 +93,8 @@ class RedisStoreFaultTest {
   @Test
   void aWaiterSubscribedBeforeRedisRestartsIsWokenByACompletionAfterIt() throws Exception {
     open("--appendonly", "yes", "--appendfsync", "always");
-    RecordId id = RedisStoreTest.newId();
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, RedisStoreTest.fingerprint(), LONG, LONG)));
+    RecordId id = dev.once.tck.Samples.newId();
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, dev.once.tck.Samples.newFingerprint(), LONG, LONG)));
     java.util.concurrent.CompletableFuture<Void> change = store.awaitChange(id);
 
     server.restart();
@@ -112,8 +112,8 @@ class RedisStoreFaultTest {
   @Test
   void withAppendFsyncAlwaysACompletedRecordSurvivesAKillAndRestart() {
     open("--appendonly", "yes", "--appendfsync", "always");
-    RecordId id = RedisStoreTest.newId();
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, RedisStoreTest.fingerprint(), LONG, LONG)));
+    RecordId id = dev.once.tck.Samples.newId();
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, dev.once.tck.Samples.newFingerprint(), LONG, LONG)));
     byte[] result = new byte[256 * 1024];
     for (int i = 0; i < result.length; i++) {
       result[i] = (byte) i;
@@ -132,8 +132,8 @@ class RedisStoreFaultTest {
   @Test
   void withoutPersistenceACompletedRecordIsLostWhenRedisIsKilled() {
     open("--appendonly", "no");
-    RecordId id = RedisStoreTest.newId();
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, RedisStoreTest.fingerprint(), LONG, LONG)));
+    RecordId id = dev.once.tck.Samples.newId();
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, dev.once.tck.Samples.newFingerprint(), LONG, LONG)));
     assertThat(store.complete(id, claimed.token(), utf8("done"), LONG)).isTrue();
 
     server.restart();

@@ -1,8 +1,9 @@
 package dev.once.store.redis;
 
+import static dev.once.tck.Samples.newFingerprint;
+import static dev.once.tck.Samples.newId;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.once.Fingerprint;
 import dev.once.IdempotencyKey;
 import dev.once.Scope;
 import dev.once.store.ClaimRequest;
@@ -14,11 +15,8 @@ import dev.once.store.RecordState;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.HexFormat;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -47,7 +45,7 @@ class RedisStoreTest {
   @Test
   void aRecordIsOneHashUnderThePrefixWithItsScopeAndKeyAsHashTag() {
     RecordId id = RecordId.of(Scope.of("tenant|a", "route{1}"), IdempotencyKey.of("key|%{}"));
-    claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+    claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
 
     byte[] key = ascii(prefix + "{tenant%7Ca/route%7B1%7D|key%7C%25%7B%7D}");
     assertThat(redis.type(key)).isEqualTo("hash");
@@ -57,7 +55,7 @@ class RedisStoreTest {
   @Test
   void aReleasedRecordLeavesATombstoneThatRedisDeletesAfterTheRetention() {
     RecordId id = newId();
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
 
     assertThat(store.release(id, claimed.token())).isTrue();
 
@@ -73,9 +71,9 @@ class RedisStoreTest {
     try (RedisStore noRetention = RedisStore.builder(LocalRedis.client()).keyPrefix(prefix)
         .retentionAfterExpiry(Duration.ZERO).build()) {
       RecordId released = newId();
-      Claimed claimed = claimed(noRetention.claim(new ClaimRequest(released, fingerprint(), LONG, LONG)));
+      Claimed claimed = claimed(noRetention.claim(new ClaimRequest(released, newFingerprint(), LONG, LONG)));
       RecordId completed = newId();
-      Claimed other = claimed(noRetention.claim(new ClaimRequest(completed, fingerprint(), LONG, LONG)));
+      Claimed other = claimed(noRetention.claim(new ClaimRequest(completed, newFingerprint(), LONG, LONG)));
 
       assertThat(noRetention.release(released, claimed.token())).isTrue();
       assertThat(noRetention.complete(completed, other.token(), ascii("done"), Duration.ofSeconds(5))).isTrue();
@@ -89,7 +87,7 @@ class RedisStoreTest {
   @Test
   void aCompletedRecordStaysInRedisForItsTtlPlusTheRetention() {
     RecordId id = newId();
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
 
     assertThat(store.complete(id, claimed.token(), ascii("done"), Duration.ofSeconds(60))).isTrue();
 
@@ -100,13 +98,13 @@ class RedisStoreTest {
   @Test
   void aNewLeaseGetsALargerTokenThanTheKeysLastOneEvenIfThatIsAheadOfTheServerClock() {
     RecordId id = newId();
-    Claimed first = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+    Claimed first = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
     assertThat(store.release(id, first.token())).isTrue();
     // As if the server clock had stepped back an hour since that token was granted.
     long fromTheFuture = first.token() + TimeUnit.HOURS.toMicros(1);
     redis.hset(recordKey(id), ascii("t"), ascii(Long.toString(fromTheFuture)));
 
-    Claimed next = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+    Claimed next = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
 
     assertThat(next.token()).isEqualTo(fromTheFuture + 1);
   }
@@ -114,7 +112,7 @@ class RedisStoreTest {
   @Test
   void tokensAreTheServerClockInMicroseconds() {
     long before = serverMicros();
-    Claimed claimed = claimed(store.claim(new ClaimRequest(newId(), fingerprint(), LONG, LONG)));
+    Claimed claimed = claimed(store.claim(new ClaimRequest(newId(), newFingerprint(), LONG, LONG)));
     long after = serverMicros();
 
     assertThat(claimed.token()).isBetween(before, after);
@@ -125,7 +123,7 @@ class RedisStoreTest {
     RecordId id = newId();
     redis.scriptFlush();
 
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
 
     assertThat(store.complete(id, claimed.token(), ascii("done"), LONG)).isTrue();
     assertThat(store.get(id)).map(IdempotencyRecord::state).contains(RecordState.COMPLETED);
@@ -134,21 +132,21 @@ class RedisStoreTest {
   @Test
   void purgeTurnsExpiredRecordsIntoTombstonesThatKeepTheirToken() throws Exception {
     RecordId id = newId();
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
     assertThat(store.complete(id, claimed.token(), new byte[4096], Duration.ofMillis(50))).isTrue();
     Thread.sleep(100);
 
     assertThat(store.purgeExpired(1_000)).isPositive();
 
     assertThat(fields(recordKey(id))).containsExactlyInAnyOrder("s", "t", "e");
-    assertThat(claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG))).token())
+    assertThat(claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG))).token())
         .isGreaterThan(claimed.token());
   }
 
   @Test
   void aWaiterMayCallTheStoreSynchronouslyWhenWoken() throws Exception {
     RecordId id = newId();
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, fingerprint(), LONG, LONG)));
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
     CompletableFuture<Void> change = store.awaitChange(id);
     // Run on Lettuce's event loop, this would wait for the very thread it blocks.
     CompletableFuture<Optional<IdempotencyRecord>> reread = change.thenApply(ignored -> store.get(id));
@@ -201,15 +199,7 @@ class RedisStoreTest {
     return (Claimed) result;
   }
 
-  static RecordId newId() {
-    return RecordId.of(Scope.of("test", UUID.randomUUID().toString()), IdempotencyKey.of(UUID.randomUUID().toString()));
-  }
 
-  static Fingerprint fingerprint() {
-    byte[] digest = new byte[32];
-    ThreadLocalRandom.current().nextBytes(digest);
-    return new Fingerprint(1, HexFormat.of().formatHex(digest));
-  }
 
   private static byte[] ascii(String s) {
     return s.getBytes(StandardCharsets.US_ASCII);
