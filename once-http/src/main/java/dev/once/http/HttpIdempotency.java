@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,7 +44,7 @@ public final class HttpIdempotency {
   private final List<Route> routes;
   private final Route fallback;
   private final ScopeResolver scopes;
-  private final ConcurrentHashMap<RecordId, AtomicInteger> waiters = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<RecordId, Integer> waiters = new ConcurrentHashMap<>();
 
   private HttpIdempotency(Builder b) {
     this.once = b.once;
@@ -104,15 +103,15 @@ public final class HttpIdempotency {
       return decide(route, once.begin(scope, key, fingerprint, execution));
     }
     // Bound the duplicates parked on one key: the rest are told to retry instead of piling up.
+    // Counted with compute(), so a count dropping to zero and removed can never be raised by a
+    // caller that fetched it just before: every caller is counted in the map's one entry.
     RecordId id = RecordId.of(scope, key);
-    AtomicInteger count = waiters.computeIfAbsent(id, k -> new AtomicInteger());
-    boolean mayWait = count.incrementAndGet() <= route.policy().maxWaitersPerKey();
+    int parked = waiters.merge(id, 1, Integer::sum);
+    boolean mayWait = parked <= route.policy().maxWaitersPerKey();
     try {
       return decide(route, once.begin(scope, key, fingerprint, mayWait ? execution : route.rejecting()));
     } finally {
-      if (count.decrementAndGet() == 0) {
-        waiters.remove(id, count);
-      }
+      waiters.computeIfPresent(id, (k, n) -> n == 1 ? null : n - 1);
     }
   }
 

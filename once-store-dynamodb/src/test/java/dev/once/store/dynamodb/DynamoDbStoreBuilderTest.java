@@ -57,7 +57,8 @@ class DynamoDbStoreBuilderTest {
 
     assertThatThrownBy(() -> store.get(dev.once.tck.Samples.newId())).isInstanceOf(StoreUnavailableException.class);
 
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+    // A bound on failing, not a performance figure: generous, since the first SDK call loads classes.
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
   }
 
   @Test
