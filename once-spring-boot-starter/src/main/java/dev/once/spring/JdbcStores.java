@@ -1,7 +1,6 @@
 package dev.once.spring;
 
 import dev.once.store.IdempotencyStore;
-import dev.once.store.InMemoryStore;
 import dev.once.store.jdbc.MariaDbStore;
 import dev.once.store.jdbc.PostgresStore;
 import dev.once.store.jdbc.TransactionalStore;
@@ -9,17 +8,13 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Locale;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /** Opens the JDBC store that matches the application's database. */
 final class JdbcStores {
 
-  private static final Logger log = LoggerFactory.getLogger(JdbcStores.class);
-
   private JdbcStores() {}
 
-  /** PostgreSQL or MariaDB from the driver's product name; any other database gets the in-memory store and a warning. */
+  /** PostgreSQL or MariaDB from the driver's product name; null for any other database. */
   static IdempotencyStore open(DataSource dataSource, OnceProperties.Store properties) {
     String product = productName(dataSource);
     String p = product.toLowerCase(Locale.ROOT);
@@ -35,10 +30,7 @@ final class JdbcStores {
       PolicyMapper.set("once.store.query-timeout", properties.getQueryTimeout(), b::queryTimeout);
       return b.autoCreateSchema(properties.isAutoCreateSchema()).build();
     }
-    log.warn("The DataSource is {}, which once-store-jdbc does not support (PostgreSQL, MariaDB): idempotency"
-        + " records are kept IN MEMORY, lost on restart and not shared between instances. Define an"
-        + " IdempotencyStore bean, or set once.store.type=memory to silence this warning.", product);
-    return InMemoryStore.create();
+    return null;
   }
 
   /** The transactional view factory of a store that has one, else null. */
@@ -49,7 +41,7 @@ final class JdbcStores {
     return store instanceof MariaDbStore maria ? maria.transactional() : null;
   }
 
-  private static String productName(DataSource dataSource) {
+  static String productName(DataSource dataSource) {
     try (Connection c = dataSource.getConnection()) {
       return c.getMetaData().getDatabaseProductName();
     } catch (SQLException e) {

@@ -38,10 +38,11 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * Installs {@link OnceFilter} in a servlet application from the {@code once.*} properties and the
  * {@link Idempotent} handlers, over a store chosen from the beans present: the application's own
  * {@link IdempotencyStore} bean; else a PostgreSQL or MariaDB store on its {@link DataSource}; else
- * an in-memory store, with a warning.
+ * a Redis store on its Lettuce connection factory; else an in-memory store, with a warning.
  */
 @AutoConfiguration(afterName = {
     "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+    "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
     "org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration",
     "org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration",
     "org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration",
@@ -51,7 +52,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnProperty(prefix = "once", name = "enabled", havingValue = "true", matchIfMissing = true)
 @EnableConfigurationProperties(OnceProperties.class)
-@Import({StoreConfigurations.Jdbc.class, StoreConfigurations.InMemory.class})
+@Import({StoreConfigurations.Jdbc.class, StoreConfigurations.Redis.class, StoreConfigurations.InMemory.class})
 public class OnceAutoConfiguration {
 
   @Bean

@@ -151,8 +151,15 @@ public class OnceProperties {
 
   /** Which store is used when the application defines no IdempotencyStore bean. */
   public enum StoreType {
-    /** The application's DataSource (PostgreSQL or MariaDB), else in memory with a warning. */
+    /**
+     * The application's DataSource (PostgreSQL or MariaDB), else its Redis connection factory
+     * (Lettuce), else in memory with a warning.
+     */
     AUTO,
+    /** The application's DataSource; startup fails without one. */
+    JDBC,
+    /** The application's Lettuce Redis connection factory, standalone or Cluster; startup fails without one. */
+    REDIS,
     /** In memory: lost on restart, not shared between nodes. */
     MEMORY
   }
@@ -173,6 +180,8 @@ public class OnceProperties {
     private Duration queryTimeout;
 
     private final Purge purge = new Purge();
+
+    private final Redis redis = new Redis();
 
     public StoreType getType() {
       return type;
@@ -208,6 +217,36 @@ public class OnceProperties {
 
     public Purge getPurge() {
       return purge;
+    }
+
+    public Redis getRedis() {
+      return redis;
+    }
+  }
+
+  /** The Redis store, on the application's Lettuce connection factory. */
+  public static class Redis {
+
+    /** The prefix of every key the store writes; unset: once: */
+    private String keyPrefix;
+
+    /** The longest one Redis command may take; unset: 2 seconds. */
+    private Duration commandTimeout;
+
+    public String getKeyPrefix() {
+      return keyPrefix;
+    }
+
+    public void setKeyPrefix(String keyPrefix) {
+      this.keyPrefix = keyPrefix;
+    }
+
+    public Duration getCommandTimeout() {
+      return commandTimeout;
+    }
+
+    public void setCommandTimeout(Duration commandTimeout) {
+      this.commandTimeout = commandTimeout;
     }
   }
 

@@ -8,10 +8,13 @@ import dev.once.servlet.TransactionBoundary;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.InMemoryStore;
 import dev.once.store.jdbc.PostgresStore;
+import dev.once.store.redis.RedisStore;
+import dev.once.tck.RequiredServices;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.http.HttpMessageConvertersAutoConfiguration;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
@@ -195,6 +198,69 @@ class OnceAutoConfigurationTest {
           assertThat(context.getBean(TransactionBoundary.class)).isInstanceOf(SpringTransactionBoundary.class);
         });
     PostgresService.drop(table);
+  }
+
+  @Test
+  void aLettuceConnectionFactoryGetsTheRedisStore() {
+    RequiredServices.requireReachable("Redis", "127.0.0.1", 6379);
+    runner.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class))
+        .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=6379",
+            "once.store.redis.key-prefix=once-autoconfig:", "once.store.redis.command-timeout=3s")
+        .run(context -> {
+          assertThat(context).hasNotFailed();
+          assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(RedisStore.class);
+        });
+  }
+
+  @Test
+  void storeTypeRedisBeatsADataSource() {
+    RequiredServices.requireReachable("Redis", "127.0.0.1", 6379);
+    runner.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, DataSourceAutoConfiguration.class))
+        .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.datasource.url=jdbc:h2:mem:once-redis-wins",
+            "once.store.type=redis")
+        .run(context -> assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(RedisStore.class));
+  }
+
+  @Test
+  void anUnsupportedDatabaseDoesNotHideRedis() {
+    RequiredServices.requireReachable("Redis", "127.0.0.1", 6379);
+    runner.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, DataSourceAutoConfiguration.class))
+        .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.datasource.url=jdbc:h2:mem:once-h2-and-redis")
+        .run(context -> assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(RedisStore.class));
+  }
+
+  @Test
+  void storeTypeJdbcOnAnUnsupportedDatabaseStopsStartup() {
+    runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+        .withPropertyValues("spring.datasource.url=jdbc:h2:mem:once-jdbc-h2", "once.store.type=jdbc")
+        .run(context -> assertThat(refusal(context).getReason()).contains("H2"));
+  }
+
+  @Test
+  void aBadRedisPropertyIsNamed() {
+    runner.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class))
+        .withPropertyValues("spring.data.redis.host=127.0.0.1", "once.store.redis.command-timeout=-1s")
+        .run(context -> assertThat(refusal(context).getProperty()).isEqualTo("once.store.redis.command-timeout"));
+  }
+
+  @Test
+  void storeTypeRedisWithoutAConnectionFactoryStopsStartup() {
+    runner.withPropertyValues("once.store.type=redis")
+        .run(context -> assertThat(refusal(context).getProperty()).isEqualTo("once.store.type"));
+  }
+
+  @Test
+  void storeTypeJdbcWithoutADataSourceStopsStartup() {
+    runner.withPropertyValues("once.store.type=jdbc")
+        .run(context -> assertThat(refusal(context).getReason()).contains("DataSource"));
+  }
+
+  @Test
+  void withoutOnceStoreRedisAConnectionFactoryIsIgnored() {
+    runner.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class))
+        .withClassLoader(new FilteredClassLoader("dev.once.store.redis"))
+        .withPropertyValues("spring.data.redis.host=127.0.0.1")
+        .run(context -> assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryStore.class));
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.spring.shop.FakeShopApplication;
 import dev.once.spring.shop.OrdersController;
+import dev.once.store.IdempotencyStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -38,6 +39,9 @@ class StarterWebTest {
 
   @Autowired
   MeterRegistry registry;
+
+  @Autowired
+  IdempotencyStore storeBean;
 
   private static String key() {
     return UUID.randomUUID().toString();
@@ -198,6 +202,6 @@ class StarterWebTest {
     HttpResponse<String> health = get("/actuator/health/once");
 
     assertThat(health.statusCode()).isEqualTo(200);
-    assertThat(health.body()).contains("\"status\":\"UP\"").contains("InMemoryStore");
+    assertThat(health.body()).contains("\"status\":\"UP\"").contains(storeBean.getClass().getSimpleName());
   }
 }
