@@ -6,6 +6,7 @@ import dev.once.Once;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.RoutePolicy;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.InMemoryStore;
 import jakarta.servlet.DispatcherType;
 import java.io.IOException;
 import java.net.URI;
@@ -25,7 +26,7 @@ final class GuardedApp implements AutoCloseable {
 
   static final String MERCHANT = "sk_merchant_1";
 
-  final RecordingStore store = new RecordingStore();
+  final RecordingStore store;
   final RecordingServlet app = new RecordingServlet();
   final Once once;
   final JettyServer server;
@@ -41,6 +42,13 @@ final class GuardedApp implements AutoCloseable {
 
   private GuardedApp(IdempotencyStore other, String contextPath, UnaryOperator<HttpIdempotency.Builder> extra,
       TransactionBoundary transactions, EnumSet<DispatcherType> dispatches) throws Exception {
+    this(other, InMemoryStore.create(), contextPath, extra, transactions, dispatches);
+  }
+
+  private GuardedApp(IdempotencyStore other, IdempotencyStore backing, String contextPath,
+      UnaryOperator<HttpIdempotency.Builder> extra, TransactionBoundary transactions,
+      EnumSet<DispatcherType> dispatches) throws Exception {
+    this.store = new RecordingStore(backing);
     this.once = Once.of(other == null ? store : other);
     HttpIdempotency http = extra.apply(HttpIdempotency.builder(once)
         .route("/required/**", RoutePolicy.builder().keyRequired(true).build())
@@ -58,6 +66,12 @@ final class GuardedApp implements AutoCloseable {
 
   static GuardedApp start() throws Exception {
     return new GuardedApp(null, "/", b -> b, TransactionBoundary.NONE);
+  }
+
+  /** Over a real store, recorded; closing the app closes it. */
+  static GuardedApp on(IdempotencyStore backing) throws Exception {
+    return new GuardedApp(null, backing, "/", b -> b, TransactionBoundary.NONE,
+        EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
   }
 
   /** With the filter mapped for REQUEST dispatches only: a misconfiguration that async handlers reveal. */
@@ -119,12 +133,33 @@ final class GuardedApp implements AutoCloseable {
 
   /** Waits until the handler of {@code path} has started {@code n} times: its request holds the key. */
   void awaitExecutions(String path, int n) throws InterruptedException {
+    awaitExecutions(path, n, null);
+  }
+
+  /**
+   * As {@link #awaitExecutions(String, int)}, but gives up as soon as {@code first}, the request
+   * expected to start the handler, has been answered without starting it, and says what it got.
+   */
+  void awaitExecutions(String path, int n, java.util.concurrent.Future<HttpResponse<String>> first)
+      throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     while (app.executions(path) < n) {
+      if (first != null && first.isDone() && app.executions(path) < n) {
+        throw new AssertionError(path + " did not start: the request was answered with " + answer(first));
+      }
       if (System.nanoTime() > deadline) {
         throw new AssertionError(path + " did not start " + n + " time(s)");
       }
       Thread.sleep(5);
+    }
+  }
+
+  private static String answer(java.util.concurrent.Future<HttpResponse<String>> done) {
+    try {
+      HttpResponse<String> r = done.get();
+      return r.statusCode() + " " + r.body();
+    } catch (Exception e) {
+      return e.toString();
     }
   }
 
@@ -133,5 +168,6 @@ final class GuardedApp implements AutoCloseable {
     server.close();
     app.shutdown();
     once.close();
+    store.close();
   }
 }

@@ -1,5 +1,7 @@
 package dev.once.servlet;
 
+import dev.once.store.IdempotencyStore;
+import dev.once.store.InMemoryStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
@@ -14,7 +16,12 @@ abstract class GuardedAppTest {
 
   @BeforeAll
   void start() throws Exception {
-    shop = GuardedApp.start();
+    shop = GuardedApp.on(backingStore());
+  }
+
+  /** The store under the app: in memory here; the Postgres and Redis variants override it. */
+  IdempotencyStore backingStore() throws Exception {
+    return InMemoryStore.create();
   }
 
   @AfterAll

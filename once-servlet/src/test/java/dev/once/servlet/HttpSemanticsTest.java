@@ -133,7 +133,7 @@ class HttpSemanticsTest extends GuardedAppTest {
     String key = key();
     CompletableFuture<HttpResponse<String>> first = shop.client.sendAsync(
         shop.post("/api/slow?ms=1500", key, "{}").build(), HttpResponse.BodyHandlers.ofString());
-    shop.awaitExecutions("/api/slow", 1);
+    shop.awaitExecutions("/api/slow", 1, first);
 
     HttpResponse<String> dup = shop.postJson("/api/slow?ms=1500", key, "{}");
 
@@ -149,7 +149,7 @@ class HttpSemanticsTest extends GuardedAppTest {
     String key = key();
     CompletableFuture<HttpResponse<String>> first = shop.client.sendAsync(
         shop.post("/wait/api/slow?ms=800", key, "{}").build(), HttpResponse.BodyHandlers.ofString());
-    shop.awaitExecutions("/wait/api/slow", 1);
+    shop.awaitExecutions("/wait/api/slow", 1, first);
 
     HttpResponse<String> dup = shop.postJson("/wait/api/slow?ms=800", key, "{}");
 

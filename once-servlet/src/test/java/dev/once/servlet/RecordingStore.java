@@ -5,7 +5,6 @@ import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.ForwardingStore;
 import dev.once.store.IdempotencyStore;
-import dev.once.store.InMemoryStore;
 import dev.once.store.RecordId;
 import java.util.List;
 import java.util.Optional;
@@ -13,10 +12,14 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
-/** An in-memory store that remembers every record id ever claimed, to tell which are still there. */
+/** A store (in memory unless a test brings a real one) that remembers every record id ever claimed, to tell which are still there. */
 final class RecordingStore extends ForwardingStore {
 
-  private final InMemoryStore delegate = InMemoryStore.create();
+  private final IdempotencyStore delegate;
+
+  RecordingStore(IdempotencyStore delegate) {
+    this.delegate = delegate;
+  }
   private final Set<RecordId> claimed = ConcurrentHashMap.newKeySet();
 
   /** The records claimed so far that still exist. */
