@@ -3,6 +3,8 @@ package dev.once.bench.http;
 import dev.once.Once;
 import dev.once.http.HttpIdempotency;
 import dev.once.servlet.OnceFilter;
+import io.lettuce.core.SetArgs;
+import io.lettuce.core.api.sync.RedisCommands;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -65,6 +67,14 @@ final class BenchServer implements AutoCloseable {
     return context(contextPath, null, new Handler(pool, true));
   }
 
+  /**
+   * The handler plus two {@code SET}s on this Redis connection, one after the other: the floor of
+   * the Redis store's claim and completion (two round trips on one shared connection).
+   */
+  BenchServer withRedisWrites(String contextPath, RedisCommands<String, String> redis) {
+    return context(contextPath, null, new RedisHandler(redis));
+  }
+
   private BenchServer context(String contextPath, OnceFilter filter, HttpServlet handler) {
     ServletContextHandler context = new ServletContextHandler(contextPath);
     if (filter != null) {
@@ -85,6 +95,32 @@ final class BenchServer implements AutoCloseable {
   @Override
   public void close() throws Exception {
     server.stop();
+  }
+
+  private static void created(HttpServletResponse resp) throws IOException {
+    resp.setStatus(201);
+    resp.setContentType("application/json");
+    resp.setContentLength(CREATED.length);
+    resp.getOutputStream().write(CREATED);
+  }
+
+  private static final class RedisHandler extends HttpServlet {
+    private static final long serialVersionUID = 1L;
+    private static final AtomicLong KEYS = new AtomicLong();
+    private final transient RedisCommands<String, String> redis;
+
+    RedisHandler(RedisCommands<String, String> redis) {
+      this.redis = redis;
+    }
+
+    @Override
+    protected void doPost(HttpServletRequest req, HttpServletResponse resp) throws IOException {
+      req.getInputStream().readAllBytes();
+      String key = "once-bench-floor:" + KEYS.incrementAndGet();
+      redis.set(key, "claimed", SetArgs.Builder.nx().px(60_000));
+      redis.set(key, "completed", SetArgs.Builder.xx().px(60_000));
+      created(resp);
+    }
   }
 
   private static final class Handler extends HttpServlet {
@@ -111,10 +147,7 @@ final class BenchServer implements AutoCloseable {
           statement("SELECT 1", null);
         }
       }
-      resp.setStatus(201);
-      resp.setContentType("application/json");
-      resp.setContentLength(CREATED.length);
-      resp.getOutputStream().write(CREATED);
+      created(resp);
     }
 
     /** One statement on a connection of its own, committed on its own, as each store call is. */

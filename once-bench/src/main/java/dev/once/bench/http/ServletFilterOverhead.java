@@ -5,6 +5,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.once.Once;
 import dev.once.store.InMemoryStore;
 import dev.once.store.jdbc.PostgresStore;
+import dev.once.store.redis.RedisStore;
+import io.lettuce.core.RedisClient;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -23,8 +25,11 @@ import java.util.Map;
  * and p99 latency over all measured requests.
  *
  * <pre>
- * java -cp ... dev.once.bench.http.ServletFilterOverhead &lt;jdbc-url|-&gt; &lt;rounds&gt; &lt;seconds&gt; &lt;connections,...&gt;
+ * [ONCE_BENCH_REDIS=redis://127.0.0.1:6379] java -cp ... dev.once.bench.http.ServletFilterOverhead &lt;jdbc-url|-&gt; &lt;rounds&gt; &lt;seconds&gt; &lt;connections,...&gt;
  * </pre>
+ *
+ * <p>With {@code ONCE_BENCH_REDIS} set, also the handler plus two bare Redis {@code SET}s and the
+ * filter over the Redis store.
  */
 public final class ServletFilterOverhead {
 
@@ -43,6 +48,8 @@ public final class ServletFilterOverhead {
     // An experiment, not a configuration users get: without the store's NOTIFY triggers, completions
     // no longer take PostgreSQL's notification lock and can share group commits.
     boolean withoutNotifyTriggers = args.length > 4 && args[4].equals("without-notify-triggers");
+    // A Redis to compare with, from the environment so that the positional arguments stay as they were.
+    String redisUrl = System.getenv("ONCE_BENCH_REDIS");
 
     HikariDataSource pool = jdbcUrl.equals("-") ? null : pool(jdbcUrl);
     Once memory = Once.of(InMemoryStore.builder().maxRecords(20_000_000).build());
@@ -63,6 +70,15 @@ public final class ServletFilterOverhead {
       configs.put("handler + 2 bare PostgreSQL commits", "/writes/pay");
       configs.put("filter, PostgreSQL store", "/postgres/pay");
     }
+    RedisClient redisClient = null;
+    Once redis = null;
+    if (redisUrl != null && !redisUrl.isBlank()) {
+      redisClient = RedisClient.create(redisUrl);
+      redis = Once.of(RedisStore.builder(redisClient).keyPrefix("once-bench-http:").build());
+      server.withRedisWrites("/redis-writes", redisClient.connect().sync()).guarded("/redis", redis);
+      configs.put("handler + 2 bare Redis SET", "/redis-writes/pay");
+      configs.put("filter, Redis store", "/redis/pay");
+    }
     int port = server.start();
     try {
       System.out.printf(Locale.ROOT, "Servlet filter overhead: %d rounds x %.1f s per configuration, Jetty 12, loopback%n",
@@ -78,6 +94,12 @@ public final class ServletFilterOverhead {
       }
       if (pool != null) {
         pool.close();
+      }
+      if (redis != null) {
+        redis.close();
+      }
+      if (redisClient != null) {
+        redisClient.shutdown();
       }
     }
   }

@@ -9,10 +9,17 @@ interface Connections {
 
   Connection open() throws SQLException;
 
+  /**
+   * Hands back the connection of an operation that succeeded. Once this returns, the operation's
+   * changes are durable; it throws if they could not be made so (the operation then failed).
+   */
   void done(Connection connection) throws SQLException;
 
-  /** Whether the store controls transactions on these connections (false in transactional mode). */
-  boolean ownTransactions();
+  /** Hands back the connection of an operation that failed; never throws. */
+  void release(Connection connection);
+
+  /** Who ends the transactions of operations on these connections. */
+  TransactionControl control();
 
   /** A connection per operation from the user's pool, returned to it right after. */
   static Connections of(DataSource dataSource) {
@@ -23,13 +30,22 @@ interface Connections {
       }
 
       @Override
-      public void done(Connection connection) throws SQLException {
-        connection.close();
+      public void done(Connection connection) {
+        release(connection);
       }
 
       @Override
-      public boolean ownTransactions() {
-        return true;
+      public void release(Connection connection) {
+        try {
+          connection.close();
+        } catch (SQLException e) {
+          // The operation's outcome stands (it committed); a connection that fails to close is the pool's concern.
+        }
+      }
+
+      @Override
+      public TransactionControl control() {
+        return TransactionControl.OWN;
       }
     };
   }
@@ -46,8 +62,11 @@ interface Connections {
       public void done(Connection c) {}
 
       @Override
-      public boolean ownTransactions() {
-        return false;
+      public void release(Connection c) {}
+
+      @Override
+      public TransactionControl control() {
+        return TransactionControl.CALLER;
       }
     };
   }

@@ -19,6 +19,8 @@ import java.time.Clock;
  * completion the store has confirmed survives a {@code kill -9}, and with the default
  * {@link Durability#SURVIVES_POWER_LOSS} also a power cut. The store owns its one connection and
  * opens the file exclusively, so two processes can never share it; it creates its schema itself.
+ * Concurrent operations share commits (a group commit: one disk sync for every operation that ran
+ * while the previous sync was under way), and each returns only once its commit is durable.
  * Waiters are woken in-process ({@link #notifiesChanges()} is true), because this store is the only
  * writer of its file. For several nodes, use {@link PostgresStore} or {@link MariaDbStore}.
  */
@@ -115,12 +117,13 @@ public final class EmbeddedStore extends JdbcStore {
       } catch (IOException e) {
         throw new UncheckedIOException("cannot create dataDir " + dataDir, e);
       }
-      Dialect dialect = new SqliteDialect(table, clock);
+      SqliteDialect dialect = new SqliteDialect(table, clock);
       String url = "jdbc:sqlite:" + dataDir.resolve(FILE_NAME).toAbsolutePath();
       EmbeddedConnection connection = null;
       try {
         connection = new EmbeddedConnection(url, durability == Durability.SURVIVES_POWER_LOSS, clock,
             queryTimeout.toMillis());
+        connection.onRollback(dialect::forgetReservedTokens);
         SchemaCreator.create(connection.open(), dialect, timeoutSeconds());
         connection.done(null);
       } catch (SQLException e) {

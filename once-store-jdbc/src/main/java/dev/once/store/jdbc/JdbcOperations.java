@@ -187,6 +187,7 @@ final class JdbcOperations implements IdempotencyStore {
   }
 
   private <T> T run(String op, Session.SqlWork<T> work) {
+    TransactionControl control = connections.control();
     for (int attempt = 1; ; attempt++) {
       Connection connection;
       try {
@@ -194,20 +195,28 @@ final class JdbcOperations implements IdempotencyStore {
       } catch (SQLException e) {
         throw Failures.unavailable(op, dialect.table, e);
       }
+      T result;
       try {
-        return work.run(new Session(connection, timeoutSeconds, connections.ownTransactions()));
+        result = work.run(new Session(connection, timeoutSeconds, control));
       } catch (SQLException e) {
-        boolean retry = connections.ownTransactions() && attempt < MAX_TRANSACTION_ATTEMPTS && dialect.isRetryable(e);
+        connections.release(connection);
+        boolean retry = control != TransactionControl.CALLER && attempt < MAX_TRANSACTION_ATTEMPTS
+            && dialect.isRetryable(e);
         if (!retry) {
           throw Failures.unavailable(op, dialect.table, e);
         }
-      } finally {
-        try {
-          connections.done(connection);
-        } catch (SQLException e) {
-          // The operation's outcome stands; a connection that fails to close is the pool's concern.
-        }
+        continue;
+      } catch (RuntimeException | Error e) {
+        connections.release(connection);
+        throw e;
       }
+      try {
+        // With a group commit, this waits until a commit covering the operation is durable.
+        connections.done(connection);
+      } catch (SQLException e) {
+        throw Failures.unavailable(op, dialect.table, e);
+      }
+      return result;
     }
   }
 

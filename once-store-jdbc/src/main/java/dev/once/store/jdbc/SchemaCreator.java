@@ -14,7 +14,7 @@ final class SchemaCreator {
   private SchemaCreator() {}
 
   static void create(Connection connection, Dialect dialect, int timeoutSeconds) throws SQLException {
-    new Session(connection, timeoutSeconds, true).atomically(session -> {
+    new Session(connection, timeoutSeconds, TransactionControl.OWN).atomically(session -> {
       try (Statement s = connection.createStatement()) {
         s.setQueryTimeout(timeoutSeconds);
         String lock = dialect.schemaLock();

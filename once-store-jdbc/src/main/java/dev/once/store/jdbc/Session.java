@@ -3,13 +3,14 @@ package dev.once.store.jdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 
 /**
  * One operation's use of a connection: every statement it prepares carries the query timeout, and
- * {@code ownTransaction} says whether the store may commit (its own connection) or must leave
- * transaction control to the caller (transactional mode).
+ * {@code control} says who ends its transactions: the store (its own connection), the caller
+ * (transactional mode), or the connection's group commit (the embedded store).
  */
-record Session(Connection connection, int timeoutSeconds, boolean ownTransaction) {
+record Session(Connection connection, int timeoutSeconds, TransactionControl control) {
 
   PreparedStatement prepare(String sql) throws SQLException {
     PreparedStatement ps = connection.prepareStatement(sql);
@@ -19,11 +20,27 @@ record Session(Connection connection, int timeoutSeconds, boolean ownTransaction
 
   /**
    * Runs {@code work} atomically. On the store's own connection that is a transaction of its own;
-   * on a caller's connection it is the caller's transaction, which the store never ends.
+   * on a caller's connection it is the caller's transaction, which the store never ends; in a
+   * group-committed transaction it is a savepoint, undone alone if the work fails.
    */
   <T> T atomically(SqlWork<T> work) throws SQLException {
-    if (!ownTransaction) {
+    if (control == TransactionControl.CALLER) {
       return work.run(this);
+    }
+    if (control == TransactionControl.BATCH) {
+      Savepoint savepoint = connection.setSavepoint();
+      try {
+        T result = work.run(this);
+        connection.releaseSavepoint(savepoint);
+        return result;
+      } catch (SQLException | RuntimeException e) {
+        try {
+          connection.rollback(savepoint);
+        } catch (SQLException r) {
+          e.addSuppressed(r);
+        }
+        throw e;
+      }
     }
     boolean autoCommit = connection.getAutoCommit();
     if (autoCommit) {
@@ -48,7 +65,7 @@ record Session(Connection connection, int timeoutSeconds, boolean ownTransaction
    * out connections on which nothing would ever commit otherwise.
    */
   void commitIfOwned() throws SQLException {
-    if (ownTransaction && !connection.getAutoCommit()) {
+    if (control == TransactionControl.OWN && !connection.getAutoCommit()) {
       connection.commit();
     }
   }

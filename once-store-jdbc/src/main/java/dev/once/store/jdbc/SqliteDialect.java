@@ -97,10 +97,20 @@ final class SqliteDialect extends Dialect {
     return purge;
   }
 
+  /**
+   * Forgets the reserved block after its reservation was rolled back with a failed group commit,
+   * so that the next claim reserves again from the committed counter. Tokens of the forgotten
+   * block went only to claims of that batch, which failed with it.
+   */
+  void forgetReservedTokens() {
+    blockEnd = nextToken;
+  }
+
   @Override
   ClaimRow claim(Session session, ClaimRequest request) throws SQLException {
     if (nextToken == blockEnd) {
-      // Used only once committed: a rolled-back reservation would be handed out again later.
+      // Used only once committed (or, in a group commit, only by claims that commit with it): a
+      // rolled-back reservation would be handed out again later.
       long end = session.atomically(s -> {
         try (PreparedStatement ps = s.prepare(reserveTokens); ResultSet rs = ps.executeQuery()) {
           rs.next();
