@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  *
  * <pre>
  * java -cp "$(cat cp.txt):target/classes:target/test-classes" dev.once.store.jdbc.EmbeddedEngineComparison [seconds]
- * java -cp ... dev.once.store.jdbc.EmbeddedEngineComparison store [seconds]   # EmbeddedStore itself
+ * java -cp ... dev.once.store.jdbc.EmbeddedEngineComparison store [seconds] [threads,...]   # EmbeddedStore itself
  * </pre>
  */
 public final class EmbeddedEngineComparison {
@@ -70,8 +70,13 @@ public final class EmbeddedEngineComparison {
     }
     if (args.length > 0 && args[0].equals("store")) {
       int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-      for (EmbeddedStore.Durability d : EmbeddedStore.Durability.values()) {
-        System.out.printf("EmbeddedStore %-24s %8.0f claim+complete/s%n", d, storeThroughput(d, seconds));
+      int[] threads = args.length > 2
+          ? java.util.Arrays.stream(args[2].split(",")).mapToInt(Integer::parseInt).toArray() : new int[] {1};
+      for (int t : threads) {
+        for (EmbeddedStore.Durability d : EmbeddedStore.Durability.values()) {
+          System.out.printf("EmbeddedStore %-24s %3d thread(s) %8.0f claim+complete/s%n", d, t,
+              storeThroughput(d, seconds, t));
+        }
       }
       return;
     }
@@ -120,20 +125,31 @@ public final class EmbeddedEngineComparison {
   }
 
   /** The real store, one thread: what the gateway's default gets per request. */
-  static double storeThroughput(EmbeddedStore.Durability durability, int seconds) throws Exception {
+  static double storeThroughput(EmbeddedStore.Durability durability, int seconds, int threads) throws Exception {
     Path dir = Files.createTempDirectory("once-store-" + durability);
     dev.once.Fingerprint fp = new dev.once.Fingerprint(1, "00112233445566778899aabbccddeeff");
     try (EmbeddedStore store = EmbeddedStore.builder(dir).durability(durability).build()) {
       long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
       long start = System.nanoTime();
-      long n = 0;
-      while (System.nanoTime() < end) {
-        dev.once.store.RecordId id = dev.once.store.RecordId.of(dev.once.Scope.GLOBAL, dev.once.IdempotencyKey.of("k" + n++));
-        var c = (dev.once.store.ClaimResult.Claimed) store.claim(
-            new dev.once.store.ClaimRequest(id, fp, java.time.Duration.ofMinutes(1), java.time.Duration.ofHours(1)));
-        store.complete(id, c.token(), new byte[200], java.time.Duration.ofHours(1));
+      java.util.concurrent.atomic.AtomicLong n = new java.util.concurrent.atomic.AtomicLong();
+      List<Thread> workers = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        Thread w = new Thread(() -> {
+          while (System.nanoTime() < end) {
+            dev.once.store.RecordId id = dev.once.store.RecordId.of(dev.once.Scope.GLOBAL,
+                dev.once.IdempotencyKey.of("k" + n.incrementAndGet()));
+            var c = (dev.once.store.ClaimResult.Claimed) store.claim(
+                new dev.once.store.ClaimRequest(id, fp, java.time.Duration.ofMinutes(1), java.time.Duration.ofHours(1)));
+            store.complete(id, c.token(), new byte[200], java.time.Duration.ofHours(1));
+          }
+        });
+        w.start();
+        workers.add(w);
       }
-      return n / ((System.nanoTime() - start) / 1e9);
+      for (Thread w : workers) {
+        w.join();
+      }
+      return n.get() / ((System.nanoTime() - start) / 1e9);
     }
   }
 
