@@ -6,7 +6,7 @@
 #
 # Usage (from the repository root, after building the jar):
 #   mvn -B -q -pl once-gateway -am package -DskipTests
-#   once-bench/gateway/run.sh            # DURATION=10s ROUNDS=3 CONNECTIONS=50 THREADS=2 by default
+#   once-bench/gateway/run.sh            # DURATION=10s ROUNDS=3 CONNECTIONS=50 THREADS=2 WARMUP=5s GATEWAY_WARMUP=20s
 #
 # Every case runs once per round, the cases interleaved, and the table shows each case's median
 # round by throughput: on a shared machine, load from elsewhere then hits all cases alike.
@@ -22,6 +22,9 @@ HERE="$ROOT/once-bench/gateway"
 DURATION="${DURATION:-10s}"
 ROUNDS="${ROUNDS:-3}"
 WARMUP="${WARMUP:-5s}"
+# Each gateway case is a fresh JVM: on a busy machine its JIT needs far longer than nginx to reach
+# steady state (measured: 160 → 890 req/s over the first 25 s at load average 20).
+GATEWAY_WARMUP="${GATEWAY_WARMUP:-20s}"
 CONNECTIONS="${CONNECTIONS:-50}"
 THREADS="${THREADS:-2}"
 UPSTREAM_PORT=19000 NGINX_PORT=19001 GATEWAY_PORT=19002 MANAGEMENT_PORT=19003
@@ -77,9 +80,9 @@ printf 'defaults:\n  methods: [DELETE]\n' >"$WORK/uncovered.yaml"
 RESULTS="$WORK/results.tsv"
 : >"$RESULTS"
 
-measure() { # name url
-  local name="$1" url="$2" out
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" -s "$HERE/keys.lua" "$url" >/dev/null 2>&1 || true
+measure() { # name url [warm-up]
+  local name="$1" url="$2" warmup="${3:-$WARMUP}" out
+  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$warmup" -s "$HERE/keys.lua" "$url" >/dev/null 2>&1 || true
   out="$(BENCH_RUN="$name-$RANDOM$RANDOM" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$HERE/keys.lua" "$url")"
   local rps p50 p99 errors
   rps="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
@@ -97,7 +100,7 @@ gateway() { # name extra-args...
     >"$WORK/gateway-$name.log" 2>&1 &
   local pid=$!
   if wait_for "http://127.0.0.1:$MANAGEMENT_PORT/health"; then
-    measure "$name" "http://127.0.0.1:$GATEWAY_PORT/ping"
+    measure "$name" "http://127.0.0.1:$GATEWAY_PORT/ping" "$GATEWAY_WARMUP"
   else
     printf '%s\tn/a\tn/a\tn/a\tgateway did not start (see log)\n' "$name" | tee -a "$RESULTS"
     cat "$WORK/gateway-$name.log" >&2
