@@ -52,7 +52,7 @@ class OnceHttpClientTest {
   }
 
   @AfterAll
-  static void stopServer() throws Exception {
+  static void stopServer() {
     server.close();
   }
 
@@ -157,7 +157,7 @@ class OnceHttpClientTest {
 
   @Test
   void aDuplicateInFlightWaitsForRetryAfterAndGetsTheResult() throws Exception {
-    String path = path("/slow", "/pay?ms=1500");
+    String path = path("/slow", "/pay?ms=3000");
     String key = "order-" + run;
     CompletableFuture<OnceResponse<String>> first =
         client().sendAsync(post(path, "{\"amount\":5}"), BodyHandlers.ofString(), key);

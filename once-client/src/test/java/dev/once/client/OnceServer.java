@@ -71,8 +71,13 @@ final class OnceServer implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
-    jetty.stop();
-    once.close();
+  public void close() {
+    try {
+      jetty.stop();
+    } catch (Exception e) {
+      throw new IllegalStateException("Jetty did not stop", e);
+    } finally {
+      once.close();
+    }
   }
 }
