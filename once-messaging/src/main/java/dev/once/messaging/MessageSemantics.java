@@ -132,6 +132,22 @@ final class MessageSemantics<M> {
     return policy;
   }
 
+  /** A processor that runs {@code process} and reports this policy's lease. */
+  MessageProcessor<M> processor(Function<M, Acknowledgement> process) {
+    Optional<Duration> lease = Optional.of(policy.lease());
+    return new MessageProcessor<>() {
+      @Override
+      public Acknowledgement process(M message) {
+        return process.apply(message);
+      }
+
+      @Override
+      public Optional<Duration> lease() {
+        return lease;
+      }
+    };
+  }
+
   /** Claims the message's record and, if this consumer wins it, runs the work in {@code unit}. */
   Acknowledgement run(Once once, Target target, Unit unit, Work work) {
     Admission admission = once.begin(target.scope(), target.key(), target.fingerprint(), policy);
