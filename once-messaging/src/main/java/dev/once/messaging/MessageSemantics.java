@@ -204,7 +204,7 @@ final class MessageSemantics<M> {
   /** The fail-open path: the store is down and the policy says run anyway, without a lease. */
   private Acknowledgement unguarded(Target target, Work work) {
     try {
-      work.run(new UnguardedMessage(target.scope(), target.key()));
+      work.run(ExecutionContext.unguarded(target.scope(), target.key()));
       return UNGUARDED;
     } catch (Throwable error) {
       if (classify(error) == Outcome.TRANSIENT) {
@@ -257,34 +257,6 @@ final class MessageSemantics<M> {
 
   private static FinalFailure asFinalFailure(Throwable error) {
     return error instanceof FinalFailure f ? f : new FinalFailure(error.getClass().getName(), error.getMessage());
-  }
-
-  /** The context of a fail-open run: no lease to checkpoint or lose. */
-  private record UnguardedMessage(Scope scope, IdempotencyKey key) implements ExecutionContext {
-    @Override
-    public long token() {
-      return 0;
-    }
-
-    @Override
-    public boolean stolen() {
-      return false;
-    }
-
-    @Override
-    public Optional<byte[]> recoveryPoint() {
-      return Optional.empty();
-    }
-
-    @Override
-    public void checkpoint(byte[] recoveryPoint) {
-      // No store to save it in: the run is unguarded by policy.
-    }
-
-    @Override
-    public boolean leaseLost() {
-      return false;
-    }
   }
 
   /** Whether {@code policy} may be used by a transactional consumer; the reason if not. */
