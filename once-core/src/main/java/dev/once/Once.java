@@ -6,6 +6,7 @@ import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
 import dev.once.store.StoreUnavailableException;
+import dev.once.store.UnreadableRecordException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -131,6 +132,10 @@ public final class Once implements AutoCloseable {
       return new Admission.InFlight(retryAfter(existing));
     } catch (StoreUnavailableException e) {
       return storeUnavailable(id, e, policy);
+    } catch (UnreadableRecordException e) {
+      // The operation ran before (or began to): running it again could duplicate its effect.
+      log.warn("{}; answering 'response unavailable'", e.getMessage());
+      return new Admission.ResponseUnavailable();
     }
   }
 
