@@ -99,7 +99,9 @@ public final class HttpIdempotency {
     Fingerprint fingerprint = fingerprint(route, method, request);
     java.time.Duration wait = newKeys.acquire(tenant);
     if (!wait.isZero()) {
-      return problem(ProblemType.RATE_LIMITED, "Too many new idempotency keys from this client; retry later.", wait);
+      // Over the limit: a retry of a known key is still answered (one store read); a new key is refused.
+      return once.existing(scope, key, fingerprint).map(known -> decide(route, known)).orElseGet(() ->
+          problem(ProblemType.RATE_LIMITED, "Too many new idempotency keys from this client; retry later.", wait));
     }
     Decision decision = admit(route, scope, key, fingerprint);
     if (!(decision instanceof Decision.Proceed)) {

@@ -67,6 +67,21 @@ class NewKeyLimitTest {
   }
 
   @Test
+  void aTenantOverItsLimitStillGetsItsReplaysAndConflicts() {
+    String done = newKey();
+    proceedAndFinish("tenant-a", done);
+    String inFlight = newKey();
+    assertThat(begin("tenant-a", inFlight)).isInstanceOf(Decision.Proceed.class);
+    proceedAndFinish("tenant-a", newKey());
+    Problem429.assertRateLimited(begin("tenant-a", newKey()), 1);
+
+    assertThat(begin("tenant-a", done)).isInstanceOfSatisfying(Decision.Respond.class,
+        r -> assertThat(r.replayed()).isTrue());
+    assertThat(begin("tenant-a", inFlight)).isInstanceOfSatisfying(Decision.Respond.class,
+        r -> assertThat(r.response().status()).isEqualTo(409));
+  }
+
+  @Test
   void oneTenantsAbuseNeverLimitsAnother() {
     for (int i = 0; i < 3; i++) {
       proceedAndFinish("abuser", newKey());
