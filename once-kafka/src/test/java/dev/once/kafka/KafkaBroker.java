@@ -12,8 +12,9 @@ import org.apache.kafka.clients.admin.NewTopic;
 /**
  * One real Kafka broker in this JVM, in KRaft mode (one combined broker and controller node), from
  * the broker's own test kit; on loopback only. A test class starts one and closes it when done.
+ * Public for once-bench's harnesses (once-kafka's test-jar).
  */
-final class KafkaBroker implements AutoCloseable {
+public final class KafkaBroker implements AutoCloseable {
 
   private final KafkaClusterTestKit cluster;
 
@@ -21,7 +22,7 @@ final class KafkaBroker implements AutoCloseable {
     this.cluster = cluster;
   }
 
-  static KafkaBroker start() throws Exception {
+  public static KafkaBroker start() throws Exception {
     KafkaClusterTestKit cluster = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
         .setCombined(true)
         .setNumBrokerNodes(1)
@@ -46,12 +47,12 @@ final class KafkaBroker implements AutoCloseable {
     return new KafkaBroker(cluster);
   }
 
-  String bootstrapServers() {
+  public String bootstrapServers() {
     return cluster.bootstrapServers();
   }
 
   /** Creates {@code name} with {@code partitions} partitions and waits until it exists. */
-  void createTopic(String name, int partitions) throws Exception {
+  public void createTopic(String name, int partitions) throws Exception {
     try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
       admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(60, TimeUnit.SECONDS);
     }
