@@ -7,7 +7,6 @@ import dev.once.Scope;
 import dev.once.kafka.KafkaBroker;
 import dev.once.kafka.KafkaIdempotentConsumer;
 import dev.once.kafka.KafkaRecords;
-import dev.once.messaging.Acknowledgement;
 import dev.once.messaging.MessageIdempotency;
 import dev.once.messaging.MessageProcessor;
 import dev.once.store.IdempotencyStore;
@@ -43,11 +42,14 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * {@link KafkaConsumer} loop (poll, count, commitSync per batch), and {@link KafkaIdempotentConsumer}
  * with {@link MessageIdempotency} over the in-memory store, Redis and PostgreSQL (one claim and one
  * completion per record). Rounds are interleaved; medians are reported, with the ratio to bare.
+ * Every side runs the same effect per record: nothing, or a pause of {@code effectMicros} standing
+ * for the handler's own work (a database write, a call), since a consumer with Once does one
+ * store round trip per record more than the bare one and the ratio depends on what else it does.
  *
  * <pre>
- * java -cp ... dev.once.bench.messaging.KafkaConsumerThroughput [records] [rounds] [stores...]
+ * java -cp ... dev.once.bench.messaging.KafkaConsumerThroughput [records] [rounds] [effectMicros] [stores...]
  * </pre>
- * Defaults: 20000 records, 3 rounds, stores {@code memory redis postgres} (Redis at
+ * Defaults: 20000 records, 3 rounds, no effect, stores {@code memory redis postgres} (Redis at
  * 127.0.0.1:6379, PostgreSQL at 127.0.0.1:5432/test).
  */
 public final class KafkaConsumerThroughput {
@@ -59,7 +61,8 @@ public final class KafkaConsumerThroughput {
   public static void main(String[] args) throws Exception {
     int records = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
-    List<String> stores = args.length > 2 ? Arrays.asList(args).subList(2, args.length) : List.of("memory", "redis", "postgres");
+    long effectNanos = args.length > 2 ? Long.parseLong(args[2]) * 1_000 : 0;
+    List<String> stores = args.length > 3 ? Arrays.asList(args).subList(3, args.length) : List.of("memory", "redis", "postgres");
     try (KafkaBroker broker = KafkaBroker.start()) {
       broker.createTopic(TOPIC, 4);
       produce(broker.bootstrapServers(), records);
@@ -73,13 +76,14 @@ public final class KafkaConsumerThroughput {
       factories.keySet().forEach(s -> rates.put(s, new double[rounds]));
       for (int round = -1; round < rounds; round++) {   // round -1 warms up every side
         int r = Math.max(round, 0);
-        rates.get("bare")[r] = bare(broker.bootstrapServers(), records);
+        rates.get("bare")[r] = bare(broker.bootstrapServers(), records, effectNanos);
         for (Map.Entry<String, Supplier<IdempotencyStore>> e : factories.entrySet()) {
-          rates.get(e.getKey())[r] = guarded(broker.bootstrapServers(), records, e.getValue().get());
+          rates.get(e.getKey())[r] = guarded(broker.bootstrapServers(), records, effectNanos, e.getValue().get());
         }
       }
       double bare = median(rates.get("bare"));
-      System.out.printf(Locale.ROOT, "%d records, 4 partitions, 1 consumer, %d rounds (medians)%n", records, rounds);
+      System.out.printf(Locale.ROOT, "%d records, 4 partitions, 1 consumer, effect %d us, %d rounds (medians)%n",
+          records, effectNanos / 1_000, rounds);
       System.out.println("consumer | records/s | ratio to bare");
       for (Map.Entry<String, double[]> e : rates.entrySet()) {
         double m = median(e.getValue());
@@ -136,7 +140,7 @@ public final class KafkaConsumerThroughput {
   }
 
   /** The bare loop: poll, count each record, commitSync per batch. Records per second. */
-  private static double bare(String bootstrap, int n) {
+  private static double bare(String bootstrap, int n, long effectNanos) {
     AtomicLong seen = new AtomicLong();
     try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(config(bootstrap), new ByteArrayDeserializer(),
         new ByteArrayDeserializer())) {
@@ -149,6 +153,7 @@ public final class KafkaConsumerThroughput {
           start = System.nanoTime();
         }
         for (ConsumerRecord<byte[], byte[]> r : batch) {
+          effect(effectNanos);
           seen.addAndGet(r.value().length > 0 ? 1 : 0);
         }
         c.commitSync();
@@ -158,18 +163,20 @@ public final class KafkaConsumerThroughput {
   }
 
   /** The Once consumer over {@code store}: one claim and one completion per record. Records per second. */
-  private static double guarded(String bootstrap, int n, IdempotencyStore store) throws Exception {
+  private static double guarded(String bootstrap, int n, long effectNanos, IdempotencyStore store) throws Exception {
     AtomicLong seen = new AtomicLong();
     AtomicLong start = new AtomicLong();
     try (Once once = Once.of(store)) {
       MessageProcessor<ConsumerRecord<byte[], byte[]>> processor = MessageIdempotency.builder(once, KafkaRecords.READER)
           .scope(Scope.of("bench", Long.toString(System.nanoTime())))
           .build()
-          .processor((record, context) -> seen.incrementAndGet());
+          .processor((record, context) -> {
+            effect(effectNanos);
+            seen.incrementAndGet();
+          });
       MessageProcessor<ConsumerRecord<byte[], byte[]>> timed = record -> {
         start.compareAndSet(0, System.nanoTime());
-        Acknowledgement a = processor.process(record);
-        return a;
+        return processor.process(record);
       };
       try (KafkaIdempotentConsumer c = KafkaIdempotentConsumer.builder(config(bootstrap), List.of(TOPIC), timed)
           .pollTimeout(Duration.ofMillis(100)).start()) {
@@ -179,6 +186,12 @@ public final class KafkaConsumerThroughput {
         }
         return n / ((System.nanoTime() - start.get()) / 1e9);
       }
+    }
+  }
+
+  private static void effect(long nanos) {
+    if (nanos > 0) {
+      java.util.concurrent.locks.LockSupport.parkNanos(nanos);
     }
   }
 
