@@ -190,7 +190,7 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
   /**
    * Produces the record to the dead-letter topic and waits for the broker's acknowledgement. A
    * failure leaves the record uncommitted; note that its redelivery is then a recorded duplicate,
-   * which is acknowledged without being dead-lettered again (see docs/messaging-kafka.md).
+   * which is acknowledged without being dead-lettered again (see docs/messaging.md, Kafka).
    */
   private boolean deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, String failureCode) {
     if (deadLetters == null) {

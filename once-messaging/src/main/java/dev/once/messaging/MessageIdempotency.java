@@ -61,7 +61,7 @@ public final class MessageIdempotency<M> {
   /** This consumer bound to a handler, for a broker consumer to call per delivery. */
   public MessageProcessor<M> processor(MessageHandler<M> handler) {
     Objects.requireNonNull(handler, "handler");
-    return message -> process(message, handler);
+    return semantics.processor(message -> process(message, handler));
   }
 
   /** The execution policy messages run under (its lease is what a broker's redelivery timer must respect). */

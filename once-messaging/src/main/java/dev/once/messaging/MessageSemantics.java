@@ -132,6 +132,22 @@ final class MessageSemantics<M> {
     return policy;
   }
 
+  /** A processor that runs {@code process} and reports this policy's lease. */
+  MessageProcessor<M> processor(Function<M, Acknowledgement> process) {
+    Optional<Duration> lease = Optional.of(policy.lease());
+    return new MessageProcessor<>() {
+      @Override
+      public Acknowledgement process(M message) {
+        return process.apply(message);
+      }
+
+      @Override
+      public Optional<Duration> lease() {
+        return lease;
+      }
+    };
+  }
+
   /** Claims the message's record and, if this consumer wins it, runs the work in {@code unit}. */
   Acknowledgement run(Once once, Target target, Unit unit, Work work) {
     Admission admission = once.begin(target.scope(), target.key(), target.fingerprint(), policy);
@@ -188,7 +204,7 @@ final class MessageSemantics<M> {
   /** The fail-open path: the store is down and the policy says run anyway, without a lease. */
   private Acknowledgement unguarded(Target target, Work work) {
     try {
-      work.run(new UnguardedMessage(target.scope(), target.key()));
+      work.run(ExecutionContext.unguarded(target.scope(), target.key()));
       return UNGUARDED;
     } catch (Throwable error) {
       if (classify(error) == Outcome.TRANSIENT) {
@@ -241,34 +257,6 @@ final class MessageSemantics<M> {
 
   private static FinalFailure asFinalFailure(Throwable error) {
     return error instanceof FinalFailure f ? f : new FinalFailure(error.getClass().getName(), error.getMessage());
-  }
-
-  /** The context of a fail-open run: no lease to checkpoint or lose. */
-  private record UnguardedMessage(Scope scope, IdempotencyKey key) implements ExecutionContext {
-    @Override
-    public long token() {
-      return 0;
-    }
-
-    @Override
-    public boolean stolen() {
-      return false;
-    }
-
-    @Override
-    public Optional<byte[]> recoveryPoint() {
-      return Optional.empty();
-    }
-
-    @Override
-    public void checkpoint(byte[] recoveryPoint) {
-      // No store to save it in: the run is unguarded by policy.
-    }
-
-    @Override
-    public boolean leaseLost() {
-      return false;
-    }
   }
 
   /** Whether {@code policy} may be used by a transactional consumer; the reason if not. */

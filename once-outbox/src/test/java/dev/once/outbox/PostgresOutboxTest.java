@@ -2,6 +2,7 @@ package dev.once.outbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.once.tck.ChildJvm;
 import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.once.store.jdbc;
+package dev.once.tck;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -14,9 +14,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * A child JVM on the test classpath, whose output lines the test reads, and which the test kills
  * with SIGKILL ({@link Process#destroyForcibly()} on Linux): the crash a power cut or the OOM
- * killer would cause, with no shutdown hook, no finally block, no commit.
+ * killer would cause, with no shutdown hook, no finally block, no commit. Shared by every module's
+ * crash tests.
  */
-final class ChildJvm implements AutoCloseable {
+public final class ChildJvm implements AutoCloseable {
 
   private final Process process;
   private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
@@ -36,7 +37,8 @@ final class ChildJvm implements AutoCloseable {
     reader.start();
   }
 
-  static ChildJvm start(Class<?> main, String... args) throws IOException {
+  /** Starts {@code main} in a new JVM (128 MiB heap) on this JVM's class path. */
+  public static ChildJvm start(Class<?> main, String... args) throws IOException {
     List<String> command = new ArrayList<>(List.of(
         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx128m", "-cp", System.getProperty("java.class.path"), main.getName()));
@@ -45,12 +47,12 @@ final class ChildJvm implements AutoCloseable {
   }
 
   /** The next line the child printed, or {@code null} after {@code seconds}. */
-  String nextLine(int seconds) throws InterruptedException {
+  public String nextLine(int seconds) throws InterruptedException {
     return lines.poll(seconds, TimeUnit.SECONDS);
   }
 
   /** Waits for a line equal to {@code expected}, failing with the child's output otherwise. */
-  void awaitLine(String expected, int seconds) throws InterruptedException {
+  public void awaitLine(String expected, int seconds) throws InterruptedException {
     List<String> seen = new ArrayList<>();
     long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
     while (System.nanoTime() < end) {
@@ -66,7 +68,7 @@ final class ChildJvm implements AutoCloseable {
   }
 
   /** SIGKILLs the child and waits until it is gone; returns every line it had printed. */
-  List<String> kill() throws InterruptedException {
+  public List<String> kill() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor(30, TimeUnit.SECONDS);
     Thread.sleep(100);
