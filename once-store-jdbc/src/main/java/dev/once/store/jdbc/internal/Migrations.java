@@ -1,9 +1,12 @@
-package dev.once.store.jdbc;
+package dev.once.store.jdbc.internal;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -13,27 +16,45 @@ import java.util.regex.Pattern;
  * Reads a versioned schema file (the same file Flyway or Liquibase users apply) and adapts it to a
  * configured table name, so that opt-in schema creation and hand-run migrations never drift apart.
  *
- * <p>The files name the table {@code once_records}. Each occurrence, and each derived name such as
- * {@code once_records_seq}, becomes the configured name; after {@code INDEX} or {@code TRIGGER}
- * (whose names SQL does not let one schema-qualify) it becomes the unqualified name. The
- * configured name has passed {@link TableName}'s strict pattern, so the substitution cannot inject
- * SQL.
+ * <p>A file names its table by the default name (the {@code placeholder}, such as
+ * {@code once_records}). Each occurrence, and each derived name such as {@code once_records_seq},
+ * becomes the configured name; after {@code INDEX} or {@code TRIGGER} (whose names SQL does not let
+ * one schema-qualify) it becomes the unqualified name. The configured name has passed
+ * {@link TableName}'s strict pattern, so the substitution cannot inject SQL.
+ *
+ * <p>Internal: shared by the JDBC stores and the outbox; not part of Once's API.
  */
-final class Migrations {
+public final class Migrations {
 
-  private static final Pattern TOKEN = Pattern.compile("(?<![A-Za-z0-9_$.\"`])" + TableName.DEFAULT);
   private static final Pattern UNQUALIFIED_CONTEXT =
       Pattern.compile("(?i)(?:INDEX|TRIGGER)\\s+(?:IF\\s+(?:NOT\\s+)?EXISTS\\s+)?$");
 
   private Migrations() {}
 
-  /** The statements of {@code resource} for {@code table}, in order. */
-  static List<String> statements(String resource, TableName table) {
-    return split(substitute(read(resource), table));
+  /**
+   * Runs the statements of {@code resource} for {@code table} on {@code connection}, after
+   * {@code lockStatement} unless it is null, in the caller's transaction: the caller commits.
+   */
+  public static void apply(Connection connection, String resource, String placeholder, TableName table,
+      String lockStatement, int timeoutSeconds) throws SQLException {
+    try (Statement s = connection.createStatement()) {
+      s.setQueryTimeout(timeoutSeconds);
+      if (lockStatement != null) {
+        s.execute(lockStatement);
+      }
+      for (String sql : statements(resource, placeholder, table)) {
+        s.execute(sql);
+      }
+    }
   }
 
-  static String substitute(String script, TableName table) {
-    Matcher m = TOKEN.matcher(script);
+  /** The statements of {@code resource} for {@code table}, in order. */
+  public static List<String> statements(String resource, String placeholder, TableName table) {
+    return split(substitute(read(resource), placeholder, table));
+  }
+
+  static String substitute(String script, String placeholder, TableName table) {
+    Matcher m = Pattern.compile("(?<![A-Za-z0-9_$.\"`])" + Pattern.quote(placeholder)).matcher(script);
     StringBuilder out = new StringBuilder(script.length());
     while (m.find()) {
       String before = script.substring(Math.max(0, m.start() - 40), m.start());

@@ -1,4 +1,4 @@
-package dev.once.store.jdbc;
+package dev.once.store.jdbc.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,9 +1,10 @@
-package dev.once.store.jdbc;
+package dev.once.store.jdbc.internal;
 
 import java.util.regex.Pattern;
 
 /**
- * A validated table name, optionally schema-qualified ({@code schema.table}).
+ * A validated table name, optionally schema-qualified ({@code schema.table}). Internal: shared by
+ * the JDBC stores and the outbox; not part of Once's API.
  *
  * <p>The name is spliced into SQL text (identifiers cannot be bind parameters), so it is held to a
  * strict pattern: each part is a letter or underscore followed by at most 47 letters, digits or
@@ -11,13 +12,11 @@ import java.util.regex.Pattern;
  * can change the shape of a statement; and it leaves room for the suffixes of derived objects
  * ({@code _seq}, {@code _expires_idx}) within every database's 64-character identifier limit.
  */
-record TableName(String schema, String name) {
-
-  static final String DEFAULT = "once_records";
+public record TableName(String schema, String name) {
 
   private static final Pattern PART = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,47}");
 
-  TableName {
+  public TableName {
     if (schema != null && !PART.matcher(schema).matches()) {
       throw invalid(schema + "." + name);
     }
@@ -27,7 +26,7 @@ record TableName(String schema, String name) {
   }
 
   /** Parses {@code table} or {@code schema.table}; throws {@link IllegalArgumentException} otherwise. */
-  static TableName parse(String value) {
+  public static TableName parse(String value) {
     if (value == null) {
       throw invalid(null);
     }
@@ -46,7 +45,7 @@ record TableName(String schema, String name) {
   }
 
   /** The name as SQL refers to it: {@code schema.table} or {@code table}. */
-  String qualified() {
+  public String qualified() {
     return schema == null ? name : schema + "." + name;
   }
 

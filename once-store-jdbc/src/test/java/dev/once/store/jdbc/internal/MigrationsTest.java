@@ -1,4 +1,4 @@
-package dev.once.store.jdbc;
+package dev.once.store.jdbc.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -15,7 +15,7 @@ class MigrationsTest {
         CREATE INDEX IF NOT EXISTS once_records_expires_idx ON once_records (expires_at);
         DROP TRIGGER IF EXISTS once_records_changed ON once_records;
         CREATE TRIGGER once_records_changed AFTER UPDATE ON once_records FOR EACH ROW EXECUTE FUNCTION f();
-        """, TableName.parse("billing.idem"));
+        """, "once_records", TableName.parse("billing.idem"));
     assertThat(sql).isEqualTo("""
         CREATE TABLE IF NOT EXISTS billing.idem (a int);
         CREATE SEQUENCE IF NOT EXISTS billing.idem_seq AS bigint;
@@ -45,7 +45,7 @@ class MigrationsTest {
   @Test
   void everyShippedSchemaFileParses() {
     for (String db : List.of("postgresql", "mariadb", "sqlite")) {
-      assertThat(Migrations.statements("db/once/" + db + "/V1__once_records.sql", TableName.parse("x")))
+      assertThat(Migrations.statements("db/once/" + db + "/V1__once_records.sql", "once_records", TableName.parse("x")))
           .as(db).isNotEmpty().allSatisfy(s -> assertThat(s).doesNotContain("once_records"));
     }
   }
