@@ -27,7 +27,7 @@ import org.slf4j.LoggerFactory;
  *         .build();
  * Acknowledgement a = orders.process(delivery, (message, connection, context) -> {
  *   insertInvoice(connection, message);              // same transaction as the record
- *   outbox.add(connection, invoiceCreated(message)); // and as the outbox row
+ *   outbox.enqueue(connection, invoiceCreated(message)); // and as the outbox row
  * });
  * }</pre>
  *
