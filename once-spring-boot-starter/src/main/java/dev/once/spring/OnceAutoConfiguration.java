@@ -3,6 +3,9 @@ package dev.once.spring;
 import dev.once.Once;
 import dev.once.OnceListener;
 import dev.once.http.HttpIdempotency;
+import dev.once.http.NewKeyLimit;
+import dev.once.store.EncryptingStore;
+import dev.once.store.Keyring;
 import dev.once.micrometer.ObservedStore;
 import dev.once.http.ScopeResolver;
 import dev.once.servlet.OnceFilter;
@@ -79,7 +82,42 @@ public class OnceAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   HttpIdempotency onceHttpIdempotency(Once once, OnceRoutes routes, OnceProperties properties) {
-    return routes.applyTo(HttpIdempotency.builder(once).scope(scope(properties.getScope()))).build();
+    HttpIdempotency.Builder b = routes.applyTo(HttpIdempotency.builder(once).scope(scope(properties.getScope())));
+    OnceProperties.NewKeys newKeys = properties.getNewKeys();
+    if (newKeys.getPerSecond() != null) {
+      NewKeyLimit.Builder limit;
+      try {
+        limit = NewKeyLimit.perSecond(newKeys.getPerSecond());
+      } catch (IllegalArgumentException e) {
+        throw new InvalidOncePropertyException("once.new-keys.per-second", newKeys.getPerSecond(), e.getMessage());
+      }
+      PolicyMapper.set("once.new-keys.burst", newKeys.getBurst(), limit::burst);
+      PolicyMapper.set("once.new-keys.max-tenants", newKeys.getMaxTenants(), limit::maxTenants);
+      b.newKeyLimit(limit.build());
+    } else if (newKeys.getBurst() != null || newKeys.getMaxTenants() != null) {
+      throw new InvalidOncePropertyException("once.new-keys.per-second", null,
+          "must be set when once.new-keys.burst or once.new-keys.max-tenants is");
+    }
+    return b.build();
+  }
+
+  /**
+   * Encrypts what the store keeps, innermost of the decorators, so that observations time the
+   * encryption with the store call it belongs to. The keys are parsed here so that a bad keyring stops startup
+   * with the property's name and never its value.
+   */
+  @Bean
+  @org.springframework.core.annotation.Order(org.springframework.core.Ordered.HIGHEST_PRECEDENCE)
+  @ConditionalOnProperty(prefix = "once.encryption", name = "keys")
+  StoreDecorator onceEncryption(OnceProperties properties) {
+    Keyring keyring;
+    try {
+      keyring = Keyring.parse(properties.getEncryption().getKeys());
+    } catch (IllegalArgumentException e) {
+      throw new InvalidOncePropertyException("once.encryption.keys", null, e.getMessage());
+    }
+    boolean readPlaintext = properties.getEncryption().isReadPlaintext();
+    return store -> EncryptingStore.builder(store, keyring).readPlaintext(readPlaintext).build();
   }
 
   private static ScopeResolver scope(OnceProperties.Scope scope) {

@@ -27,6 +27,10 @@ public class OnceProperties {
 
   private final Observation observation = new Observation();
 
+  private final Encryption encryption = new Encryption();
+
+  private final NewKeys newKeys = new NewKeys();
+
   /** The policy of every route, and of paths no route matches. */
   private final Policy defaults = new Policy();
 
@@ -53,6 +57,14 @@ public class OnceProperties {
     return store;
   }
 
+  public Encryption getEncryption() {
+    return encryption;
+  }
+
+  public NewKeys getNewKeys() {
+    return newKeys;
+  }
+
   public Observation getObservation() {
     return observation;
   }
@@ -77,6 +89,77 @@ public class OnceProperties {
     PRINCIPAL,
     /** Everybody shares one namespace: single-tenant services only. */
     GLOBAL
+  }
+
+  /** Encryption at rest of recorded responses (AES-GCM, a key id per record). */
+  public static class Encryption {
+
+    /**
+     * The keyring, id:base64key[,id:base64key...]: the first key encrypts, the others only decrypt
+     * (rotation). Unset: responses are stored as they are. Never logged.
+     */
+    private String keys;
+
+    /** Whether records written before encryption was switched on are still read (a migration). */
+    private boolean readPlaintext;
+
+    public String getKeys() {
+      return keys;
+    }
+
+    public void setKeys(String keys) {
+      this.keys = keys;
+    }
+
+    public boolean isReadPlaintext() {
+      return readPlaintext;
+    }
+
+    public void setReadPlaintext(boolean readPlaintext) {
+      this.readPlaintext = readPlaintext;
+    }
+
+    @Override
+    public String toString() {
+      return "Encryption[keys=" + (keys == null ? "unset" : "***") + "]";
+    }
+  }
+
+  /** How fast one tenant may create new records; over it, 429 with Retry-After. */
+  public static class NewKeys {
+
+    /** New records per tenant per second, sustained. Unset: no limit. */
+    private Double perSecond;
+
+    /** How many new records a tenant may create at once above the sustained rate; unset: the core's default. */
+    private Integer burst;
+
+    /** How many tenants are tracked one by one; the rest share one bucket. Unset: the core's default. */
+    private Integer maxTenants;
+
+    public Double getPerSecond() {
+      return perSecond;
+    }
+
+    public void setPerSecond(Double perSecond) {
+      this.perSecond = perSecond;
+    }
+
+    public Integer getBurst() {
+      return burst;
+    }
+
+    public void setBurst(Integer burst) {
+      this.burst = burst;
+    }
+
+    public Integer getMaxTenants() {
+      return maxTenants;
+    }
+
+    public void setMaxTenants(Integer maxTenants) {
+      this.maxTenants = maxTenants;
+    }
   }
 
   /** Who owns a key: records are unique per scope and key. */

@@ -263,6 +263,39 @@ class OnceAutoConfigurationTest {
         .run(context -> assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryStore.class));
   }
 
+  private static final String KEY_B64 = java.util.Base64.getEncoder().encodeToString(new byte[32]);
+
+  @Test
+  void encryptionKeysWrapTheStoreInAnEncryptingStore() {
+    runner.withPropertyValues("once.encryption.keys=k2:" + KEY_B64 + ",k1:" + KEY_B64).run(context -> {
+      assertThat(context).hasNotFailed();
+      OnceAutoConfiguration.StoreDecorator encryption =
+          context.getBean("onceEncryption", OnceAutoConfiguration.StoreDecorator.class);
+      assertThat(encryption.apply(InMemoryStore.create())).isInstanceOf(dev.once.store.EncryptingStore.class);
+    });
+  }
+
+  @Test
+  void aMalformedKeyringIsNamedWithoutItsValue() {
+    runner.withPropertyValues("once.encryption.keys=k1:not-base64-secret-material").run(context -> {
+      InvalidOncePropertyException e = refusal(context);
+      assertThat(e.getProperty()).isEqualTo("once.encryption.keys");
+      assertThat(e.getMessage()).doesNotContain("secret-material");
+    });
+  }
+
+  @Test
+  void aNewKeyLimitIsMappedAndValidated() {
+    runner.withPropertyValues("once.new-keys.per-second=50", "once.new-keys.burst=100")
+        .run(context -> assertThat(context).hasNotFailed());
+    runner.withPropertyValues("once.new-keys.per-second=-1")
+        .run(context -> assertThat(refusal(context).getProperty()).isEqualTo("once.new-keys.per-second"));
+    runner.withPropertyValues("once.new-keys.per-second=5", "once.new-keys.burst=-3")
+        .run(context -> assertThat(refusal(context).getProperty()).isEqualTo("once.new-keys.burst"));
+    runner.withPropertyValues("once.new-keys.burst=10")
+        .run(context -> assertThat(refusal(context).getProperty()).isEqualTo("once.new-keys.per-second"));
+  }
+
   @Test
   void aTransactionalRouteWithoutATransactionalStoreStopsStartup() {
     runner.withPropertyValues("once.routes[0].pattern=/api/payments", "once.routes[0].transactional=true")
