@@ -66,7 +66,7 @@ enum TestDatabase {
     return this == POSTGRESQL ? Services.postgresPool(size) : Services.mariaDbPool(size);
   }
 
-  /** A pool through another port (a {@link TcpProxy}), with a short connection timeout. */
+  /** A pool through another port (a {@link dev.once.tck.FaultProxy}), with a short connection timeout. */
   HikariDataSource poolVia(int port, int size, long connectionTimeoutMillis) {
     return Services.pool(url(port), user, size, connectionTimeoutMillis);
   }

@@ -8,6 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.once.store.ClaimResult;
 import dev.once.store.RecordId;
 import dev.once.store.StoreUnavailableException;
+import dev.once.tck.FaultProxy;
 import java.time.Duration;
 import java.util.Locale;
 import org.junit.jupiter.api.AfterEach;
@@ -15,7 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The database becomes unreachable (a {@link TcpProxy} cuts every connection and refuses new ones):
+ * The database becomes unreachable (a {@link FaultProxy} cuts every connection and refuses new ones):
  * every operation throws {@link StoreUnavailableException} within a bounded time, no threads leak,
  * and the same store works again once the database is back, without being recreated.
  */
@@ -26,7 +27,7 @@ abstract class UnreachableDatabaseBehaviour {
 
   final TestDatabase database;
   final String table;
-  TcpProxy proxy;
+  FaultProxy proxy;
   HikariDataSource pool;
   JdbcStore store;
 
@@ -40,7 +41,7 @@ abstract class UnreachableDatabaseBehaviour {
     try (HikariDataSource direct = database.pool(1)) {
       database.openOnFreshTable(direct, table).close();
     }
-    proxy = new TcpProxy(database.port);
+    proxy = FaultProxy.to(database.port);
     pool = database.poolVia(proxy.port(), 4, 500);
     store = database.open(pool, table, false);
   }
