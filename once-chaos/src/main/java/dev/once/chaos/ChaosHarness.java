@@ -21,6 +21,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -137,22 +138,13 @@ public final class ChaosHarness {
         Map.entry("payments-jar", System.getProperty("once.chaos.paymentsJar",
             "examples/payments/target/once-payments.jar")),
         Map.entry("seed", "1")));
-    return new Settings(o.get("target"), enumOption("store", o.get("store"), GatewayTarget.Store.class),
-        enumOption("upstream", o.get("upstream"), LedgerUpstream.Mode.class), o.intValue("operations", 1, 1_000_000),
+    return new Settings(o.get("target"), o.enumValue("store", GatewayTarget.Store.class),
+        o.enumValue("upstream", LedgerUpstream.Mode.class), o.intValue("operations", 1, 1_000_000),
         o.intValue("clients", 1, 256), o.intValue("kills", 0, 100), o.intValue("store-restarts", 0, 100),
         o.intValue("drop-percent", 0, 100), o.intValue("slow-percent", 0, 100),
         Duration.ofMillis(o.intValue("lease-ms", 500, 600_000)), o.get("gateway-main"),
         o.get("jvm-options").isBlank() ? List.of() : Arrays.asList(o.get("jvm-options").trim().split("\\s+")),
         Path.of(o.get("payments-jar")), o.intValue("seed", 0, Integer.MAX_VALUE));
-  }
-
-  private static <E extends Enum<E>> E enumOption(String name, String value, Class<E> type) {
-    try {
-      return Enum.valueOf(type, value.toUpperCase(java.util.Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("--" + name + " must be one of " + Arrays.toString(type.getEnumConstants())
-          + ", was " + value);
-    }
   }
 
   /** Runs the load with its faults, the final retry and the audit; always stops what it started. */
@@ -217,26 +209,38 @@ public final class ChaosHarness {
       OnceHttpClient client = client(Duration.ofMinutes(4));
       Duration attemptTimeout = target.lease().plus(Duration.ofSeconds(1));
       URI base = URI.create("http://127.0.0.1:" + proxy.port());
+      ExecutorService clients = clients(i -> {
+        if (drop[i]) {
+          proxy.dropResponses(1);
+        }
+        send(client, base, i, attemptTimeout, false);
+        done.incrementAndGet();
+      });
+      injectFaults();
+      awaitClients(clients, "the clients");
+      proxy.dropResponses(0);
+    }
+
+    /** {@link Settings#clients()} threads that run {@code operation} for every operation number, once each. */
+    private ExecutorService clients(IntConsumer operation) {
       AtomicInteger next = new AtomicInteger();
       ExecutorService clients = Executors.newFixedThreadPool(settings.clients());
       for (int c = 0; c < settings.clients(); c++) {
         clients.execute(() -> {
           for (int i; (i = next.getAndIncrement()) < n; ) {
-            if (drop[i]) {
-              proxy.dropResponses(1);
-            }
-            send(client, base, i, attemptTimeout, false);
-            done.incrementAndGet();
+            operation.accept(i);
           }
         });
       }
-      injectFaults();
       clients.shutdown();
+      return clients;
+    }
+
+    private void awaitClients(ExecutorService clients, String what) throws InterruptedException {
       if (!clients.awaitTermination(30, TimeUnit.MINUTES)) {
         clients.shutdownNow();
-        throw new IllegalStateException("the clients did not finish within 30 minutes");
+        throw new IllegalStateException(what + " did not finish within 30 minutes");
       }
-      proxy.dropResponses(0);
     }
 
     /** Spreads the kills and store restarts evenly over the load, by progress. */
@@ -301,24 +305,14 @@ public final class ChaosHarness {
       }
     }
 
-    /** The final retry: every operation once more with its key, straight to the server, no faults. A slow one stays slow only if it runs again. */
+    /**
+     * The final retry: every operation once more with its key, straight to the server, no faults; a
+     * slow operation is slow again only if it runs again.
+     */
     void settle() throws InterruptedException {
       OnceHttpClient client = client(target.lease().multipliedBy(3).plus(Duration.ofMinutes(2)));
       URI base = URI.create("http://127.0.0.1:" + target.port());
-      AtomicInteger next = new AtomicInteger();
-      ExecutorService clients = Executors.newFixedThreadPool(settings.clients());
-      for (int c = 0; c < settings.clients(); c++) {
-        clients.execute(() -> {
-          for (int i; (i = next.getAndIncrement()) < n; ) {
-            send(client, base, i, Duration.ofSeconds(30), true);
-          }
-        });
-      }
-      clients.shutdown();
-      if (!clients.awaitTermination(30, TimeUnit.MINUTES)) {
-        clients.shutdownNow();
-        throw new IllegalStateException("the final retry did not finish within 30 minutes");
-      }
+      awaitClients(clients(i -> send(client, base, i, Duration.ofSeconds(30), true)), "the final retry");
     }
 
     AuditReport audit(Duration duration) {

@@ -46,8 +46,8 @@ import org.slf4j.LoggerFactory;
  * operation running again.
  *
  * <pre>
- * java -cp once-chaos.jar dev.once.chaos.FailoverHarness [--replication async|sync|both]
- *     [--effects separate|transactional|both] [--threads 16] [--seconds 10] [--rounds 1]
+ * java -cp once-chaos.jar dev.once.chaos.FailoverHarness [--replication async|sync-remote-apply|all]
+ *     [--effects separate|transactional|all] [--threads 16] [--seconds 10] [--rounds 1]
  * </pre>
  *
  * <p>Exits 1 if synchronous replication lost or re-ran anything acknowledged (asynchronous replication
@@ -328,22 +328,10 @@ public final class FailoverHarness {
 
   /** The command line: one table row per round and replication mode. */
   public static void main(String[] args) throws Exception {
-    Options options = Options.parse(args, Map.of("replication", "both", "effects", "both", "threads", "16",
+    Options options = Options.parse(args, Map.of("replication", "all", "effects", "all", "threads", "16",
         "seconds", "10", "rounds", "1"));
-    List<Replication> modes = switch (options.get("replication")) {
-      case "async" -> List.of(Replication.ASYNC);
-      case "sync" -> List.of(Replication.SYNC_REMOTE_APPLY);
-      case "both" -> List.of(Replication.ASYNC, Replication.SYNC_REMOTE_APPLY);
-      default -> throw new IllegalArgumentException("--replication must be async, sync or both, was "
-          + options.get("replication"));
-    };
-    List<EffectMode> effectModes = switch (options.get("effects")) {
-      case "separate" -> List.of(EffectMode.SEPARATE);
-      case "transactional" -> List.of(EffectMode.TRANSACTIONAL);
-      case "both" -> List.of(EffectMode.SEPARATE, EffectMode.TRANSACTIONAL);
-      default -> throw new IllegalArgumentException("--effects must be separate, transactional or both, was "
-          + options.get("effects"));
-    };
+    List<Replication> modes = options.enumValues("replication", Replication.class);
+    List<EffectMode> effectModes = options.enumValues("effects", EffectMode.class);
     int rounds = options.intValue("rounds", 1, 100);
     List<FailoverReport> reports = new ArrayList<>();
     for (Replication mode : modes) {

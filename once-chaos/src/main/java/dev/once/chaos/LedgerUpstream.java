@@ -34,6 +34,7 @@ final class LedgerUpstream implements AutoCloseable {
   record Delivery(String key, long token, long amount, long atNanos, boolean charged) {}
 
   private static final Pattern AMOUNT = Pattern.compile("\"amount\"\\s*:\\s*(\\d+)");
+  private static final Pattern DELAY = Pattern.compile("delay=(\\d{1,9})");
   private static final long MAX_DELAY_MS = 60_000;
 
   private final Mode mode;
@@ -79,31 +80,31 @@ final class LedgerUpstream implements AutoCloseable {
         body = in.readNBytes(64 * 1024);
       }
       Matcher m = AMOUNT.matcher(new String(body, StandardCharsets.UTF_8));
-      if (!ex.getRequestMethod().equals("POST") || !m.find()) {
-        send(ex, 400, "{\"error\":\"POST {\\\"amount\\\":N}\"}");
-        return;
+      boolean valid = ex.getRequestMethod().equals("POST") && m.find();
+      String answer = valid ? record(ex, Long.parseLong(m.group(1))) : "{\"error\":\"POST {\\\"amount\\\":N}\"}";
+      byte[] bytes = answer.getBytes(StandardCharsets.UTF_8);
+      ex.getResponseHeaders().add("Content-Type", "application/json");
+      ex.sendResponseHeaders(valid ? 201 : 400, bytes.length);
+      ex.getResponseBody().write(bytes);
+    }
+  }
+
+  /** Records the delivery after the requested delay; returns the charge to answer with. */
+  private String record(HttpExchange ex, long amount) {
+    delay(ex.getRequestURI().getRawQuery());
+    String key = ex.getRequestHeaders().getFirst("Idempotency-Key");
+    String tokenHeader = ex.getRequestHeaders().getFirst("Once-Token");
+    long token = tokenHeader == null ? -1 : Long.parseLong(tokenHeader);
+    synchronized (this) {
+      String first = key == null ? null : chargeOfKey.get(key);
+      boolean charged = mode == Mode.NAIVE || first == null;
+      String charge = charged ? "{\"id\":\"ch_" + (++charges) + "\",\"amount\":" + amount + "}" : first;
+      if (charged && key != null) {
+        chargeOfKey.putIfAbsent(key, charge);
       }
-      long amount = Long.parseLong(m.group(1));
-      sleep(delayOf(ex.getRequestURI().getRawQuery()));
-      String key = ex.getRequestHeaders().getFirst("Idempotency-Key");
-      String tokenHeader = ex.getRequestHeaders().getFirst("Once-Token");
-      long token = tokenHeader == null ? -1 : Long.parseLong(tokenHeader);
-      String charge;
-      synchronized (this) {
-        String first = key == null ? null : chargeOfKey.get(key);
-        boolean charged = mode == Mode.NAIVE || first == null;
-        if (charged) {
-          charge = "{\"id\":\"ch_" + (++charges) + "\",\"amount\":" + amount + "}";
-          if (key != null) {
-            chargeOfKey.putIfAbsent(key, charge);
-          }
-        } else {
-          charge = first;
-        }
-        deliveries.computeIfAbsent(amount, a -> new ArrayList<>())
-            .add(new Delivery(key, token, amount, System.nanoTime(), charged));
-      }
-      send(ex, 201, charge);
+      deliveries.computeIfAbsent(amount, a -> new ArrayList<>())
+          .add(new Delivery(key, token, amount, System.nanoTime(), charged));
+      return charge;
     }
   }
 
@@ -114,32 +115,16 @@ final class LedgerUpstream implements AutoCloseable {
     return copy;
   }
 
-  private static long delayOf(String query) {
-    if (query != null && query.startsWith("delay=")) {
+  /** Sleeps for the request's {@code ?delay=ms}, at most a minute. */
+  private static void delay(String query) {
+    Matcher m = DELAY.matcher(query == null ? "" : query);
+    if (m.matches()) {
       try {
-        return Math.max(0, Math.min(MAX_DELAY_MS, Long.parseLong(query.substring(6))));
-      } catch (NumberFormatException e) {
-        return 0;
-      }
-    }
-    return 0;
-  }
-
-  private static void sleep(long ms) {
-    if (ms > 0) {
-      try {
-        Thread.sleep(ms);
+        Thread.sleep(Math.min(MAX_DELAY_MS, Long.parseLong(m.group(1))));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
     }
-  }
-
-  private static void send(HttpExchange ex, int status, String body) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    ex.getResponseHeaders().add("Content-Type", "application/json");
-    ex.sendResponseHeaders(status, bytes.length);
-    ex.getResponseBody().write(bytes);
   }
 
   @Override

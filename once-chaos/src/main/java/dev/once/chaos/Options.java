@@ -1,6 +1,9 @@
 package dev.once.chaos;
 
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -50,5 +53,29 @@ final class Options {
       // reported below
     }
     throw new IllegalArgumentException("--" + name + " must be a number between " + min + " and " + max + ", was " + v);
+  }
+
+  /** An enum constant by its name in lower case with dashes, e.g. {@code sync-remote-apply}. */
+  <E extends Enum<E>> E enumValue(String name, Class<E> type) {
+    String v = get(name);
+    for (E e : type.getEnumConstants()) {
+      if (spelling(e).equals(v)) {
+        return e;
+      }
+    }
+    throw new IllegalArgumentException("--" + name + " must be one of " + spellings(type) + ", was " + v);
+  }
+
+  /** As {@link #enumValue}, or every constant for {@code all}. */
+  <E extends Enum<E>> List<E> enumValues(String name, Class<E> type) {
+    return "all".equals(get(name)) ? List.of(type.getEnumConstants()) : List.of(enumValue(name, type));
+  }
+
+  private static String spelling(Enum<?> e) {
+    return e.name().toLowerCase(Locale.ROOT).replace('_', '-');
+  }
+
+  private static List<String> spellings(Class<? extends Enum<?>> type) {
+    return Arrays.stream(type.getEnumConstants()).map(Options::spelling).toList();
   }
 }
