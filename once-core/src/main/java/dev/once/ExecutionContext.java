@@ -36,4 +36,13 @@ public interface ExecutionContext {
 
   /** Whether the lease is known to be lost (a heartbeat or checkpoint was rejected). */
   boolean leaseLost();
+
+  /**
+   * The context of a run without a lease, as a fail-open policy runs when the store is down: token
+   * 0, no recovery point, checkpoints go nowhere and the lease is never lost. For callers of
+   * {@link Once#begin} that get {@link Admission.Unguarded}.
+   */
+  static ExecutionContext unguarded(Scope scope, IdempotencyKey key) {
+    return new UnguardedContext(scope, key);
+  }
 }

@@ -6,8 +6,10 @@ import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
 import dev.once.store.StoreUnavailableException;
+import dev.once.store.UnreadableRecordException;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -131,6 +133,33 @@ public final class Once implements AutoCloseable {
       return new Admission.InFlight(retryAfter(existing));
     } catch (StoreUnavailableException e) {
       return storeUnavailable(id, e, policy);
+    } catch (UnreadableRecordException e) {
+      // The operation ran before (or began to): running it again could duplicate its effect.
+      log.warn("{}; answering 'response unavailable'", e.getMessage());
+      return new Admission.ResponseUnavailable();
+    }
+  }
+
+  /**
+   * What a duplicate of (scope, key) would be answered, without claiming: a replay, a mismatch or an
+   * in-flight conflict if a record exists; empty if none does (or the store cannot say), so a claim
+   * would create one. For callers that must not create a record now but should still answer
+   * retries, such as a rate limit on new keys. One store read; never runs or waits for anything.
+   */
+  public Optional<Admission> existing(Scope scope, IdempotencyKey key, Fingerprint fingerprint) {
+    RecordId id = RecordId.of(scope, key);
+    try {
+      Optional<IdempotencyRecord> record = store.get(id);
+      if (record.isEmpty()) {
+        return Optional.empty();
+      }
+      Admission settled = settle(id, record.get(), fingerprint);
+      return Optional.of(settled != null ? settled : new Admission.InFlight(retryAfter(record.get())));
+    } catch (StoreUnavailableException e) {
+      return Optional.empty();
+    } catch (UnreadableRecordException e) {
+      log.warn("{}; answering 'response unavailable'", e.getMessage());
+      return Optional.of(new Admission.ResponseUnavailable());
     }
   }
 

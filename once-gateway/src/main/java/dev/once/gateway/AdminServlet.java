@@ -7,6 +7,7 @@ import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.store.StoreUnavailableException;
+import dev.once.store.UnreadableRecordException;
 import dev.once.store.jdbc.Purger;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
@@ -67,6 +68,11 @@ final class AdminServlet extends HttpServlet {
     } catch (StoreUnavailableException e) {
       audit.warn("admin action={} remote={} result=store-unavailable", Logs.safe(action), remote);
       json(response, 503, "{\"error\":\"the store is unavailable\"}");
+    } catch (UnreadableRecordException e) {
+      // Its key was dropped from the keyring, or it was tampered with: say which, never its bytes.
+      audit.warn("admin action={} remote={} result=unreadable reason={} key-id={}", Logs.safe(action), remote,
+          e.reason(), e.keyId() == null ? "-" : e.keyId());
+      json(response, 409, "{\"error\":\"the record is unreadable\",\"reason\":\"" + e.reason() + "\"}");
     }
   }
 

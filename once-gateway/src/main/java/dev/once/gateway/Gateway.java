@@ -3,6 +3,7 @@ package dev.once.gateway;
 import dev.once.Once;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.ScopeResolver;
+import dev.once.store.EncryptingStore;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.jdbc.Purger;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -73,13 +74,15 @@ public final class Gateway implements AutoCloseable {
     Purger purger = null;
     Server server = null;
     try {
-      once = Once.builder(store.store())
+      IdempotencyStore records = config.encryptionKeys() == null ? store.store()
+          : EncryptingStore.of(store.store(), config.encryptionKeys());
+      once = Once.builder(records)
           .defaults(config.defaults().execution())
           .listener(Metrics.listener(registry))
           .build();
       HttpIdempotency http = idempotency(config, once);
-      purger = Purger.builder(store.store()).interval(config.purgeInterval()).start();
-      server = GatewayServer.create(config, http, store.store(), purger, registry);
+      purger = Purger.builder(records).interval(config.purgeInterval()).start();
+      server = GatewayServer.create(config, http, records, purger, registry);
       server.start();
     } catch (Exception | Error e) {
       stopQuietly(server, e);
@@ -100,7 +103,8 @@ public final class Gateway implements AutoCloseable {
   private static HttpIdempotency idempotency(GatewayConfig config, Once once) {
     HttpIdempotency.Builder b = HttpIdempotency.builder(once)
         .scope(ScopeResolver.header(config.tenantHeader()))
-        .defaults(config.defaults());
+        .defaults(config.defaults())
+        .newKeyLimit(config.newKeyLimit());
     config.routes().forEach(r -> b.route(r.pattern(), r.policy()));
     return b.build();
   }

@@ -1,6 +1,8 @@
 package dev.once.gateway;
 
+import dev.once.http.NewKeyLimit;
 import dev.once.http.RoutePolicy;
+import dev.once.store.Keyring;
 import dev.once.store.jdbc.EmbeddedStore;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -45,6 +47,8 @@ public final class GatewayConfig {
   private final EmbeddedStore.Durability durability;
   private final String tenantHeader;
   private final String adminToken;
+  private final Keyring encryptionKeys;
+  private final NewKeyLimit newKeyLimit;
   private final Duration upstreamConnectTimeout;
   private final Duration upstreamIdleTimeout;
   private final Duration upstreamTimeout;
@@ -68,6 +72,10 @@ public final class GatewayConfig {
     this.durability = b.durability;
     this.tenantHeader = b.tenantHeader;
     this.adminToken = b.adminToken;
+    this.encryptionKeys = b.encryptionKeys;
+    this.newKeyLimit = b.newKeysPerSecond == 0 ? NewKeyLimit.UNLIMITED
+        : NewKeyLimit.perSecond(b.newKeysPerSecond).burst(b.newKeysBurst > 0 ? b.newKeysBurst
+            : (int) Math.max(1, Math.ceil(b.newKeysPerSecond))).build();
     this.upstreamConnectTimeout = b.upstreamConnectTimeout;
     this.upstreamIdleTimeout = b.upstreamIdleTimeout;
     this.upstreamTimeout = b.upstreamTimeout;
@@ -134,6 +142,16 @@ public final class GatewayConfig {
     return adminToken;
   }
 
+  /** The keys results are encrypted with at rest, or {@code null}: stored in clear. */
+  Keyring encryptionKeys() {
+    return encryptionKeys;
+  }
+
+  /** How fast one tenant may create new records. */
+  public NewKeyLimit newKeyLimit() {
+    return newKeyLimit;
+  }
+
   public Duration upstreamConnectTimeout() {
     return upstreamConnectTimeout;
   }
@@ -181,7 +199,9 @@ public final class GatewayConfig {
     // Safe to log: the store URL hides its password and the admin token is never shown.
     return "GatewayConfig[bind=" + bind + ", port=" + port + ", managementPort=" + managementPort
         + ", upstream=" + upstream + ", store=" + store + ", dataDir=" + dataDir + ", routes=" + routes.size()
-        + ", admin=" + (adminToken == null ? "off" : "on") + "]";
+        + ", admin=" + (adminToken == null ? "off" : "on")
+        + ", encryption=" + (encryptionKeys == null ? "off" : "on, active key " + encryptionKeys.activeId())
+        + ", newKeyLimit=" + newKeyLimit + "]";
   }
 
   /** Builds a {@link GatewayConfig}; every setter validates its value and names the option. */
@@ -197,6 +217,9 @@ public final class GatewayConfig {
     private EmbeddedStore.Durability durability = EmbeddedStore.Durability.SURVIVES_POWER_LOSS;
     private String tenantHeader = "Api-Key";
     private String adminToken;
+    private Keyring encryptionKeys;
+    private double newKeysPerSecond;
+    private int newKeysBurst;
     private Duration upstreamConnectTimeout = Duration.ofSeconds(2);
     private Duration upstreamIdleTimeout = Duration.ofSeconds(30);
     private Duration upstreamTimeout = Duration.ofSeconds(30);
@@ -315,6 +338,33 @@ public final class GatewayConfig {
       return this;
     }
 
+    /**
+     * Encrypts stored results and recovery points with AES-GCM under these keys (the active one
+     * writes, the others only read); {@code null} stores them in clear (the default).
+     */
+    public Builder encryptionKeys(Keyring keys) {
+      this.encryptionKeys = keys;
+      return this;
+    }
+
+    /** The sustained rate of new keys one tenant may create; 0 (the default) is no limit. */
+    public Builder newKeysPerSecond(double perSecond) {
+      if (perSecond != 0) {
+        NewKeyLimit.perSecond(perSecond); // validates, naming the option
+      }
+      this.newKeysPerSecond = perSecond;
+      return this;
+    }
+
+    /** How many new keys a tenant may create at once; default one second's worth. */
+    public Builder newKeysBurst(int burst) {
+      if (burst < 1) {
+        throw new IllegalArgumentException("new-keys-burst must be at least 1, was " + burst);
+      }
+      this.newKeysBurst = burst;
+      return this;
+    }
+
     public Builder upstreamConnectTimeout(Duration d) {
       this.upstreamConnectTimeout = checkDuration("upstream-connect-timeout", d, Duration.ofMillis(10), Duration.ofMinutes(5));
       return this;
@@ -383,6 +433,9 @@ public final class GatewayConfig {
       if (upstream == null) {
         throw new IllegalStateException("upstream is required: pass --upstream URL, set ONCE_UPSTREAM,"
             + " or write 'upstream:' in the config file (or try --demo)");
+      }
+      if (newKeysBurst > 0 && newKeysPerSecond == 0) {
+        throw new IllegalStateException("new-keys-burst needs new-keys-per-second");
       }
       if (port != 0 && port == managementPort) {
         throw new IllegalStateException("port and management-port must differ, both are " + port);

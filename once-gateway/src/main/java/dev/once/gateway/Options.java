@@ -1,5 +1,6 @@
 package dev.once.gateway;
 
+import dev.once.store.Keyring;
 import dev.once.store.jdbc.EmbeddedStore;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -41,6 +42,15 @@ final class Options {
           (b, v) -> b.upstreamMaxConnections(integer("upstream-max-connections", v))),
       new Option("admin-token", "(off)", "bearer token of the admin API; unset keeps it off (prefer the env variable)",
           GatewayConfig.Builder::adminToken),
+      new Option("encryption-keys", "(off)",
+          "id:base64key[,id:base64key...]: AES keys encrypting stored responses, the first writes (prefer the env variable)",
+          (b, v) -> b.encryptionKeys(Keyring.parse(v))),
+      new Option("encryption-keys-file", "(off)", "file holding the encryption keys in the same form",
+          (b, v) -> b.encryptionKeys(Keyring.parse(readSecretFile("encryption-keys-file", v)))),
+      new Option("new-keys-per-second", "0 (off)", "new keys one tenant may create per second; more get 429",
+          (b, v) -> b.newKeysPerSecond(decimal("new-keys-per-second", v))),
+      new Option("new-keys-burst", "one second's worth", "new keys one tenant may create at once",
+          (b, v) -> b.newKeysBurst(integer("new-keys-burst", v))),
       new Option("stop-timeout", "30s", "on shutdown, how long requests in flight may take to finish",
           (b, v) -> b.stopTimeout(Durations.parse(v))),
       new Option("purge-interval", "1m", "how often expired records are purged",
@@ -66,6 +76,23 @@ final class Options {
       return Integer.parseInt(v.trim());
     } catch (NumberFormatException e) {
       throw new IllegalArgumentException(name + " must be a whole number, was '" + v + "'");
+    }
+  }
+
+  static double decimal(String name, String v) {
+    try {
+      return Double.parseDouble(v.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(name + " must be a number, was '" + v + "'");
+    }
+  }
+
+  /** A file's text, trimmed; errors name the option and the file, never its content. */
+  static String readSecretFile(String name, String path) {
+    try {
+      return java.nio.file.Files.readString(Path.of(path.trim())).trim();
+    } catch (java.io.IOException | java.nio.file.InvalidPathException e) {
+      throw new IllegalArgumentException(name + ": cannot read '" + path + "': " + e.getClass().getSimpleName());
     }
   }
 

@@ -45,12 +45,14 @@ public final class HttpIdempotency {
   private final Route fallback;
   private final ScopeResolver scopes;
   private final ConcurrentHashMap<RecordId, Integer> waiters = new ConcurrentHashMap<>();
+  private final NewKeyLimit newKeys;
 
   private HttpIdempotency(Builder b) {
     this.once = b.once;
     this.routes = List.copyOf(b.routes);
     this.fallback = new Route("/**", b.defaults);
     this.scopes = b.scopes;
+    this.newKeys = b.newKeys;
   }
 
   public static Builder builder(Once once) {
@@ -92,9 +94,20 @@ public final class HttpIdempotency {
     if (request.body().length > policy.maxRequestBytes()) {
       return new Decision.Respond(Problems.bodyTooLarge(policy.maxRequestBytes()), false);
     }
-    Scope scope = scopeOf(route, method, request);
+    String tenant = scopes.tenantOf(request);
+    Scope scope = scopeOf(tenant, route, method);
     Fingerprint fingerprint = fingerprint(route, method, request);
-    return admit(route, scope, key, fingerprint);
+    java.time.Duration wait = newKeys.acquire(tenant);
+    if (!wait.isZero()) {
+      // Over the limit: a retry of a known key is still answered (one store read); a new key is refused.
+      return once.existing(scope, key, fingerprint).map(known -> decide(route, known)).orElseGet(() ->
+          problem(ProblemType.RATE_LIMITED, "Too many new idempotency keys from this client; retry later.", wait));
+    }
+    Decision decision = admit(route, scope, key, fingerprint);
+    if (!(decision instanceof Decision.Proceed)) {
+      newKeys.refund(tenant); // no record was created: replays and conflicts are never limited
+    }
+    return decision;
   }
 
   private Decision admit(Route route, Scope scope, IdempotencyKey key, Fingerprint fingerprint) {
@@ -147,8 +160,7 @@ public final class HttpIdempotency {
         recorded.headers().with(REPLAYED_HEADER, "true"), recorded.body()), true);
   }
 
-  private Scope scopeOf(Route route, String method, IncomingRequest request) {
-    String tenant = scopes.tenantOf(request);
+  private static Scope scopeOf(String tenant, Route route, String method) {
     String operation = method + " " + route.pattern();
     try {
       return Scope.of(tenant, operation);
@@ -187,6 +199,7 @@ public final class HttpIdempotency {
     private final List<Route> routes = new ArrayList<>();
     private RoutePolicy defaults = RoutePolicy.DEFAULTS;
     private ScopeResolver scopes = ScopeResolver.header("Api-Key");
+    private NewKeyLimit newKeys = NewKeyLimit.UNLIMITED;
 
     private Builder(Once once) {
       this.once = Objects.requireNonNull(once, "once");
@@ -207,6 +220,15 @@ public final class HttpIdempotency {
     /** Who owns a key (default: the SHA-256 of the {@code Api-Key} header). */
     public Builder scope(ScopeResolver scopes) {
       this.scopes = Objects.requireNonNull(scopes, "scopes");
+      return this;
+    }
+
+    /**
+     * How fast one tenant may create new records (default {@link NewKeyLimit#UNLIMITED}); over it, a
+     * request is answered 429 {@code idempotency-rate-limited} and nothing is stored.
+     */
+    public Builder newKeyLimit(NewKeyLimit newKeys) {
+      this.newKeys = Objects.requireNonNull(newKeys, "newKeys");
       return this;
     }
 

@@ -19,7 +19,9 @@ public enum ProblemType {
   /** The idempotency store cannot be reached; nothing was executed. */
   STORE_UNAVAILABLE("idempotency-store-unavailable", 503, "Idempotency store is unavailable"),
   /** The request body is larger than the route allows. */
-  BODY_TOO_LARGE("request-body-too-large", 413, "Request body is too large");
+  BODY_TOO_LARGE("request-body-too-large", 413, "Request body is too large"),
+  /** The client created new keys faster than its {@link NewKeyLimit} allows; nothing was stored. */
+  RATE_LIMITED("idempotency-rate-limited", 429, "Too many new idempotency keys");
 
   /** The base of every problem type URI. */
   public static final String BASE_URI = "https://once.dev/problems/";

@@ -44,9 +44,15 @@ public final class Route {
     return pattern;
   }
 
+  /**
+   * The segments of a path: without its leading and one trailing {@code /}. A path that does not
+   * start with {@code /} (empty, or {@code *}) keeps its first character: found by fuzzing, an empty
+   * path used to throw, and {@code xrequired/a} used to match {@code /required/**}.
+   */
   private static String[] split(String path) {
-    String trimmed = path.length() > 1 && path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
-    return trimmed.equals("/") ? new String[0] : trimmed.substring(1).split("/", -1);
+    int start = path.startsWith("/") ? 1 : 0;
+    int end = path.length() > start && path.endsWith("/") ? path.length() - 1 : path.length();
+    return start >= end ? new String[0] : path.substring(start, end).split("/", -1);
   }
 
   boolean matches(String path) {

@@ -29,9 +29,10 @@ import java.util.concurrent.atomic.AtomicReference;
  *       until restored (the server is gone).</li>
  * </ul>
  *
- * <p>An "answer" is the first bytes the server sends after the client last sent some, which is one
- * HTTP/1.1 response for clients that do not pipeline (the JDK's does not), and one reply of a
- * request–response database protocol. Bounded: it only ever listens on and connects to loopback,
+ * <p>An "answer" is the first bytes the server sends on a new connection or after the client last
+ * sent some: one HTTP/1.1 response for clients that do not pipeline (the JDK's does not), one reply
+ * of a request–response database protocol (or its greeting, for protocols where the server speaks
+ * first). Bounded: it only ever listens on and connects to loopback,
  * serves at most {@link #MAX_CONNECTIONS} connections at a time (two daemon threads each), and
  * {@link #close()} ends them all.
  */

@@ -1,5 +1,6 @@
 package dev.once.store.jdbc;
 
+import dev.once.store.jdbc.internal.TableName;
 import dev.once.store.ClaimRequest;
 import java.sql.ResultSet;
 import java.sql.SQLException;

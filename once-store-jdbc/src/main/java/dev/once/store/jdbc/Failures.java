@@ -1,5 +1,6 @@
 package dev.once.store.jdbc;
 
+import dev.once.store.jdbc.internal.TableName;
 import dev.once.store.StoreUnavailableException;
 import java.sql.SQLException;
 import org.slf4j.Logger;

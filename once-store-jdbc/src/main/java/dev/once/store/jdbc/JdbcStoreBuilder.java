@@ -1,5 +1,6 @@
 package dev.once.store.jdbc;
 
+import dev.once.store.jdbc.internal.TableName;
 import java.time.Duration;
 
 /**
@@ -12,7 +13,10 @@ abstract class JdbcStoreBuilder<B extends JdbcStoreBuilder<B>> {
 
   static final Duration DEFAULT_QUERY_TIMEOUT = Duration.ofSeconds(5);
 
-  TableName table = new TableName(null, TableName.DEFAULT);
+  /** The table name the schema files use, and the default. */
+  static final String DEFAULT_TABLE = "once_records";
+
+  TableName table = new TableName(null, DEFAULT_TABLE);
   Duration queryTimeout = DEFAULT_QUERY_TIMEOUT;
 
   JdbcStoreBuilder() {}

@@ -1,8 +1,8 @@
 package dev.once.store.jdbc;
 
+import dev.once.store.jdbc.internal.Migrations;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -15,16 +15,8 @@ final class SchemaCreator {
 
   static void create(Connection connection, Dialect dialect, int timeoutSeconds) throws SQLException {
     new Session(connection, timeoutSeconds, TransactionControl.OWN).atomically(session -> {
-      try (Statement s = connection.createStatement()) {
-        s.setQueryTimeout(timeoutSeconds);
-        String lock = dialect.schemaLock();
-        if (lock != null) {
-          s.execute(lock);
-        }
-        for (String sql : Migrations.statements(dialect.migration(), dialect.table)) {
-          s.execute(sql);
-        }
-      }
+      Migrations.apply(connection, dialect.migration(), JdbcStoreBuilder.DEFAULT_TABLE, dialect.table,
+          dialect.schemaLock(), timeoutSeconds);
       return null;
     });
     LOG.info("schema for {} is in place ({})", dialect.table, dialect.migration());

@@ -9,6 +9,7 @@ import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
+import dev.once.tck.ChildJvm;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -11,6 +11,7 @@ import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
+import dev.once.tck.ChildJvm;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;

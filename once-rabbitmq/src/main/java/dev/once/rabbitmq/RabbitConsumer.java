@@ -1,0 +1,279 @@
+package dev.once.rabbitmq;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.Delivery;
+import dev.once.messaging.Acknowledgement;
+import dev.once.messaging.ConsumerCounters;
+import dev.once.messaging.ConsumerStats;
+import dev.once.messaging.MessageProcessor;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An idempotent RabbitMQ consumer: one channel with manual acknowledgements, on which every delivery
+ * goes through a once-messaging {@link MessageProcessor} and its {@link Acknowledgement} becomes
+ * the broker's:
+ *
+ * <table>
+ *   <caption>acknowledgements</caption>
+ *   <tr><th>decision</th><th>on the channel</th></tr>
+ *   <tr><td>Ack</td><td>{@code basic.ack}</td></tr>
+ *   <tr><td>Redeliver(delay)</td><td>published to the retry queue for that delay (publisher-confirmed), then
+ *       {@code basic.ack}; the retry queue dead-letters it back to the queue when its TTL ends. With
+ *       delayed redelivery off, or a zero delay: {@code basic.nack} with requeue</td></tr>
+ *   <tr><td>DeadLetter, Reject</td><td>published to the dead-letter exchange if one is configured, then
+ *       {@code basic.ack}; otherwise {@code basic.reject} without requeue, which the queue's own
+ *       {@code x-dead-letter-exchange} receives if it has one</td></tr>
+ * </table>
+ *
+ * <pre>{@code
+ * RabbitConsumer consumer = RabbitConsumer.builder(connection, "orders", orders.processor(handler))
+ *     .prefetch(32)
+ *     .deadLetter("", "orders.dead")
+ *     .start();
+ * }</pre>
+ *
+ * <p>The retry queue for a delay of {@code d} is {@link #retryQueue(String, Duration)}: durable, with
+ * {@code x-message-ttl} {@code d}, dead-lettering to the default exchange with the queue's name. One
+ * queue per delay keeps expiry in order (RabbitMQ expires only the head of a queue).
+ *
+ * <p>The redelivered flag is counted in {@link #stats()} and logged, but never used to skip the
+ * store: a duplicate may also come from a producer that published twice, which the broker does not
+ * mark, so every delivery is claimed (one store round trip).
+ *
+ * <p>Deliveries on one channel are processed one at a time, in order; run several consumers (each
+ * its own channel) for parallelism.
+ */
+public final class RabbitConsumer implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(RabbitConsumer.class);
+
+  /** The header a dead-lettered message carries: why ({@code final-failure} or a reject reason). */
+  public static final String REASON_HEADER = "x-once-reason";
+  /** The header a dead-lettered final failure carries: its {@link dev.once.FinalFailure#code()}. */
+  public static final String FAILURE_CODE_HEADER = "x-once-failure-code";
+
+  private final Channel channel;
+  private final String queue;
+  private final MessageProcessor<Delivery> processor;
+  private final String deadLetterExchange;
+  private final String deadLetterRoutingKey;
+  private final boolean delayedRedelivery;
+  private final long confirmTimeoutMillis;
+  private final Set<String> retryQueues = ConcurrentHashMap.newKeySet();
+  private final ConsumerCounters counters = new ConsumerCounters();
+  private final String consumerTag;
+
+  private RabbitConsumer(Builder b) throws IOException {
+    this.queue = b.queue;
+    this.processor = b.processor;
+    this.deadLetterExchange = b.deadLetterExchange;
+    this.deadLetterRoutingKey = b.deadLetterRoutingKey;
+    this.delayedRedelivery = b.delayedRedelivery;
+    this.confirmTimeoutMillis = b.confirmTimeout.toMillis();
+    this.channel = b.connection.createChannel();
+    try {
+      channel.basicQos(b.prefetch);
+      channel.confirmSelect();
+      this.consumerTag = channel.basicConsume(queue, false, (tag, delivery) -> onDelivery(delivery),
+          tag -> log.warn("the broker cancelled the consumer of {}", queue));
+    } catch (IOException | RuntimeException e) {
+      closeQuietly();
+      throw e;
+    }
+  }
+
+  /** Starts building a consumer of {@code queue} on a new channel of {@code connection}. */
+  public static Builder builder(Connection connection, String queue, MessageProcessor<Delivery> processor) {
+    return new Builder(connection, queue, processor);
+  }
+
+  /** The retry queue that delays redeliveries to {@code queue} by {@code delay}. */
+  public static String retryQueue(String queue, Duration delay) {
+    return queue + ".once-retry." + delay.toMillis() + "ms";
+  }
+
+  /** What this consumer has done so far. */
+  public ConsumerStats stats() {
+    return counters.snapshot();
+  }
+
+  private void onDelivery(Delivery delivery) {
+    counters.delivered(delivery.getEnvelope().isRedeliver());
+    Acknowledgement a;
+    try {
+      a = processor.process(delivery);
+    } catch (RuntimeException e) {
+      log.error("the message processor of {} threw; requeueing the message", queue, e);
+      a = new Acknowledgement.Redeliver(Duration.ZERO, Acknowledgement.RedeliverReason.TRANSIENT_FAILURE, e);
+    }
+    counters.acknowledged(a);
+    if (delivery.getEnvelope().isRedeliver() && a instanceof Acknowledgement.Ack) {
+      log.debug("a redelivery on {} was acknowledged ({}): an earlier delivery went unacknowledged", queue, a);
+    }
+    try {
+      settle(delivery, a);
+    } catch (IOException | TimeoutException | RuntimeException e) {
+      // Unacknowledged: the broker redelivers it when the channel closes, and the store answers then.
+      counters.failed();
+      log.warn("could not acknowledge a message on {} ({}): {}", queue, a.getClass().getSimpleName(), e.toString());
+    } catch (InterruptedException e) {
+      counters.failed();
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private void settle(Delivery delivery, Acknowledgement a) throws IOException, TimeoutException, InterruptedException {
+    long tag = delivery.getEnvelope().getDeliveryTag();
+    if (a instanceof Acknowledgement.Ack) {
+      channel.basicAck(tag, false);
+    } else if (a instanceof Acknowledgement.Redeliver r) {
+      if (!delayedRedelivery || r.delay().isZero()) {
+        channel.basicNack(tag, false, true);
+      } else {
+        publishConfirmed("", declareRetryQueue(r.delay()), delivery.getProperties(), delivery.getBody());
+        channel.basicAck(tag, false);
+      }
+    } else if (a instanceof Acknowledgement.DeadLetter d) {
+      deadLetter(delivery, "final-failure", d.failure().code());
+    } else {
+      deadLetter(delivery, ((Acknowledgement.Reject) a).reason().name().toLowerCase(java.util.Locale.ROOT), null);
+    }
+  }
+
+  private void deadLetter(Delivery delivery, String reason, String failureCode)
+      throws IOException, TimeoutException, InterruptedException {
+    long tag = delivery.getEnvelope().getDeliveryTag();
+    if (deadLetterExchange == null) {
+      channel.basicReject(tag, false);
+      return;
+    }
+    AMQP.BasicProperties props = delivery.getProperties();
+    Map<String, Object> headers = props.getHeaders() == null ? new HashMap<>() : new HashMap<>(props.getHeaders());
+    headers.put(REASON_HEADER, reason);
+    if (failureCode != null) {
+      headers.put(FAILURE_CODE_HEADER, failureCode);
+    }
+    publishConfirmed(deadLetterExchange, deadLetterRoutingKey, props.builder().headers(headers).build(), delivery.getBody());
+    channel.basicAck(tag, false);
+  }
+
+  private void publishConfirmed(String exchange, String routingKey, AMQP.BasicProperties props, byte[] body)
+      throws IOException, TimeoutException, InterruptedException {
+    channel.basicPublish(exchange, routingKey, props, body);
+    channel.waitForConfirmsOrDie(confirmTimeoutMillis);
+  }
+
+  private String declareRetryQueue(Duration delay) throws IOException {
+    String name = retryQueue(queue, delay);
+    if (!retryQueues.contains(name)) {
+      Map<String, Object> args = new HashMap<>();
+      args.put("x-message-ttl", delay.toMillis());
+      args.put("x-dead-letter-exchange", "");
+      args.put("x-dead-letter-routing-key", queue);
+      channel.queueDeclare(name, true, false, false, args);
+      retryQueues.add(name);
+    }
+    return name;
+  }
+
+  /**
+   * Cancels the subscription and closes the channel. A message being processed right now is not
+   * acknowledged; the broker redelivers it, and the store replays or runs it.
+   */
+  @Override
+  public void close() {
+    try {
+      if (channel.isOpen()) {
+        channel.basicCancel(consumerTag);
+      }
+    } catch (IOException | RuntimeException e) {
+      log.debug("cancelling the consumer of {} failed: {}", queue, e.toString());
+    }
+    closeQuietly();
+  }
+
+  private void closeQuietly() {
+    try {
+      if (channel.isOpen()) {
+        channel.close();
+      }
+    } catch (IOException | TimeoutException | RuntimeException e) {
+      log.debug("closing the channel of {} failed: {}", queue, e.toString());
+    }
+  }
+
+  /** Builds and starts a {@link RabbitConsumer}. */
+  public static final class Builder {
+    private final Connection connection;
+    private final String queue;
+    private final MessageProcessor<Delivery> processor;
+    private int prefetch = 16;
+    private String deadLetterExchange;
+    private String deadLetterRoutingKey;
+    private boolean delayedRedelivery = true;
+    private Duration confirmTimeout = Duration.ofSeconds(10);
+
+    private Builder(Connection connection, String queue, MessageProcessor<Delivery> processor) {
+      this.connection = Objects.requireNonNull(connection, "connection");
+      if (queue == null || queue.isBlank()) {
+        throw new IllegalArgumentException("queue must not be blank, was " + (queue == null ? null : "'" + queue + "'"));
+      }
+      this.queue = queue;
+      this.processor = Objects.requireNonNull(processor, "processor");
+    }
+
+    /** How many unacknowledged deliveries the broker sends ahead ({@code basic.qos}); 1 to 65535, default 16. */
+    public Builder prefetch(int prefetch) {
+      if (prefetch < 1 || prefetch > 65_535) {
+        throw new IllegalArgumentException("prefetch must be between 1 and 65535, was " + prefetch);
+      }
+      this.prefetch = prefetch;
+      return this;
+    }
+
+    /**
+     * Where final failures and rejected messages go, with the headers {@value #REASON_HEADER} and
+     * {@value #FAILURE_CODE_HEADER} (default: none, see the class comment). {@code ""} is the default
+     * exchange, where the routing key names a queue.
+     */
+    public Builder deadLetter(String exchange, String routingKey) {
+      this.deadLetterExchange = Objects.requireNonNull(exchange, "exchange");
+      this.deadLetterRoutingKey = Objects.requireNonNull(routingKey, "routingKey");
+      return this;
+    }
+
+    /**
+     * Whether redeliveries wait out their delay in a retry queue (default {@code true}); with
+     * {@code false} they are nacked with requeue and come back at once.
+     */
+    public Builder delayedRedelivery(boolean delayedRedelivery) {
+      this.delayedRedelivery = delayedRedelivery;
+      return this;
+    }
+
+    /** How long a republish waits for the broker's confirm (default 10 s, 1 ms to 1 h). */
+    public Builder confirmTimeout(Duration confirmTimeout) {
+      if (confirmTimeout == null || confirmTimeout.toMillis() < 1 || confirmTimeout.compareTo(Duration.ofHours(1)) > 0) {
+        throw new IllegalArgumentException("confirmTimeout must be between 1 ms and 1 h, was " + confirmTimeout);
+      }
+      this.confirmTimeout = confirmTimeout;
+      return this;
+    }
+
+    /** Opens the channel and starts consuming. */
+    public RabbitConsumer start() throws IOException {
+      return new RabbitConsumer(this);
+    }
+  }
+}

@@ -1,0 +1,324 @@
+package dev.once.sqs;
+
+import dev.once.messaging.Acknowledgement;
+import dev.once.messaging.ConsumerCounters;
+import dev.once.messaging.ConsumerStats;
+import dev.once.messaging.MessageProcessor;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+
+/**
+ * An idempotent SQS consumer: worker threads long-poll the queue, every message goes through a
+ * once-messaging {@link MessageProcessor}, and its {@link Acknowledgement} becomes SQS calls:
+ *
+ * <table>
+ *   <caption>acknowledgements</caption>
+ *   <tr><th>decision</th><th>SQS</th></tr>
+ *   <tr><td>Ack</td><td>{@code DeleteMessage}</td></tr>
+ *   <tr><td>Redeliver(delay)</td><td>{@code ChangeMessageVisibility} to the delay, rounded up to whole
+ *       seconds: the message reappears then</td></tr>
+ *   <tr><td>DeadLetter, Reject</td><td>{@code SendMessage} to the dead-letter queue if one is configured
+ *       (with the attributes {@value #REASON_ATTRIBUTE} and {@value #FAILURE_CODE_ATTRIBUTE}), then
+ *       {@code DeleteMessage}</td></tr>
+ * </table>
+ *
+ * <p><b>Visibility and the lease.</b> While a handler runs, the consumer extends the message's
+ * visibility every third of the visibility timeout, so a long handler's message never reappears at
+ * another consumer mid-run. {@link Builder#start()} refuses a visibility timeout shorter than the
+ * processor's lease: after a consumer dies, its message reappears one visibility timeout later, and
+ * by then the dead consumer's lease must have ended so the redelivery takes over at once instead of
+ * bouncing as in-flight.
+ *
+ * <pre>{@code
+ * SqsConsumer consumer = SqsConsumer.builder(sqs, queueUrl, orders.processor(handler))
+ *     .visibilityTimeout(Duration.ofSeconds(60))
+ *     .workers(4)
+ *     .deadLetterQueue(dlqUrl)
+ *     .start();
+ * }</pre>
+ *
+ * <p>A receive count above one ({@code ApproximateReceiveCount}) counts as redelivered in
+ * {@link #stats()}; every message is claimed in the store regardless, because a producer's duplicate
+ * send arrives as a new message.
+ */
+public final class SqsConsumer implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(SqsConsumer.class);
+
+  /** The attribute a dead-lettered message carries: why ({@code final-failure} or a reject reason). */
+  public static final String REASON_ATTRIBUTE = "x-once-reason";
+  /** The attribute a dead-lettered final failure carries: its {@link dev.once.FinalFailure#code()}. */
+  public static final String FAILURE_CODE_ATTRIBUTE = "x-once-failure-code";
+
+  private static final int MAX_VISIBILITY_SECONDS = 43_200;
+
+  private final SqsClient sqs;
+  private final String queueUrl;
+  private final MessageProcessor<Message> processor;
+  private final int visibilitySeconds;
+  private final int waitSeconds;
+  private final int batchSize;
+  private final String deadLetterQueueUrl;
+  private final ConsumerCounters counters = new ConsumerCounters();
+  private final ScheduledExecutorService heartbeats;
+  private final List<Thread> workers = new ArrayList<>();
+  private volatile boolean running = true;
+
+  private SqsConsumer(Builder b) {
+    this.sqs = b.sqs;
+    this.queueUrl = b.queueUrl;
+    this.processor = b.processor;
+    this.visibilitySeconds = (int) b.visibilityTimeout.getSeconds();
+    this.waitSeconds = (int) b.receiveWait.getSeconds();
+    this.batchSize = b.batchSize;
+    this.deadLetterQueueUrl = b.deadLetterQueueUrl;
+    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread t = new Thread(r, "once-sqs-visibility");
+      t.setDaemon(true);
+      return t;
+    });
+    executor.setRemoveOnCancelPolicy(true);
+    this.heartbeats = executor;
+    for (int i = 0; i < b.workers; i++) {
+      Thread t = new Thread(this::poll, "once-sqs-consumer-" + i);
+      t.setDaemon(true);
+      workers.add(t);
+    }
+    workers.forEach(Thread::start);
+  }
+
+  /** Starts building a consumer of the queue at {@code queueUrl}. */
+  public static Builder builder(SqsClient sqs, String queueUrl, MessageProcessor<Message> processor) {
+    return new Builder(sqs, queueUrl, processor);
+  }
+
+  /** What this consumer has done so far. */
+  public ConsumerStats stats() {
+    return counters.snapshot();
+  }
+
+  private void poll() {
+    while (running) {
+      List<Message> batch;
+      try {
+        batch = sqs.receiveMessage(r -> r.queueUrl(queueUrl)
+            .maxNumberOfMessages(batchSize)
+            .waitTimeSeconds(waitSeconds)
+            .visibilityTimeout(visibilitySeconds)
+            .messageAttributeNames("All")
+            .messageSystemAttributeNames(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT)).messages();
+      } catch (SdkException e) {
+        if (running) {
+          log.warn("receiving from {} failed; retrying in a second: {}", queueUrl, e.toString());
+          pause();
+        }
+        continue;
+      }
+      for (Message m : batch) {
+        handle(m);
+      }
+    }
+  }
+
+  private void handle(Message m) {
+    String receiveCount = m.attributes().get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT);
+    counters.delivered(receiveCount != null && !"1".equals(receiveCount));
+    ScheduledFuture<?> heartbeat = extendVisibilityWhileRunning(m);
+    Acknowledgement a;
+    try {
+      a = processor.process(m);
+    } catch (RuntimeException e) {
+      log.error("the message processor of {} threw; the message reappears after its visibility timeout", queueUrl, e);
+      a = null;
+    } finally {
+      heartbeat.cancel(false);
+    }
+    if (a == null) {
+      counters.failed();
+      return;
+    }
+    counters.acknowledged(a);
+    try {
+      settle(m, a);
+    } catch (SdkException e) {
+      // Not deleted: it reappears after its visibility timeout, and the store answers then.
+      counters.failed();
+      log.warn("could not acknowledge a message on {} ({}): {}", queueUrl, a.getClass().getSimpleName(), e.toString());
+    }
+  }
+
+  private ScheduledFuture<?> extendVisibilityWhileRunning(Message m) {
+    long period = Math.max(1, visibilitySeconds * 1000L / 3);
+    return heartbeats.scheduleAtFixedRate(() -> {
+      try {
+        sqs.changeMessageVisibility(r -> r.queueUrl(queueUrl).receiptHandle(m.receiptHandle())
+            .visibilityTimeout(visibilitySeconds));
+      } catch (SdkException e) {
+        log.debug("extending the visibility of a message on {} failed: {}", queueUrl, e.toString());
+      }
+    }, period, period, TimeUnit.MILLISECONDS);
+  }
+
+  private void settle(Message m, Acknowledgement a) {
+    if (a instanceof Acknowledgement.Ack) {
+      delete(m);
+    } else if (a instanceof Acknowledgement.Redeliver r) {
+      int seconds = (int) Math.min(MAX_VISIBILITY_SECONDS, (r.delay().toMillis() + 999) / 1000);
+      sqs.changeMessageVisibility(x -> x.queueUrl(queueUrl).receiptHandle(m.receiptHandle()).visibilityTimeout(seconds));
+    } else if (a instanceof Acknowledgement.DeadLetter d) {
+      deadLetter(m, "final-failure", d.failure().code());
+    } else {
+      deadLetter(m, ((Acknowledgement.Reject) a).reason().name().toLowerCase(Locale.ROOT), null);
+    }
+  }
+
+  private void deadLetter(Message m, String reason, String failureCode) {
+    if (deadLetterQueueUrl != null) {
+      Map<String, MessageAttributeValue> attributes = new HashMap<>(m.messageAttributes());
+      attributes.put(REASON_ATTRIBUTE, text(reason));
+      if (failureCode != null) {
+        attributes.put(FAILURE_CODE_ATTRIBUTE, text(failureCode));
+      }
+      sqs.sendMessage(r -> r.queueUrl(deadLetterQueueUrl).messageBody(m.body()).messageAttributes(attributes));
+    } else {
+      log.warn("dropping a message from {} ({}): no dead-letter queue is configured", queueUrl, reason);
+    }
+    delete(m);
+  }
+
+  private static MessageAttributeValue text(String value) {
+    return MessageAttributeValue.builder().dataType("String").stringValue(value).build();
+  }
+
+  private void delete(Message m) {
+    sqs.deleteMessage(r -> r.queueUrl(queueUrl).receiptHandle(m.receiptHandle()));
+  }
+
+  private static void pause() {
+    try {
+      Thread.sleep(1_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Stops polling and waits for the workers to finish the messages they hold (at most a receive
+   * wait plus a handler run). Never closes the {@link SqsClient}.
+   */
+  @Override
+  public void close() {
+    running = false;
+    for (Thread t : workers) {
+      try {
+        t.join(TimeUnit.SECONDS.toMillis(waitSeconds + 30L));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    heartbeats.shutdownNow();
+  }
+
+  /** Builds and starts an {@link SqsConsumer}. */
+  public static final class Builder {
+    private final SqsClient sqs;
+    private final String queueUrl;
+    private final MessageProcessor<Message> processor;
+    private Duration visibilityTimeout = Duration.ofSeconds(30);
+    private Duration receiveWait = Duration.ofSeconds(1);
+    private int batchSize = 10;
+    private int workers = 1;
+    private String deadLetterQueueUrl;
+
+    private Builder(SqsClient sqs, String queueUrl, MessageProcessor<Message> processor) {
+      this.sqs = Objects.requireNonNull(sqs, "sqs");
+      if (queueUrl == null || queueUrl.isBlank()) {
+        throw new IllegalArgumentException("queueUrl must not be blank, was " + (queueUrl == null ? null : "'" + queueUrl + "'"));
+      }
+      this.queueUrl = queueUrl;
+      this.processor = Objects.requireNonNull(processor, "processor");
+    }
+
+    /**
+     * How long a received message stays invisible to other consumers, and by how much each extension
+     * pushes it while the handler runs: whole seconds, 1 s to 12 h, at least the processor's lease
+     * (checked by {@link #start()}); default 30 s, the engine's default lease.
+     */
+    public Builder visibilityTimeout(Duration visibilityTimeout) {
+      if (visibilityTimeout == null || visibilityTimeout.getNano() != 0 || visibilityTimeout.getSeconds() < 1
+          || visibilityTimeout.getSeconds() > MAX_VISIBILITY_SECONDS) {
+        throw new IllegalArgumentException("visibilityTimeout must be whole seconds between 1 s and 12 h, was " + visibilityTimeout);
+      }
+      this.visibilityTimeout = visibilityTimeout;
+      return this;
+    }
+
+    /** How long one receive waits for messages (long polling): whole seconds, 0 to 20 s; default 1 s. */
+    public Builder receiveWait(Duration receiveWait) {
+      if (receiveWait == null || receiveWait.getNano() != 0 || receiveWait.isNegative() || receiveWait.getSeconds() > 20) {
+        throw new IllegalArgumentException("receiveWait must be whole seconds between 0 and 20, was " + receiveWait);
+      }
+      this.receiveWait = receiveWait;
+      return this;
+    }
+
+    /** How many messages one receive asks for: 1 to 10; default 10. */
+    public Builder batchSize(int batchSize) {
+      if (batchSize < 1 || batchSize > 10) {
+        throw new IllegalArgumentException("batchSize must be between 1 and 10, was " + batchSize);
+      }
+      this.batchSize = batchSize;
+      return this;
+    }
+
+    /** How many threads poll and process, each one message at a time: 1 to 256; default 1. */
+    public Builder workers(int workers) {
+      if (workers < 1 || workers > 256) {
+        throw new IllegalArgumentException("workers must be between 1 and 256, was " + workers);
+      }
+      this.workers = workers;
+      return this;
+    }
+
+    /** Where final failures and rejected messages are sent before they are deleted (default: none, they are dropped and logged). */
+    public Builder deadLetterQueue(String deadLetterQueueUrl) {
+      if (deadLetterQueueUrl == null || deadLetterQueueUrl.isBlank()) {
+        throw new IllegalArgumentException("deadLetterQueue must not be blank, was " + deadLetterQueueUrl);
+      }
+      this.deadLetterQueueUrl = deadLetterQueueUrl;
+      return this;
+    }
+
+    /**
+     * Starts the workers.
+     *
+     * @throws IllegalStateException if the visibility timeout is shorter than the processor's lease
+     */
+    public SqsConsumer start() {
+      processor.lease().ifPresent(lease -> {
+        if (visibilityTimeout.compareTo(lease) < 0) {
+          throw new IllegalStateException("visibilityTimeout (" + visibilityTimeout + ") must not be shorter than the lease ("
+              + lease + "): a dead consumer's message would come back while its lease still holds the key");
+        }
+      });
+      return new SqsConsumer(this);
+    }
+  }
+}
