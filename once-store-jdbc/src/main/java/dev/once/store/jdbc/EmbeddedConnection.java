@@ -91,30 +91,30 @@ final class EmbeddedConnection implements Connections {
     return TransactionControl.BATCH;
   }
 
-  /** Commits the open batch, as its leader; the batch's members are woken by the caller. */
-  private SQLException commit(Batch batch) {
-    try {
-      lock();
-    } catch (SQLException e) {
-      return e;
-    }
+  /**
+   * Commits the open batch, as its leader, and wakes its members with the outcome. Throws only if
+   * the connection could not be had: the batch is then still open, and another member leads.
+   */
+  private void commit(Batch batch) throws SQLException {
+    lock();
     try {
       if (current != batch) {
-        return null; // close() committed it
+        return; // close() committed it
       }
       current = new Batch();
+      SQLException failure = null;
       try {
         connection.commit();
-        return null;
       } catch (SQLException e) {
+        failure = e;
         try {
           connection.rollback();
         } catch (SQLException r) {
           e.addSuppressed(r);
         }
         onRollback.run();
-        return e;
       }
+      batch.finish(failure);
     } finally {
       lock.unlock();
     }
@@ -164,31 +164,40 @@ final class EmbeddedConnection implements Connections {
 
     /** Returns once the batch is committed, leading its commit if no one else does; throws if it failed. */
     void awaitCommit(EmbeddedConnection owner) throws SQLException {
-      boolean lead;
-      synchronized (this) {
-        lead = !led && !committed;
-        led = true;
-      }
-      if (lead) {
-        finish(owner.commit(this));
-      }
-      synchronized (this) {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(owner.lockTimeoutMillis * 2);
-        while (!committed) {
-          long left = deadline - System.nanoTime();
-          if (left <= 0) {
-            throw new SQLTransientConnectionException("the embedded store's commit did not finish in time");
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(owner.lockTimeoutMillis * 2);
+      while (true) {
+        synchronized (this) {
+          if (committed) {
+            if (failure != null) {
+              throw new SQLException("the embedded store's commit failed: " + failure.getMessage(),
+                  failure.getSQLState(), failure);
+            }
+            return;
           }
-          try {
-            TimeUnit.NANOSECONDS.timedWait(this, left);
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new SQLTransientConnectionException("interrupted while waiting for the embedded store's commit", e);
+          if (led) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+              // Still open: it may yet commit, so the caller's outcome is unknown, like a lost commit reply.
+              throw new SQLTransientConnectionException("the embedded store's commit did not finish in time");
+            }
+            try {
+              TimeUnit.NANOSECONDS.timedWait(this, left);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              throw new SQLTransientConnectionException("interrupted while waiting for the embedded store's commit", e);
+            }
+            continue;
           }
+          led = true;
         }
-        if (failure != null) {
-          SQLException e = new SQLException("the embedded store's commit failed: " + failure.getMessage(),
-              failure.getSQLState(), failure);
+        try {
+          owner.commit(this);
+        } catch (SQLException e) {
+          // This leader could not get the connection; hand the lead to another member.
+          synchronized (this) {
+            led = false;
+            notifyAll();
+          }
           throw e;
         }
       }
