@@ -6,8 +6,11 @@ import dev.once.store.IdempotencyRecord;
 import dev.once.store.ForwardingStore;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
+import dev.once.store.LeaseToken;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Optional;
+import java.util.Set;
 
 /** Reports each store call's duration to a listener; only installed when someone listens. */
 final class TimedStore extends ForwardingStore {
@@ -64,6 +67,16 @@ final class TimedStore extends ForwardingStore {
   }
 
   @Override
+  public Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
+    long start = System.nanoTime();
+    try {
+      return delegate.heartbeat(leases, lease);
+    } finally {
+      timed("heartbeatBatch", start);
+    }
+  }
+
+  @Override
   public boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, Duration lease) {
     long start = System.nanoTime();
     try {
@@ -112,7 +125,4 @@ final class TimedStore extends ForwardingStore {
       timed("purgeExpired", start);
     }
   }
-
-
-
 }

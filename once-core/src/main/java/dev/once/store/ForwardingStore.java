@@ -1,7 +1,9 @@
 package dev.once.store;
 
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -28,6 +30,11 @@ public abstract class ForwardingStore implements IdempotencyStore {
   @Override
   public boolean heartbeat(RecordId id, long token, Duration lease) {
     return delegate().heartbeat(id, token, lease);
+  }
+
+  @Override
+  public Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
+    return delegate().heartbeat(leases, lease);
   }
 
   @Override

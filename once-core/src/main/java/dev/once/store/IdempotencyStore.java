@@ -1,7 +1,10 @@
 package dev.once.store;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -59,6 +62,28 @@ public interface IdempotencyStore extends AutoCloseable {
    * record's expiry to at least the new lease end, so a long operation never outlives its record.
    */
   boolean heartbeat(RecordId id, long token, Duration lease);
+
+  /**
+   * Extends many leases to {@code lease} from now, each exactly as {@link #heartbeat(RecordId, long,
+   * Duration)} would, and returns those it extended: a lease it does not return is no longer held
+   * (finished, released, stolen or expired). One slow store call must keep thousands of leases alive,
+   * so a store does this in as few round trips as it can (one multi-row statement, one pipelined
+   * script); the default makes one {@code heartbeat} call per lease and is right only for stores
+   * whose calls cost no round trip.
+   *
+   * <p>If it throws {@link StoreUnavailableException}, any of the leases may or may not have been
+   * extended; the caller treats them all as not extended this time. The same record may appear at
+   * most once; an empty collection returns an empty set without calling the store.
+   */
+  default Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
+    Set<LeaseToken> extended = new HashSet<>();
+    for (LeaseToken held : leases) {
+      if (heartbeat(held.id(), held.token(), lease)) {
+        extended.add(held);
+      }
+    }
+    return extended;
+  }
 
   /**
    * Saves a recovery point that a later thief will be handed, replacing any earlier one, and extends

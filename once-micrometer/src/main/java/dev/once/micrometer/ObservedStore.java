@@ -5,12 +5,15 @@ import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.ForwardingStore;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -67,6 +70,11 @@ public final class ObservedStore extends ForwardingStore {
   @Override
   public boolean heartbeat(RecordId id, long token, Duration lease) {
     return observe("heartbeat", () -> delegate.heartbeat(id, token, lease));
+  }
+
+  @Override
+  public Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
+    return observe("heartbeatBatch", () -> delegate.heartbeat(leases, lease));
   }
 
   @Override

@@ -14,6 +14,7 @@ import dev.once.store.ClaimResult.Claimed;
 import dev.once.store.ClaimResult.Existing;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import java.nio.charset.StandardCharsets;
@@ -23,6 +24,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -347,6 +349,29 @@ public abstract class IdempotencyStoreContract {
         .isAfter(record.observedAt().plus(completionTtl).minusSeconds(10));
   }
 
+  @Test
+  void completeClearsTheRecoveryPoint() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+    assertThat(store.checkpoint(id, claimed.token(), utf8("card charged, receipt pending"), LONG)).isTrue();
+
+    assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
+
+    assertThat(present(id).recoveryPoint()).as("a finished record keeps no recovery point").isNull();
+    assertThat(existing(store.claim(request(id, present(id).fingerprint(), LONG, TTL))).recoveryPoint()).isNull();
+  }
+
+  @Test
+  void failFinalClearsTheRecoveryPoint() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+    assertThat(store.checkpoint(id, claimed.token(), utf8("card charged, receipt pending"), LONG)).isTrue();
+
+    assertThat(store.failFinal(id, claimed.token(), utf8("declined"), TTL)).isTrue();
+
+    assertThat(present(id).recoveryPoint()).as("a finished record keeps no recovery point").isNull();
+  }
+
   // ---------------------------------------------------------------- release
 
   @Test
@@ -407,6 +432,81 @@ public abstract class IdempotencyStoreContract {
     assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
     assertThat(record.expiresAt()).isAfterOrEqualTo(record.leaseUntil());
     assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
+  }
+
+  @Test
+  void aBatchedHeartbeatExtendsEveryHeldLeaseAndNamesOnlyThose() {
+    Fingerprint fingerprint = newFingerprint();
+    List<LeaseToken> held = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      RecordId id = newId();
+      held.add(new LeaseToken(id, claimed(store.claim(request(id, fingerprint, shortLease(), TTL))).token()));
+    }
+    RecordId completed = newId();
+    long completedToken = claimed(store.claim(request(completed, fingerprint, LONG, TTL))).token();
+    assertThat(store.complete(completed, completedToken, utf8("done"), TTL)).isTrue();
+    RecordId released = newId();
+    long releasedToken = claimed(store.claim(request(released, fingerprint, LONG, TTL))).token();
+    assertThat(store.release(released, releasedToken)).isTrue();
+    Stolen stolen = stealOne();
+    IdempotencyRecord completedBefore = present(completed);
+    List<LeaseToken> batch = new ArrayList<>(held);
+    batch.add(new LeaseToken(completed, completedToken));
+    batch.add(new LeaseToken(released, releasedToken));
+    batch.add(new LeaseToken(stolen.id, stolen.zombie));
+    batch.add(new LeaseToken(newId(), 1)); // a record that does not exist
+
+    Set<LeaseToken> extended = store.heartbeat(batch, LONG);
+
+    assertThat(extended).containsExactlyInAnyOrderElementsOf(held);
+    advanceTime(shortLease());
+    for (LeaseToken lease : held) {
+      IdempotencyRecord seen = existing(store.claim(request(lease.id(), fingerprint, LONG, TTL)));
+      assertThat(seen.token()).as("token of %s", lease.id()).isEqualTo(lease.token());
+      assertThat(seen.isStealable()).as("%s stealable", lease.id()).isFalse();
+      assertThat(seen.expiresAt()).isAfterOrEqualTo(seen.leaseUntil());
+    }
+    assertUnchanged(completed, completedBefore);
+    assertThat(store.get(released)).isEmpty();
+    assertUnchanged(stolen.id, stolen.after);
+    for (LeaseToken lease : held) {
+      assertThat(store.complete(lease.id(), lease.token(), utf8("done"), TTL)).isTrue();
+    }
+  }
+
+  @Test
+  void aBatchedHeartbeatWithAWrongTokenChangesNothing() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+    IdempotencyRecord before = present(id);
+
+    Set<LeaseToken> extended = store.heartbeat(List.of(
+        new LeaseToken(id, claimed.token() + 1), new LeaseToken(newId(), claimed.token())), LONG);
+
+    assertThat(extended).isEmpty();
+    assertUnchanged(id, before);
+  }
+
+  @Test
+  void aBatchedHeartbeatOfAThousandLeasesExtendsThemAll() {
+    Fingerprint fingerprint = newFingerprint();
+    List<LeaseToken> held = new ArrayList<>();
+    for (int i = 0; i < 1_000; i++) {
+      RecordId id = newId();
+      held.add(new LeaseToken(id, claimed(store.claim(request(id, fingerprint, LONG, TTL))).token()));
+    }
+
+    Set<LeaseToken> extended = store.heartbeat(held, LONG);
+
+    assertThat(extended).hasSize(held.size()).containsAll(held);
+    for (LeaseToken lease : held) {
+      assertThat(store.release(lease.id(), lease.token())).isTrue();
+    }
+  }
+
+  @Test
+  void anEmptyBatchedHeartbeatExtendsNothing() {
+    assertThat(store.heartbeat(List.of(), LONG)).isEmpty();
   }
 
   // ---------------------------------------------------------------- steal and recovery point
@@ -954,6 +1054,39 @@ public abstract class IdempotencyStoreContract {
    * invariants in {@link HistoryChecker}. Set {@code -Donce.tck.seed=N} to replay a failing seed's
    * operations; the interleaving is up to the scheduler.
    */
+  @Test
+  void racingClaimsAndReleasesOnOneKeyGrantStrictlyIncreasingTokens() throws Exception {
+    RecordId id = newId();
+    Fingerprint fingerprint = newFingerprint();
+    int racers = 8;
+    int rounds = 40;
+    // Each grant as [claim began, claim returned, token], by System.nanoTime.
+    List<List<long[]>> grants = race(racers, racer -> {
+      List<long[]> mine = new ArrayList<>();
+      for (int round = 0; round < rounds; round++) {
+        long began = System.nanoTime();
+        ClaimResult result = store.claim(request(id, fingerprint, LONG, TTL));
+        long returned = System.nanoTime();
+        if (result instanceof Claimed c) {
+          mine.add(new long[] {began, returned, c.token()});
+          assertThat(store.release(id, c.token())).as("release of token %d", c.token()).isTrue();
+        }
+      }
+      return mine;
+    });
+
+    List<long[]> all = grants.stream().flatMap(List::stream).toList();
+    assertThat(all).as("grants").isNotEmpty();
+    assertThat(all.stream().map(g -> g[2]).distinct().count()).as("distinct tokens").isEqualTo(all.size());
+    for (long[] earlier : all) {
+      for (long[] later : all) {
+        if (earlier[1] < later[0] && earlier[2] >= later[2]) {
+          fail("token " + later[2] + " was granted after token " + earlier[2] + " had been granted");
+        }
+      }
+    }
+  }
+
   @Test
   @Timeout(value = 180, unit = TimeUnit.SECONDS)
   void aRandomisedConcurrentHistoryKeepsEveryFencingInvariant() throws Exception {

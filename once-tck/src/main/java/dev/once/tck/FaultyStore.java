@@ -1,0 +1,223 @@
+package dev.once.tck;
+
+import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
+import dev.once.store.ForwardingStore;
+import dev.once.store.IdempotencyRecord;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.LeaseToken;
+import dev.once.store.RecordId;
+import dev.once.store.StoreUnavailableException;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * A store decorator that injects the faults real stores show, for tests of anything built on a
+ * store (the engine, an adapter, a consumer): latency, an outage, calls that hang until released,
+ * and writes that land although their reply is lost. Faults are switched on and off while the store
+ * is in use; every switch is thread-safe and takes effect for calls that start after it.
+ *
+ * <pre>{@code
+ * FaultyStore store = FaultyStore.wrap(PostgresStore.builder(dataSource).build())
+ *     .latency(Duration.ofMillis(50));          // every round trip takes 50 ms more
+ * store.down(Call.HEARTBEAT);                   // heartbeats now fail with StoreUnavailableException
+ * store.loseReplies(Call.COMPLETE);             // completions land, then fail as if the reply were lost
+ * store.heal();                                 // every fault but the latency is gone
+ * }</pre>
+ *
+ * <p>A batched heartbeat is one {@link Call#HEARTBEAT} call: it pays the latency once, as a real
+ * round trip does. Waits are bounded: a paused call gives up after {@link #MAX_PAUSE} with
+ * {@link StoreUnavailableException}, so a forgotten {@link #heal()} fails a test instead of hanging it.
+ */
+public final class FaultyStore extends ForwardingStore {
+
+  /** The longest a paused call waits before it fails. */
+  public static final Duration MAX_PAUSE = Duration.ofSeconds(60);
+
+  /** The store calls faults apply to. */
+  public enum Call {
+    CLAIM, GET, HEARTBEAT, CHECKPOINT, COMPLETE, FAIL_FINAL, RELEASE, PURGE;
+
+    /** Every call that writes as a lease holder: what a lost reply applies to by default. */
+    static final Set<Call> FENCED_WRITES = EnumSet.of(HEARTBEAT, CHECKPOINT, COMPLETE, FAIL_FINAL, RELEASE);
+  }
+
+  private enum Fault { DOWN, LOSE_REPLY, PAUSE }
+
+  private final IdempotencyStore delegate;
+  private final Map<Call, AtomicInteger> calls = new EnumMap<>(Call.class);
+  private volatile long latencyNanos;
+  private volatile Map<Call, Fault> faults = Map.of();
+  private volatile CountDownLatch paused = new CountDownLatch(0);
+
+  private FaultyStore(IdempotencyStore delegate) {
+    this.delegate = delegate;
+    for (Call call : Call.values()) {
+      calls.put(call, new AtomicInteger());
+    }
+  }
+
+  /** Wraps the store with no fault switched on. */
+  public static FaultyStore wrap(IdempotencyStore store) {
+    return new FaultyStore(Objects.requireNonNull(store, "store"));
+  }
+
+  @Override
+  protected IdempotencyStore delegate() {
+    return delegate;
+  }
+
+  /** Every call takes this much longer, before it reaches the store (zero for none). */
+  public FaultyStore latency(Duration perCall) {
+    Objects.requireNonNull(perCall, "perCall");
+    if (perCall.isNegative()) {
+      throw new IllegalArgumentException("latency must not be negative, was " + perCall);
+    }
+    this.latencyNanos = perCall.toNanos();
+    return this;
+  }
+
+  /** These calls (all, if none are named) fail with {@link StoreUnavailableException} without reaching the store. */
+  public FaultyStore down(Call... which) {
+    return set(Fault.DOWN, which, EnumSet.allOf(Call.class));
+  }
+
+  /**
+   * These calls (every fenced write, if none are named) reach the store and take effect, then fail
+   * with {@link StoreUnavailableException}, as when a connection drops after the server committed.
+   */
+  public FaultyStore loseReplies(Call... which) {
+    return set(Fault.LOSE_REPLY, which, Call.FENCED_WRITES);
+  }
+
+  /**
+   * These calls (all, if none are named) block before reaching the store until {@link #heal()}, or
+   * fail after {@link #MAX_PAUSE}: a store that stopped answering.
+   */
+  public FaultyStore pause(Call... which) {
+    synchronized (this) {
+      if (paused.getCount() == 0) {
+        paused = new CountDownLatch(1);
+      }
+    }
+    return set(Fault.PAUSE, which, EnumSet.allOf(Call.class));
+  }
+
+  /** Switches off every fault but the latency, and lets paused calls go on. */
+  public synchronized FaultyStore heal() {
+    faults = Map.of();
+    paused.countDown();
+    return this;
+  }
+
+  /** How many calls of this kind were made, faulty or not; a batched heartbeat counts once. */
+  public int calls(Call call) {
+    return calls.get(call).get();
+  }
+
+  private synchronized FaultyStore set(Fault fault, Call[] which, Set<Call> all) {
+    Map<Call, Fault> next = new EnumMap<>(Call.class);
+    next.putAll(faults);
+    for (Call call : which.length == 0 ? all : Set.of(which)) {
+      next.put(call, fault);
+    }
+    faults = Map.copyOf(next);
+    return this;
+  }
+
+  private <T> T call(Call call, Supplier<T> operation) {
+    calls.get(call).incrementAndGet();
+    sleepNanos(latencyNanos);
+    Fault fault = faults.get(call);
+    if (fault == Fault.PAUSE) {
+      awaitHeal(call);
+      fault = faults.get(call);
+    }
+    if (fault == Fault.DOWN) {
+      throw new StoreUnavailableException("injected: " + call + " failed", null);
+    }
+    T result = operation.get();
+    if (fault == Fault.LOSE_REPLY) {
+      throw new StoreUnavailableException("injected: the reply to " + call + " was lost after it took effect", null);
+    }
+    return result;
+  }
+
+  private void awaitHeal(Call call) {
+    try {
+      if (!paused.await(MAX_PAUSE.toNanos(), TimeUnit.NANOSECONDS)) {
+        throw new StoreUnavailableException("injected: " + call + " paused for longer than " + MAX_PAUSE, null);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreUnavailableException("injected: interrupted while " + call + " was paused", e);
+    }
+  }
+
+  private static void sleepNanos(long nanos) {
+    if (nanos <= 0) {
+      return;
+    }
+    try {
+      TimeUnit.NANOSECONDS.sleep(nanos);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new StoreUnavailableException("injected: interrupted during the latency", e);
+    }
+  }
+
+  @Override
+  public ClaimResult claim(ClaimRequest request) {
+    return call(Call.CLAIM, () -> delegate.claim(request));
+  }
+
+  @Override
+  public Optional<IdempotencyRecord> get(RecordId id) {
+    return call(Call.GET, () -> delegate.get(id));
+  }
+
+  @Override
+  public boolean heartbeat(RecordId id, long token, Duration lease) {
+    return call(Call.HEARTBEAT, () -> delegate.heartbeat(id, token, lease));
+  }
+
+  @Override
+  public Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
+    return call(Call.HEARTBEAT, () -> delegate.heartbeat(leases, lease));
+  }
+
+  @Override
+  public boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, Duration lease) {
+    return call(Call.CHECKPOINT, () -> delegate.checkpoint(id, token, recoveryPoint, lease));
+  }
+
+  @Override
+  public boolean complete(RecordId id, long token, byte[] result, Duration ttl) {
+    return call(Call.COMPLETE, () -> delegate.complete(id, token, result, ttl));
+  }
+
+  @Override
+  public boolean failFinal(RecordId id, long token, byte[] result, Duration ttl) {
+    return call(Call.FAIL_FINAL, () -> delegate.failFinal(id, token, result, ttl));
+  }
+
+  @Override
+  public boolean release(RecordId id, long token) {
+    return call(Call.RELEASE, () -> delegate.release(id, token));
+  }
+
+  @Override
+  public int purgeExpired(int batchSize) {
+    return call(Call.PURGE, () -> delegate.purgeExpired(batchSize));
+  }
+}
