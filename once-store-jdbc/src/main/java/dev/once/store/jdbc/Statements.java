@@ -26,7 +26,10 @@ final class Statements {
         + " WHERE scope = ? AND idem_key = ? AND expires_at > " + now;
     heartbeat = "UPDATE " + t + " SET " + extendLease + fenced;
     checkpoint = "UPDATE " + t + " SET recovery_point = ?, " + extendLease + fenced;
-    finish = "UPDATE " + t + " SET state = ?, result = ?, expires_at = " + d.plusMicros(now) + fenced;
+    // A finished record is never stolen, so its recovery point would only be kept as dead weight
+    // (and handed to nobody): it goes with the lease.
+    finish = "UPDATE " + t + " SET state = ?, result = ?, recovery_point = NULL, expires_at = " + d.plusMicros(now)
+        + fenced;
     release = "DELETE FROM " + t + fenced;
   }
 }
