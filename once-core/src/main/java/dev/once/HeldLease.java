@@ -6,10 +6,9 @@ import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.store.ResultTooLargeException;
 import dev.once.store.StoreUnavailableException;
+import dev.once.store.LeaseToken;
+import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,59 +25,98 @@ final class HeldLease implements Lease {
   private final Events events;
   private final RecordId id;
   private final long token;
+  private final LeaseToken leaseToken;
   private final boolean stolen;
   private final byte[] recoveryPoint;
   private final ExecutionPolicy policy;
+  private final Heartbeats heartbeats;
   private final AtomicBoolean finished = new AtomicBoolean();
+  private final AtomicBoolean beating = new AtomicBoolean();
   private volatile boolean lost;
-  private volatile ScheduledFuture<?> heartbeat;
+  /** When the last extension that succeeded was sent (or the claim, before any), by {@link System#nanoTime()}. */
+  private volatile long extendedAt;
 
+  /**
+   * @param claimedAt when the claim that granted the lease was sent, by {@link System#nanoTime()}: the
+   *     store started the lease no earlier, so the local deadline is never later than the store's
+   * @param heartbeats keeps the lease alive until it is finished, or null if the policy has no heartbeat
+   */
   HeldLease(IdempotencyStore store, Events events, RecordId id, long token, boolean stolen,
-      byte[] recoveryPoint, ExecutionPolicy policy) {
+      byte[] recoveryPoint, ExecutionPolicy policy, long claimedAt, Heartbeats heartbeats) {
     this.store = store;
     this.events = events;
     this.id = id;
     this.token = token;
+    this.leaseToken = new LeaseToken(id, token);
     this.stolen = stolen;
     this.recoveryPoint = recoveryPoint;
     this.policy = policy;
+    this.extendedAt = claimedAt;
+    this.heartbeats = heartbeats;
   }
 
-  /** Starts the heartbeat: a third of the lease, so two missed beats still leave time for a third. */
-  void startHeartbeat(ScheduledExecutorService scheduler) {
-    long period = Math.max(1, policy.lease().toMillis() / 3);
-    heartbeat = scheduler.scheduleAtFixedRate(this::beat, period, period, TimeUnit.MILLISECONDS);
+  // ---------------------------------------------------------------- for Heartbeats
+
+  Duration leaseLength() {
+    return policy.lease();
   }
 
-  private void beat() {
-    if (finished.get() || lost) {
-      stopHeartbeat();
-      return;
+  LeaseToken leaseToken() {
+    return leaseToken;
+  }
+
+  /** Whether the local deadline (the last extension sent, plus the lease) has passed at {@code now}. */
+  boolean deadlinePassed(long now) {
+    return now - (extendedAt + policy.lease().toNanos()) >= 0;
+  }
+
+  /** Whether the last extension was sent at least {@code minGapNanos} before {@code now}. */
+  boolean dueForBeat(long now, long minGapNanos) {
+    return now - extendedAt >= minGapNanos;
+  }
+
+  /** Marks a beat under way; false if one already is (a slow store), so no second one piles on. */
+  boolean startBeat() {
+    return beating.compareAndSet(false, true);
+  }
+
+  void endBeat() {
+    beating.set(false);
+  }
+
+  /** The store extended the lease by a call sent at {@code sent}. */
+  void extendedAt(long sent) {
+    if (sent - extendedAt > 0) {
+      extendedAt = sent;
     }
-    try {
-      if (!store.heartbeat(id, token, policy.lease())) {
-        markLost();
-      }
-    } catch (StoreUnavailableException e) {
-      // Keep beating: the lease may still be ours when the store comes back.
-      log.debug("heartbeat for {} failed: {}", id, e.toString());
-    } catch (RuntimeException e) {
-      log.warn("heartbeat for {} failed unexpectedly", id, e);
+  }
+
+  /** The store refused to extend the lease: taken over, unless this holder finished it meanwhile. */
+  void refused() {
+    if (!finished.get()) {
+      markLost("was taken over");
+    }
+  }
+
+  /** The local deadline passed without an extension (a partition longer than the lease). */
+  void lapsedLocally() {
+    if (!finished.get()) {
+      markLost("lapsed: no heartbeat reached the store within " + policy.lease());
     }
   }
 
   private void stopHeartbeat() {
-    ScheduledFuture<?> h = heartbeat;
-    if (h != null) {
-      h.cancel(false);
+    if (heartbeats != null) {
+      heartbeats.unregister(this);
     }
   }
 
-  private void markLost() {
+  private void markLost(String why) {
     if (!lost) {
       lost = true;
       stopHeartbeat();
-      log.warn("lease on {} with token {} was taken over; this worker's writes will be rejected", id, token);
+      log.warn("lease on {} with token {} {}; this worker's writes will be rejected unless the store still holds it",
+          id, token, why);
       events.leaseLost(id, token);
     }
   }
@@ -116,15 +154,22 @@ final class HeldLease implements Lease {
     if (finished.get()) {
       throw new IllegalStateException("lease on " + id + " is already finished");
     }
+    long sent = System.nanoTime();
     if (lost || !store.checkpoint(id, token, point, policy.lease())) {
-      markLost();
+      markLost("was taken over");
       throw new LeaseLostException("lease on " + id + " with token " + token + " was taken over");
     }
+    extendedAt(sent);
   }
 
+  /**
+   * True once the lease was taken over, or once its local deadline passed: the last heartbeat that
+   * reached the store was sent a whole lease ago, so the store may have granted the key to another
+   * worker whatever it says later. Finishing writes are still tried, fenced by the store.
+   */
   @Override
   public boolean leaseLost() {
-    return lost;
+    return lost || deadlinePassed(System.nanoTime());
   }
 
   @Override
@@ -212,7 +257,7 @@ final class HeldLease implements Lease {
           // An earlier attempt reached the store although its answer was lost.
           return write == Write.RELEASE ? Recording.RELEASED : Recording.RECORDED;
         }
-        markLost();
+        markLost("was taken over");
         return Recording.LEASE_LOST;
       } catch (StoreUnavailableException e) {
         failure = e;

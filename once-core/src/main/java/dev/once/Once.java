@@ -13,7 +13,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
@@ -29,8 +28,8 @@ import org.slf4j.LoggerFactory;
  *     Fingerprinter.defaults().json(body), ResultCodec.utf8(), ctx -> charge(body));
  * }</pre>
  *
- * <p>Thread-safe; build one per application and share it. {@link #close()} stops its heartbeat
- * thread but never closes the store.
+ * <p>Thread-safe; build one per application and share it. {@link #close()} stops its heartbeats
+ * but never closes the store.
  */
 public final class Once implements AutoCloseable {
 
@@ -41,15 +40,14 @@ public final class Once implements AutoCloseable {
   private final IdempotencyStore store;
   private final ExecutionPolicy defaults;
   private final Events events;
-  private final ScheduledExecutorService scheduler;
-  private final boolean ownsScheduler;
+  private final Heartbeats heartbeats;
+  private volatile boolean closed;
 
   private Once(Builder b) {
     this.store = b.listener == OnceListener.NONE ? b.store : new TimedStore(b.store, b.listener);
     this.defaults = b.defaults;
     this.events = Events.of(b.listener);
-    this.ownsScheduler = b.scheduler == null;
-    this.scheduler = ownsScheduler ? newHeartbeatScheduler() : b.scheduler;
+    this.heartbeats = new Heartbeats(store, b.scheduler, b.heartbeatThreads, b.heartbeatBatchSize);
   }
 
   /** Starts building an engine over this store. */
@@ -90,6 +88,8 @@ public final class Once implements AutoCloseable {
     Admission admission = begin(scope, key, fingerprint, policy);
     if (admission instanceof Admission.Proceed p) {
       return run((HeldLease) p.lease(), codec, classifier, operation);
+    } else if (admission instanceof Admission.Unguarded) {
+      return runUnguarded(scope, key, classifier, operation);
     } else if (admission instanceof Admission.Replay r) {
       return decode(RecordId.of(scope, key), r, codec);
     } else if (admission instanceof Admission.ReplayFailure f) {
@@ -103,7 +103,7 @@ public final class Once implements AutoCloseable {
     } else if (admission instanceof Admission.StoreUnavailable s) {
       return new ExecutionResult.StoreUnavailable<>(s.retryAfter(), s.cause());
     } else {
-      return runUnguarded(scope, key, classifier, operation);
+      throw new IllegalStateException("unhandled admission " + admission);
     }
   }
 
@@ -111,15 +111,20 @@ public final class Once implements AutoCloseable {
    * Decides whether this caller may run the work for (scope, key): it claims the record atomically,
    * and in wait mode holds a duplicate until the first finishes. On {@link Admission.Proceed} the
    * caller must finish the lease exactly once.
+   *
+   * @throws IllegalStateException if the engine was closed (or the heartbeat scheduler it was given
+   *     was shut down): refused before anything is claimed, so no key is left in flight
    */
   public Admission begin(Scope scope, IdempotencyKey key, Fingerprint fingerprint, ExecutionPolicy policy) {
     Objects.requireNonNull(policy, "policy");
     RecordId id = RecordId.of(scope, key);
     ClaimRequest request = new ClaimRequest(id, fingerprint, policy.lease(), policy.ttl());
+    requireOpen(policy);
     try {
+      long claimedAt = System.nanoTime();
       ClaimResult claim = store.claim(request);
       if (claim instanceof ClaimResult.Claimed c) {
-        return proceed(id, c, policy);
+        return proceed(id, c, policy, claimedAt);
       }
       IdempotencyRecord existing = ((ClaimResult.Existing) claim).record();
       Admission settled = settle(id, existing, fingerprint);
@@ -196,9 +201,10 @@ public final class Once implements AutoCloseable {
       }
       CompletableFuture<Void> change = store.awaitChange(id);
       try {
+        long claimedAt = System.nanoTime();
         ClaimResult claim = store.claim(request);
         if (claim instanceof ClaimResult.Claimed c) {
-          return proceed(id, c, policy);
+          return proceed(id, c, policy, claimedAt);
         }
         last = ((ClaimResult.Existing) claim).record();
         Admission settled = settle(id, last, request.fingerprint());
@@ -215,6 +221,12 @@ public final class Once implements AutoCloseable {
           events.inFlightConflict(id);
           return new Admission.InFlight(retryAfter(last));
         }
+      } catch (StoreUnavailableException e) {
+        // The store said the first request is in flight: running this duplicate unguarded now
+        // (fail-open) could run the operation twice. Answer what is known.
+        log.debug("store unavailable while {} waited on a request in flight: {}", id, e.toString());
+        events.inFlightConflict(id);
+        return new Admission.InFlight(retryAfter(last));
       } finally {
         change.cancel(false);
       }
@@ -234,13 +246,29 @@ public final class Once implements AutoCloseable {
     return true;
   }
 
-  private Admission proceed(RecordId id, ClaimResult.Claimed c, ExecutionPolicy policy) {
+  private void requireOpen(ExecutionPolicy policy) {
+    if (closed) {
+      throw new IllegalStateException("this Once is closed");
+    }
+    if (policy.heartbeat() && !heartbeats.running()) {
+      throw new IllegalStateException("the heartbeat scheduler of this Once was shut down");
+    }
+  }
+
+  private Admission proceed(RecordId id, ClaimResult.Claimed c, ExecutionPolicy policy, long claimedAt) {
+    HeldLease lease = new HeldLease(store, events, id, c.token(), c.stolen(), c.recoveryPoint(), policy,
+        claimedAt, policy.heartbeat() ? heartbeats : null);
+    if (policy.heartbeat()) {
+      try {
+        heartbeats.register(lease);
+      } catch (IllegalStateException e) {
+        // Closed between the check and the claim: nothing ran, so the key is released, not left in flight.
+        lease.release();
+        throw e;
+      }
+    }
     if (c.stolen()) {
       events.leaseStolen(id, c.token());
-    }
-    HeldLease lease = new HeldLease(store, events, id, c.token(), c.stolen(), c.recoveryPoint(), policy);
-    if (policy.heartbeat()) {
-      lease.startHeartbeat(scheduler);
     }
     return new Admission.Proceed(lease);
   }
@@ -264,38 +292,51 @@ public final class Once implements AutoCloseable {
     try {
       value = operation.run(lease);
     } catch (Throwable error) {
-      return failed(lease, id, start, classifyError(classifier, error), error);
+      return failed(lease, id, start, classifier, error);
     }
     Outcome outcome;
     try {
-      outcome = classifier.classify(value);
+      outcome = Objects.requireNonNull(classifier.classify(value), "the classifier returned null");
     } catch (RuntimeException e) {
-      // A broken classifier must not leave the key held: release it and surface the bug.
-      lease.release();
-      throw e;
+      // The operation returned, so its effect happened: record it as done without a result, as for a
+      // codec failure, so a retry never runs it again; the bug is logged, not rethrown, because the
+      // caller's work did succeed.
+      log.error("the classifier failed on the result of {}; recording it as done without a result", id, e);
+      Recording recording = lease.completeWithoutResult();
+      events.executed(id, Outcome.COMPLETED, recording, System.nanoTime() - start);
+      return new ExecutionResult.Executed<>(value, Outcome.COMPLETED, recording);
     }
-    Recording recording = switch (outcome) {
-      case COMPLETED -> store(lease, codec, value, true);
-      case FAILED_FINAL -> store(lease, codec, value, false);
-      case TRANSIENT -> lease.release();
-    };
+    Recording recording = outcome == Outcome.TRANSIENT ? lease.release() : record(lease, codec, value, outcome);
     events.executed(id, outcome, recording, System.nanoTime() - start);
     return new ExecutionResult.Executed<>(value, outcome, recording);
   }
 
-  private static <T> Recording store(HeldLease lease, ResultCodec<T> codec, T value, boolean completed) {
+  /** Records a completed or finally failed value for replay. */
+  private static <T> Recording record(HeldLease lease, ResultCodec<T> codec, T value, Outcome outcome) {
     byte[] bytes;
     try {
-      bytes = codec.encode(value);
+      bytes = Objects.requireNonNull(codec.encode(value), "the codec encoded a value as null");
     } catch (RuntimeException e) {
       // The work is done; it must not run again just because its result cannot be encoded.
       log.warn("could not encode the result of {}; retries will get 'response unavailable'", lease.key(), e);
       return lease.completeWithoutResult();
     }
-    return completed ? lease.complete(bytes) : lease.failFinal(bytes);
+    return outcome == Outcome.COMPLETED ? lease.complete(bytes) : lease.failFinal(bytes);
   }
 
-  private <T> ExecutionResult<T> failed(HeldLease lease, RecordId id, long start, Outcome outcome, Throwable error) {
+  private <T> ExecutionResult<T> failed(HeldLease lease, RecordId id, long start,
+      OutcomeClassifier<? super T> classifier, Throwable error) {
+    Outcome outcome;
+    try {
+      outcome = OutcomeClassifier.outcomeOfError(classifier, error);
+    } catch (RuntimeException bug) {
+      // Whether the operation's effect happened before it threw is unknown, so the key is neither
+      // released (a retry could repeat the effect) nor recorded: it is abandoned to its lease.
+      error.addSuppressed(bug);
+      log.error("the classifier failed on an error from {}; abandoning the lease", id, bug);
+      lease.abandon();
+      throw propagate(error);
+    }
     if (outcome == Outcome.TRANSIENT) {
       Recording recording = lease.release();
       events.executed(id, Outcome.TRANSIENT, recording, System.nanoTime() - start);
@@ -306,15 +347,6 @@ public final class Once implements AutoCloseable {
     Recording recording = lease.failFinal(failure);
     events.executed(id, Outcome.FAILED_FINAL, recording, System.nanoTime() - start);
     return new ExecutionResult.Failed<>(failure);
-  }
-
-  private static Outcome classifyError(OutcomeClassifier<?> classifier, Throwable error) {
-    if (error instanceof Error || error instanceof InterruptedException) {
-      return Outcome.TRANSIENT;
-    }
-    Outcome outcome = classifier.classifyError(error);
-    // An exception is never a success: "completed" from a classifier means "record it".
-    return outcome == Outcome.COMPLETED ? Outcome.FAILED_FINAL : outcome;
   }
 
   private static RuntimeException propagate(Throwable error) {
@@ -346,7 +378,7 @@ public final class Once implements AutoCloseable {
     try {
       value = operation.run(context);
     } catch (Throwable error) {
-      if (classifyError(classifier, error) == Outcome.TRANSIENT) {
+      if (OutcomeClassifier.outcomeOfError(classifier, error) == Outcome.TRANSIENT) {
         throw propagate(error);
       }
       return new ExecutionResult.Failed<>(error instanceof FinalFailure f ? f
@@ -361,22 +393,15 @@ public final class Once implements AutoCloseable {
     return Duration.ofSeconds(Math.max(1, (millis + 999) / 1000));
   }
 
-  private static ScheduledExecutorService newHeartbeatScheduler() {
-    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "once-heartbeat");
-      t.setDaemon(true);
-      return t;
-    });
-    executor.setRemoveOnCancelPolicy(true);
-    return executor;
-  }
-
-  /** Stops the engine's own heartbeat thread. Leases still held stop being extended. */
+  /**
+   * Stops the engine's heartbeats; leases still held stop being extended. Later calls to
+   * {@link #begin} and {@link #execute} throw {@link IllegalStateException} before claiming anything.
+   * Never closes the store or a scheduler the engine was given.
+   */
   @Override
   public void close() {
-    if (ownsScheduler) {
-      scheduler.shutdownNow();
-    }
+    closed = true;
+    heartbeats.close();
   }
 
   /** Builds a {@link Once}. */
@@ -385,6 +410,8 @@ public final class Once implements AutoCloseable {
     private ExecutionPolicy defaults = ExecutionPolicy.DEFAULTS;
     private OnceListener listener = OnceListener.NONE;
     private ScheduledExecutorService scheduler;
+    private int heartbeatThreads = 4;
+    private int heartbeatBatchSize = 5_000;
 
     private Builder(IdempotencyStore store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -403,11 +430,38 @@ public final class Once implements AutoCloseable {
     }
 
     /**
-     * Runs heartbeats on this scheduler instead of the engine's own daemon thread; the engine never
-     * shuts it down.
+     * Times heartbeats on this scheduler instead of the engine's own daemon thread; the engine never
+     * shuts it down, and refuses new work once it is shut down. The store calls themselves run on the
+     * engine's heartbeat threads, never on the scheduler.
      */
     public Builder heartbeatScheduler(ScheduledExecutorService scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /**
+     * How many heartbeat store calls may be under way at once (default 4, 1 to 256). The leases due
+     * at a tick are spread over them, each call extending up to {@link #heartbeatBatchSize} leases, so
+     * with the defaults one round trip extends up to 20,000 leases; raise it for a slow store with
+     * more leases than that, of a few seconds each.
+     */
+    public Builder heartbeatThreads(int threads) {
+      if (threads < 1 || threads > 256) {
+        throw new IllegalArgumentException("heartbeatThreads must be between 1 and 256, was " + threads);
+      }
+      this.heartbeatThreads = threads;
+      return this;
+    }
+
+    /**
+     * The most leases one heartbeat store call extends (default 5,000, 1 to 100,000). Stores split a
+     * batch further where their protocol needs it.
+     */
+    public Builder heartbeatBatchSize(int batchSize) {
+      if (batchSize < 1 || batchSize > 100_000) {
+        throw new IllegalArgumentException("heartbeatBatchSize must be between 1 and 100000, was " + batchSize);
+      }
+      this.heartbeatBatchSize = batchSize;
       return this;
     }
 

@@ -22,6 +22,24 @@ public interface OutcomeClassifier<T> {
     return error instanceof FinalFailure ? Outcome.FAILED_FINAL : Outcome.TRANSIENT;
   }
 
+  /**
+   * The outcome of an operation that threw {@code error}, under {@code classifier}: the one rule every
+   * caller of the engine applies. An {@link Error} or an interrupt is transient whatever the
+   * classifier says (a broken JVM or a cancelled worker is not the operation's verdict), and
+   * "completed" for an exception means "record it": {@link Outcome#FAILED_FINAL}.
+   *
+   * @throws RuntimeException whatever the classifier throws; the caller must still finish its lease,
+   *     and since the effect is unknown it abandons it rather than releasing it
+   */
+  static Outcome outcomeOfError(OutcomeClassifier<?> classifier, Throwable error) {
+    if (error instanceof Error || error instanceof InterruptedException) {
+      return Outcome.TRANSIENT;
+    }
+    Outcome outcome = java.util.Objects.requireNonNull(classifier.classifyError(error),
+        "the classifier returned null for an error");
+    return outcome == Outcome.COMPLETED ? Outcome.FAILED_FINAL : outcome;
+  }
+
   /** The default classifier. */
   @SuppressWarnings("unchecked")
   static <T> OutcomeClassifier<T> defaults() {

@@ -187,7 +187,19 @@ final class MessageSemantics<M> {
       unit.discard();
       return new Redeliver(policy.storeRetryAfter(), RedeliverReason.STORE_UNAVAILABLE, error);
     }
-    if (classify(error) == Outcome.TRANSIENT) {
+    Outcome outcome;
+    try {
+      outcome = OutcomeClassifier.outcomeOfError(classifier, error);
+    } catch (RuntimeException bug) {
+      // Whether the handler's effect happened before it threw is unknown: neither release (a
+      // redelivery could repeat it) nor record; abandon the lease to its end and redeliver.
+      error.addSuppressed(bug);
+      log.error("the classifier failed on an error from message {}; abandoning its lease", target.key(), bug);
+      lease.abandon();
+      unit.discard();
+      return transientFailure(target, error);
+    }
+    if (outcome == Outcome.TRANSIENT) {
       lease.release();
       unit.discard();
       return transientFailure(target, error);
@@ -207,10 +219,14 @@ final class MessageSemantics<M> {
       work.run(ExecutionContext.unguarded(target.scope(), target.key()));
       return UNGUARDED;
     } catch (Throwable error) {
-      if (classify(error) == Outcome.TRANSIENT) {
-        return transientFailure(target, error);
+      Outcome outcome;
+      try {
+        outcome = OutcomeClassifier.outcomeOfError(classifier, error);
+      } catch (RuntimeException bug) {
+        error.addSuppressed(bug);
+        outcome = Outcome.TRANSIENT; // nothing was claimed, so nothing is left to finish
       }
-      return new DeadLetter(asFinalFailure(error));
+      return outcome == Outcome.TRANSIENT ? transientFailure(target, error) : new DeadLetter(asFinalFailure(error));
     }
   }
 
@@ -244,15 +260,6 @@ final class MessageSemantics<M> {
       log.debug("message {} is a duplicate; acknowledging without running", target.key());
       return DUPLICATE;
     }
-  }
-
-  private Outcome classify(Throwable error) {
-    if (error instanceof Error || error instanceof InterruptedException) {
-      return Outcome.TRANSIENT;
-    }
-    Outcome outcome = classifier.classifyError(error);
-    // An exception is never a success: "completed" from a classifier means "record it".
-    return outcome == Outcome.COMPLETED ? Outcome.FAILED_FINAL : outcome;
   }
 
   private static FinalFailure asFinalFailure(Throwable error) {

@@ -290,6 +290,31 @@ class MessageIdempotencyTest {
   }
 
   @Test
+  void aClassifierThatThrowsAbandonsTheLeaseInsteadOfHoldingItForever() {
+    ExecutionPolicy shortLease = ExecutionPolicy.builder().lease(Duration.ofMillis(300)).build();
+    MessageIdempotency<TestMessage> messages = builder().policy(shortLease).classifier(new OutcomeClassifier<>() {
+      @Override
+      public Outcome classifyError(Throwable error) {
+        throw new IllegalStateException("classifier bug");
+      }
+    }).build();
+    String key = newKey();
+    RecordId id = RecordId.of(SCOPE, IdempotencyKey.of(key));
+
+    Acknowledgement a = messages.process(TestMessage.keyed(key, "{}"), (m, ctx) -> {
+      throw new IllegalArgumentException("handler failed");
+    });
+
+    assertThat(a).isInstanceOf(Redeliver.class);
+    assertThat(((Redeliver) a).reason()).isEqualTo(RedeliverReason.TRANSIENT_FAILURE);
+    assertThat(((Redeliver) a).cause().getSuppressed()).extracting(Throwable::getMessage).contains("classifier bug");
+    // Not released (the effect is unknown), and no longer heartbeated: the lease ends on its own.
+    assertThat(stateOf(key)).isEqualTo(RecordState.IN_PROGRESS);
+    dev.once.tck.Eventually.assertThat("the abandoned lease ended", Duration.ofSeconds(10),
+        () -> store.get(id).map(r -> r.isStealable()).orElse(false));
+  }
+
+  @Test
   void storeUnavailableRedeliversWithoutRunning() {
     FakeUnavailableStore down = new FakeUnavailableStore();
     try (Once broken = Once.of(down)) {

@@ -30,6 +30,7 @@ import java.util.function.Supplier;
  * <pre>{@code
  * FaultyStore store = FaultyStore.wrap(PostgresStore.builder(dataSource).build())
  *     .latency(Duration.ofMillis(50));          // every round trip takes 50 ms more
+ * store.latency(Duration.ofMillis(200), Call.HEARTBEAT); // and heartbeats 200 ms
  * store.down(Call.HEARTBEAT);                   // heartbeats now fail with StoreUnavailableException
  * store.loseReplies(Call.COMPLETE);             // completions land, then fail as if the reply were lost
  * store.heal();                                 // every fault but the latency is gone
@@ -56,7 +57,7 @@ public final class FaultyStore extends ForwardingStore {
 
   private final IdempotencyStore delegate;
   private final Map<Call, AtomicInteger> calls = new EnumMap<>(Call.class);
-  private volatile long latencyNanos;
+  private final Map<Call, Long> latencyNanos = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile Map<Call, Fault> faults = Map.of();
   private volatile CountDownLatch paused = new CountDownLatch(0);
 
@@ -77,13 +78,18 @@ public final class FaultyStore extends ForwardingStore {
     return delegate;
   }
 
-  /** Every call takes this much longer, before it reaches the store (zero for none). */
-  public FaultyStore latency(Duration perCall) {
+  /**
+   * These calls (all, if none are named) take this much longer, before they reach the store; zero
+   * takes the latency away again.
+   */
+  public FaultyStore latency(Duration perCall, Call... which) {
     Objects.requireNonNull(perCall, "perCall");
     if (perCall.isNegative()) {
       throw new IllegalArgumentException("latency must not be negative, was " + perCall);
     }
-    this.latencyNanos = perCall.toNanos();
+    for (Call call : which.length == 0 ? EnumSet.allOf(Call.class) : Set.of(which)) {
+      latencyNanos.put(call, perCall.toNanos());
+    }
     return this;
   }
 
@@ -137,7 +143,7 @@ public final class FaultyStore extends ForwardingStore {
 
   private <T> T call(Call call, Supplier<T> operation) {
     calls.get(call).incrementAndGet();
-    sleepNanos(latencyNanos);
+    sleepNanos(latencyNanos.getOrDefault(call, 0L));
     Fault fault = faults.get(call);
     if (fault == Fault.PAUSE) {
       awaitHeal(call);
