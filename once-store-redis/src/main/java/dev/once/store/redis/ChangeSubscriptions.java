@@ -1,5 +1,6 @@
 package dev.once.store.redis;
 
+import dev.once.store.StoreUnavailableException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
@@ -64,10 +65,10 @@ final class ChangeSubscriptions implements AutoCloseable {
     // However the wait ends (woken, cancelled, timed out by the caller), it stops counting.
     change.whenComplete((ignored, failure) -> leave(name, change));
     try {
-      runner.await(subscribed);
-    } catch (RedisException e) {
+      runner.await("SUBSCRIBE", subscribed);
+    } catch (StoreUnavailableException e) {
       change.cancel(false);
-      throw runner.unavailable("SUBSCRIBE", e);
+      throw e;
     }
     return change;
   }

@@ -17,11 +17,12 @@ final class LuaScript {
   static final LuaScript CLAIM = load("claim");
   static final LuaScript GET = load("get");
   static final LuaScript HEARTBEAT = load("heartbeat");
+  static final LuaScript HEARTBEAT_MANY = load("heartbeat_many");
   static final LuaScript FINISH = load("finish");
   static final LuaScript RELEASE = load("release");
   static final LuaScript PURGE = load("purge");
 
-  static final LuaScript[] ALL = {CLAIM, GET, HEARTBEAT, FINISH, RELEASE, PURGE};
+  static final LuaScript[] ALL = {CLAIM, GET, HEARTBEAT, HEARTBEAT_MANY, FINISH, RELEASE, PURGE};
 
   private final String name;
   private final byte[] source;

@@ -4,6 +4,7 @@ import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.StoreUnavailableException;
 import io.lettuce.core.KeyScanArgs;
@@ -15,6 +16,7 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -22,15 +24,16 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import java.util.function.ToIntFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,8 +63,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The store opens its own connections from the given client and closes them in {@link #close()};
  * it never shuts the client down. Every operation waits at most
- * {@link Builder#commandTimeout(Duration) commandTimeout} (twice, if a node lost its script cache),
- * then throws {@link StoreUnavailableException}. See {@code docs/redis-store.md} for durability.
+ * {@link Builder#commandTimeout(Duration) commandTimeout}, then throws
+ * {@link StoreUnavailableException}; an interrupt does not end the wait sooner (a write that was
+ * sent may have landed, and the caller must learn that it did), and is left set for the caller. See
+ * {@code docs/redis-store.md} for durability.
  */
 public final class RedisStore implements IdempotencyStore {
 
@@ -82,13 +87,14 @@ public final class RedisStore implements IdempotencyStore {
   private final RedisClusterAsyncCommands<byte[], byte[]> commands;
   private final ScriptRunner scripts;
   private final KeyLayout keys;
+  private final ToIntFunction<byte[]> slotOf;
   private final byte[] retention;
   private final ChangeSubscriptions changes;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private RedisStore(Builder builder, StatefulConnection<byte[], byte[]> connection,
       RedisClusterAsyncCommands<byte[], byte[]> commands,
-      Supplier<StatefulRedisPubSubConnection<byte[], byte[]>> pubSub) {
+      Supplier<StatefulRedisPubSubConnection<byte[], byte[]>> pubSub, ToIntFunction<byte[]> slotOf) {
     this.description = "RedisStore[" + (builder.client != null ? "standalone" : "cluster") + ", keyPrefix="
         + builder.keyPrefix + ", commandTimeout=" + builder.commandTimeout + ", retentionAfterExpiry="
         + builder.retentionAfterExpiry + "]";
@@ -96,6 +102,7 @@ public final class RedisStore implements IdempotencyStore {
     this.commands = commands;
     this.scripts = new ScriptRunner(commands, builder.commandTimeout);
     this.keys = new KeyLayout(builder.keyPrefix);
+    this.slotOf = slotOf;
     this.retention = Micros.ascii(Micros.toMicros(builder.retentionAfterExpiry));
     this.changes = new ChangeSubscriptions(pubSub, scripts);
   }
@@ -154,6 +161,44 @@ public final class RedisStore implements IdempotencyStore {
         Micros.ascii(token), Micros.of(lease), retention));
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One script extends up to {@value LeaseGroups#MAX_KEYS_PER_SCRIPT} leases whose records share a
+   * hash slot (on a standalone Redis, any leases); the scripts a batch needs are sent at once, without
+   * waiting for each other's replies, so the batch costs about one round trip and at most the command
+   * timeout. Each lease is extended exactly as the single heartbeat would.
+   */
+  @Override
+  public Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
+    Objects.requireNonNull(leases, "leases");
+    requirePositive("lease", lease);
+    List<LeaseGroups.Group> groups = LeaseGroups.of(leases, keys, slotOf);
+    List<CompletableFuture<List<Object>>> runs = new ArrayList<>(groups.size());
+    for (LeaseGroups.Group group : groups) {
+      List<LeaseToken> held = group.leases();
+      byte[][] args = new byte[2 + held.size()][];
+      args[0] = Micros.of(lease);
+      args[1] = retention;
+      for (int i = 0; i < held.size(); i++) {
+        args[2 + i] = Micros.ascii(held.get(i).token());
+      }
+      runs.add(scripts.runAsync(LuaScript.HEARTBEAT_MANY, ScriptOutputType.MULTI,
+          group.keys().toArray(byte[][]::new), args));
+    }
+    List<List<Object>> replies = scripts.awaitAll(LuaScript.HEARTBEAT_MANY.name(), runs);
+    Set<LeaseToken> extended = new HashSet<>();
+    for (int g = 0; g < groups.size(); g++) {
+      List<LeaseToken> held = groups.get(g).leases();
+      for (int i = 0; i < held.size(); i++) {
+        if (Long.valueOf(1L).equals(replies.get(g).get(i))) {
+          extended.add(held.get(i));
+        }
+      }
+    }
+    return extended;
+  }
+
   @Override
   public boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, Duration lease) {
     Objects.requireNonNull(id, "id");
@@ -208,20 +253,16 @@ public final class RedisStore implements IdempotencyStore {
     args.match(keys.scanPattern(), StandardCharsets.US_ASCII);
     ScanCursor cursor = ScanCursor.INITIAL;
     int purged = 0;
-    try {
-      do {
-        KeyScanCursor<byte[]> page = scripts.await(commands.scan(cursor, args));
-        List<byte[]> found = page.getKeys();
-        for (int from = 0; from < found.size() && purged < batchSize; ) {
-          int to = Math.min(found.size(), from + batchSize - purged);
-          purged += purgeAll(found.subList(from, to));
-          from = to;
-        }
-        cursor = page;
-      } while (!cursor.isFinished() && purged < batchSize);
-    } catch (RedisException e) {
-      throw scripts.unavailable("the purge scan", e);
-    }
+    do {
+      KeyScanCursor<byte[]> page = scripts.await("the purge scan", commands.scan(cursor, args));
+      List<byte[]> found = page.getKeys();
+      for (int from = 0; from < found.size() && purged < batchSize; ) {
+        int to = Math.min(found.size(), from + batchSize - purged);
+        purged += purgeAll(found.subList(from, to));
+        from = to;
+      }
+      cursor = page;
+    } while (!cursor.isFinished() && purged < batchSize);
     if (purged > 0) {
       log.debug("purged {} expired records under {}", purged, keys.scanPattern());
     }
@@ -232,25 +273,10 @@ public final class RedisStore implements IdempotencyStore {
   private int purgeAll(List<byte[]> recordKeys) {
     List<CompletableFuture<Long>> runs = new ArrayList<>(recordKeys.size());
     for (byte[] key : recordKeys) {
-      runs.add(scripts.runAsync(LuaScript.PURGE, ScriptOutputType.INTEGER, key, retention, keys.channelOfKey(key)));
+      runs.add(scripts.runAsync(LuaScript.PURGE, ScriptOutputType.INTEGER, new byte[][] {key},
+          retention, keys.channelOfKey(key)));
     }
-    long deadline = System.nanoTime() + scripts.timeout().toNanos();
-    int purged = 0;
-    for (CompletableFuture<Long> run : runs) {
-      try {
-        purged += run.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS).intValue();
-      } catch (ExecutionException e) {
-        throw scripts.unavailable("the purge script",
-            e.getCause() instanceof RuntimeException r ? r : new RedisException(e.getCause()));
-      } catch (TimeoutException e) {
-        runs.forEach(r -> r.cancel(false));
-        throw scripts.unavailable("the purge script", new RedisException("timed out", e));
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new StoreUnavailableException("interrupted while purging", e);
-      }
-    }
-    return purged;
+    return scripts.awaitAll(LuaScript.PURGE.name(), runs).stream().mapToInt(Long::intValue).sum();
   }
 
   /**
@@ -382,13 +408,14 @@ public final class RedisStore implements IdempotencyStore {
         if (client != null) {
           StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
           connection.setTimeout(commandTimeout);
+          // A standalone Redis has no hash slots: any keys may share a script.
           store = new RedisStore(this, connection, connection.async(),
-              () -> client.connectPubSub(ByteArrayCodec.INSTANCE));
+              () -> client.connectPubSub(ByteArrayCodec.INSTANCE), key -> 0);
         } else {
           StatefulRedisClusterConnection<byte[], byte[]> connection = clusterClient.connect(ByteArrayCodec.INSTANCE);
           connection.setTimeout(commandTimeout);
           store = new RedisStore(this, connection, connection.async(),
-              () -> clusterClient.connectPubSub(ByteArrayCodec.INSTANCE));
+              () -> clusterClient.connectPubSub(ByteArrayCodec.INSTANCE), SlotHash::getSlot);
         }
       } catch (RedisException e) {
         throw new StoreUnavailableException("cannot connect to Redis: " + e.getMessage(), e);

@@ -1,4 +1,4 @@
--- Shared by every script (RedisScripts prepends it). A record is one hash:
+-- Shared by every script (LuaScript prepends it). A record is one hash:
 --   s  state: P in progress, C completed, F failed final, R released or purged (a tombstone)
 --   f  fingerprint          t  token of the current or last lease
 --   l  lease end, us        e  expiry, us (logical: at or after it the record is absent)
@@ -34,7 +34,27 @@ local function held(key, token, now)
   return expires
 end
 
--- The record as the Java side parses it (RedisReplies.record): false marks an absent field.
+-- Extends the lease of the record at key if token holds it (see held): it ends lease_us from now, and
+-- the record lives at least that long. Saves the recovery point too, if one is given (a checkpoint).
+-- Returns 1 if it did, else 0.
+local function extend_lease(key, token, now, lease_us, retention_us, recovery_point)
+  local expires = held(key, token, now)
+  if not expires then
+    return 0
+  end
+  local lease_until = now + lease_us
+  redis.call('HSET', key, 'l', int(lease_until))
+  if recovery_point then
+    redis.call('HSET', key, 'r', recovery_point)
+  end
+  if lease_until > expires then
+    redis.call('HSET', key, 'e', int(lease_until))
+    expire_physically(key, lease_until, retention_us)
+  end
+  return 1
+end
+
+-- The record as the Java side parses it (Replies.record): false marks an absent field.
 local function live_record(h, now)
   return {2, h[1], h[2], tonumber(h[3]), tonumber(h[4]), tonumber(h[5]), h[6], h[7], now}
 end

@@ -97,6 +97,21 @@ final class RedisServerProcess implements AutoCloseable {
     return run(command);
   }
 
+  /**
+   * How many scripts the server has run since it started ({@code EVALSHA} and {@code EVAL} calls, from
+   * {@code INFO commandstats}): a count of round trips that nothing else on a test's own server adds to.
+   */
+  long scriptCalls() {
+    long calls = 0;
+    for (String line : cli("info", "commandstats").lines().toList()) {
+      if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+        int from = line.indexOf("calls=") + "calls=".length();
+        calls += Long.parseLong(line.substring(from, line.indexOf(',', from)));
+      }
+    }
+    return calls;
+  }
+
   /** Runs a command for at most 60 s and returns its output, failing if it fails. */
   static String run(List<String> command) {
     try {

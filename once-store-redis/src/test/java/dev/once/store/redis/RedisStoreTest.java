@@ -10,12 +10,15 @@ import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.ClaimResult.Claimed;
 import dev.once.store.IdempotencyRecord;
+import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -178,6 +181,41 @@ class RedisStoreTest {
     try (RedisStore another = RedisStore.builder(LocalRedis.client()).keyPrefix(prefix).build()) {
       assertThat(another.get(id)).isEmpty();
     }
+  }
+
+  @Test
+  void aCompletionFromAnInterruptedThreadWaitsForItsReplyAndKeepsTheInterrupt() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
+
+    Thread.currentThread().interrupt();
+    boolean completed;
+    try {
+      completed = store.complete(id, claimed.token(), ascii("done"), LONG);
+    } finally {
+      assertThat(Thread.interrupted()).as("the interrupt, still set").isTrue();
+    }
+
+    assertThat(completed).isTrue();
+    assertThat(store.get(id)).map(IdempotencyRecord::state).contains(RecordState.COMPLETED);
+  }
+
+  @Test
+  void aClaimAndABatchedHeartbeatFromAnInterruptedThreadTakeEffectAndKeepTheInterrupt() {
+    RecordId id = newId();
+
+    Thread.currentThread().interrupt();
+    ClaimResult result;
+    Set<LeaseToken> extended;
+    try {
+      result = store.claim(new ClaimRequest(id, newFingerprint(), Duration.ofSeconds(5), LONG));
+      extended = store.heartbeat(List.of(new LeaseToken(id, claimed(result).token())), LONG);
+    } finally {
+      assertThat(Thread.interrupted()).as("the interrupt, still set").isTrue();
+    }
+
+    assertThat(extended).containsExactly(new LeaseToken(id, claimed(result).token()));
+    assertThat(store.get(id).orElseThrow().leaseRemaining()).isGreaterThan(Duration.ofMinutes(29));
   }
 
   private long serverMicros() {
