@@ -6,20 +6,45 @@ import dev.once.Outcome;
 import dev.once.Recording;
 import dev.once.Scope;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Set;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A request this caller won the lease for. Finish it exactly once: {@link #record} with the
- * handler's response, {@link #recordUnavailable()} if the response cannot be captured,
- * {@link #fail()} if the handler threw, or {@link #abandon()} if the outcome is unknown.
+ * handler's response, {@link #recordUnavailable} if the response cannot be captured,
+ * {@link #fail(Throwable)} if the handler threw, or {@link #abandon()} if the outcome is unknown.
+ *
+ * <p>Every one of them finishes the lease, whatever the route's classifier or the codec does: a
+ * classifier that throws on a response the handler produced, or a response the codec cannot
+ * encode, counts as done without a stored response (DESIGN §2, "every claim is finished"), and the
+ * classifier's bug is logged at ERROR rather than thrown, because the caller still has a response
+ * to send and the lease is already settled.
  */
 public final class Exchange {
+
+  private static final Logger log = LoggerFactory.getLogger(Exchange.class);
 
   /** Never stored nor replayed: hop-by-hop fields, and those a replay must recompute or must not repeat. */
   static final Set<String> NEVER_REPLAYED = Set.of(
       "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
       "te", "trailer", "trailers", "transfer-encoding", "upgrade",
       "date", "content-length", "set-cookie", "set-cookie2", "idempotent-replayed");
+
+  /**
+   * What recording a response came to.
+   *
+   * @param outcome the route's verdict on the response; {@link Outcome#COMPLETED} if the classifier threw
+   * @param recording what the store made of it
+   */
+  public record Recorded(Outcome outcome, Recording recording) {
+    public Recorded {
+      Objects.requireNonNull(outcome, "outcome");
+      Objects.requireNonNull(recording, "recording");
+    }
+  }
 
   private final Lease lease;
   private final RoutePolicy policy;
@@ -44,16 +69,27 @@ public final class Exchange {
 
   /**
    * Classifies the handler's response and records it: completed and final responses are stored
-   * (without hop-by-hop and deny-listed headers) and replayed; transient ones release the key.
+   * (without hop-by-hop and deny-listed headers) and replayed; transient ones release the key. A
+   * response that cannot be encoded still counts as done.
    */
-  public Recording record(StoredResponse response) {
-    Outcome outcome = policy.classifier().classify(response);
+  public Recorded record(StoredResponse response) {
+    Outcome outcome = classify(response);
+    if (outcome == null) {
+      return done();
+    }
     if (outcome == Outcome.TRANSIENT) {
-      return lease.release();
+      return new Recorded(outcome, lease.release());
     }
     StoredResponse kept = new StoredResponse(response.status(), replayable(response.headers()), response.body());
-    byte[] encoded = StoredResponse.CODEC.encode(kept);
-    return outcome == Outcome.COMPLETED ? lease.complete(encoded) : lease.failFinal(encoded);
+    byte[] encoded;
+    try {
+      encoded = StoredResponse.CODEC.encode(kept);
+    } catch (RuntimeException e) {
+      // The effect happened; a response we cannot store must not make it happen twice.
+      log.warn("could not encode the response of key {}; retries will get 'response unavailable'", lease.key(), e);
+      return new Recorded(outcome, lease.completeWithoutResult());
+    }
+    return new Recorded(outcome, outcome == Outcome.COMPLETED ? lease.complete(encoded) : lease.failFinal(encoded));
   }
 
   /** The handler finished but its response cannot be stored (streamed): retries get 409, never a re-run. */
@@ -66,12 +102,27 @@ public final class Exchange {
    * cannot be stored: a transient status still releases the key, any other counts as done, so
    * retries get 409 and never a re-run.
    */
-  public Recording recordUnavailable(int status) {
-    Outcome outcome = policy.classifier().classify(new StoredResponse(status, Headers.EMPTY, null));
+  public Recorded recordUnavailable(int status) {
+    Outcome outcome = classify(new StoredResponse(status, Headers.EMPTY, null));
+    if (outcome == null) {
+      return done();
+    }
+    return new Recorded(outcome, outcome == Outcome.TRANSIENT ? lease.release() : lease.completeWithoutResult());
+  }
+
+  /**
+   * The handler threw before any byte of its response went out. A transient failure (by the
+   * route's classifier: any exception but a {@link dev.once.FinalFailure}) releases the key so a
+   * retry runs afresh; any other counts as done, with no response to replay, because the handler
+   * itself said its effect is final.
+   */
+  public Recording fail(Throwable error) {
+    Outcome outcome = judge(() -> policy.classifier().classifyError(error), "a " + error.getClass().getName());
+    // A broken classifier (null) is no proof that the effect did not happen: never release on it.
     return outcome == Outcome.TRANSIENT ? lease.release() : lease.completeWithoutResult();
   }
 
-  /** The handler threw: the key is released so a retry runs afresh. */
+  /** The handler threw before its effect, as far as the caller knows: the key is released so a retry runs afresh. */
   public Recording fail() {
     return lease.release();
   }
@@ -82,6 +133,33 @@ public final class Exchange {
    */
   public void abandon() {
     lease.abandon();
+  }
+
+  /** The classifier's verdict on a response, or null if it threw (the caller then finishes as {@link #done()}). */
+  private Outcome classify(StoredResponse response) {
+    return judge(() -> policy.classifier().classify(response), "a " + response.status() + " response");
+  }
+
+  /**
+   * Asks the classifier, which is the application's code: if it throws, the bug is logged and the
+   * answer is null. An {@link Error} settles the lease as done before it propagates.
+   */
+  private Outcome judge(Supplier<Outcome> verdict, String what) {
+    try {
+      return verdict.get();
+    } catch (RuntimeException e) {
+      log.error("the outcome classifier threw on {} for key {}; it counts as done and retries get"
+          + " 'response unavailable'. Fix the classifier.", what, lease.key(), e);
+      return null;
+    } catch (Error e) {
+      lease.completeWithoutResult();
+      throw e;
+    }
+  }
+
+  /** The handler produced a response, so its effect happened: never released, whatever went wrong after. */
+  private Recorded done() {
+    return new Recorded(Outcome.COMPLETED, lease.completeWithoutResult());
   }
 
   private Headers replayable(Headers headers) {

@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.ExecutionPolicy;
 import dev.once.FailureMode;
+import dev.once.FinalFailure;
 import dev.once.InFlightPolicy;
 import dev.once.Once;
+import dev.once.Outcome;
+import dev.once.OutcomeClassifier;
 import dev.once.Recording;
 import dev.once.FakeUnavailableStore;
 import dev.once.store.InMemoryStore;
@@ -33,6 +36,7 @@ class HttpIdempotencyTest {
       .route("/small", RoutePolicy.builder().maxRequestBytes(10)
           .execution(ExecutionPolicy.builder().maxResultBytes(10).build()).build())
       .route("/stamped", RoutePolicy.builder().excludeJsonPointer("/sent_at").denyReplayHeader("X-Trace").build())
+      .route("/broken", RoutePolicy.builder().classifier(new FakeBrokenClassifier()).build())
       .build();
 
   @AfterEach
@@ -117,7 +121,7 @@ class HttpIdempotencyTest {
   void retryGetsTheOriginalStatusHeadersAndBodyMarkedReplayed() {
     String key = key();
     Decision first = begin(post("/p", key, "{\"amount\":1000}"));
-    Recording rec = ((Decision.Proceed) first).exchange().record(created("{\"id\":\"pay_1\"}"));
+    Recording rec = ((Decision.Proceed) first).exchange().record(created("{\"id\":\"pay_1\"}")).recording();
 
     Decision retry = begin(post("/p", key, "{ \"amount\": 1000.0 }"));
 
@@ -204,7 +208,7 @@ class HttpIdempotencyTest {
       String key = key();
       Exchange ex = ((Decision.Proceed) begin(post("/p", key, "{}"))).exchange();
 
-      assertThat(ex.record(new StoredResponse(status, Headers.EMPTY, null))).isEqualTo(Recording.RELEASED);
+      assertThat(ex.record(new StoredResponse(status, Headers.EMPTY, null)).recording()).isEqualTo(Recording.RELEASED);
       assertThat(begin(post("/p", key, "{}"))).isInstanceOf(Decision.Proceed.class);
     }
   }
@@ -236,7 +240,7 @@ class HttpIdempotencyTest {
     String key = key();
     Exchange ex = ((Decision.Proceed) begin(post("/small", key, "{}"))).exchange();
 
-    Recording rec = ex.record(created("{\"id\":\"a-long-payment-id\"}"));
+    Recording rec = ex.record(created("{\"id\":\"a-long-payment-id\"}")).recording();
 
     assertThat(rec).isEqualTo(Recording.RESULT_NOT_STORED);
     assertThat(problemOf(begin(post("/small", key, "{}")))).isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
@@ -255,13 +259,61 @@ class HttpIdempotencyTest {
     String ok = key();
     String failed = key();
 
-    Recording done = ((Decision.Proceed) begin(post("/p", ok, "{}"))).exchange().recordUnavailable(200);
-    Recording released = ((Decision.Proceed) begin(post("/p", failed, "{}"))).exchange().recordUnavailable(503);
+    Recording done = ((Decision.Proceed) begin(post("/p", ok, "{}"))).exchange().recordUnavailable(200).recording();
+    Recording released = ((Decision.Proceed) begin(post("/p", failed, "{}"))).exchange().recordUnavailable(503).recording();
 
     assertThat(done).isEqualTo(Recording.RESULT_NOT_STORED);
     assertThat(problemOf(begin(post("/p", ok, "{}")))).isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
     assertThat(released).isEqualTo(Recording.RELEASED);
     assertThat(begin(post("/p", failed, "{}"))).isInstanceOf(Decision.Proceed.class);
+  }
+
+  @Test
+  void aClassifierThatThrowsStillFinishesTheLeaseAsDoneWhetherTheResponseWasCapturedOrStreamed() {
+    String captured = key();
+    String streamed = key();
+
+    Exchange.Recorded recorded = ((Decision.Proceed) begin(post("/broken", captured, "{}"))).exchange()
+        .record(created("{\"id\":\"pay_1\"}"));
+    Exchange.Recorded unavailable = ((Decision.Proceed) begin(post("/broken", streamed, "{}"))).exchange()
+        .recordUnavailable(200);
+
+    assertThat(recorded.recording()).isEqualTo(Recording.RESULT_NOT_STORED);
+    assertThat(unavailable.recording()).isEqualTo(Recording.RESULT_NOT_STORED);
+    assertThat(problemOf(begin(post("/broken", captured, "{}")))).isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
+    assertThat(problemOf(begin(post("/broken", streamed, "{}")))).isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
+  }
+
+  @Test
+  void aHandlerExceptionThatIsFinalOrThatTheClassifierChokesOnCountsAsDoneRatherThanReleased() {
+    String declined = key();
+    String broken = key();
+
+    Recording finalFailure = ((Decision.Proceed) begin(post("/p", declined, "{}"))).exchange()
+        .fail(new FinalFailure("card_declined", "declined"));
+    Recording classifierBug = ((Decision.Proceed) begin(post("/broken", broken, "{}"))).exchange()
+        .fail(new IllegalStateException("the handler failed"));
+
+    assertThat(finalFailure).isEqualTo(Recording.RESULT_NOT_STORED);
+    assertThat(classifierBug).isEqualTo(Recording.RESULT_NOT_STORED);
+    assertThat(problemOf(begin(post("/p", declined, "{}")))).isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
+    assertThat(problemOf(begin(post("/broken", broken, "{}")))).isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
+  }
+
+  @Test
+  void aResponseTheCodecCannotEncodeCountsAsDoneAndRetriesGet409ResponseUnavailable() {
+    String key = key();
+    Exchange ex = ((Decision.Proceed) begin(post("/p", key, "{}"))).exchange();
+    Headers.Builder tooMany = Headers.builder();
+    for (int i = 0; i <= 65_535; i++) {
+      tooMany.add("X-H" + i, "v");
+    }
+
+    Exchange.Recorded recorded = ex.record(new StoredResponse(201, tooMany.build(), null));
+
+    assertThat(recorded.outcome()).isEqualTo(Outcome.COMPLETED);
+    assertThat(recorded.recording()).isEqualTo(Recording.RESULT_NOT_STORED);
+    assertThat(problemOf(begin(post("/p", key, "{}")))).isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
   }
 
   @Test
@@ -323,6 +375,19 @@ class HttpIdempotencyTest {
       assertThat(proceeded).isEqualTo(1);
     } finally {
       pool.shutdownNow();
+    }
+  }
+
+  /** A classifier with a bug: it throws on every response and every exception. */
+  private static final class FakeBrokenClassifier implements OutcomeClassifier<StoredResponse> {
+    @Override
+    public Outcome classify(StoredResponse response) {
+      throw new IllegalStateException("classifier bug");
+    }
+
+    @Override
+    public Outcome classifyError(Throwable error) {
+      throw new IllegalStateException("classifier bug");
     }
   }
 }

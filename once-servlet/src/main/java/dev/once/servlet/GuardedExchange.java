@@ -1,21 +1,22 @@
 package dev.once.servlet;
 
 import dev.once.Outcome;
-import dev.once.OutcomeClassifier;
 import dev.once.http.Exchange;
-import dev.once.http.Headers;
 import dev.once.http.StoredResponse;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.ServletRequest;
 import java.io.IOException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Finishes one exchange exactly once, whichever comes first: the handler returning, an
- * asynchronous cycle completing, a timeout or an error.
+ * asynchronous cycle completing, a timeout or an error. Every path settles the lease (DESIGN §2):
+ * once any byte of the response may have reached the client, the handler ran and the outcome is
+ * "done, response unavailable", whatever fails afterwards; only a failure before that releases the key.
  */
 final class GuardedExchange implements AsyncListener {
 
@@ -24,17 +25,14 @@ final class GuardedExchange implements AsyncListener {
   private final Exchange exchange;
   private final ServletRequest request;
   private final CapturingResponse response;
-  private final OutcomeClassifier<StoredResponse> classifier;
   private final AtomicBoolean finished = new AtomicBoolean();
   private StoredResponse captured;
   private boolean transientOutcome;
 
-  GuardedExchange(Exchange exchange, ServletRequest request, CapturingResponse response,
-      OutcomeClassifier<StoredResponse> classifier) {
+  GuardedExchange(Exchange exchange, ServletRequest request, CapturingResponse response) {
     this.exchange = exchange;
     this.request = request;
     this.response = response;
-    this.classifier = classifier;
   }
 
   CapturingResponse response() {
@@ -59,21 +57,23 @@ final class GuardedExchange implements AsyncListener {
     if (!finished.compareAndSet(false, true)) {
       return null;
     }
-    if (OnceFilter.AMBIGUOUS.equals(request.getAttribute(OnceFilter.OUTCOME))) {
-      // The effect may or may not have happened: neither record nor release (OnceFilter.OUTCOME).
+    if (isAmbiguous()) {
       exchange.abandon();
       captured = response.isStreamed() ? null : response.captured();
       transientOutcome = true;
       return Outcome.TRANSIENT;
     }
     if (response.isStreamed()) {
-      int status = response.getStatus();
-      exchange.recordUnavailable(status);
-      return classifier.classify(new StoredResponse(status, Headers.EMPTY, null));
+      return exchange.recordUnavailable(response.getStatus()).outcome();
     }
-    captured = response.captured();
-    exchange.record(captured);
-    Outcome outcome = classifier.classify(captured);
+    try {
+      captured = response.captured();
+    } catch (RuntimeException e) {
+      // The handler returned, so its effect happened: a response we cannot even read back is "done".
+      exchange.recordUnavailable();
+      throw e;
+    }
+    Outcome outcome = exchange.record(captured).outcome();
     transientOutcome = outcome == Outcome.TRANSIENT;
     return outcome;
   }
@@ -87,12 +87,29 @@ final class GuardedExchange implements AsyncListener {
     }
   }
 
-  /** The handler failed: the key is released and the container answers. */
-  void fail() {
-    if (finished.compareAndSet(false, true)) {
-      response.discard();
-      exchange.fail();
+  /**
+   * The handler (or its asynchronous cycle) failed. If nothing went out yet, what it wrote is
+   * dropped, the container answers, and the route's classifier decides on the error (a transient
+   * one releases the key). If part of the response already went out (a client that hung up
+   * mid-stream is the usual cause), the handler ran: it counts as done and is never run again.
+   */
+  void fail(Throwable error) {
+    if (!finished.compareAndSet(false, true)) {
+      return;
     }
+    if (isAmbiguous()) {
+      exchange.abandon();
+    } else if (response.isStreamed()) {
+      exchange.recordUnavailable();
+    } else {
+      response.discard();
+      exchange.fail(error);
+    }
+  }
+
+  /** The handler could not tell whether its effect happened: neither record nor release ({@link OnceFilter#OUTCOME}). */
+  private boolean isAmbiguous() {
+    return OnceFilter.AMBIGUOUS.equals(request.getAttribute(OnceFilter.OUTCOME));
   }
 
   @Override
@@ -109,12 +126,12 @@ final class GuardedExchange implements AsyncListener {
 
   @Override
   public void onTimeout(AsyncEvent event) {
-    fail();
+    fail(new TimeoutException("the asynchronous cycle timed out"));
   }
 
   @Override
   public void onError(AsyncEvent event) {
-    fail();
+    fail(event.getThrowable() == null ? new IOException("the asynchronous cycle failed") : event.getThrowable());
   }
 
   @Override

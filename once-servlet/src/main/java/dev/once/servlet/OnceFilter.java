@@ -158,7 +158,7 @@ public final class OnceFilter implements Filter {
     try {
       chain.doFilter(request, response);
     } catch (IOException | ServletException | RuntimeException | Error e) {
-      guard.fail();
+      guard.fail(e);
       throw e;
     }
   }
@@ -193,17 +193,18 @@ public final class OnceFilter implements Filter {
         return TransactionBoundary.Ending.ROLL_BACK;
       }
       guard = new GuardedExchange(p.exchange(), request,
-          new CapturingResponse(response, request, route.policy().execution().maxResultBytes()),
-          route.policy().classifier());
+          new CapturingResponse(response, request, route.policy().execution().maxResultBytes()));
       request.guardedBy(guard);
       request.setAttribute(EXCHANGE_ATTRIBUTE, guard);
       request.setAttribute(EXCHANGE, p.exchange());
       runHandler(guard, request, guard.response(), chain);
       if (request.isAsyncStarted()) {
         if (!mayGoAsync) {
-          guard.fail();
-          throw new IllegalStateException("the handler of " + route + " went asynchronous, but the route runs"
-              + " in a transaction bound to the request thread; answer synchronously on transactional routes");
+          IllegalStateException misuse = new IllegalStateException("the handler of " + route + " went asynchronous,"
+              + " but the route runs in a transaction bound to the request thread; answer synchronously on"
+              + " transactional routes");
+          guard.fail(misuse);
+          throw misuse;
         }
         // It finishes on AsyncContext.complete(), after a dispatch, or on a timeout or error.
         async = true;

@@ -3,8 +3,11 @@ package dev.once.servlet;
 import dev.once.ExecutionPolicy;
 import dev.once.InFlightPolicy;
 import dev.once.Once;
+import dev.once.Outcome;
+import dev.once.OutcomeClassifier;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.RoutePolicy;
+import dev.once.http.StoredResponse;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.InMemoryStore;
 import jakarta.servlet.DispatcherType;
@@ -25,6 +28,14 @@ import java.util.function.UnaryOperator;
 final class GuardedApp implements AutoCloseable {
 
   static final String MERCHANT = "sk_merchant_1";
+
+  /** The application's classifier with a bug: it throws on every response. */
+  private static final OutcomeClassifier<StoredResponse> BROKEN_CLASSIFIER = new OutcomeClassifier<>() {
+    @Override
+    public Outcome classify(StoredResponse response) {
+      throw new IllegalStateException("classifier bug");
+    }
+  };
 
   final RecordingStore store;
   final RecordingServlet app = new RecordingServlet();
@@ -58,7 +69,8 @@ final class GuardedApp implements AutoCloseable {
             .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(10))).build()).maxWaitersPerKey(256).build())
         .route("/stamped/**", RoutePolicy.builder().excludeJsonPointer("/sent_at").build())
         .route("/puts/**", RoutePolicy.builder().methods("POST", "PUT", "DELETE").build())
-        .route("/tx/**", RoutePolicy.builder().execution(ExecutionPolicy.builder().heartbeat(false).build()).build()))
+        .route("/tx/**", RoutePolicy.builder().execution(ExecutionPolicy.builder().heartbeat(false).build()).build())
+        .route("/broken/**", RoutePolicy.builder().classifier(BROKEN_CLASSIFIER).build()))
         .build();
     this.server = JettyServer.start(OnceFilter.builder(http).transactions(transactions).build(), contextPath, app,
         dispatches);

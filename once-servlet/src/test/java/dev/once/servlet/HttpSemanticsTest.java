@@ -170,7 +170,7 @@ class HttpSemanticsTest extends GuardedAppTest {
 
   @Test
   void serverErrorsTimeoutsAndTooManyRequestsAreNeverCached() throws Exception {
-    for (int status : new int[] {500, 502, 503, 504, 408, 429}) {
+    for (int status : new int[] {500, 502, 503, 504, 408, 423, 425, 429}) {
       HttpResponse<String> retry = twiceWithStatus(status);
 
       assertThat(retry.headers().firstValue("Idempotent-Replayed")).as("status %d", status).isEmpty();

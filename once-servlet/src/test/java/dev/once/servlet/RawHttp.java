@@ -56,6 +56,24 @@ final class RawHttp {
     }
   }
 
+  /**
+   * Sends the request, reads the first {@code bytes} bytes of the answer (or less, if the server
+   * closes first), then hangs up without reading the rest, as a client that goes away mid-body.
+   * Returns the number of bytes read.
+   */
+  static int readSomeThenHangUp(int port, List<String> head, byte[] body, int bytes) throws IOException {
+    try (Socket socket = new Socket("127.0.0.1", port)) {
+      socket.setSoTimeout(15_000);
+      socket.getOutputStream().write((String.join("\r\n", head) + "\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+      socket.getOutputStream().write(body);
+      socket.getOutputStream().flush();
+      byte[] read = socket.getInputStream().readNBytes(bytes);
+      // Unread bytes left behind make the close a reset: the server's next write fails at once.
+      socket.setSoLinger(true, 0);
+      return read.length;
+    }
+  }
+
   private static byte[] readAll(InputStream in) throws IOException {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     byte[] buf = new byte[8192];
