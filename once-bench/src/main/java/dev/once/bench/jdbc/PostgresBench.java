@@ -168,7 +168,7 @@ public final class PostgresBench {
         + " FROM generate_series(1, " + rows + ") g");
   }
 
-  static PostgresStore freshStore(HikariDataSource pool) {
+  public static PostgresStore freshStore(HikariDataSource pool) {
     execute(pool, "DROP TABLE IF EXISTS " + TABLE, "DROP SEQUENCE IF EXISTS " + TABLE + "_seq");
     return PostgresStore.builder(pool).tableName(TABLE).autoCreateSchema(true).build();
   }
@@ -184,7 +184,7 @@ public final class PostgresBench {
     }
   }
 
-  static HikariDataSource pool(int size) {
+  public static HikariDataSource pool(int size) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(System.getProperty("once.bench.url", "jdbc:postgresql://127.0.0.1:5432/test"));
     config.setUsername(System.getProperty("once.bench.user", "postgres"));
