@@ -87,7 +87,7 @@ public final class Once implements AutoCloseable {
     Objects.requireNonNull(operation, "operation");
     Admission admission = begin(scope, key, fingerprint, policy);
     if (admission instanceof Admission.Proceed p) {
-      return run((HeldLease) p.lease(), codec, classifier, operation);
+      return run(p.lease(), codec, classifier, operation);
     } else if (admission instanceof Admission.Unguarded) {
       return runUnguarded(scope, key, classifier, operation);
     } else if (admission instanceof Admission.Replay r) {
@@ -284,7 +284,7 @@ public final class Once implements AutoCloseable {
     return new Admission.StoreUnavailable(policy.storeRetryAfter(), e);
   }
 
-  private <T> ExecutionResult<T> run(HeldLease lease, ResultCodec<T> codec,
+  private <T> ExecutionResult<T> run(Lease lease, ResultCodec<T> codec,
       OutcomeClassifier<? super T> classifier, Operation<T> operation) {
     RecordId id = RecordId.of(lease.scope(), lease.key());
     long start = System.nanoTime();
@@ -312,7 +312,7 @@ public final class Once implements AutoCloseable {
   }
 
   /** Records a completed or finally failed value for replay. */
-  private static <T> Recording record(HeldLease lease, ResultCodec<T> codec, T value, Outcome outcome) {
+  private static <T> Recording record(Lease lease, ResultCodec<T> codec, T value, Outcome outcome) {
     byte[] bytes;
     try {
       bytes = Objects.requireNonNull(codec.encode(value), "the codec encoded a value as null");
@@ -324,7 +324,7 @@ public final class Once implements AutoCloseable {
     return outcome == Outcome.COMPLETED ? lease.complete(bytes) : lease.failFinal(bytes);
   }
 
-  private <T> ExecutionResult<T> failed(HeldLease lease, RecordId id, long start,
+  private <T> ExecutionResult<T> failed(Lease lease, RecordId id, long start,
       OutcomeClassifier<? super T> classifier, Throwable error) {
     Outcome outcome;
     try {
