@@ -2,9 +2,14 @@ package dev.once.store.jdbc;
 
 import dev.once.store.jdbc.internal.TableName;
 import dev.once.store.ClaimRequest;
+import dev.once.store.LeaseToken;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * What differs between databases: the clock and time arithmetic in SQL, how times are read, the
@@ -51,6 +56,66 @@ abstract class Dialect {
   /** How long a claimed record lives: its ttl, but at least as long as its lease. */
   static java.time.Duration lifetime(ClaimRequest request) {
     return request.ttl().compareTo(request.lease()) >= 0 ? request.ttl() : request.lease();
+  }
+
+  /**
+   * The batched heartbeat: extends every lease of {@code leases} still held, as
+   * {@link Statements#heartbeat} extends one, and returns those it extended. One
+   * {@code UPDATE … FROM <lease rows> … RETURNING} per {@link #leasesPerStatement()} leases; the
+   * statements need not be atomic together, since a caller whose call fails counts none as extended.
+   */
+  Set<LeaseToken> heartbeat(Session session, Statements sql, HeldLeases leases, long leaseMicros)
+      throws SQLException {
+    Set<LeaseToken> extended = new HashSet<>(leases.size() * 2);
+    for (List<LeaseToken> chunk : leases.chunks(leasesPerStatement())) {
+      try (PreparedStatement ps = session.prepare(sql.heartbeatEach(leaseRows(chunk.size())))) {
+        ps.setLong(1, leaseMicros);
+        ps.setLong(2, leaseMicros);
+        bindLeases(session, ps, 3, chunk);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            extended.add(leases.named(rs.getString(1), rs.getString(2)));
+          }
+        }
+      }
+    }
+    session.commitIfOwned();
+    return extended;
+  }
+
+  /**
+   * Leases per batched heartbeat statement, three bind parameters each: 5,000 keeps a statement
+   * under the 32,766 parameters SQLite allows (and PostgreSQL's 32,767).
+   */
+  int leasesPerStatement() {
+    return 5_000;
+  }
+
+  /**
+   * A derived table {@code h(h_scope, h_key, h_token)} of {@code n} leases given as parameters; by
+   * default a {@code VALUES} list, whose columns PostgreSQL and SQLite both name {@code column1…}.
+   */
+  String leaseRows(int n) {
+    return "(SELECT column1 AS h_scope, column2 AS h_key, column3 AS h_token FROM (VALUES "
+        + tuples(n, 3) + ")) AS h";
+  }
+
+  /** Binds {@code leases} to the parameters of {@link #leaseRows} from {@code index}: scope, key, token each. */
+  void bindLeases(Session session, PreparedStatement ps, int index, List<LeaseToken> leases) throws SQLException {
+    for (LeaseToken lease : leases) {
+      index = Rows.bindId(ps, index, lease.id());
+      ps.setLong(index++, lease.token());
+    }
+  }
+
+  /** {@code n} row constructors of {@code width} parameters: {@code (?, ?), (?, ?)}. */
+  static String tuples(int n, int width) {
+    String tuple = "(?" + ", ?".repeat(width - 1) + ")";
+    StringBuilder sql = new StringBuilder(n * (tuple.length() + 2));
+    for (int i = 0; i < n; i++) {
+      sql.append(i == 0 ? "" : ", ").append(tuple);
+    }
+    return sql.toString();
   }
 
   /** A statement deleting up to {@code ?} expired records, oldest first, without long locks. */

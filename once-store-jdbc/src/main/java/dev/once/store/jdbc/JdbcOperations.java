@@ -4,6 +4,7 @@ import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.store.StoreUnavailableException;
@@ -12,8 +13,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -98,6 +101,16 @@ final class JdbcOperations implements IdempotencyStore {
       ps.setLong(2, micros(lease));
       return 3;
     });
+  }
+
+  @Override
+  public Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
+    HeldLeases held = HeldLeases.of(leases);
+    requirePositive("lease", lease);
+    if (held.isEmpty()) {
+      return Set.of();
+    }
+    return run("heartbeat of " + held.size() + " leases", session -> dialect.heartbeat(session, sql, held, micros(lease)));
   }
 
   @Override

@@ -4,9 +4,12 @@ import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -19,6 +22,7 @@ abstract class JdbcStore implements IdempotencyStore {
   final Statements statements;
   final int timeoutSeconds;
   final ChangeFeed feed;
+  final Connections connections;
   private final JdbcOperations operations;
 
   JdbcStore(Dialect dialect, Connections connections, int timeoutSeconds, ChangeFeed feed) {
@@ -26,6 +30,7 @@ abstract class JdbcStore implements IdempotencyStore {
     this.statements = new Statements(dialect);
     this.timeoutSeconds = timeoutSeconds;
     this.feed = feed;
+    this.connections = connections;
     this.operations = new JdbcOperations(dialect, statements, connections, timeoutSeconds, feed);
   }
 
@@ -42,6 +47,11 @@ abstract class JdbcStore implements IdempotencyStore {
   @Override
   public boolean heartbeat(RecordId id, long token, Duration lease) {
     return operations.heartbeat(id, token, lease);
+  }
+
+  @Override
+  public Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
+    return operations.heartbeat(leases, lease);
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.once.store.jdbc;
 
 import dev.once.store.jdbc.internal.TableName;
 import dev.once.store.ClaimRequest;
+import dev.once.store.LeaseToken;
 import dev.once.store.RecordState;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -9,6 +10,10 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /**
  * MariaDB: the claim is {@code INSERT … ON DUPLICATE KEY UPDATE} with conditional assignments, then
@@ -28,6 +33,9 @@ import java.time.ZoneOffset;
  * UTC whatever the session time zone, constant within a statement.
  */
 final class MariaDbDialect extends Dialect {
+
+  /** Leases per statement of a batched heartbeat: keeps a statement of long unicode scopes within max_allowed_packet. */
+  private static final int LEASES_PER_STATEMENT = 2_000;
 
   private final String upsert;
   private final String readBack;
@@ -64,6 +72,47 @@ final class MariaDbDialect extends Dialect {
   @Override
   String purgeSql() {
     return purge;
+  }
+
+  /**
+   * MariaDB has no {@code UPDATE … RETURNING}, so in one transaction per batch: a locking read finds
+   * the leases still held, and an update extends exactly those rows. The lock keeps every other
+   * writer off them in between, so what the read found is what the update changes.
+   */
+  @Override
+  Set<LeaseToken> heartbeat(Session session, Statements sql, HeldLeases leases, long leaseMicros)
+      throws SQLException {
+    String t = table.qualified();
+    return session.atomically(s -> {
+      Set<LeaseToken> extended = new HashSet<>(leases.size() * 2);
+      for (List<LeaseToken> chunk : leases.chunks(LEASES_PER_STATEMENT)) {
+        List<LeaseToken> held = new ArrayList<>(chunk.size());
+        try (PreparedStatement ps = s.prepare("SELECT scope, idem_key FROM " + t
+            + " WHERE (scope, idem_key, token) IN (" + tuples(chunk.size(), 3) + ") AND " + sql.held + " FOR UPDATE")) {
+          bindLeases(s, ps, 1, chunk);
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              held.add(leases.named(rs.getString(1), rs.getString(2)));
+            }
+          }
+        }
+        if (held.isEmpty()) {
+          continue;
+        }
+        try (PreparedStatement ps = s.prepare("UPDATE " + t + " SET " + sql.extendLease
+            + " WHERE (scope, idem_key) IN (" + tuples(held.size(), 2) + ")")) {
+          ps.setLong(1, leaseMicros);
+          ps.setLong(2, leaseMicros);
+          int i = 3;
+          for (LeaseToken lease : held) {
+            i = Rows.bindId(ps, i, lease.id());
+          }
+          ps.executeUpdate();
+        }
+        extended.addAll(held);
+      }
+      return extended;
+    });
   }
 
   @Override

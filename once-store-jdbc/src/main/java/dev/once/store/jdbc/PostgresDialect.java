@@ -2,12 +2,14 @@ package dev.once.store.jdbc;
 
 import dev.once.store.jdbc.internal.TableName;
 import dev.once.store.ClaimRequest;
+import dev.once.store.LeaseToken;
 import dev.once.store.RecordState;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.List;
 
 /**
  * PostgreSQL: the claim is one statement, one round trip.
@@ -72,6 +74,33 @@ final class PostgresDialect extends Dialect {
   @Override
   String purgeSql() {
     return purge;
+  }
+
+  /** Three array parameters whatever the number of leases: one statement for any batch. */
+  @Override
+  int leasesPerStatement() {
+    return Integer.MAX_VALUE;
+  }
+
+  @Override
+  String leaseRows(int n) {
+    return "unnest(CAST(? AS varchar[]), CAST(? AS varchar[]), CAST(? AS bigint[])) AS h(h_scope, h_key, h_token)";
+  }
+
+  @Override
+  void bindLeases(Session session, PreparedStatement ps, int index, List<LeaseToken> leases) throws SQLException {
+    String[] scopes = new String[leases.size()];
+    String[] keys = new String[leases.size()];
+    Long[] tokens = new Long[leases.size()];
+    for (int i = 0; i < leases.size(); i++) {
+      LeaseToken lease = leases.get(i);
+      scopes[i] = lease.id().scope().value();
+      keys[i] = lease.id().key().value();
+      tokens[i] = lease.token();
+    }
+    ps.setArray(index, session.connection().createArrayOf("varchar", scopes));
+    ps.setArray(index + 1, session.connection().createArrayOf("varchar", keys));
+    ps.setArray(index + 2, session.connection().createArrayOf("bigint", tokens));
   }
 
   @Override

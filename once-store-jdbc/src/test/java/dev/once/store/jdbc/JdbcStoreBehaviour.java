@@ -8,13 +8,16 @@ import dev.once.Scope;
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -149,6 +152,65 @@ abstract class JdbcStoreBehaviour {
     assertThat(store.heartbeat(id, c.token(), LEASE)).isTrue();
     sleep(SHORT);
     assertThat(store.claim(request(id, LEASE))).isInstanceOf(ClaimResult.Existing.class);
+  }
+
+  @Test
+  void aBatchedHeartbeatOfTenThousandLeasesIsOneQuickOperationOfFewStatements() throws Exception {
+    List<LeaseToken> held = claimConcurrently(10_000);
+    LeaseToken released = held.remove(0);
+    assertThat(store.release(released.id(), released.token())).isTrue();
+    LeaseToken wrongToken = held.remove(0);
+    List<LeaseToken> batch = new ArrayList<>(held);
+    batch.add(released);
+    batch.add(new LeaseToken(wrongToken.id(), wrongToken.token() + 1));
+    CountingConnections counting = CountingConnections.around((JdbcStore) store);
+    Duration longer = Duration.ofMinutes(10);
+
+    long start = System.nanoTime();
+    Set<LeaseToken> extended = counting.store((JdbcStore) store).heartbeat(batch, longer);
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+
+    assertThat(extended).hasSize(held.size()).isEqualTo(new HashSet<>(held));
+    assertThat(counting.opened).as("operations").hasValue(1);
+    assertThat(counting.prepared.get()).as("statements").isBetween(1, 10);
+    assertThat(took).as("time for 10,000 leases").isLessThan(Duration.ofSeconds(5));
+    for (LeaseToken lease : List.of(held.get(0), held.get(held.size() - 1))) {
+      assertThat(store.get(lease.id())).get().satisfies(r -> {
+        assertThat(r.leaseRemaining()).isGreaterThan(longer.minusMinutes(1));
+        assertThat(r.expiresAt()).isAfterOrEqualTo(r.leaseUntil());
+      });
+    }
+    assertThat(store.get(wrongToken.id())).get().satisfies(r -> assertThat(r.leaseRemaining()).isLessThan(LEASE));
+  }
+
+  @Test
+  void aBatchedHeartbeatNamingOneRecordTwiceIsRefused() {
+    RecordId id = newId();
+    ClaimResult.Claimed c = claim(id, LEASE);
+    List<LeaseToken> twice = List.of(new LeaseToken(id, c.token()), new LeaseToken(id, c.token() + 1));
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.heartbeat(twice, LEASE))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(id.toString());
+  }
+
+  /** Claims {@code n} fresh keys from many threads at once (a group commit makes that fast); returns their leases. */
+  List<LeaseToken> claimConcurrently(int n) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(8);
+    try {
+      List<Future<LeaseToken>> futures = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        futures.add(pool.submit(() -> {
+          RecordId id = newId();
+          return new LeaseToken(id, claim(id, LEASE).token());
+        }));
+      }
+      List<LeaseToken> leases = new ArrayList<>();
+      for (Future<LeaseToken> f : futures) {
+        leases.add(f.get(60, TimeUnit.SECONDS));
+      }
+      return leases;
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   @Test
