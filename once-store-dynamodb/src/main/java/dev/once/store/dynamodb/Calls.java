@@ -16,6 +16,14 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
  * included), and each failure translated. A failed condition is an answer, not a failure; throttling,
  * server errors, timeouts and network failures mean the store is unavailable; any other rejection
  * (a missing table, a malformed request) is a configuration or programming error and says so.
+ *
+ * <p>Calls run with the thread's interrupt flag cleared, and set again afterwards. The sync client
+ * checks the flag between its stages and aborts the call when it finds it set: before the request is
+ * sent, so a completion or a claim from an interrupted thread failed although nothing was wrong with
+ * the store; and after the response arrived, so a write that landed was reported as failed. The
+ * caller's interrupt is kept for the caller to act on once the store has answered. An interrupt that
+ * arrives while the request is on the wire still aborts it inside the SDK: the store then reports
+ * {@link StoreUnavailableException}, an unknown outcome, as for a timeout.
  */
 final class Calls {
 
@@ -35,7 +43,7 @@ final class Calls {
 
   <T> T call(String operation, Supplier<T> call) {
     try {
-      return call.get();
+      return uninterrupted(call);
     } catch (SdkException e) {
       throw translate(operation, e);
     }
@@ -49,7 +57,7 @@ final class Calls {
   Map<String, AttributeValue> conditionally(String operation, RecordId id, Supplier<?> write,
       Supplier<Map<String, AttributeValue>> reread) {
     try {
-      write.get();
+      uninterrupted(write);
       return null;
     } catch (ConditionalCheckFailedException e) {
       if (e.hasItem() && !e.item().isEmpty()) {
@@ -60,6 +68,17 @@ final class Calls {
       return item == null ? Map.of() : item;
     } catch (SdkException e) {
       throw translate(operation + (id == null ? "" : " of " + id), e);
+    }
+  }
+
+  private static <T> T uninterrupted(Supplier<T> call) {
+    boolean interrupted = Thread.interrupted();
+    try {
+      return call.get();
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

@@ -21,6 +21,7 @@ import dev.once.store.ClaimResult.Claimed;
 import dev.once.store.ClaimResult.Existing;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.store.ResultTooLargeException;
@@ -28,10 +29,12 @@ import dev.once.store.StoreUnavailableException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 import software.amazon.awssdk.core.SdkBytes;
@@ -72,9 +75,14 @@ import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
  * before anything is written; the record stays in progress, and the engine then records the outcome
  * without its result (retries get "response unavailable", never a second run).
  *
+ * <p><b>Batched heartbeats</b> run each lease's conditional update side by side, at most
+ * {@link Builder#heartbeatConcurrency(int) heartbeatConcurrency} at once, on threads the store starts
+ * when it needs them and {@link #close()} stops.
+ *
  * <p>The store never closes the client. Every call is bounded by
  * {@link Builder#callTimeout(Duration) callTimeout}; a call that fails or times out throws
- * {@link StoreUnavailableException}.
+ * {@link StoreUnavailableException}. A call from an interrupted thread runs as any other, and the
+ * thread's interrupt is still set when it returns.
  */
 public final class DynamoDbStore implements IdempotencyStore {
 
@@ -82,6 +90,8 @@ public final class DynamoDbStore implements IdempotencyStore {
   public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(2);
   /** The default of {@link Builder#retentionAfterExpiry(Duration)}. */
   public static final Duration DEFAULT_RETENTION_AFTER_EXPIRY = Duration.ofDays(1);
+  /** The default of {@link Builder#heartbeatConcurrency(int)}: the SDK's default HTTP connection pool. */
+  public static final int DEFAULT_HEARTBEAT_CONCURRENCY = 50;
   /** The largest item DynamoDB stores, and the default of {@link Builder#maxItemBytes(int)}. */
   public static final int DYNAMODB_ITEM_LIMIT = 400 * 1024;
 
@@ -100,6 +110,7 @@ public final class DynamoDbStore implements IdempotencyStore {
   private final long retentionMicros;
   private final int maxItemBytes;
   private final Calls calls;
+  private final FanOut heartbeats;
 
   private DynamoDbStore(Builder builder) {
     this.client = builder.client;
@@ -108,6 +119,7 @@ public final class DynamoDbStore implements IdempotencyStore {
     this.retentionMicros = micros(builder.retentionAfterExpiry);
     this.maxItemBytes = builder.maxItemBytes;
     this.calls = new Calls(table, builder.callTimeout);
+    this.heartbeats = new FanOut(builder.heartbeatConcurrency, builder.callTimeout);
   }
 
   /** Returns a store on the table with the defaults. */
@@ -204,6 +216,21 @@ public final class DynamoDbStore implements IdempotencyStore {
     Objects.requireNonNull(id, "id");
     requirePositive("lease", lease);
     return extendLease(id, token, lease, null);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Each lease is its own conditional update, exactly as {@link #heartbeat(RecordId, long, Duration)}
+   * makes it, and the updates run side by side (see {@link Builder#heartbeatConcurrency(int)}), so a
+   * batch of up to that many leases costs about one round trip. The first update that fails ends the
+   * batch with {@link StoreUnavailableException}.
+   */
+  @Override
+  public Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
+    Objects.requireNonNull(leases, "leases");
+    requirePositive("lease", lease);
+    return heartbeats.select("heartbeat", leases, held -> extendLease(held.id(), held.token(), lease, null));
   }
 
   @Override
@@ -369,6 +396,12 @@ public final class DynamoDbStore implements IdempotencyStore {
         .overrideConfiguration(calls.timeout())), returnOld && id != null ? () -> read(id) : null);
   }
 
+  /** Stops the store's heartbeat threads once their updates are done; the client stays open. */
+  @Override
+  public void close() {
+    heartbeats.close();
+  }
+
   @Override
   public String toString() {
     return "DynamoDbStore[table=" + table + ", clock=" + clock + ", maxItemBytes=" + maxItemBytes + "]";
@@ -448,6 +481,7 @@ public final class DynamoDbStore implements IdempotencyStore {
     private Duration callTimeout = DEFAULT_CALL_TIMEOUT;
     private Duration retentionAfterExpiry = DEFAULT_RETENTION_AFTER_EXPIRY;
     private int maxItemBytes = DYNAMODB_ITEM_LIMIT;
+    private int heartbeatConcurrency = DEFAULT_HEARTBEAT_CONCURRENCY;
 
     private Builder(DynamoDbClient client, String tableName) {
       if (client == null) {
@@ -517,6 +551,21 @@ public final class DynamoDbStore implements IdempotencyStore {
         throw new IllegalArgumentException("maxItemBytes must be 4096 to " + DYNAMODB_ITEM_LIMIT + ", was " + maxItemBytes);
       }
       this.maxItemBytes = maxItemBytes;
+      return this;
+    }
+
+    /**
+     * How many conditional updates a batched heartbeat runs at once, across every caller of the
+     * store; default {@value DynamoDbStore#DEFAULT_HEARTBEAT_CONCURRENCY}, 1 to 1000. It is also how
+     * many threads the store may start for them (they end after a minute idle). Keep it at or below
+     * the client's HTTP connection pool (the Apache client's {@code maxConnections}, 50 by default):
+     * updates beyond it only wait for a connection.
+     */
+    public Builder heartbeatConcurrency(int heartbeatConcurrency) {
+      if (heartbeatConcurrency < 1 || heartbeatConcurrency > 1000) {
+        throw new IllegalArgumentException("heartbeatConcurrency must be 1 to 1000, was " + heartbeatConcurrency);
+      }
+      this.heartbeatConcurrency = heartbeatConcurrency;
       return this;
     }
 

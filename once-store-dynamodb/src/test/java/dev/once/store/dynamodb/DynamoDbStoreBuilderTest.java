@@ -3,9 +3,12 @@ package dev.once.store.dynamodb;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.once.store.LeaseToken;
 import dev.once.store.StoreUnavailableException;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,7 +50,10 @@ class DynamoDbStoreBuilderTest {
     assertThatThrownBy(() -> builder.retentionAfterExpiry(Duration.ofDays(366))).hasMessageContaining("retentionAfterExpiry");
     assertThatThrownBy(() -> builder.maxItemBytes(4095)).hasMessageContaining("maxItemBytes");
     assertThatThrownBy(() -> builder.maxItemBytes(DynamoDbStore.DYNAMODB_ITEM_LIMIT + 1)).hasMessageContaining("maxItemBytes");
-    builder.callTimeout(Duration.ofMillis(300)).retentionAfterExpiry(Duration.ZERO).maxItemBytes(100_000).build();
+    assertThatThrownBy(() -> builder.heartbeatConcurrency(0)).hasMessageContaining("heartbeatConcurrency");
+    assertThatThrownBy(() -> builder.heartbeatConcurrency(1001)).hasMessageContaining("heartbeatConcurrency");
+    builder.callTimeout(Duration.ofMillis(300)).retentionAfterExpiry(Duration.ZERO).maxItemBytes(100_000)
+        .heartbeatConcurrency(1).build().close();
   }
 
   @Test
@@ -59,6 +65,23 @@ class DynamoDbStoreBuilderTest {
 
     // A bound on failing, not a performance figure: generous, since the first SDK call loads classes.
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+  }
+
+  @Test
+  void aBatchedHeartbeatAgainstAnUnreachableDynamoDbThrowsStoreUnavailableAtItsFirstFailure() {
+    List<LeaseToken> leases = new ArrayList<>();
+    for (int i = 0; i < 500; i++) {
+      leases.add(new LeaseToken(dev.once.tck.Samples.newId(), i));
+    }
+    try (DynamoDbStore store = DynamoDbStore.builder(unreachable, "once_records").callTimeout(Duration.ofMillis(500))
+        .heartbeatConcurrency(2).build()) {
+      long start = System.nanoTime();
+
+      assertThatThrownBy(() -> store.heartbeat(leases, Duration.ofSeconds(30))).isInstanceOf(StoreUnavailableException.class);
+
+      // 250 rounds of failing calls would take far longer: the first failure ends the batch.
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+    }
   }
 
   @Test

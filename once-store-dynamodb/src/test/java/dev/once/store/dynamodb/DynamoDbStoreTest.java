@@ -11,12 +11,16 @@ import dev.once.store.ClaimResult;
 import dev.once.store.ClaimResult.Claimed;
 import dev.once.store.ClaimResult.Existing;
 import dev.once.store.IdempotencyRecord;
+import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.store.ResultTooLargeException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
@@ -34,8 +38,11 @@ class DynamoDbStoreTest {
   private static final Duration LONG = Duration.ofMinutes(30);
   private static final AtomicInteger requests = new AtomicInteger();
 
+  private static final RecordingInFlight inFlight = new RecordingInFlight();
+
   private static String table;
   private static DynamoDbClient counting;
+  private static DynamoDbClient recordingInFlight;
 
   @BeforeAll
   static void createTable() {
@@ -48,12 +55,18 @@ class DynamoDbStoreTest {
           }
         }))
         .build();
+    recordingInFlight = LocalDynamoDb.clientBuilder()
+        .overrideConfiguration(c -> c.addExecutionInterceptor(inFlight))
+        .build();
   }
 
   @AfterAll
-  static void closeClient() {
+  static void closeClients() {
     if (counting != null) {
       counting.close();
+    }
+    if (recordingInFlight != null) {
+      recordingInFlight.close();
     }
   }
 
@@ -158,6 +171,81 @@ class DynamoDbStoreTest {
     assertThat(noRetention.release(id, claimed.token())).isTrue();
 
     assertThat(rawItem(id)).isEmpty();
+  }
+
+  @Test
+  void aBatchedHeartbeatSendsItsUpdatesAllAtOnceOnePerLease() {
+    List<LeaseToken> held = claimMany(20);
+    // Far beyond the gathering bound, so that a heartbeat sent one update at a time fails on the count, not a timeout.
+    DynamoDbStore gathered = DynamoDbStore.builder(recordingInFlight, table).callTimeout(Duration.ofSeconds(60)).build();
+    inFlight.gather(held.size());
+
+    Set<LeaseToken> extended = gathered.heartbeat(held, LONG);
+
+    assertThat(extended).containsExactlyInAnyOrderElementsOf(held);
+    assertThat(inFlight.sent()).as("requests").isEqualTo(held.size());
+    assertThat(inFlight.most()).as("requests in flight at once").isEqualTo(held.size());
+    gathered.close();
+  }
+
+  @Test
+  void aBatchedHeartbeatHasAtMostHeartbeatConcurrencyUpdatesInFlight() {
+    List<LeaseToken> held = claimMany(40);
+    DynamoDbStore gathered = DynamoDbStore.builder(recordingInFlight, table).callTimeout(Duration.ofSeconds(60))
+        .heartbeatConcurrency(4).build();
+    inFlight.gather(4);
+
+    Set<LeaseToken> extended = gathered.heartbeat(held, LONG);
+
+    assertThat(extended).containsExactlyInAnyOrderElementsOf(held);
+    assertThat(inFlight.most()).as("requests in flight at once").isEqualTo(4);
+    gathered.close();
+  }
+
+  @Test
+  void aCompletionFromAnInterruptedThreadTakesEffectIsReportedAndKeepsTheInterrupt() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
+
+    Thread.currentThread().interrupt();
+    boolean completed;
+    try {
+      completed = store.complete(id, claimed.token(), utf8("done"), LONG);
+    } finally {
+      assertThat(Thread.interrupted()).as("the interrupt, still set").isTrue();
+    }
+
+    assertThat(completed).isTrue();
+    assertThat(store.get(id)).map(IdempotencyRecord::state).contains(RecordState.COMPLETED);
+  }
+
+  @Test
+  void aClaimAndABatchedHeartbeatFromAnInterruptedThreadTakeEffectAndKeepTheInterrupt() {
+    RecordId id = newId();
+
+    Thread.currentThread().interrupt();
+    Claimed claimed;
+    Set<LeaseToken> extended;
+    try {
+      claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), Duration.ofSeconds(5), LONG)));
+      extended = store.heartbeat(List.of(new LeaseToken(id, claimed.token())), LONG);
+    } finally {
+      assertThat(Thread.interrupted()).as("the interrupt, still set").isTrue();
+    }
+
+    assertThat(extended).containsExactly(new LeaseToken(id, claimed.token()));
+    assertThat(store.get(id).orElseThrow().leaseRemaining()).isGreaterThan(Duration.ofMinutes(29));
+  }
+
+  private List<LeaseToken> claimMany(int count) {
+    Fingerprint fingerprint = newFingerprint();
+    List<LeaseToken> held = new ArrayList<>();
+    for (int i = 0; i < count; i++) {
+      RecordId id = newId();
+      // A record that outlives the new lease: each heartbeat is then one update.
+      held.add(new LeaseToken(id, claimed(store.claim(new ClaimRequest(id, fingerprint, LONG, Duration.ofDays(1)))).token()));
+    }
+    return held;
   }
 
   private Map<String, AttributeValue> rawItem(RecordId id) {
