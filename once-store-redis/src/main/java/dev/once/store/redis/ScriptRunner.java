@@ -98,7 +98,8 @@ final class ScriptRunner {
   }
 
   StoreUnavailableException unavailable(String operation, Throwable e) {
-    String why = e instanceof TimeoutException ? "no reply in time" : e.getMessage();
+    String why = e instanceof TimeoutException ? "no reply in time"
+        : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
     return new StoreUnavailableException("Redis could not run " + operation + " (command timeout "
         + timeout.toMillis() + " ms): " + why, e);
   }

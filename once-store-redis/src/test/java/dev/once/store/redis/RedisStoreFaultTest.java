@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -112,6 +113,42 @@ class RedisStoreFaultTest {
     } finally {
       server.cli("client", "unpause");
     }
+  }
+
+  @Test
+  void aCompletionInterruptedWhileWaitingForItsReplyStillGetsItAndKeepsTheInterrupt() throws Exception {
+    open("--appendonly", "no");
+    RecordId id = dev.once.tck.Samples.newId();
+    Claimed claimed = claimed(store.claim(new ClaimRequest(id, dev.once.tck.Samples.newFingerprint(), LONG, LONG)));
+    // Long enough a stall for the completion to be sent and waiting when the interrupt comes; well inside the timeout.
+    RedisStore patient = RedisStore.builder(client).commandTimeout(Duration.ofSeconds(30)).build();
+    CompletableFuture<Boolean> completed = new CompletableFuture<>();
+    CompletableFuture<Boolean> interruptKept = new CompletableFuture<>();
+    Thread completer = new Thread(() -> {
+      try {
+        completed.complete(patient.complete(id, claimed.token(), utf8("done"), LONG));
+      } catch (RuntimeException e) {
+        completed.completeExceptionally(e);
+      } finally {
+        interruptKept.complete(Thread.interrupted());
+      }
+    }, "completer");
+    server.cli("client", "pause", "20000", "write");
+    try {
+      completer.start();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (completer.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+        Thread.onSpinWait();
+      }
+      completer.interrupt();
+    } finally {
+      server.cli("client", "unpause");
+    }
+
+    assertThat(completed.get(20, TimeUnit.SECONDS)).isTrue();
+    assertThat(interruptKept.get(20, TimeUnit.SECONDS)).as("the interrupt, still set").isTrue();
+    assertThat(store.get(id)).map(IdempotencyRecord::state).contains(RecordState.COMPLETED);
+    patient.close();
   }
 
   @Test
