@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.ToIntFunction;
 
 /**
@@ -21,7 +22,32 @@ final class LeaseGroups {
   static final int MAX_KEYS_PER_SCRIPT = 500;
 
   /** The leases one script extends, and their record keys, in the same order. */
-  record Group(List<LeaseToken> leases, List<byte[]> keys) {}
+  record Group(List<LeaseToken> leases, List<byte[]> keys) {
+
+    byte[][] keyArray() {
+      return keys.toArray(byte[][]::new);
+    }
+
+    /** {@code heartbeat_many}'s arguments: the lease, the retention, then each lease's token. */
+    byte[][] args(byte[] lease, byte[] retention) {
+      byte[][] args = new byte[2 + leases.size()][];
+      args[0] = lease;
+      args[1] = retention;
+      for (int i = 0; i < leases.size(); i++) {
+        args[2 + i] = Micros.ascii(leases.get(i).token());
+      }
+      return args;
+    }
+
+    /** Adds to {@code extended} the leases the script's reply (a 1 or 0 per key) says it extended. */
+    void addExtended(List<Object> reply, Set<LeaseToken> extended) {
+      for (int i = 0; i < leases.size(); i++) {
+        if (Long.valueOf(1L).equals(reply.get(i))) {
+          extended.add(leases.get(i));
+        }
+      }
+    }
+  }
 
   private LeaseGroups() {}
 

@@ -174,27 +174,16 @@ public final class RedisStore implements IdempotencyStore {
     Objects.requireNonNull(leases, "leases");
     requirePositive("lease", lease);
     List<LeaseGroups.Group> groups = LeaseGroups.of(leases, keys, slotOf);
+    byte[] leaseMicros = Micros.of(lease);
     List<CompletableFuture<List<Object>>> runs = new ArrayList<>(groups.size());
     for (LeaseGroups.Group group : groups) {
-      List<LeaseToken> held = group.leases();
-      byte[][] args = new byte[2 + held.size()][];
-      args[0] = Micros.of(lease);
-      args[1] = retention;
-      for (int i = 0; i < held.size(); i++) {
-        args[2 + i] = Micros.ascii(held.get(i).token());
-      }
-      runs.add(scripts.runAsync(LuaScript.HEARTBEAT_MANY, ScriptOutputType.MULTI,
-          group.keys().toArray(byte[][]::new), args));
+      runs.add(scripts.runAsync(LuaScript.HEARTBEAT_MANY, ScriptOutputType.MULTI, group.keyArray(),
+          group.args(leaseMicros, retention)));
     }
     List<List<Object>> replies = scripts.awaitAll(LuaScript.HEARTBEAT_MANY.name(), runs);
     Set<LeaseToken> extended = new HashSet<>();
     for (int g = 0; g < groups.size(); g++) {
-      List<LeaseToken> held = groups.get(g).leases();
-      for (int i = 0; i < held.size(); i++) {
-        if (Long.valueOf(1L).equals(replies.get(g).get(i))) {
-          extended.add(held.get(i));
-        }
-      }
+      groups.get(g).addExtended(replies.get(g), extended);
     }
     return extended;
   }
