@@ -27,8 +27,12 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code sha256NewDigest} — the same with {@code MessageDigest.getInstance} per call, which
  *       is what reusing a digest per thread saves;</li>
  *   <li>{@code canonicalize} — RFC 8785 canonicalisation alone, returning a fresh array;</li>
- *   <li>{@code fingerprint} — {@link Fingerprinter#json}: canonicalise, hash with the context, hex;</li>
- *   <li>{@code fingerprintWithExclusions} — the same with two excluded pointers.</li>
+ *   <li>{@code canonicalizeExact} — the same with exact numbers, the form fingerprints hash;</li>
+ *   <li>{@code fingerprint} — {@link Fingerprinter#json}: canonicalise, hash with the context, hex,
+ *       and hash the same bytes again for the version-1 fingerprint every fingerprint carries;</li>
+ *   <li>{@code fingerprintWithExclusions} — the same with two excluded pointers;</li>
+ *   <li>{@code fingerprintContent} — {@link Fingerprinter#content} as once-http calls it, with
+ *       {@code application/json; charset=utf-8}.</li>
  * </ul>
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -73,6 +77,11 @@ public class FingerprintBenchmark {
   }
 
   @Benchmark
+  public byte[] canonicalizeExact() {
+    return JsonCanonicalizer.canonicalizeExact(body);
+  }
+
+  @Benchmark
   public Fingerprint fingerprint() {
     return fingerprinter.json(body, "POST", "/api/payments");
   }
@@ -80,5 +89,10 @@ public class FingerprintBenchmark {
   @Benchmark
   public Fingerprint fingerprintWithExclusions() {
     return excluding.json(body, "POST", "/api/payments");
+  }
+
+  @Benchmark
+  public Fingerprint fingerprintContent() {
+    return fingerprinter.content("application/json; charset=utf-8", body, "POST", "/api/payments", "");
   }
 }

@@ -38,17 +38,23 @@ final class CanonicalParser {
   private byte[] in;
   private int pos;
   private int end;
+  /** Numbers in their exact form (fingerprints) rather than as the nearest double (RFC 8785). */
+  private boolean exactNumbers;
+  /** Whether some number's exact form may differ from its JCS form (only set in exact mode). */
+  private boolean beyondJcs;
 
   /** The open containers: {@code frames[1]} is the outermost, {@code frames[depth]} the innermost. */
   private final Frame[] frames = new Frame[MAX_DEPTH + 1];
   private int depth;
 
   /**
-   * Canonicalises {@code json}, leaving out the values {@code excluded} points at (null for none).
+   * Canonicalises {@code json}, leaving out the values {@code excluded} points at (null for none),
+   * with numbers as RFC 8785 writes them or, if {@code exactNumbers}, in their exact form (see
+   * {@link NumberCanonicalizer}).
    *
    * @throws InvalidJsonException if {@code json} is not I-JSON
    */
-  void canonicalize(byte[] json, ExclusionTree excluded) {
+  void canonicalize(byte[] json, ExclusionTree excluded, boolean exactNumbers) {
     if (json.length > MAX_INPUT) {
       throw new InvalidJsonException("input too large to canonicalise", 0);
     }
@@ -56,6 +62,8 @@ final class CanonicalParser {
     pos = 0;
     end = json.length;
     depth = 0;
+    this.exactNumbers = exactNumbers;
+    beyondJcs = false;
     out.reset(end + NumberCanonicalizer.HEADROOM);
     keys.reset(end);
     members.truncate(0);
@@ -70,6 +78,15 @@ final class CanonicalParser {
       out.len = 0;
       reordering.clear();
     }
+  }
+
+  /**
+   * Whether the last input, canonicalised with exact numbers, might have come out differently under
+   * RFC 8785: false guarantees the same bytes (every number had at most 15 significant digits and
+   * a moderate exponent), true means "possibly" (excluded values count too).
+   */
+  boolean numbersBeyondJcs() {
+    return beyondJcs;
   }
 
   /** Returns the canonical form of the last input, in {@code buf[0, len)}. */
@@ -151,7 +168,11 @@ final class CanonicalParser {
   private void readNumber() {
     int after = NumberCanonicalizer.copyIfPlain(in, pos, end, out);
     if (after < 0) {
-      after = NumberCanonicalizer.canonicalizeOther(in, pos, end, out);
+      after = NumberCanonicalizer.canonicalizeOther(in, pos, end, out, exactNumbers);
+      if (after < 0) {
+        after = ~after;
+        beyondJcs = true;
+      }
       // The only writer that can emit more than it reads (1e20): restore the headroom.
       out.ensure(out.len + (end - after) + NumberCanonicalizer.HEADROOM);
     }

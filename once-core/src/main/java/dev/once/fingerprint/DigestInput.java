@@ -23,6 +23,19 @@ final class DigestInput {
     }
   }
 
+  /**
+   * Writes one optional string: like a part, or, when absent (null), the length {@code 0xFFFFFFFF},
+   * which no part has, so that absent differs from every string, the empty one included.
+   */
+  static void writeOptional(String part, ByteSink out) {
+    if (part == null) {
+      out.ensure(out.len + 4);
+      writeInt(-1, out);
+    } else {
+      writePart(part, out);
+    }
+  }
+
   private static void writePart(String part, ByteSink out) {
     out.ensure(out.len + 4 + 3 * part.length());
     int lengthAt = out.len;

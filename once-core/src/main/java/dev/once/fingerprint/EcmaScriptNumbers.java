@@ -88,23 +88,25 @@ final class EcmaScriptNumbers {
 
   /**
    * Lays out k significant digits {@code digits[from, from+k)} with decimal point position n (the
-   * value is 0.d1d2…dk × 10^n), following ECMAScript Number::toString steps 6 to 10.
+   * value is 0.d1d2…dk × 10^n), following ECMAScript Number::toString steps 6 to 10. The exact
+   * numbers of fingerprints use it too, with any k and far larger n than a double has: the layout
+   * is a function of (digits, n) alone, so it never maps two values to one string.
    */
-  static void layout(boolean negative, byte[] digits, int from, int k, int n, ByteSink out) {
+  static void layout(boolean negative, byte[] digits, int from, int k, long n, ByteSink out) {
     if (negative) {
       out.write((byte) '-');
     }
     if (k <= n && n <= 21) {
       out.write(digits, from, k);
-      zeros(n - k, out);
+      zeros((int) n - k, out);
     } else if (0 < n && n <= 21) {
-      out.write(digits, from, n);
+      out.write(digits, from, (int) n);
       out.write((byte) '.');
-      out.write(digits, from + n, k - n);
+      out.write(digits, from + (int) n, k - (int) n);
     } else if (-6 < n && n <= 0) {
       out.write((byte) '0');
       out.write((byte) '.');
-      zeros(-n, out);
+      zeros((int) -n, out);
       out.write(digits, from, k);
     } else {
       out.write(digits[from]);
@@ -122,16 +124,17 @@ final class EcmaScriptNumbers {
     }
   }
 
-  private static void exponent(int e, ByteSink out) {
+  /** Writes {@code e±d…}; |e| stays far below Long.MAX_VALUE (see NumberCanonicalizer). */
+  private static void exponent(long e, ByteSink out) {
     out.write((byte) 'e');
     out.write((byte) (e < 0 ? '-' : '+'));
-    int abs = Math.abs(e);
-    if (abs >= 100) {
-      out.write((byte) ('0' + abs / 100));
+    long abs = Math.abs(e);
+    long scale = 1;
+    while (scale <= abs / 10) { // at most 18 rounds
+      scale *= 10;
     }
-    if (abs >= 10) {
-      out.write((byte) ('0' + abs / 10 % 10));
+    for (; scale > 0; scale /= 10) {
+      out.write((byte) ('0' + abs / scale % 10));
     }
-    out.write((byte) ('0' + abs % 10));
   }
 }

@@ -22,6 +22,9 @@ import java.util.Set;
  * overflow a double ({@code 1e400}), and nesting deeper than {@link #MAX_DEPTH}. Numbers that
  * underflow read as zero, as in every JSON parser. Any JSON value may be the top-level one.
  *
+ * <p>{@link #canonicalizeExact} gives the form fingerprints hash instead, which differs in one
+ * respect: numbers keep their exact value rather than becoming the nearest double.
+ *
  * <p>Thread-safe: each thread reuses its own buffers, and nothing is allocated per member.
  */
 public final class JsonCanonicalizer {
@@ -52,13 +55,33 @@ public final class JsonCanonicalizer {
    * @throws InvalidJsonException if {@code json} is not I-JSON
    */
   public static byte[] canonicalize(byte[] json, Set<String> excludedPointers) {
+    ExclusionTree excluded = excludedPointers == null ? null : ExclusionTree.of(parseAll(excludedPointers));
+    return run(json, excluded, false);
+  }
+
+  /**
+   * Returns the canonical form {@link Fingerprinter#json} hashes (before exclusions): RFC 8785,
+   * except that a number the nearest double would not represent exactly in RFC 8785's output keeps
+   * its exact value. Its significant digits, without leading and trailing zeros, are laid out as
+   * ECMAScript lays out a double's ({@code 12345678901234567891}, {@code 0.10000000000000000001},
+   * {@code 1.5e-400}), so {@code 1}, {@code 1.0} and {@code 10e-1} still agree, while two different
+   * numbers never do. Where the nearest double loses nothing (every number of at most 15 significant
+   * digits that a double can hold) both forms are the same bytes.
+   *
+   * @throws InvalidJsonException if {@code json} is not I-JSON, or holds a nonzero number with an
+   *     exponent beyond ±999,999,999
+   */
+  public static byte[] canonicalizeExact(byte[] json) {
+    return run(json, null, true);
+  }
+
+  private static byte[] run(byte[] json, ExclusionTree excluded, boolean exactNumbers) {
     if (json == null) {
       throw new IllegalArgumentException("json must not be null");
     }
-    ExclusionTree excluded = excludedPointers == null ? null : ExclusionTree.of(parseAll(excludedPointers));
     Workspace workspace = Workspace.current();
     try {
-      workspace.parser.canonicalize(json, excluded);
+      workspace.parser.canonicalize(json, excluded, exactNumbers);
       return workspace.parser.result().toByteArray();
     } finally {
       workspace.release();

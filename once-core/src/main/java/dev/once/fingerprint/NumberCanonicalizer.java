@@ -3,16 +3,24 @@ package dev.once.fingerprint;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Reads one JSON number and writes its RFC 8785 form, which is ECMAScript's form of the nearest
- * double.
+ * Reads one JSON number and writes its canonical form, in one of two modes.
  *
- * <p>Three paths, cheapest first. Every decimal of at most 15 significant digits reads back from its
- * double unchanged (DBL_DIG is 15), so no shorter decimal names the same double: for such a token
- * the canonical digits are the token's own. (1) A token without exponent and in ECMAScript's plain
- * range ({@code 12.50}, {@code -3}, {@code 0.000125}) is then already canonical but for trailing
- * fraction zeros, so it is copied without them. (2) Other such tokens ({@code 1E30}, {@code 2e-3},
- * {@code 0.0000001}) get their digits laid out by {@link EcmaScriptNumbers#layout}. (3) Anything
- * longer is parsed to a double and formatted by {@link EcmaScriptNumbers}, exactly and slowly.
+ * <p><b>JCS</b> (RFC 8785): ECMAScript's form of the nearest double. Three paths, cheapest first.
+ * Every decimal of at most 15 significant digits reads back from its double unchanged (DBL_DIG is
+ * 15), so no shorter decimal names the same double: for such a token the canonical digits are the
+ * token's own. (1) A token without exponent and in ECMAScript's plain range ({@code 12.50},
+ * {@code -3}, {@code 0.000125}) is then already canonical but for trailing fraction zeros, so it is
+ * copied without them. (2) Other such tokens ({@code 1E30}, {@code 2e-3}, {@code 0.0000001}) get
+ * their digits laid out by {@link EcmaScriptNumbers#layout}. (3) Anything longer is parsed to a
+ * double and formatted by {@link EcmaScriptNumbers}, exactly and slowly.
+ *
+ * <p><b>Exact</b> (fingerprints): the token's own value, never rounded. Its significant digits,
+ * without leading and trailing zeros, and the position of the decimal point they imply are laid out
+ * by the same ECMAScript rules. That is one string per value ({@code 1}, {@code 1.0},
+ * {@code 10e-1} → {@code 1}) and one value per string, so two different numbers never meet. It
+ * needs no arithmetic at all, and it is the JCS form whenever JCS loses nothing: by the argument
+ * above, whenever the token has at most 15 significant digits in the range of normal doubles. Path
+ * (1) therefore serves both modes; only longer or extreme tokens tell them apart.
  */
 final class NumberCanonicalizer {
 
@@ -23,6 +31,10 @@ final class NumberCanonicalizer {
   /** Keeps the short path in the range of normal doubles, far from overflow and underflow. */
   private static final int MAX_SHORT_EXPONENT = 290;
   private static final int SCRATCH = 32;
+  /** A number whose point position n (value 0.d… × 10^n) is above this is too large for a double. */
+  private static final int MAX_DOUBLE_EXPONENT = 309;
+  /** Exponents are read up to this; the exact form refuses a nonzero number with a larger one. */
+  private static final long EXPONENT_LIMIT = 1_000_000_000;
   private static final long[] POW10 = new long[MAX_EXACT_DIGITS + 1];
 
   static {
@@ -33,15 +45,6 @@ final class NumberCanonicalizer {
   }
 
   private NumberCanonicalizer() {}
-
-  /**
-   * Canonicalises the number starting at {@code start} into {@code out} and returns the offset just
-   * after it. What follows the number is the caller's to check.
-   */
-  static int canonicalize(byte[] in, int start, int end, ByteSink out) {
-    int after = copyIfPlain(in, start, end, out);
-    return after >= 0 ? after : canonicalizeOther(in, start, end, out);
-  }
 
   /**
    * The first path, small enough to be inlined into the parser, for the numbers APIs send: a token
@@ -111,8 +114,13 @@ final class NumberCanonicalizer {
     return to - p;
   }
 
-  /** The second and third paths, for any token the first path declined. */
-  static int canonicalizeOther(byte[] in, int start, int end, ByteSink out) {
+  /**
+   * For any token the first path declined: in JCS mode the second and third paths, returning the
+   * offset after the token; in exact mode the exact form, returning the offset after the token, or
+   * its complement ({@code ~offset}) when JCS could have written the number differently, which
+   * tells the caller that the two modes' output may differ for this input.
+   */
+  static int canonicalizeOther(byte[] in, int start, int end, ByteSink out, boolean exact) {
     boolean negative = in[start] == '-';
     int intStart = negative ? start + 1 : start;
     int intEnd = digits(in, intStart, end);
@@ -131,10 +139,57 @@ final class NumberCanonicalizer {
       int signEnd = fracEnd + 1 < end && (in[fracEnd + 1] == '+' || in[fracEnd + 1] == '-') ? fracEnd + 2 : fracEnd + 1;
       expEnd = requireDigits(in, signEnd, end, "an exponent needs a digit");
     }
+    if (exact) {
+      return writeExact(in, start, negative, intStart, intEnd, fracEnd, expEnd, out);
+    }
     if (!writeShort(in, negative, intStart, intEnd, fracEnd, expEnd, out)) {
       writeParsed(in, start, expEnd, out);
     }
     return expEnd;
+  }
+
+  /** The exact form; see the class comment. Returns as {@link #canonicalizeOther} says. */
+  private static int writeExact(
+      byte[] in, int start, boolean negative, int intStart, int intEnd, int fracEnd, int expEnd, ByteSink out) {
+    int first = intStart; // the first significant digit; intEnd is the point, when there is a fraction
+    while (first < fracEnd && (in[first] == '0' || first == intEnd)) {
+      first++;
+    }
+    if (first == fracEnd) {
+      out.write((byte) '0'); // zero, however spelled: 0, -0.00, 0e999999999999999999999
+      return expEnd;
+    }
+    int last = fracEnd - 1;
+    while (in[last] == '0' || last == intEnd) {
+      last--;
+    }
+    // The value is 0.d(first)…d(last) × 10^n.
+    long exponent = exponent(in, fracEnd, expEnd);
+    if (Math.abs(exponent) >= EXPONENT_LIMIT) {
+      // Too large for a double one way; the other, JCS reads it as zero, and an exact form would
+      // need arithmetic on exponents of any length for numbers no one sends.
+      throw new InvalidJsonException(exponent > 0
+          ? "number is too large for a double"
+          : "an exponent below -" + (EXPONENT_LIMIT - 1) + " is not supported", start);
+    }
+    long n = (first < intEnd ? intEnd - first : intEnd + 1 - first) + exponent;
+    if (n > MAX_DOUBLE_EXPONENT
+        || (n == MAX_DOUBLE_EXPONENT && Double.isInfinite(parse(in, start, expEnd)))) {
+      throw new InvalidJsonException("number is too large for a double", start);
+    }
+    // Gather the digits past the output's end, where the layout, which writes at most 8 bytes before
+    // its first digit, reads each digit before it writes over it.
+    out.ensure(out.len + SCRATCH + (last - first + 1));
+    int from = out.len + SCRATCH;
+    int k = 0;
+    for (int p = first; p <= last; p++) {
+      if (p != intEnd) {
+        out.buf[from + k++] = in[p];
+      }
+    }
+    EcmaScriptNumbers.layout(negative, out.buf, from, k, n, out);
+    boolean sameAsJcs = k <= MAX_EXACT_DIGITS && -MAX_SHORT_EXPONENT <= n && n <= MAX_SHORT_EXPONENT;
+    return sameAsJcs ? expEnd : ~expEnd;
   }
 
   private static int digits(byte[] in, int p, int end) {
@@ -193,11 +248,14 @@ final class NumberCanonicalizer {
       out.buf[i] = (byte) ('0' + significand % 10);
       significand /= 10;
     }
-    EcmaScriptNumbers.layout(negative, out.buf, from, k, (int) n, out);
+    EcmaScriptNumbers.layout(negative, out.buf, from, k, n, out);
     return true;
   }
 
-  /** Reads the exponent, saturating far beyond any double's so that long exponents cannot wrap. */
+  /**
+   * Reads the exponent, saturating at {@link #EXPONENT_LIMIT}, far beyond any double's, so that long
+   * exponents cannot wrap.
+   */
   private static long exponent(byte[] in, int fracEnd, int expEnd) {
     if (fracEnd == expEnd) {
       return 0;
@@ -209,13 +267,17 @@ final class NumberCanonicalizer {
     }
     long e = 0;
     for (; p < expEnd; p++) {
-      e = Math.min(e * 10 + (in[p] - '0'), 1_000_000);
+      e = Math.min(e * 10 + (in[p] - '0'), EXPONENT_LIMIT);
     }
     return negative ? -e : e;
   }
 
+  private static double parse(byte[] in, int start, int end) {
+    return Double.parseDouble(new String(in, start, end - start, StandardCharsets.ISO_8859_1));
+  }
+
   private static void writeParsed(byte[] in, int start, int end, ByteSink out) {
-    double d = Double.parseDouble(new String(in, start, end - start, StandardCharsets.ISO_8859_1));
+    double d = parse(in, start, end);
     if (Double.isInfinite(d)) {
       throw new InvalidJsonException("number is too large for a double", start);
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
@@ -16,8 +17,9 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * Randomised checks: many spellings of one random document canonicalise to the same bytes, and
- * no mutation of valid JSON makes the canonicaliser throw anything but InvalidJsonException.
+ * Randomised checks, with numbers as RFC 8785 writes them and exact: many spellings of one random
+ * document canonicalise to the same bytes, and no mutation of valid JSON makes the canonicaliser
+ * throw anything but InvalidJsonException.
  */
 class CanonicalizerFuzzTest {
 
@@ -28,10 +30,16 @@ class CanonicalizerFuzzTest {
     Random random = new Random(8785);
     for (int i = 0; i < 3_000; i++) {
       Object document = randomValue(random, 0);
-      byte[] first = JsonCanonicalizer.canonicalize(spell(document, random).getBytes(UTF_8));
-      byte[] second = JsonCanonicalizer.canonicalize(spell(document, random).getBytes(UTF_8));
+      String one = spell(document, random);
+      String other = spell(document, random);
+      byte[] first = JsonCanonicalizer.canonicalize(one.getBytes(UTF_8));
+      byte[] second = JsonCanonicalizer.canonicalize(other.getBytes(UTF_8));
       assertThat(new String(second, UTF_8)).isEqualTo(new String(first, UTF_8));
       assertThat(JsonCanonicalizer.canonicalize(first)).isEqualTo(first);
+      byte[] firstExact = JsonCanonicalizer.canonicalizeExact(one.getBytes(UTF_8));
+      byte[] secondExact = JsonCanonicalizer.canonicalizeExact(other.getBytes(UTF_8));
+      assertThat(new String(secondExact, UTF_8)).isEqualTo(new String(firstExact, UTF_8));
+      assertThat(JsonCanonicalizer.canonicalizeExact(firstExact)).isEqualTo(firstExact);
     }
   }
 
@@ -89,6 +97,8 @@ class CanonicalizerFuzzTest {
       try {
         byte[] canonical = JsonCanonicalizer.canonicalize(input);
         assertThat(JsonCanonicalizer.canonicalize(canonical)).isEqualTo(canonical);
+        byte[] exact = JsonCanonicalizer.canonicalizeExact(input);
+        assertThat(JsonCanonicalizer.canonicalizeExact(exact)).isEqualTo(exact);
       } catch (InvalidJsonException expected) {
         assertThat(expected.offset()).isBetween(0, input.length);
       } catch (RuntimeException | StackOverflowError e) {
@@ -155,10 +165,11 @@ class CanonicalizerFuzzTest {
   }
 
   private static BigDecimal randomNumber(Random random) {
-    return switch (random.nextInt(4)) {
+    return switch (random.nextInt(5)) {
       case 0 -> BigDecimal.valueOf(random.nextInt(2_000_001) - 1_000_000);
       case 1 -> BigDecimal.valueOf(random.nextInt(100_000), random.nextInt(5));
       case 2 -> new BigDecimal(Double.toString(random.nextGaussian() * Math.pow(10, random.nextInt(60) - 30)));
+      case 3 -> new BigDecimal(new BigInteger(80, random), random.nextInt(40) - 20); // beyond a double
       default -> new BigDecimal(Double.toString(Double.longBitsToDouble(random.nextLong() & ~(1L << 62))));
     };
   }

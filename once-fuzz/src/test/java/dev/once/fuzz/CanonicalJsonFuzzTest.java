@@ -12,14 +12,16 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.function.UnaryOperator;
 
 /**
- * The RFC 8785 canonicaliser and the fingerprints built on it, fed any bytes:
+ * The RFC 8785 canonicaliser, the exact-number form fingerprints hash, and the fingerprints built on
+ * it, fed any bytes:
  * <ul>
- *   <li>canonicalising throws nothing but {@link InvalidJsonException};
- *   <li>its output is valid UTF-8 and canonical: canonicalising it again is the identity;
- *   <li>a body and its canonical form have the same JSON fingerprint (equal after parsing, equal
- *       fingerprints), and a body that is not JSON is fingerprinted as raw bytes;
+ *   <li>canonicalising, either way, throws nothing but {@link InvalidJsonException};
+ *   <li>the output is valid UTF-8 and canonical: canonicalising it again is the identity;
+ *   <li>a body and its exact canonical form have the same JSON fingerprint (equal after parsing,
+ *       equal fingerprints), and a body that is not JSON is fingerprinted as raw bytes;
  *   <li>{@link Fingerprinter#json} never throws, with or without exclusions.
  * </ul>
  */
@@ -31,23 +33,32 @@ class CanonicalJsonFuzzTest {
   @FuzzTest(maxDuration = "15s")
   void canonicalFormIsIdempotentAndFingerprintsAgree(FuzzedDataProvider data) {
     byte[] body = data.consumeRemainingAsBytes();
-    byte[] canonical;
-    try {
-      canonical = JsonCanonicalizer.canonicalize(body);
-    } catch (InvalidJsonException notJson) {
-      assertThat(notJson.offset()).isBetween(0, body.length);
+    assertCanonicalOrRejected(body, JsonCanonicalizer::canonicalize);
+    byte[] canonical = assertCanonicalOrRejected(body, JsonCanonicalizer::canonicalizeExact);
+    if (canonical == null) {
       assertThat(Fingerprinter.defaults().json(body, "POST", "/x"))
           .isEqualTo(Fingerprinter.defaults().raw(body, "POST", "/x"));
       EXCLUDING.json(body, "POST", "/x");
       return;
     }
-    assertValidUtf8(canonical);
-    assertThat(JsonCanonicalizer.canonicalize(canonical)).isEqualTo(canonical);
-
     Fingerprint original = Fingerprinter.defaults().json(body, "POST", "/x");
     assertThat(Fingerprinter.defaults().json(canonical, "POST", "/x")).isEqualTo(original);
     assertThat(Fingerprinter.defaults().json(canonical, "POST", "/y")).isNotEqualTo(original);
     assertThat(EXCLUDING.json(body, "POST", "/x")).isEqualTo(EXCLUDING.json(canonical, "POST", "/x"));
+  }
+
+  /** Returns the canonical form after checking it, or null if the body was rejected as it should be. */
+  private static byte[] assertCanonicalOrRejected(byte[] body, UnaryOperator<byte[]> canonicalizer) {
+    byte[] canonical;
+    try {
+      canonical = canonicalizer.apply(body);
+    } catch (InvalidJsonException notJson) {
+      assertThat(notJson.offset()).isBetween(0, body.length);
+      return null;
+    }
+    assertValidUtf8(canonical);
+    assertThat(canonicalizer.apply(canonical)).isEqualTo(canonical);
+    return canonical;
   }
 
   private static void assertValidUtf8(byte[] bytes) {

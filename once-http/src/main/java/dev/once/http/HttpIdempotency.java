@@ -170,19 +170,13 @@ public final class HttpIdempotency {
     }
   }
 
+  /**
+   * The body's media type essence is part of the request (a JSON Patch is not a merge patch of the
+   * same bytes), its parameters are not (a retry may spell {@code charset} differently).
+   */
   private static Fingerprint fingerprint(Route route, String method, IncomingRequest request) {
-    String contentType = request.headers().first("Content-Type").orElse("");
-    if (isJson(contentType)) {
-      return route.fingerprinter().json(request.body(), method, request.path(), request.query());
-    }
-    return route.fingerprinter().raw(request.body(), method, request.path(), request.query(), contentType);
-  }
-
-  private static boolean isJson(String contentType) {
-    String ct = contentType.toLowerCase(Locale.ROOT);
-    int semi = ct.indexOf(';');
-    String media = (semi < 0 ? ct : ct.substring(0, semi)).trim();
-    return media.equals("application/json") || media.endsWith("+json");
+    String contentType = request.headers().first("Content-Type").orElse(null);
+    return route.fingerprinter().content(contentType, request.body(), method, request.path(), request.query());
   }
 
   private static Decision problem(ProblemType type, String detail) {
