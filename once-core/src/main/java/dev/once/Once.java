@@ -170,7 +170,7 @@ public final class Once implements AutoCloseable {
 
   /** A replay, a mismatch, or null if the record is in progress under the same request. */
   private Admission settle(RecordId id, IdempotencyRecord existing, Fingerprint fingerprint) {
-    if (!existing.fingerprint().equals(fingerprint)) {
+    if (!fingerprint.matches(existing.fingerprint())) {
       events.fingerprintMismatch(id);
       return new Admission.FingerprintMismatch();
     }

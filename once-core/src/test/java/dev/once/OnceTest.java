@@ -79,6 +79,19 @@ class OnceTest {
   }
 
   @Test
+  void aRecordWrittenUnderTheOldFingerprintVersionIsReplayedToTheSameRequestOnly() {
+    IdempotencyKey key = newKey();
+    Fingerprint v1 = new Fingerprint(1, "11".repeat(32));
+    charge(key, v1); // written before the upgrade
+    Fingerprint sameRequestNow = new Fingerprint(2, "22".repeat(32), v1);
+    Fingerprint otherRequestNow = new Fingerprint(2, "33".repeat(32), new Fingerprint(1, "44".repeat(32)));
+
+    assertThat(charge(key, sameRequestNow)).isEqualTo(new ExecutionResult.Replayed<>("charge-1", Outcome.COMPLETED));
+    assertThat(charge(key, otherRequestNow)).isInstanceOf(ExecutionResult.FingerprintMismatch.class);
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
   void sameKeyInAnotherScopeIsAnotherOperation() {
     IdempotencyKey key = newKey();
     charge(key, FP);
