@@ -1,6 +1,7 @@
 package dev.once.store.redis;
 
 import dev.once.store.StoreUnavailableException;
+import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
@@ -12,6 +13,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,15 +65,30 @@ final class ScriptRunner {
    * In a cluster the keys must share a hash slot.
    */
   <T> CompletableFuture<T> runAsync(LuaScript script, ScriptOutputType type, byte[][] keys, byte[]... args) {
-    return commands.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture()
-        .exceptionallyCompose(e -> {
-          Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-          if (cause instanceof RedisNoScriptException) {
-            log.debug("{} was not in the node's script cache; sending its source", script);
-            return commands.<T>eval(script.source(), type, keys, args).toCompletableFuture();
-          }
-          return CompletableFuture.failedFuture(cause);
-        });
+    RedisFuture<T> sent = commands.evalsha(script.sha(), type, keys, args);
+    AtomicReference<RedisFuture<T>> resent = new AtomicReference<>();
+    CompletableFuture<T> reply = sent.toCompletableFuture().exceptionallyCompose(e -> {
+      Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+      if (cause instanceof RedisNoScriptException) {
+        log.debug("{} was not in the node's script cache; sending its source", script);
+        resent.set(commands.eval(script.source(), type, keys, args));
+        return resent.get().toCompletableFuture();
+      }
+      return CompletableFuture.failedFuture(cause);
+    });
+    // Cancelling the reply (a timeout) cancels the commands themselves: Lettuce then drops one it still
+    // holds (queued while disconnected) instead of sending it after a reconnect, when nobody waits for
+    // its answer and a claim would leave a record in progress that no one holds.
+    reply.whenComplete((ignored, failure) -> {
+      if (failure instanceof CancellationException) {
+        sent.cancel(false);
+        RedisFuture<T> fallback = resent.get();
+        if (fallback != null) {
+          fallback.cancel(false);
+        }
+      }
+    });
+    return reply;
   }
 
   /** Waits for one command; see {@link #awaitAll}. */
