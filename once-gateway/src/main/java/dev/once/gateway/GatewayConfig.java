@@ -53,6 +53,10 @@ public final class GatewayConfig {
   private final Duration upstreamIdleTimeout;
   private final Duration upstreamTimeout;
   private final int upstreamMaxConnections;
+  private final int maxHeaderBytes;
+  private final Duration requestBodyTimeout;
+  private final int maxBufferedBytes;
+  private final int storeThreads;
   private final Duration stopTimeout;
   private final Duration purgeInterval;
   private final boolean accessLog;
@@ -80,6 +84,10 @@ public final class GatewayConfig {
     this.upstreamIdleTimeout = b.upstreamIdleTimeout;
     this.upstreamTimeout = b.upstreamTimeout;
     this.upstreamMaxConnections = b.upstreamMaxConnections;
+    this.maxHeaderBytes = b.maxHeaderBytes;
+    this.requestBodyTimeout = b.requestBodyTimeout;
+    this.maxBufferedBytes = b.maxBufferedBytes;
+    this.storeThreads = b.storeThreads;
     this.stopTimeout = b.stopTimeout;
     this.purgeInterval = b.purgeInterval;
     this.accessLog = b.accessLog;
@@ -168,6 +176,29 @@ public final class GatewayConfig {
     return upstreamMaxConnections;
   }
 
+  /**
+   * The largest header section, in bytes, of a request from a client and of a response from the
+   * upstream; the same limit holds on every hop, so a response the gateway accepts can be delivered.
+   */
+  public int maxHeaderBytes() {
+    return maxHeaderBytes;
+  }
+
+  /** The longest a client may take to send a request body the gateway reads; slower ones get 408. */
+  public Duration requestBodyTimeout() {
+    return requestBodyTimeout;
+  }
+
+  /** The most bytes of bodies held in memory across all requests in flight; over it, 503. */
+  public int maxBufferedBytes() {
+    return maxBufferedBytes;
+  }
+
+  /** The threads that make the (blocking) store calls; no other thread ever waits on the store. */
+  public int storeThreads() {
+    return storeThreads;
+  }
+
   public Duration stopTimeout() {
     return stopTimeout;
   }
@@ -224,6 +255,10 @@ public final class GatewayConfig {
     private Duration upstreamIdleTimeout = Duration.ofSeconds(30);
     private Duration upstreamTimeout = Duration.ofSeconds(30);
     private int upstreamMaxConnections = 256;
+    private int maxHeaderBytes = 8 << 10;
+    private Duration requestBodyTimeout = Duration.ofSeconds(10);
+    private int maxBufferedBytes = 256 << 20;
+    private int storeThreads = 16;
     private Duration stopTimeout = Duration.ofSeconds(30);
     private Duration purgeInterval = Duration.ofMinutes(1);
     private boolean accessLog = true;
@@ -386,6 +421,35 @@ public final class GatewayConfig {
         throw new IllegalArgumentException("upstream-max-connections must be 1-100000, was " + n);
       }
       this.upstreamMaxConnections = n;
+      return this;
+    }
+
+    public Builder maxHeaderBytes(int bytes) {
+      if (bytes < 1024 || bytes > 64 << 10) {
+        throw new IllegalArgumentException("max-header-bytes must be 1KiB-64KiB, was " + bytes);
+      }
+      this.maxHeaderBytes = bytes;
+      return this;
+    }
+
+    public Builder requestBodyTimeout(Duration d) {
+      this.requestBodyTimeout = checkDuration("request-body-timeout", d, Duration.ofMillis(100), Duration.ofHours(1));
+      return this;
+    }
+
+    public Builder maxBufferedBytes(int bytes) {
+      if (bytes < 64 << 10) {
+        throw new IllegalArgumentException("max-buffered-bytes must be at least 64KiB, was " + bytes);
+      }
+      this.maxBufferedBytes = bytes;
+      return this;
+    }
+
+    public Builder storeThreads(int n) {
+      if (n < 1 || n > 1000) {
+        throw new IllegalArgumentException("store-threads must be 1-1000, was " + n);
+      }
+      this.storeThreads = n;
       return this;
     }
 

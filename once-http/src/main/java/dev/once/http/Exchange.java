@@ -5,7 +5,6 @@ import dev.once.Lease;
 import dev.once.Outcome;
 import dev.once.Recording;
 import dev.once.Scope;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -27,11 +26,9 @@ public final class Exchange {
 
   private static final Logger log = LoggerFactory.getLogger(Exchange.class);
 
-  /** Never stored nor replayed: hop-by-hop fields, and those a replay must recompute or must not repeat. */
-  static final Set<String> NEVER_REPLAYED = Set.of(
-      "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
-      "te", "trailer", "trailers", "transfer-encoding", "upgrade",
-      "date", "content-length", "set-cookie", "set-cookie2", "idempotent-replayed");
+  /** Never stored nor replayed besides the hop-by-hop fields: those a replay must recompute or must not repeat. */
+  static final Set<String> NEVER_REPLAYED = Set.of("date", "content-length", "set-cookie", "set-cookie2",
+      "idempotent-replayed");
 
   /**
    * What recording a response came to.
@@ -163,23 +160,7 @@ public final class Exchange {
   }
 
   private Headers replayable(Headers headers) {
-    Set<String> named = connectionNamed(headers);
-    return headers.without(name -> NEVER_REPLAYED.contains(name)
-        || policy.replayHeaderDenylist().contains(name) || named.contains(name));
-  }
-
-  /** Fields named in {@code Connection} are hop-by-hop too (RFC 9110 §7.6.1). */
-  private static Set<String> connectionNamed(Headers headers) {
-    java.util.List<String> values = headers.all("Connection");
-    if (values.isEmpty()) {
-      return Set.of();
-    }
-    Set<String> names = new java.util.HashSet<>();
-    for (String v : values) {
-      for (String token : v.split(",")) {
-        names.add(token.trim().toLowerCase(Locale.ROOT));
-      }
-    }
-    return names;
+    return headers.endToEnd().without(name -> NEVER_REPLAYED.contains(name)
+        || policy.replayHeaderDenylist().contains(name));
   }
 }
