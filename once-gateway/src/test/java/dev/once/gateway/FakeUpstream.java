@@ -66,7 +66,7 @@ final class FakeUpstream implements AutoCloseable {
         sleep(Long.parseLong(arg));
         payment(ex, request);
       }
-      case "big" -> send(ex, 200, "x".repeat(Integer.parseInt(arg)));
+      case "big" -> big(ex, Long.parseLong(arg));
       case "headers" -> send(ex, 200, "key=" + ex.getRequestHeaders().getFirst("Idempotency-Key")
           + " scope=" + ex.getRequestHeaders().getFirst("Once-Scope")
           + " token=" + ex.getRequestHeaders().getFirst("Once-Token"));
@@ -85,6 +85,17 @@ final class FakeUpstream implements AutoCloseable {
     ex.getResponseHeaders().add("X-Multi", "two");
     ex.getResponseHeaders().add("Set-Cookie", "session=s" + id);
     send(ex, 201, "{\"id\":\"pay_" + id + "\",\"received_bytes\":" + request.length + "}");
+  }
+
+  /** {@code n} bytes of {@code x}, written as they are taken, so a big body costs no memory. */
+  private static void big(HttpExchange ex, long n) throws IOException {
+    byte[] chunk = "x".repeat(64 << 10).getBytes(StandardCharsets.US_ASCII);
+    ex.sendResponseHeaders(200, n);
+    try (java.io.OutputStream out = ex.getResponseBody()) {
+      for (long left = n; left > 0; left -= chunk.length) {
+        out.write(chunk, 0, (int) Math.min(chunk.length, left));
+      }
+    }
   }
 
   private static void send(HttpExchange ex, int status, String body) throws IOException {

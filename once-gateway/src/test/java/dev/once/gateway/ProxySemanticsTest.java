@@ -81,6 +81,39 @@ class ProxySemanticsTest extends GatewayTest {
   }
 
   @Test
+  void theUpstreamSeesOneSpellingOfTheKeyWhicheverTheClientSent() throws Exception {
+    String key = key();
+
+    HttpResponse<String> quoted = client.postJson("/headers", "\"" + key + "\"", "{}");
+    HttpResponse<String> bare = client.postJson("/headers", key(), "{}");
+
+    assertThat(quoted.body()).startsWith("key=" + key + " scope=");
+    assertThat(bare.body()).doesNotContain("\"");
+  }
+
+  @Test
+  void fieldsTheUpstreamNamesInConnectionNeverReachTheClientNorAReplay() throws Exception {
+    try (RawUpstream upstream = new RawUpstream("HTTP/1.1 201 Created\r\nConnection: X-Hop, keep-alive\r\n"
+        + "X-Hop: hop-secret\r\nKeep-Alive: timeout=5\r\nX-End: kept\r\nContent-Type: application/json\r\n"
+        + "Content-Length: 2\r\n\r\n{}");
+        TestGateway hop = TestGateway.start("--upstream", upstream.url())) {
+      String key = key();
+
+      HttpResponse<String> first = hop.client.postJson("/payments/hop", key, "{}");
+      HttpResponse<String> replay = hop.client.postJson("/payments/hop", key, "{}");
+
+      for (HttpResponse<String> r : List.of(first, replay)) {
+        assertThat(r.statusCode()).isEqualTo(201);
+        assertThat(r.headers().firstValue("X-End")).contains("kept");
+        assertThat(r.headers().firstValue("X-Hop")).isEmpty();
+        assertThat(r.headers().firstValue("Keep-Alive")).isEmpty();
+      }
+      assertThat(replay.headers().firstValue("Idempotent-Replayed")).contains("true");
+      assertThat(upstream.runs(key)).isEqualTo(1);
+    }
+  }
+
+  @Test
   void theSameJsonWrittenDifferentlyIsTheSameRequest() throws Exception {
     String key = key();
 
