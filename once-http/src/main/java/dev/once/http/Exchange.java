@@ -67,7 +67,8 @@ public final class Exchange {
   /**
    * Classifies the handler's response and records it: completed and final responses are stored
    * (without hop-by-hop and deny-listed headers) and replayed; transient ones release the key. A
-   * response that cannot be encoded still counts as done.
+   * response whose body is over the route's {@code maxResultBytes}, or that cannot be encoded,
+   * still counts as done.
    */
   public Recorded record(StoredResponse response) {
     Outcome outcome = classify(response);
@@ -76,6 +77,10 @@ public final class Exchange {
     }
     if (outcome == Outcome.TRANSIENT) {
       return new Recorded(outcome, lease.release());
+    }
+    if (response.body().length > policy.execution().maxResultBytes()) {
+      // The cap counts the body; the headers have room of their own (Route.HEADER_ALLOWANCE).
+      return new Recorded(outcome, lease.completeWithoutResult());
     }
     StoredResponse kept = new StoredResponse(response.status(), replayable(response.headers()), response.body());
     byte[] encoded;

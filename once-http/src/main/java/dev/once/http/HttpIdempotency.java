@@ -111,7 +111,7 @@ public final class HttpIdempotency {
   }
 
   private Decision admit(Route route, Scope scope, IdempotencyKey key, Fingerprint fingerprint) {
-    ExecutionPolicy execution = route.policy().execution();
+    ExecutionPolicy execution = route.leasing();
     if (!(execution.inFlight() instanceof InFlightPolicy.Wait)) {
       return decide(route, once.begin(scope, key, fingerprint, execution));
     }

@@ -236,6 +236,18 @@ class HttpIdempotencyTest {
   }
 
   @Test
+  void theResponseCapCountsTheBodyNotTheHeaders() {
+    String key = key();
+    Exchange ex = ((Decision.Proceed) begin(post("/small", key, "{}"))).exchange();
+
+    Recording rec = ex.record(created("0123456789")).recording();
+
+    assertThat(rec).isEqualTo(Recording.RECORDED);
+    assertThat(begin(post("/small", key, "{}"))).isInstanceOf(Decision.Respond.class)
+        .extracting(d -> new String(((Decision.Respond) d).response().body(), StandardCharsets.UTF_8)).isEqualTo("0123456789");
+  }
+
+  @Test
   void responseOverTheCapCountsAsDoneAndRetriesGet409ResponseUnavailable() {
     String key = key();
     Exchange ex = ((Decision.Proceed) begin(post("/small", key, "{}"))).exchange();
