@@ -45,6 +45,8 @@ final class GatewayServer {
     proxyHttp.setResponseHeaderSize(config.maxHeaderBytes() + Upstream.HEADER_SLACK);
     ServerConnector proxyConnector = new ServerConnector(server, new HttpConnectionFactory(proxyHttp));
     bind(proxyConnector, PROXY_CONNECTOR, config.bind(), config.port());
+    // A client waiting for a slow upstream is silent: it must get the 504, not a connection cut first.
+    proxyConnector.setIdleTimeout(Math.max(30_000, config.upstreamTimeout().toMillis() + 5_000));
     server.addConnector(proxyConnector);
 
     QueuedThreadPool managementThreads = new QueuedThreadPool(16, 2);

@@ -5,7 +5,6 @@ import static dev.once.gateway.Problem.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.http.ProblemType;
-import java.io.InputStream;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -78,9 +77,7 @@ class LimitsTest {
     try (TestGateway gw = TestGateway.start("--request-body-timeout", "1s");
         Socket socket = new Socket("127.0.0.1", gw.gateway.port())) {
       socket.setSoTimeout(10_000);
-      socket.getOutputStream().write(("POST /payments/stalled HTTP/1.1\r\nHost: gateway\r\nApi-Key: " + Client.MERCHANT
-          + "\r\nIdempotency-Key: " + key() + "\r\nContent-Type: application/json\r\nContent-Length: 10\r\n\r\n{\"a\"")
-          .getBytes(StandardCharsets.US_ASCII));
+      socket.getOutputStream().write(Client.rawPost("/payments/stalled", key(), 10, "{\"a\""));
 
       String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
 

@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,9 +26,7 @@ class SlowClientTest {
         for (int i = 0; i < SLOW_CLIENTS; i++) {
           Socket s = new Socket("127.0.0.1", gw.gateway.port());
           slow.add(s);
-          s.getOutputStream().write(("POST /payments/trickle-" + i + " HTTP/1.1\r\nHost: gateway\r\nApi-Key: " + Client.MERCHANT
-              + "\r\nIdempotency-Key: " + key() + "\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
-              .getBytes(StandardCharsets.US_ASCII));
+          s.getOutputStream().write(Client.rawPost("/payments/trickle-" + i, key(), 100, "{"));
         }
         trickle(slow);
 
@@ -38,10 +35,14 @@ class SlowClientTest {
         HttpResponse<String> health = gw.management().get("/health");
         Duration took = Duration.ofNanos(System.nanoTime() - start);
         trickle(slow);
+        double busy = busyThreads(gw.management().get("/metrics").body());
+        System.out.printf("%d trickling clients: normal request and /health in %d ms, %.0f busy proxy threads%n",
+            SLOW_CLIENTS, took.toMillis(), busy);
 
         assertThat(normal.statusCode()).isEqualTo(201);
         assertThat(health.statusCode()).isEqualTo(200);
         assertThat(took).isLessThan(Duration.ofSeconds(5));
+        assertThat(busy).as("threads busy while %d clients trickle", SLOW_CLIENTS).isLessThan(SLOW_CLIENTS / 10);
         assertThat(gw.upstream.runs("/payments/trickle-0")).isZero();
       } finally {
         for (Socket s : slow) {
@@ -49,6 +50,12 @@ class SlowClientTest {
         }
       }
     }
+  }
+
+  /** Jetty's busy threads, as {@code /metrics} shows them (the management pool is not among them). */
+  private static double busyThreads(String metrics) {
+    return metrics.lines().filter(l -> l.startsWith("jetty_threads_busy"))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
   }
 
   /** One more byte from every slow client. */

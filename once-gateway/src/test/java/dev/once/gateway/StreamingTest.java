@@ -20,9 +20,7 @@ class StreamingTest extends GatewayTest {
     String key = key();
     String path = "/small/big/" + (256 << 20);
     try (Socket socket = new Socket("127.0.0.1", gw.gateway.port())) {
-      socket.getOutputStream().write(("POST " + path + " HTTP/1.1\r\nHost: gateway\r\nApi-Key: " + Client.MERCHANT
-          + "\r\nIdempotency-Key: " + key + "\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}")
-          .getBytes(StandardCharsets.US_ASCII));
+      socket.getOutputStream().write(Client.rawPost(path, key, 2, "{}"));
       InputStream in = socket.getInputStream();
       assertThat(new String(in.readNBytes(12), StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 200");
       in.readNBytes(1 << 20);
