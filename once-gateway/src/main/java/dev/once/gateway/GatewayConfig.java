@@ -36,6 +36,9 @@ public final class GatewayConfig {
     }
   }
 
+  /** The store table (the namespace of the gateway's records) unless one is configured. */
+  static final String DEFAULT_STORE_TABLE = "once_records";
+
   private final String bind;
   private final int port;
   private final int managementPort;
@@ -244,7 +247,7 @@ public final class GatewayConfig {
     private Path dataDir = Path.of("data");
     private StoreUrl store = new StoreUrl.Embedded();
     private int storePoolSize = 16;
-    private String storeTable = "once_records";
+    private String storeTable = DEFAULT_STORE_TABLE;
     private EmbeddedStore.Durability durability = EmbeddedStore.Durability.SURVIVES_POWER_LOSS;
     private String tenantHeader = "Api-Key";
     private String adminToken;
@@ -335,8 +338,9 @@ public final class GatewayConfig {
     }
 
     /**
-     * The table of the embedded or PostgreSQL store, {@code name} or (PostgreSQL) {@code schema.name};
-     * default {@code once_records}. Created if missing.
+     * The namespace of the gateway's records: the table of the embedded or PostgreSQL store,
+     * {@code name} or (PostgreSQL) {@code schema.name}, created if missing; on Redis, the prefix of
+     * every key ({@code name:}). Default {@code once_records} (on Redis, the store's default prefix).
      */
     public Builder storeTable(String storeTable) {
       String part = "[A-Za-z_][A-Za-z0-9_]{0,47}";

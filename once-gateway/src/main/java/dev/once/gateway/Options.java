@@ -28,7 +28,7 @@ final class Options {
           (b, v) -> b.durability(durability(v))),
       new Option("store-pool-size", "16", "PostgreSQL connection pool size",
           (b, v) -> b.storePoolSize(integer("store-pool-size", v))),
-      new Option("store-table", "once_records", "table of the embedded or PostgreSQL store (created if missing)",
+      new Option("store-table", "once_records", "namespace of the records: table of the embedded or PostgreSQL store (created if missing), key prefix on Redis",
           GatewayConfig.Builder::storeTable),
       new Option("tenant-header", "Api-Key", "request header whose SHA-256 scopes the keys (tenant)",
           GatewayConfig.Builder::tenantHeader),
