@@ -158,6 +158,15 @@ class ProxySemanticsTest extends GatewayTest {
   }
 
   @Test
+  void aRequestNamingTwoDifferentTenantsIsRefusedBeforeTheUpstream() throws Exception {
+    HttpRequest.Builder twoTenants = client.post("/payments/two-tenants", key(), "{}", "Api-Key", "merchant-a")
+        .header("Api-Key", "merchant-b");
+
+    assertProblem(client.send(twoTenants), ProblemType.TENANT_AMBIGUOUS);
+    assertThat(gw.upstream.runs("/payments/two-tenants")).isZero();
+  }
+
+  @Test
   void aDuplicateWhileTheFirstIsInFlightGets409WithRetryAfter() throws Exception {
     String key = key();
     CompletableFuture<HttpResponse<String>> first = client.sendAsync(client.post("/slow/800", key, "{}"));

@@ -94,7 +94,12 @@ public final class HttpIdempotency {
     if (request.body().length > policy.maxRequestBytes()) {
       return new Decision.Respond(Problems.bodyTooLarge(policy.maxRequestBytes()), false);
     }
-    String tenant = scopes.tenantOf(request);
+    String tenant;
+    try {
+      tenant = scopes.tenantOf(request);
+    } catch (AmbiguousTenantException e) {
+      return problem(ProblemType.TENANT_AMBIGUOUS, "Send the tenant once; this request names more than one.");
+    }
     Scope scope = scopeOf(tenant, route, method);
     Fingerprint fingerprint = fingerprint(route, method, request);
     java.time.Duration wait = newKeys.acquire(tenant);

@@ -236,6 +236,15 @@ class HttpIdempotencyTest {
   }
 
   @Test
+  void twoDifferentTenantHeadersAreRefusedAndOneRepeatedIsOneTenant() {
+    Decision ambiguous = begin(post("/p", key(), "{}", "Api-Key", "sk_merchant_2"));
+    Decision repeated = begin(post("/p", key(), "{}", "Api-Key", "sk_merchant_1"));
+
+    assertThat(problemOf(ambiguous)).isEqualTo(ProblemType.TENANT_AMBIGUOUS);
+    assertThat(repeated).isInstanceOf(Decision.Proceed.class);
+  }
+
+  @Test
   void theResponseCapCountsTheBodyNotTheHeaders() {
     String key = key();
     Exchange ex = ((Decision.Proceed) begin(post("/small", key, "{}"))).exchange();
