@@ -118,7 +118,8 @@ public final class Gateway implements AutoCloseable {
 
   private static HttpIdempotency idempotency(GatewayConfig config, Once once) {
     HttpIdempotency.Builder b = HttpIdempotency.builder(once)
-        .scope(ScopeResolver.header(config.tenantHeader()))
+        .scope(config.requireTenant() ? ScopeResolver.requiredHeader(config.tenantHeader())
+            : ScopeResolver.header(config.tenantHeader()))
         .defaults(config.defaults())
         .newKeyLimit(config.newKeyLimit());
     config.routes().forEach(r -> b.route(r.pattern(), r.policy()));

@@ -49,6 +49,7 @@ public final class GatewayConfig {
   private final String storeTable;
   private final EmbeddedStore.Durability durability;
   private final String tenantHeader;
+  private final boolean requireTenant;
   private final String adminToken;
   private final Keyring encryptionKeys;
   private final NewKeyLimit newKeyLimit;
@@ -78,6 +79,7 @@ public final class GatewayConfig {
     this.storeTable = b.storeTable;
     this.durability = b.durability;
     this.tenantHeader = b.tenantHeader;
+    this.requireTenant = b.requireTenant;
     this.adminToken = b.adminToken;
     this.encryptionKeys = b.encryptionKeys;
     this.newKeyLimit = b.newKeysPerSecond == 0 ? NewKeyLimit.UNLIMITED
@@ -146,6 +148,11 @@ public final class GatewayConfig {
 
   public String tenantHeader() {
     return tenantHeader;
+  }
+
+  /** Whether a keyed request without the tenant header is refused (400 {@code tenant-missing}). */
+  public boolean requireTenant() {
+    return requireTenant;
   }
 
   /** The admin API's bearer token, or {@code null}: the admin API is off. */
@@ -250,6 +257,7 @@ public final class GatewayConfig {
     private String storeTable = DEFAULT_STORE_TABLE;
     private EmbeddedStore.Durability durability = EmbeddedStore.Durability.SURVIVES_POWER_LOSS;
     private String tenantHeader = "Api-Key";
+    private boolean requireTenant;
     private String adminToken;
     private Keyring encryptionKeys;
     private double newKeysPerSecond;
@@ -363,6 +371,12 @@ public final class GatewayConfig {
         throw new IllegalArgumentException("tenant-header must be an HTTP header name, was '" + tenantHeader + "'");
       }
       this.tenantHeader = tenantHeader;
+      return this;
+    }
+
+    /** Refuses keyed requests without the tenant header, instead of scoping them to "no tenant". */
+    public Builder requireTenant(boolean requireTenant) {
+      this.requireTenant = requireTenant;
       return this;
     }
 

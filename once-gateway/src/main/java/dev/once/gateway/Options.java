@@ -32,6 +32,8 @@ final class Options {
           GatewayConfig.Builder::storeTable),
       new Option("tenant-header", "Api-Key", "request header whose SHA-256 scopes the keys (tenant)",
           GatewayConfig.Builder::tenantHeader),
+      new Option("require-tenant", "false", "true refuses keyed requests without the tenant header (400 tenant-missing)",
+          (b, v) -> b.requireTenant(bool("require-tenant", v))),
       new Option("upstream-connect-timeout", "2s", "longest wait to connect to the upstream",
           (b, v) -> b.upstreamConnectTimeout(Durations.parse(v))),
       new Option("upstream-idle-timeout", "30s", "longest silence on an upstream connection",

@@ -8,7 +8,6 @@ import dev.once.http.StoredResponse;
 import java.nio.ByteBuffer;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
@@ -36,21 +35,24 @@ final class ProxyExchange {
   private final Callback callback;
   private final StoreCalls stores;
   private final BufferBudget budget;
-  private final AtomicLong reserved = new AtomicLong();
   private final AtomicBoolean settled = new AtomicBoolean();
   private final AtomicBoolean completed = new AtomicBoolean();
+  /** Bytes reserved from the budget; guarded by this, with {@link #returned}. */
+  private long reserved;
+  /** Whether the reservation was given back: a late reservation (a read racing a timeout) is refused. */
+  private boolean returned;
   private volatile byte[] body;
   private volatile Exchange guard;
   private volatile long guardedAt;
 
-  ProxyExchange(Request request, Response response, Callback callback, Route route, StoreCalls stores,
+  ProxyExchange(Request request, Response response, Callback callback, String path, Route route, StoreCalls stores,
       BufferBudget budget) {
     this.request = request;
     this.response = response;
     this.callback = callback;
     this.route = route;
     this.method = request.getMethod().toUpperCase(Locale.ROOT);
-    this.path = Request.getPathInContext(request);
+    this.path = path;
     this.headers = headersOf(request.getHeaders());
     this.stores = stores;
     this.budget = budget;
@@ -81,12 +83,18 @@ final class ProxyExchange {
   }
 
   /** Reserves buffer space for this exchange until it completes; false if the gateway is full. */
-  boolean reserve(int bytes) {
-    if (!budget.reserve(bytes)) {
+  synchronized boolean reserve(int bytes) {
+    if (returned || !budget.reserve(bytes)) {
       return false;
     }
-    reserved.addAndGet(bytes);
+    reserved += bytes;
     return true;
+  }
+
+  private synchronized void giveBack() {
+    returned = true;
+    budget.release(reserved);
+    reserved = 0;
   }
 
   /**
@@ -133,7 +141,7 @@ final class ProxyExchange {
     if (!completed.compareAndSet(false, true)) {
       return;
     }
-    budget.release(reserved.getAndSet(0));
+    giveBack();
     if (failure == null) {
       callback.succeeded();
     } else {

@@ -54,8 +54,9 @@ final class ProxyHandler extends Handler.Abstract {
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
-    Route route = http.route(Request.getPathInContext(request));
-    ProxyExchange exchange = new ProxyExchange(request, response, callback, route, stores, budget);
+    String path = Request.getPathInContext(request);
+    Route route = http.route(path);
+    ProxyExchange exchange = new ProxyExchange(request, response, callback, path, route, stores, budget);
     if (!guarding || !route.policy().covers(exchange.method)) {
       upstream.forward(exchange);
     } else if (exchange.headers.first(HttpIdempotency.KEY_HEADER).isEmpty()) {

@@ -167,6 +167,18 @@ class ProxySemanticsTest extends GatewayTest {
   }
 
   @Test
+  void withRequireTenantAKeyedRequestWithoutTheTenantIsRefused() throws Exception {
+    try (TestGateway strict = TestGateway.start("--require-tenant", "true")) {
+      HttpRequest.Builder anonymous = HttpRequest.newBuilder(strict.gateway.uri().resolve("/payments/anonymous"))
+          .header("Idempotency-Key", key()).POST(HttpRequest.BodyPublishers.ofString("{}"));
+
+      assertProblem(strict.client.send(anonymous), ProblemType.TENANT_MISSING);
+      assertThat(strict.client.postJson("/payments/anonymous", key(), "{}").statusCode()).isEqualTo(201);
+      assertThat(strict.upstream.runs("/payments/anonymous")).isEqualTo(1);
+    }
+  }
+
+  @Test
   void aDuplicateWhileTheFirstIsInFlightGets409WithRetryAfter() throws Exception {
     String key = key();
     CompletableFuture<HttpResponse<String>> first = client.sendAsync(client.post("/slow/800", key, "{}"));

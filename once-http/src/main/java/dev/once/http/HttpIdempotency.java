@@ -97,8 +97,8 @@ public final class HttpIdempotency {
     String tenant;
     try {
       tenant = scopes.tenantOf(request);
-    } catch (AmbiguousTenantException e) {
-      return problem(ProblemType.TENANT_AMBIGUOUS, "Send the tenant once; this request names more than one.");
+    } catch (TenantException e) {
+      return problem(e.problem(), e.getMessage()); // names the header, never its values
     }
     Scope scope = scopeOf(tenant, route, method);
     Fingerprint fingerprint = fingerprint(route, method, request);

@@ -12,7 +12,7 @@ public interface ScopeResolver {
   /**
    * The tenant part of the scope; {@code "-"} when the request carries none.
    *
-   * @throws AmbiguousTenantException if the request names more than one tenant
+   * @throws TenantException if the request names more than one tenant, or none where one is required
    */
   String tenantOf(IncomingRequest request);
 
@@ -22,16 +22,29 @@ public interface ScopeResolver {
    * twice with different values is ambiguous; twice with one value is that value.
    */
   static ScopeResolver header(String name) {
+    return header(name, false);
+  }
+
+  /** As {@link #header(String)}, but a request without the header is refused: every key has an owner. */
+  static ScopeResolver requiredHeader(String name) {
+    return header(name, true);
+  }
+
+  private static ScopeResolver header(String name, boolean required) {
     if (name == null || name.isBlank()) {
       throw new IllegalArgumentException("scope header name must not be blank");
     }
     return request -> {
       java.util.List<String> values = request.headers().all(name);
       if (values.isEmpty()) {
+        if (required) {
+          throw TenantException.missing("The request has no " + name + " header; every key needs its tenant.");
+        }
         return "-";
       }
       if (values.stream().distinct().count() > 1) {
-        throw new AmbiguousTenantException("the request has " + values.size() + " different " + name + " headers");
+        throw TenantException.ambiguous("The request has " + values.size() + " " + name
+            + " headers with different values; send one.");
       }
       return Scope.hash(values.get(0));
     };

@@ -245,6 +245,15 @@ class HttpIdempotencyTest {
   }
 
   @Test
+  void aRequiredTenantHeaderThatIsMissingIsRefused() {
+    HttpIdempotency strict = HttpIdempotency.builder(once).scope(ScopeResolver.requiredHeader("Api-Key")).build();
+    IncomingRequest anonymous = IncomingRequest.of("POST", "/p", Headers.of("Idempotency-Key", key()), new byte[0]);
+
+    assertThat(problemOf(strict.begin(strict.route("/p"), anonymous))).isEqualTo(ProblemType.TENANT_MISSING);
+    assertThat(strict.begin(strict.route("/p"), post("/p", key(), "{}"))).isInstanceOf(Decision.Proceed.class);
+  }
+
+  @Test
   void theResponseCapCountsTheBodyNotTheHeaders() {
     String key = key();
     Exchange ex = ((Decision.Proceed) begin(post("/small", key, "{}"))).exchange();
