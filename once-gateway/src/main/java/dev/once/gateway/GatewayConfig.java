@@ -338,10 +338,7 @@ public final class GatewayConfig {
     }
 
     public Builder storePoolSize(int storePoolSize) {
-      if (storePoolSize < 1 || storePoolSize > 1000) {
-        throw new IllegalArgumentException("store-pool-size must be 1-1000, was " + storePoolSize);
-      }
-      this.storePoolSize = storePoolSize;
+      this.storePoolSize = checkCount("store-pool-size", storePoolSize, 1000);
       return this;
     }
 
@@ -435,18 +432,12 @@ public final class GatewayConfig {
     }
 
     public Builder upstreamMaxConnections(int n) {
-      if (n < 1 || n > 100_000) {
-        throw new IllegalArgumentException("upstream-max-connections must be 1-100000, was " + n);
-      }
-      this.upstreamMaxConnections = n;
+      this.upstreamMaxConnections = checkCount("upstream-max-connections", n, 100_000);
       return this;
     }
 
     public Builder maxHeaderBytes(int bytes) {
-      if (bytes < 1024 || bytes > 64 << 10) {
-        throw new IllegalArgumentException("max-header-bytes must be 1KiB-64KiB, was " + bytes);
-      }
-      this.maxHeaderBytes = bytes;
+      this.maxHeaderBytes = checkSize("max-header-bytes", bytes, 1 << 10, 64 << 10);
       return this;
     }
 
@@ -456,18 +447,12 @@ public final class GatewayConfig {
     }
 
     public Builder maxBufferedBytes(int bytes) {
-      if (bytes < 64 << 10) {
-        throw new IllegalArgumentException("max-buffered-bytes must be at least 64KiB, was " + bytes);
-      }
-      this.maxBufferedBytes = bytes;
+      this.maxBufferedBytes = checkSize("max-buffered-bytes", bytes, 64 << 10, Integer.MAX_VALUE);
       return this;
     }
 
     public Builder storeThreads(int n) {
-      if (n < 1 || n > 1000) {
-        throw new IllegalArgumentException("store-threads must be 1-1000, was " + n);
-      }
-      this.storeThreads = n;
+      this.storeThreads = checkCount("store-threads", n, 1000);
       return this;
     }
 
@@ -530,6 +515,21 @@ public final class GatewayConfig {
         throw new IllegalArgumentException(name + " must be 0-65535, was " + port);
       }
       return port;
+    }
+
+    private static int checkCount(String name, int n, int max) {
+      if (n < 1 || n > max) {
+        throw new IllegalArgumentException(name + " must be 1-" + max + ", was " + n);
+      }
+      return n;
+    }
+
+    private static int checkSize(String name, int bytes, int min, int max) {
+      if (bytes < min || bytes > max) {
+        throw new IllegalArgumentException(name + " must be between " + Sizes.format(min) + " and "
+            + (max == Integer.MAX_VALUE ? "2GiB" : Sizes.format(max)) + ", was " + Sizes.format(bytes));
+      }
+      return bytes;
     }
 
     private static Duration checkDuration(String name, Duration d, Duration min, Duration max) {

@@ -5,6 +5,7 @@ import dev.once.OnceListener;
 import dev.once.Outcome;
 import dev.once.Recording;
 import dev.once.http.Exchange;
+import dev.once.http.StoredResponse;
 import dev.once.store.RecordId;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -20,8 +21,8 @@ import org.slf4j.LoggerFactory;
  * duplicate waits for the first), so they run here, on two small fixed pools, and never on a Jetty
  * thread that serves connections. Beginning and finishing have a pool each: duplicates waiting in
  * {@code begin} for the first request must never hold the threads that would finish it. Neither
- * refuses work: what waits in their queues is bounded by the exchanges in flight, whose bodies the
- * {@link BufferBudget} caps.
+ * refuses work: what waits in their queues is one task per exchange in flight at most, and the
+ * bodies those hold are within the {@link BufferBudget}.
  *
  * <p>It also reports every finished exchange as {@link OnceEvent.Executed}, which the engine only
  * emits for {@code Once.execute}: without it {@code once_executions_total} would stay at zero.
@@ -35,7 +36,7 @@ final class StoreCalls implements AutoCloseable {
   interface Ending extends Function<Exchange, Exchange.Recorded> {}
 
   /** Records the response, or releases the key if the route calls its status transient. */
-  static Ending record(dev.once.http.StoredResponse response) {
+  static Ending record(StoredResponse response) {
     return exchange -> exchange.record(response);
   }
 
