@@ -1,5 +1,7 @@
 package dev.once.gateway;
 
+import dev.once.IdempotencyKey;
+import dev.once.InvalidIdempotencyKeyException;
 import dev.once.http.Exchange;
 import dev.once.http.Headers;
 import dev.once.http.HttpIdempotency;
@@ -107,20 +109,16 @@ final class Upstream implements AutoCloseable {
   }
 
   private static void copyHeaders(ProxyExchange exchange, HttpFields.Mutable out) {
-    out.remove("Accept-Encoding"); // the client's own is copied below, never Jetty's default
     for (Headers.Field f : exchange.headers.endToEnd()) {
       if (!NOT_FORWARDED.contains(f.name().toLowerCase(Locale.ROOT))) {
         out.add(f.name(), f.value());
       }
     }
+    exchange.headers.all(HttpIdempotency.KEY_HEADER).forEach(v -> out.add(HttpIdempotency.KEY_HEADER, canonical(v)));
     Exchange guard = exchange.guard();
     if (guard != null) {
-      out.put(HttpIdempotency.KEY_HEADER, canonical(guard.key().value()));
       out.put(SCOPE_HEADER, guard.scope().value());
       out.put(TOKEN_HEADER, Long.toString(guard.token()));
-    } else {
-      // Not guarded (a method not covered, or fail-open): the key goes on as the client spelt it.
-      exchange.headers.all(HttpIdempotency.KEY_HEADER).forEach(v -> out.add(HttpIdempotency.KEY_HEADER, v));
     }
     String forwardedFor = org.eclipse.jetty.server.Request.getRemoteAddr(exchange.request);
     out.add("X-Forwarded-For", forwardedFor);
@@ -130,9 +128,16 @@ final class Upstream implements AutoCloseable {
 
   /**
    * The one spelling of a key the upstream sees, whatever the client sent ({@code "K"} or {@code K}):
-   * the bare form, unless the key starts with a quote, which only the sf-string form can carry.
+   * the bare form, unless the key starts with a quote, which only the sf-string form can carry. A
+   * value that is no key (on a method the route does not cover) goes on as it came.
    */
-  static String canonical(String key) {
+  static String canonical(String headerValue) {
+    String key;
+    try {
+      key = IdempotencyKey.parseHeader(headerValue).value();
+    } catch (InvalidIdempotencyKeyException e) {
+      return headerValue;
+    }
     if (key.charAt(0) != '"') {
       return key;
     }
