@@ -29,6 +29,7 @@ final class RawUpstream implements AutoCloseable {
   private final ServerSocket server;
   private final byte[] response;
   private final byte[] late;
+  private final boolean resetAfterHead;
   private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
   private final List<Socket> connections = new CopyOnWriteArrayList<>();
 
@@ -37,9 +38,22 @@ final class RawUpstream implements AutoCloseable {
   }
 
   RawUpstream(String response, String late) throws IOException {
+    this(response, late, false);
+  }
+
+  /**
+   * An upstream that reads a request's head, counts its key, and resets the connection without
+   * reading the body: it had the request, while the sender may still be writing it.
+   */
+  static RawUpstream resettingAfterTheHead() throws IOException {
+    return new RawUpstream("", "", true);
+  }
+
+  private RawUpstream(String response, String late, boolean resetAfterHead) throws IOException {
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     this.response = response.getBytes(StandardCharsets.ISO_8859_1);
     this.late = late.getBytes(StandardCharsets.ISO_8859_1);
+    this.resetAfterHead = resetAfterHead;
     Thread acceptor = new Thread(this::accept, "raw-upstream");
     acceptor.setDaemon(true);
     acceptor.start();
@@ -84,6 +98,10 @@ final class RawUpstream implements AutoCloseable {
           } else if (lower.startsWith("idempotency-key:")) {
             runs.computeIfAbsent(line.substring(16).trim(), k -> new AtomicInteger()).incrementAndGet();
           }
+        }
+        if (resetAfterHead) {
+          socket.setSoLinger(true, 0);
+          return;
         }
         in.readNBytes(length);
         if (!first) {

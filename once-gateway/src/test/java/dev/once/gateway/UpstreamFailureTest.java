@@ -85,6 +85,25 @@ class UpstreamFailureTest extends GatewayTest {
   }
 
   @Test
+  void anUpstreamThatResetsWhileTheRequestIsStillBeingWrittenHadItSoTheKeyStaysInFlight() throws Exception {
+    // The body is larger than the socket buffers, so the gateway is still writing it when the
+    // upstream, which has read the head, resets: the request left the gateway, unfinished.
+    try (RawUpstream upstream = RawUpstream.resettingAfterTheHead();
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      String key = key();
+      String body = "{\"pad\":\"" + "x".repeat(24 << 20) + "\"}";
+
+      HttpResponse<String> first = gw.client.postJson("/large/payments", key, body);
+      HttpResponse<String> retry = gw.client.postJson("/large/payments", key, body);
+
+      assertProblem(first, 502, "upstream-failed");
+      assertThat(first.body()).doesNotContain("safe");
+      assertProblem(retry, ProblemType.IN_FLIGHT);
+      assertThat(upstream.runs(key)).isEqualTo(1);
+    }
+  }
+
+  @Test
   void anUpstreamThatCannotBeReachedReleasesTheKey() throws Exception {
     int closedPort;
     try (ServerSocket s = new ServerSocket(0)) {
