@@ -204,7 +204,7 @@ public final class GatewayConfig {
     return maxBufferedBytes;
   }
 
-  /** The threads that make the (blocking) store calls; no other thread ever waits on the store. */
+  /** The threads of each store pool (begin, begin on wait-mode routes, finish); no other thread waits on the store. */
   public int storeThreads() {
     return storeThreads;
   }

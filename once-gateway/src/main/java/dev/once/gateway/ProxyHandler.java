@@ -65,7 +65,7 @@ final class ProxyHandler extends Handler.Abstract {
     } else {
       BodyReader.read(exchange, route.policy().maxRequestBytes(), bodyTimeout, body -> {
         exchange.body(body);
-        if (!stores.begin(() -> decide(exchange, begin(route, exchange)))) {
+        if (!stores.begin(route, () -> decide(exchange, begin(route, exchange)))) {
           exchange.answer(GatewayProblem.OVERLOADED.response());
         }
       });

@@ -1,10 +1,12 @@
 package dev.once.gateway;
 
+import dev.once.InFlightPolicy;
 import dev.once.OnceEvent;
 import dev.once.OnceListener;
 import dev.once.Outcome;
 import dev.once.Recording;
 import dev.once.http.Exchange;
+import dev.once.http.Route;
 import dev.once.http.StoredResponse;
 import dev.once.store.RecordId;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -18,11 +20,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The only threads that call the store. Store calls block (a claim is a round trip, a wait-mode
- * duplicate waits for the first), so they run here, on two small fixed pools, and never on a Jetty
- * thread that serves connections. Beginning and finishing have a pool each: duplicates waiting in
- * {@code begin} for the first request must never hold the threads that would finish it. Neither
- * refuses work: what waits in their queues is one task per exchange in flight at most, and the
- * bodies those hold are within the {@link BufferBudget}.
+ * duplicate waits for the first), so they run here, on small fixed pools, and never on a Jetty
+ * thread that serves connections. Three pools, so that a herd of duplicates parked in a wait-mode
+ * {@code begin} (up to {@code max-wait} each) holds neither the threads that begin other requests
+ * nor those that would finish the request the herd waits for. None refuses work: what waits in
+ * their queues is one task per exchange in flight at most, and the bodies those hold are within the
+ * {@link BufferBudget}.
  *
  * <p>It also reports every finished exchange as {@link OnceEvent.Executed}, which the engine only
  * emits for {@code Once.execute}: without it {@code once_executions_total} would stay at zero.
@@ -58,11 +61,13 @@ final class StoreCalls implements AutoCloseable {
   };
 
   private final ThreadPoolExecutor begins;
+  private final ThreadPoolExecutor waits;
   private final ThreadPoolExecutor finishes;
   private final OnceListener listener;
 
   StoreCalls(int threads, OnceListener listener) {
     this.begins = pool("once-store-begin-", threads);
+    this.waits = pool("once-store-wait-", threads);
     this.finishes = pool("once-store-finish-", threads);
     this.listener = listener;
   }
@@ -76,9 +81,12 @@ final class StoreCalls implements AutoCloseable {
     });
   }
 
-  /** Runs {@code begin}; false if the gateway is stopping. */
-  boolean begin(Runnable begin) {
-    return run(begins, begin);
+  /**
+   * Runs {@code begin} for a request on {@code route}: on the wait pool if the route holds
+   * duplicates until the first finishes, else on the begin pool; false if the gateway is stopping.
+   */
+  boolean begin(Route route, Runnable begin) {
+    return run(route.policy().execution().inFlight() instanceof InFlightPolicy.Wait ? waits : begins, begin);
   }
 
   private static boolean run(ThreadPoolExecutor pool, Runnable call) {
@@ -118,6 +126,7 @@ final class StoreCalls implements AutoCloseable {
   @Override
   public void close() {
     stop(begins);
+    stop(waits);
     stop(finishes);
   }
 

@@ -212,6 +212,34 @@ class ProxySemanticsTest extends GatewayTest {
   }
 
   @Test
+  void aHerdWaitingOnOneKeyHoldsNoThreadOtherRequestsNeed() throws Exception {
+    try (TestGateway few = TestGateway.start("--store-threads", "2")) {
+      String key = key();
+      List<CompletableFuture<HttpResponse<String>>> herd = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        herd.add(few.client.sendAsync(few.client.post("/wait/slow/1000", key, "{}")));
+      }
+      awaitRuns(few, "/wait/slow/1000");
+
+      HttpResponse<String> other = few.client.postJson("/payments/beside-the-herd", key(), "{}");
+
+      assertThat(other.statusCode()).isEqualTo(201);
+      assertThat(herd).as("the herd still waits").noneMatch(CompletableFuture::isDone);
+      for (CompletableFuture<HttpResponse<String>> r : herd) {
+        assertThat(r.get().statusCode()).isEqualTo(201);
+      }
+      assertThat(few.upstream.runs("/wait/slow/1000")).isEqualTo(1);
+    }
+  }
+
+  private static void awaitRuns(TestGateway gw, String path) throws InterruptedException {
+    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(20).toNanos();
+    while (gw.upstream.runs(path) == 0 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
+  }
+
+  @Test
   void anUpstream5xxIsPassedThroughAndReleasesTheKey() throws Exception {
     String key = key();
 
