@@ -103,6 +103,10 @@ public final class Exchange {
    * retries get 409 and never a re-run.
    */
   public Recorded recordUnavailable(int status) {
+    if (!StoredResponse.isStatus(status)) {
+      // Nothing a classifier can judge, but the handler finished: its effect happened.
+      return done();
+    }
     Outcome outcome = classify(new StoredResponse(status, Headers.EMPTY, null));
     if (outcome == null) {
       return done();
