@@ -132,18 +132,22 @@ final class GuardedExchange implements AsyncListener {
   }
 
   /**
-   * The container gave up waiting, but the work the handler started may still run and have its
-   * effect: the key stays in progress until its lease ends (no more heartbeats), never released.
+   * The handler failed after handing work to another thread (an asynchronous cycle that timed out,
+   * failed, or whose handler threw after starting it): that work may still run and have its effect,
+   * so the key stays in progress until its lease ends (no more heartbeats), never released.
    */
-  @Override
-  public void onTimeout(AsyncEvent event) {
+  void failWhileWorkMayRun() {
     settle(exchange::abandon);
   }
 
-  /** As {@link #onTimeout}: an I/O error on the asynchronous cycle says nothing about the work. */
+  @Override
+  public void onTimeout(AsyncEvent event) {
+    failWhileWorkMayRun();
+  }
+
   @Override
   public void onError(AsyncEvent event) {
-    settle(exchange::abandon);
+    failWhileWorkMayRun();
   }
 
   @Override

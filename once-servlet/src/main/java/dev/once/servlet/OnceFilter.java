@@ -158,7 +158,11 @@ public final class OnceFilter implements Filter {
     try {
       chain.doFilter(request, response);
     } catch (IOException | ServletException | RuntimeException | Error e) {
-      guard.fail(e);
+      if (request.isAsyncStarted()) {
+        guard.failWhileWorkMayRun();
+      } else {
+        guard.fail(e);
+      }
       throw e;
     }
   }

@@ -83,6 +83,11 @@ class AsyncServletTest extends GuardedAppTest {
   }
 
   @Test
+  void aHandlerThatThrowsAfterGoingAsynchronousKeepsTheKeyInFlightBecauseItsWorkMayStillRun() throws Exception {
+    assertThat(shop.firstAnswerWhileTheKeyStaysInFlight("/api/async/throw").statusCode()).isEqualTo(500);
+  }
+
+  @Test
   void withoutTheAsyncMappingADispatchedResponseCountsAsDoneAndIsNeverRunAgain() throws Exception {
     try (GuardedApp misconfigured = GuardedApp.mappedForRequestsOnly()) {
       String key = key();

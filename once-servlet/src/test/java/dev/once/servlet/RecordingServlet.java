@@ -198,6 +198,11 @@ final class RecordingServlet extends HttpServlet {
         ctx.complete();
       });
       case "timeout" -> ctx.setTimeout(200);
+      case "throw" -> {
+        // Work handed to another thread may still run; the handler's own thread then fails.
+        ctx.setTimeout(0);
+        throw new IllegalStateException("the handler failed after going asynchronous");
+      }
       case "ambiguous" -> async.submit(() -> {
         sleep(50);
         // Like a proxy whose upstream timed out after the request was sent.
