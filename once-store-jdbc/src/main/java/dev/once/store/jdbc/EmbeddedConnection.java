@@ -203,15 +203,30 @@ final class EmbeddedConnection implements Connections {
     }
   }
 
+  /**
+   * Takes the connection, waiting at most the lock timeout — like a pool's connection timeout, so a
+   * stuck operation cannot hang every caller. An interrupt does not cut the wait short: a worker
+   * being cancelled must still finish its lease (the store's other clients do the same); the
+   * interrupt is kept for the caller.
+   */
   private void lock() throws SQLException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(lockTimeoutMillis);
+    boolean interrupted = false;
     try {
-      // Bounded like a pool's connection timeout: a stuck operation must not hang every caller.
-      if (!lock.tryLock(lockTimeoutMillis, TimeUnit.MILLISECONDS)) {
-        throw new SQLTransientConnectionException("the embedded store stayed busy for " + lockTimeoutMillis + " ms");
+      while (true) {
+        try {
+          if (lock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+            return;
+          }
+          throw new SQLTransientConnectionException("the embedded store stayed busy for " + lockTimeoutMillis + " ms");
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new SQLTransientConnectionException("interrupted while waiting for the embedded store", e);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 
@@ -245,43 +260,53 @@ final class EmbeddedConnection implements Connections {
     private boolean committed;
     private SQLException failure;
 
-    /** Returns once the batch is committed, leading its commit if no one else does; throws if it failed. */
+    /**
+     * Returns once the batch is committed, leading its commit if no one else does; throws if it
+     * failed. An interrupt does not cut the wait short — the operation is in the batch, so its
+     * outcome is the commit's, and the caller must learn it — but is kept for the caller.
+     */
     void awaitCommit(EmbeddedConnection owner) throws SQLException {
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(owner.lockTimeoutMillis * 2);
-      while (true) {
-        synchronized (this) {
-          if (committed) {
-            if (failure != null) {
-              throw new SQLException("the embedded store's commit failed: " + failure.getMessage(),
-                  failure.getSQLState(), failure);
-            }
-            return;
-          }
-          if (led) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-              // Still open: it may yet commit, so the caller's outcome is unknown, like a lost commit reply.
-              throw new SQLTransientConnectionException("the embedded store's commit did not finish in time");
-            }
-            try {
-              TimeUnit.NANOSECONDS.timedWait(this, left);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-              throw new SQLTransientConnectionException("interrupted while waiting for the embedded store's commit", e);
-            }
-            continue;
-          }
-          led = true;
-        }
-        try {
-          owner.commit(this);
-        } catch (SQLException e) {
-          // This leader could not get the connection; hand the lead to another member.
+      boolean interrupted = false;
+      try {
+        while (true) {
           synchronized (this) {
-            led = false;
-            notifyAll();
+            if (committed) {
+              if (failure != null) {
+                throw new SQLException("the embedded store's commit failed: " + failure.getMessage(),
+                    failure.getSQLState(), failure);
+              }
+              return;
+            }
+            if (led) {
+              long left = deadline - System.nanoTime();
+              if (left <= 0) {
+                // Still open: it may yet commit, so the caller's outcome is unknown, like a lost commit reply.
+                throw new SQLTransientConnectionException("the embedded store's commit did not finish in time");
+              }
+              try {
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+              } catch (InterruptedException e) {
+                interrupted = true;
+              }
+              continue;
+            }
+            led = true;
           }
-          throw e;
+          try {
+            owner.commit(this);
+          } catch (SQLException e) {
+            // This leader could not get the connection; hand the lead to another member.
+            synchronized (this) {
+              led = false;
+              notifyAll();
+            }
+            throw e;
+          }
+        }
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
         }
       }
     }
