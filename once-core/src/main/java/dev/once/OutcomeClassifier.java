@@ -9,7 +9,7 @@ package dev.once;
  */
 public interface OutcomeClassifier<T> {
 
-  /** Classifies a returned value. HTTP: 2xx/3xx completed, 5xx/408/429 transient, other 4xx final. */
+  /** Classifies a returned value. HTTP (`HttpOutcomes`): 2xx/3xx completed, 5xx/408/423/425/429 transient, other 4xx final. */
   default Outcome classify(T result) {
     return Outcome.COMPLETED;
   }

@@ -105,6 +105,10 @@ public final class Exchange {
    * retries get 409 and never a re-run.
    */
   public Recorded recordUnavailable(int status) {
+    if (!StoredResponse.isStatus(status)) {
+      // Nothing a classifier can judge, but the handler finished: its effect happened.
+      return done();
+    }
     Outcome outcome = classify(new StoredResponse(status, Headers.EMPTY, null));
     if (outcome == null) {
       return done();
@@ -143,12 +147,12 @@ public final class Exchange {
   }
 
   /**
-   * Asks the classifier, which is the application's code: if it throws, the bug is logged and the
-   * answer is null. An {@link Error} settles the lease as done before it propagates.
+   * Asks the classifier, which is the application's code: if it throws (or answers null), the bug
+   * is logged and the answer is null. An {@link Error} settles the lease as done before it propagates.
    */
   private Outcome judge(Supplier<Outcome> verdict, String what) {
     try {
-      return verdict.get();
+      return Objects.requireNonNull(verdict.get(), "the classifier answered null");
     } catch (RuntimeException e) {
       log.error("the outcome classifier threw on {} for key {}; it counts as done and retries get"
           + " 'response unavailable'. Fix the classifier.", what, lease.key(), e);

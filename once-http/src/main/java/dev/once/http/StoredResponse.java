@@ -17,11 +17,16 @@ public record StoredResponse(int status, Headers headers, byte[] body) {
   public static final ResultCodec<StoredResponse> CODEC = new StoredResponseCodec();
 
   public StoredResponse {
-    if (status < 100 || status > 599) {
+    if (!isStatus(status)) {
       throw new IllegalArgumentException("status must be 100-599, was " + status);
     }
     Objects.requireNonNull(headers, "headers");
     body = body == null ? new byte[0] : body;
+  }
+
+  /** Whether this is a status an HTTP response can have. */
+  static boolean isStatus(int status) {
+    return status >= 100 && status <= 599;
   }
 
   @Override

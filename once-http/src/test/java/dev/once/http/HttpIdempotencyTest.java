@@ -315,6 +315,16 @@ class HttpIdempotencyTest {
   }
 
   @Test
+  void aStreamedResponseWithAStatusOutsideHttpsRangeCountsAsDone() {
+    String key = key();
+
+    Recording recording = ((Decision.Proceed) begin(post("/p", key, "{}"))).exchange().recordUnavailable(600).recording();
+
+    assertThat(recording).isEqualTo(Recording.RESULT_NOT_STORED);
+    assertThat(problemOf(begin(post("/p", key, "{}")))).isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
+  }
+
+  @Test
   void aHandlerExceptionThatIsFinalOrThatTheClassifierChokesOnCountsAsDoneRatherThanReleased() {
     String declined = key();
     String broken = key();

@@ -14,8 +14,11 @@ import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.charset.Charset;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -28,12 +31,20 @@ import java.util.Set;
  * the response turns into a plain pass-through: what was held is sent, and the rest goes out as the
  * handler writes it. {@code sendError} and {@code sendRedirect} are answered by the filter itself, so
  * that the first response and its replays are the same bytes.
+ *
+ * <p>Only the headers the handler set are recorded. Those already on the response when the filter
+ * ran (an outer filter's request id, CORS headers) belong to that one request: they are noted when
+ * the capture starts and left out unless the handler changed them (DESIGN §4).
  */
 final class CapturingResponse extends HttpServletResponseWrapper {
 
   private final HttpServletResponse real;
   private final HttpServletRequest request;
   private final int cap;
+  /** The header fields on the response before the handler ran (an outer filter's), by lower-case name. */
+  private final Map<String, List<String>> outer;
+  /** The content type before the handler ran, for containers that keep it apart from the fields. */
+  private final String outerContentType;
 
   private byte[] buffer = new byte[512];
   private int count;
@@ -59,6 +70,8 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     this.real = real;
     this.request = request;
     this.cap = cap;
+    this.outer = fieldsOf(real);
+    this.outerContentType = real.getContentType();
   }
 
   /** Whether the body went to the client as it was written, so it was not captured. */
@@ -269,21 +282,44 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     return new StoredResponse(real.getStatus(), realHeaders(), content);
   }
 
+  /** The header fields the handler set, as they are now. */
   private Headers realHeaders() {
     Headers.Builder headers = Headers.builder();
     Set<String> seen = new HashSet<>();
     for (String name : real.getHeaderNames()) {
-      if (seen.add(name.toLowerCase(Locale.ROOT))) {
-        for (String value : real.getHeaders(name)) {
+      String lower = name.toLowerCase(Locale.ROOT);
+      if (seen.add(lower)) {
+        for (String value : setByHandler(outer.getOrDefault(lower, List.of()), List.copyOf(real.getHeaders(name)))) {
           headers.add(name, value);
         }
       }
     }
     // Tomcat keeps the content type apart from the other fields until it commits.
-    if (!seen.contains("content-type") && real.getContentType() != null) {
-      headers.add("Content-Type", real.getContentType());
+    String contentType = real.getContentType();
+    if (!seen.contains("content-type") && contentType != null && !contentType.equals(outerContentType)) {
+      headers.add("Content-Type", contentType);
     }
     return headers.build();
+  }
+
+  /**
+   * The values of one field that the handler set: none if it left an outer filter's values alone,
+   * the values it added after them, or all of them if it replaced them.
+   */
+  private static List<String> setByHandler(List<String> before, List<String> now) {
+    if (now.equals(before)) {
+      return List.of();
+    }
+    boolean appended = now.size() > before.size() && now.subList(0, before.size()).equals(before);
+    return appended ? now.subList(before.size(), now.size()) : now;
+  }
+
+  private static Map<String, List<String>> fieldsOf(HttpServletResponse response) {
+    Map<String, List<String>> fields = new HashMap<>();
+    for (String name : response.getHeaderNames()) {
+      fields.computeIfAbsent(name.toLowerCase(Locale.ROOT), n -> List.copyOf(response.getHeaders(name)));
+    }
+    return fields;
   }
 
   /**

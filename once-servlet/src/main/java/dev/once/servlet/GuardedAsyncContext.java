@@ -34,9 +34,12 @@ final class GuardedAsyncContext implements AsyncContext {
   public void complete() {
     try {
       guard.finish();
-    } catch (IOException | RuntimeException e) {
+    } catch (IOException e) {
       // The outcome is recorded before sending; the client went away while it was sent.
       log.debug("could not send the response of an asynchronous exchange", e);
+    } catch (RuntimeException e) {
+      // The exchange is settled all the same: GuardedExchange settles the lease before it rethrows.
+      log.warn("could not finish the response of an asynchronous exchange; its outcome is settled", e);
     } finally {
       delegate.complete();
     }

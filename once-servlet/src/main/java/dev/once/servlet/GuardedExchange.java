@@ -7,7 +7,6 @@ import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
 import jakarta.servlet.ServletRequest;
 import java.io.IOException;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -88,22 +87,30 @@ final class GuardedExchange implements AsyncListener {
   }
 
   /**
-   * The handler (or its asynchronous cycle) failed. If nothing went out yet, what it wrote is
-   * dropped, the container answers, and the route's classifier decides on the error (a transient
-   * one releases the key). If part of the response already went out (a client that hung up
-   * mid-stream is the usual cause), the handler ran: it counts as done and is never run again.
+   * The handler failed. If nothing went out yet, the route's classifier decides on the error (a
+   * transient one releases the key); see {@link #settle}.
    */
   void fail(Throwable error) {
+    settle(() -> exchange.fail(error));
+  }
+
+  /**
+   * Finishes an exchange whose handler did not finish normally; from now on the container answers,
+   * straight to the client. If part of the response already went out (a client that hung up
+   * mid-stream is the usual cause), the handler ran: it counts as done and is never run again.
+   * Otherwise {@code beforeAnyByteWentOut} decides.
+   */
+  private void settle(Runnable beforeAnyByteWentOut) {
     if (!finished.compareAndSet(false, true)) {
       return;
     }
+    response.discard();
     if (isAmbiguous()) {
       exchange.abandon();
     } else if (response.isStreamed()) {
       exchange.recordUnavailable();
     } else {
-      response.discard();
-      exchange.fail(error);
+      beforeAnyByteWentOut.run();
     }
   }
 
@@ -124,14 +131,23 @@ final class GuardedExchange implements AsyncListener {
     }
   }
 
+  /**
+   * The handler failed after handing work to another thread (an asynchronous cycle that timed out,
+   * failed, or whose handler threw after starting it): that work may still run and have its effect,
+   * so the key stays in progress until its lease ends (no more heartbeats), never released.
+   */
+  void failWhileWorkMayRun() {
+    settle(exchange::abandon);
+  }
+
   @Override
   public void onTimeout(AsyncEvent event) {
-    fail(new TimeoutException("the asynchronous cycle timed out"));
+    failWhileWorkMayRun();
   }
 
   @Override
   public void onError(AsyncEvent event) {
-    fail(event.getThrowable() == null ? new IOException("the asynchronous cycle failed") : event.getThrowable());
+    failWhileWorkMayRun();
   }
 
   @Override

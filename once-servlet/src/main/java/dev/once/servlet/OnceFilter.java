@@ -117,6 +117,11 @@ public final class OnceFilter implements Filter {
       // Nothing to fingerprint nor store: the body stays unread for the handler to stream.
       Decision decision = http.begin(route, incoming(request, method, path, null));
       if (decision instanceof Decision.Respond r) {
+        if (request.getContentLengthLong() > 0 || request.getHeader("Transfer-Encoding") != null) {
+          // Refused with its body unread: the server may close the connection once the answer is
+          // sent, and a client that pooled it would send its next request into a closed socket.
+          response.setHeader("Connection", "close");
+        }
         Responses.write(response, r.response());
       } else {
         chain.doFilter(request, response);
@@ -158,7 +163,11 @@ public final class OnceFilter implements Filter {
     try {
       chain.doFilter(request, response);
     } catch (IOException | ServletException | RuntimeException | Error e) {
-      guard.fail(e);
+      if (request.isAsyncStarted()) {
+        guard.failWhileWorkMayRun();
+      } else {
+        guard.fail(e);
+      }
       throw e;
     }
   }

@@ -14,18 +14,21 @@ final class Responses {
   private Responses() {}
 
   /**
-   * Sends the response: its status, its headers replacing any of the same name that an outer filter
-   * set (so a replay never doubles them), a computed {@code Content-Length}, and the body.
+   * Sends the response: its status, its headers, a computed {@code Content-Length}, and the body.
+   * A field already on the response belongs to this request (an outer filter's request id, CORS
+   * headers): the stored values join it and never replace it. The content type is the exception:
+   * it describes the stored body.
    */
   static void write(HttpServletResponse response, StoredResponse stored) throws IOException {
     response.setStatus(stored.status());
-    Set<String> seen = new HashSet<>();
+    Set<String> written = new HashSet<>();
     for (Headers.Field f : stored.headers()) {
       String name = f.name().toLowerCase(Locale.ROOT);
       if (name.equals("content-length")) {
         continue;
       }
-      if (seen.add(name)) {
+      boolean first = written.add(name);
+      if (first && (name.equals("content-type") || !response.containsHeader(f.name()))) {
         response.setHeader(f.name(), f.value());
       } else {
         response.addHeader(f.name(), f.value());

@@ -55,6 +55,16 @@ class FinishedLeaseTest extends GuardedAppTest {
     assertRetryIsUnavailableAndTheHandlerRanOnce("/broken/api/stream", key);
   }
 
+  @Test
+  void aStatusOutsideHttpsRangeStillSettlesTheLeaseAsDone() throws Exception {
+    String key = key();
+
+    HttpResponse<String> first = shop.postJson("/api/status/600", key, "{}");
+
+    assertThat(first.statusCode()).as("the container's answer to a response it cannot record").isEqualTo(500);
+    assertRetryIsUnavailableAndTheHandlerRanOnce("/api/status/600", key);
+  }
+
   /** The first request with the key on {@code path} is over: it counts as done, and was the only run. */
   private void assertRetryIsUnavailableAndTheHandlerRanOnce(String path, String key) throws Exception {
     assertProblem(shop.postJson(path, key, "{}"), ProblemType.RESPONSE_UNAVAILABLE);

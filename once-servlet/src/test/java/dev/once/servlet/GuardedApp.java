@@ -1,11 +1,14 @@
 package dev.once.servlet;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.once.ExecutionPolicy;
 import dev.once.InFlightPolicy;
 import dev.once.Once;
 import dev.once.Outcome;
 import dev.once.OutcomeClassifier;
 import dev.once.http.HttpIdempotency;
+import dev.once.http.ProblemType;
 import dev.once.http.RoutePolicy;
 import dev.once.http.StoredResponse;
 import dev.once.store.IdempotencyStore;
@@ -141,6 +144,18 @@ final class GuardedApp implements AutoCloseable {
   HttpResponse<String> postJson(String path, String key, String json, String... headers)
       throws IOException, InterruptedException {
     return send(post(path, key, json, headers));
+  }
+
+  /**
+   * Sends one keyed request to {@code path} and then its retry, which must find the key still in
+   * flight, the handler having run once; returns the first answer.
+   */
+  HttpResponse<String> firstAnswerWhileTheKeyStaysInFlight(String path) throws IOException, InterruptedException {
+    String key = key();
+    HttpResponse<String> first = postJson(path, key, "{}");
+    Problem.assertProblem(postJson(path, key, "{}"), ProblemType.IN_FLIGHT);
+    assertThat(app.executions(path)).as("runs of %s", path).isEqualTo(1);
+    return first;
   }
 
   /** Waits until the handler of {@code path} has started {@code n} times: its request holds the key. */

@@ -23,12 +23,10 @@ final class JettyServer implements AutoCloseable {
     this.base = base;
   }
 
-  /** Starts Jetty with {@code servlet} at {@code /*} behind the filter, or without one if it is null. */
-  static JettyServer start(Filter once, String contextPath, Servlet servlet) throws Exception {
-    return start(once, contextPath, servlet, EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
-  }
-
-  /** As above, with the filter mapped for these dispatches only. */
+  /**
+   * Starts Jetty with {@code servlet} at {@code /*} behind the filter (mapped for these dispatches
+   * only), or without one if it is null; a {@link FakeOuterFilter} runs in front of both.
+   */
   static JettyServer start(Filter once, String contextPath, Servlet servlet, EnumSet<DispatcherType> dispatches)
       throws Exception {
     QueuedThreadPool threads = new QueuedThreadPool(256, 8);
@@ -41,6 +39,7 @@ final class JettyServer implements AutoCloseable {
     server.addConnector(connector);
     ServletContextHandler context = new ServletContextHandler();
     context.setContextPath(contextPath);
+    context.addFilter(new FilterHolder(new FakeOuterFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
     if (once != null) {
       FilterHolder filter = new FilterHolder(once);
       filter.setAsyncSupported(true);

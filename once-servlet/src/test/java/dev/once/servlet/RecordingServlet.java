@@ -72,6 +72,11 @@ final class RecordingServlet extends HttpServlet {
       }
       case "error" -> resp.sendError(Integer.parseInt(parts[3]), "because " + parts[3]);
       case "throw" -> throw new IllegalStateException("the handler failed");
+      case "ambiguous-throw" -> {
+        // Like a proxy whose upstream connection broke after the request was sent, and which throws.
+        req.setAttribute(OnceFilter.OUTCOME, OnceFilter.AMBIGUOUS);
+        throw new IllegalStateException("the upstream went away mid-request");
+      }
       case "slow" -> {
         sleep(Long.parseLong(req.getParameter("ms")));
         payment(req, resp);
@@ -153,6 +158,7 @@ final class RecordingServlet extends HttpServlet {
     resp.setHeader("Location", "/api/payments/pay_" + n);
     resp.addHeader("X-Multi", "one");
     resp.addHeader("X-Multi", "two");
+    resp.addHeader("Vary", "Accept"); // joins an outer filter's Vary, if there is one
     resp.addCookie(new Cookie("session", "s" + n));
     resp.getOutputStream().write(("{\"id\":\"pay_" + n + "\",\"received_bytes\":" + body.length + "}")
         .getBytes(StandardCharsets.UTF_8));
@@ -192,6 +198,11 @@ final class RecordingServlet extends HttpServlet {
         ctx.complete();
       });
       case "timeout" -> ctx.setTimeout(200);
+      case "throw" -> {
+        // Work handed to another thread may still run; the handler's own thread then fails.
+        ctx.setTimeout(0);
+        throw new IllegalStateException("the handler failed after going asynchronous");
+      }
       case "ambiguous" -> async.submit(() -> {
         sleep(50);
         // Like a proxy whose upstream timed out after the request was sent.

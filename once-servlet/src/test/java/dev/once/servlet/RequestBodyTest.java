@@ -77,6 +77,18 @@ class RequestBodyTest extends GuardedAppTest {
   }
 
   @Test
+  void aRequestRefusedForAMissingKeyBeforeItsBodyArrivedClosesTheConnection() throws Exception {
+    // The JDK client sends the head and the body in two writes; a refusal sent in between left the
+    // body unread, and a client that pooled the connection sent its next request into a closed socket.
+    RawHttp.Response r = RawHttp.headOnly(shop.server.port(), List.of(
+        "POST /required/api/payments HTTP/1.1", "Host: localhost", "Content-Type: application/json",
+        "Content-Length: 2"));
+
+    assertProblem(r, ProblemType.KEY_MISSING);
+    assertThat(r.header("Connection")).contains("close");
+  }
+
+  @Test
   void aChunkedBodyIsCutOffOneByteAfterTheLimit() throws Exception {
     // One chunk of limit + 1 bytes, and the body never ends: the answer must not wait for the rest.
     String chunk = "x".repeat(1025);

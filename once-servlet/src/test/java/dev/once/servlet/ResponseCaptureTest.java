@@ -129,4 +129,25 @@ class ResponseCaptureTest extends GuardedAppTest {
     assertThat(retry.headers().firstValue("Content-Length")).isEmpty();
     assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
   }
+
+  @Test
+  void headersAnOuterFilterSetAreEachRequestsOwnWhileTheHandlersAreReplayed() throws Exception {
+    String key = key();
+
+    HttpResponse<String> first = shop.postJson("/api/payments/outer", key, "{}", "Origin", "https://a.example");
+    HttpResponse<String> retry = shop.postJson("/api/payments/outer", key, "{}", "Origin", "https://b.example");
+
+    assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+    assertThat(first.headers().allValues(FakeOuterFilter.ALLOW_ORIGIN)).containsExactly("https://a.example");
+    assertThat(retry.headers().allValues(FakeOuterFilter.ALLOW_ORIGIN)).containsExactly("https://b.example");
+    assertThat(first.headers().allValues(FakeOuterFilter.REQUEST_ID)).hasSize(1);
+    assertThat(retry.headers().allValues(FakeOuterFilter.REQUEST_ID)).hasSize(1)
+        .doesNotContainAnyElementsOf(first.headers().allValues(FakeOuterFilter.REQUEST_ID));
+    assertThat(first.headers().allValues("Vary")).containsExactly("Origin", "Accept");
+    assertThat(retry.headers().allValues("Vary")).as("the retry's own value, then the handler's")
+        .containsExactly("Origin", "Accept");
+    assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+    assertThat(retry.headers().allValues("X-Multi")).containsExactly("one", "two");
+    assertThat(shop.app.executions("/api/payments/outer")).isEqualTo(1);
+  }
 }

@@ -1158,6 +1158,44 @@ public abstract class IdempotencyStoreContract {
     assertThat(change).isCancelled();
   }
 
+  // ---------------------------------------------------------------- interrupted callers
+
+  @Test
+  void aCompletionFromAnInterruptedThreadTakesEffectIsReportedAndKeepsTheInterrupt() {
+    RecordId id = newId();
+    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+    // A worker being cancelled still finishes its lease: the write must land and say so.
+    Thread.currentThread().interrupt();
+    boolean completed;
+    try {
+      completed = store.complete(id, claimed.token(), utf8("done"), TTL);
+    } finally {
+      assertThat(Thread.interrupted()).as("the interrupt, still set").isTrue();
+    }
+
+    assertThat(completed).isTrue();
+    assertThat(present(id).state()).isEqualTo(RecordState.COMPLETED);
+  }
+
+  @Test
+  void aClaimAndABatchedHeartbeatFromAnInterruptedThreadTakeEffectAndKeepTheInterrupt() {
+    RecordId id = newId();
+
+    Thread.currentThread().interrupt();
+    Claimed claimed;
+    Set<LeaseToken> extended;
+    try {
+      claimed = claimed(store.claim(request(id, newFingerprint(), shortLease(), TTL)));
+      extended = store.heartbeat(List.of(new LeaseToken(id, claimed.token())), LONG);
+    } finally {
+      assertThat(Thread.interrupted()).as("the interrupt, still set").isTrue();
+    }
+
+    assertThat(extended).containsExactly(new LeaseToken(id, claimed.token()));
+    assertThat(present(id).leaseRemaining()).isGreaterThan(LONG.minusMinutes(1));
+  }
+
   // ---------------------------------------------------------------- helpers for subclasses and tests
 
   /** Returns a record id in a scope no other test uses. */

@@ -1,8 +1,10 @@
 package dev.once.store.dynamodb;
 
 import dev.once.store.IdempotencyStore;
+import dev.once.tck.EngineContract;
 import dev.once.tck.IdempotencyStoreContract;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 
 /** The contract kit against DynamoDB Local on the system clock, sleeping where time must pass, as in production. */
 class DynamoDbStoreOnTheSystemClockContractTest extends IdempotencyStoreContract {
@@ -22,5 +24,14 @@ class DynamoDbStoreOnTheSystemClockContractTest extends IdempotencyStoreContract
   @Override
   protected int largeValueBytes() {
     return 300 * 1024;
+  }
+
+  /** The engine's promises (every claim finished, closed engine, slow and failing store) over this store. */
+  @Nested
+  class Engine extends EngineContract {
+    @Override
+    protected IdempotencyStore createStore() {
+      return DynamoDbStore.of(LocalDynamoDb.client(), table);
+    }
   }
 }

@@ -202,41 +202,6 @@ class DynamoDbStoreTest {
     gathered.close();
   }
 
-  @Test
-  void aCompletionFromAnInterruptedThreadTakesEffectIsReportedAndKeepsTheInterrupt() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
-
-    Thread.currentThread().interrupt();
-    boolean completed;
-    try {
-      completed = store.complete(id, claimed.token(), utf8("done"), LONG);
-    } finally {
-      assertThat(Thread.interrupted()).as("the interrupt, still set").isTrue();
-    }
-
-    assertThat(completed).isTrue();
-    assertThat(store.get(id)).map(IdempotencyRecord::state).contains(RecordState.COMPLETED);
-  }
-
-  @Test
-  void aClaimAndABatchedHeartbeatFromAnInterruptedThreadTakeEffectAndKeepTheInterrupt() {
-    RecordId id = newId();
-
-    Thread.currentThread().interrupt();
-    Claimed claimed;
-    Set<LeaseToken> extended;
-    try {
-      claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), Duration.ofSeconds(5), LONG)));
-      extended = store.heartbeat(List.of(new LeaseToken(id, claimed.token())), LONG);
-    } finally {
-      assertThat(Thread.interrupted()).as("the interrupt, still set").isTrue();
-    }
-
-    assertThat(extended).containsExactly(new LeaseToken(id, claimed.token()));
-    assertThat(store.get(id).orElseThrow().leaseRemaining()).isGreaterThan(Duration.ofMinutes(29));
-  }
-
   private List<LeaseToken> claimMany(int count) {
     Fingerprint fingerprint = newFingerprint();
     List<LeaseToken> held = new ArrayList<>();

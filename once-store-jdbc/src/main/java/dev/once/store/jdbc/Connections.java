@@ -15,8 +15,11 @@ interface Connections {
    */
   void done(Connection connection) throws SQLException;
 
-  /** Hands back the connection of an operation that failed; never throws. */
-  void release(Connection connection);
+  /**
+   * Hands back the connection of an operation that failed with {@code failure} (null if unknown);
+   * never throws.
+   */
+  void release(Connection connection, Exception failure);
 
   /** Who ends the transactions of operations on these connections. */
   TransactionControl control();
@@ -31,11 +34,11 @@ interface Connections {
 
       @Override
       public void done(Connection connection) {
-        release(connection);
+        release(connection, null);
       }
 
       @Override
-      public void release(Connection connection) {
+      public void release(Connection connection, Exception failure) {
         try {
           connection.close();
         } catch (SQLException e) {
@@ -62,7 +65,7 @@ interface Connections {
       public void done(Connection c) {}
 
       @Override
-      public void release(Connection c) {}
+      public void release(Connection c, Exception failure) {}
 
       @Override
       public TransactionControl control() {

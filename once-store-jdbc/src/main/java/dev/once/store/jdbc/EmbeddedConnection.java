@@ -4,10 +4,12 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
+import java.sql.Statement;
 import java.time.Clock;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.sqlite.Function;
+import org.sqlite.ProgressHandler;
 import org.sqlite.SQLiteConfig;
 
 /**
@@ -25,6 +27,22 @@ import org.sqlite.SQLiteConfig;
  * with one sync and wakes its members. If the commit fails, the batch is rolled back and every
  * member fails: none of them had answered its caller, so nothing a caller saw is lost. Reads wait
  * for their batch too, because they may have seen its uncommitted writes.
+ *
+ * <p><b>A batch SQLite rolled back.</b> After {@code SQLITE_FULL}, {@code SQLITE_IOERR} or
+ * {@code SQLITE_NOMEM} SQLite may roll back the whole open transaction by itself, and with it the
+ * writes of every operation of the batch so far; the connection is then in autocommit mode, where
+ * each later statement would commit on its own while {@code commit()} fails. So after any failed
+ * operation or commit the connection checks that a transaction is still open, by beginning one: if
+ * that succeeds there was none, the batch is failed as a whole (none of its operations happened),
+ * and the new transaction holds the next batch. If no transaction can be begun, the connection is
+ * lent to nobody until one can. The store recovers by itself once the disk has room again.
+ *
+ * <p><b>Bounded statements.</b> In this driver JDBC's query timeout is only SQLite's busy timeout,
+ * and a long statement (a huge purge batch) would hold the one connection for as long as it runs.
+ * So a progress handler, called every {@value #PROGRESS_STEPS} virtual machine steps, interrupts
+ * any statement of an operation that has held the connection longer than the timeout; the statement
+ * fails with {@code SQLITE_INTERRUPT}, and the batch is rolled back as above if SQLite rolled it back.
+ * Commits are never interrupted: a sync is not SQLite work the handler sees.
  */
 final class EmbeddedConnection implements Connections {
 
@@ -32,9 +50,16 @@ final class EmbeddedConnection implements Connections {
   private final ReentrantLock lock = new ReentrantLock(true);
   private final Connection connection;
   private final long lockTimeoutMillis;
+  /** SQLite virtual machine steps between two checks of the deadline: rare enough to cost nothing. */
+  private static final int PROGRESS_STEPS = 50_000;
+  private static final long NOT_LENT = Long.MAX_VALUE;
+  /** When the operation now holding the connection must be done, by {@link System#nanoTime()}. */
+  private volatile long lentUntil = NOT_LENT;
   private Runnable onRollback = () -> {};
   /** The batch that operations now join; guarded by {@link #lock}. */
   private Batch current = new Batch();
+  /** Whether the connection is inside a transaction, as it must be when lent; guarded by {@link #lock}. */
+  private boolean inTransaction = true;
   private boolean closed;
 
   EmbeddedConnection(String url, boolean synchronousFull, Clock clock, long lockTimeoutMillis) throws SQLException {
@@ -50,6 +75,13 @@ final class EmbeddedConnection implements Connections {
       @Override
       protected void xFunc() throws SQLException {
         result(SqliteDialect.micros(clock.instant()));
+      }
+    });
+    ProgressHandler.setHandler(connection, PROGRESS_STEPS, new ProgressHandler() {
+      @Override
+      protected int progress() {
+        long until = lentUntil;
+        return until != NOT_LENT && System.nanoTime() - until > 0 ? 1 : 0;
       }
     });
     // From here on the connection is always inside the open batch's transaction.
@@ -71,19 +103,69 @@ final class EmbeddedConnection implements Connections {
       lock.unlock();
       throw new SQLNonTransientConnectionException("the embedded store is closed");
     }
+    if (!inTransaction) {
+      try {
+        begin();
+      } catch (SQLException e) {
+        lock.unlock();
+        throw new SQLTransientConnectionException("the embedded store cannot begin a transaction: " + e.getMessage(), e);
+      }
+    }
+    lentUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(lockTimeoutMillis);
     return connection;
   }
 
   @Override
   public void done(Connection c) throws SQLException {
+    lentUntil = NOT_LENT;
     Batch mine = current;
     lock.unlock();
     mine.awaitCommit(this);
   }
 
   @Override
-  public void release(Connection c) {
-    lock.unlock();
+  public void release(Connection c, Exception failure) {
+    lentUntil = NOT_LENT;
+    try {
+      recoverTransaction(failure);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * After a failure, makes sure the connection is in a transaction again; if SQLite had rolled the
+   * batch's transaction back, fails the batch with {@code cause}, since none of it was stored.
+   * Called holding {@link #lock}.
+   */
+  private void recoverTransaction(Exception cause) {
+    boolean lost;
+    try {
+      begin();
+      lost = true; // there was no transaction to begin inside of
+    } catch (SQLException e) {
+      // "cannot start a transaction within a transaction": the batch is intact. Any other failure
+      // leaves the connection outside a transaction, and begin() is tried again before it is lent.
+      lost = !inTransaction;
+    }
+    if (lost) {
+      Batch rolledBack = current;
+      current = new Batch();
+      onRollback.run();
+      rolledBack.finish(new SQLException("SQLite rolled back the embedded store's transaction after an error;"
+          + " the operations of its batch did not happen", null, cause));
+    }
+  }
+
+  /** Begins a transaction; fails if one is open. Called holding {@link #lock}. */
+  private void begin() throws SQLException {
+    try (Statement s = connection.createStatement()) {
+      s.execute("BEGIN IMMEDIATE");
+      inTransaction = true;
+    } catch (SQLException e) {
+      inTransaction = e.getMessage() != null && e.getMessage().contains("within a transaction");
+      throw e;
+    }
   }
 
   @Override
@@ -110,9 +192,10 @@ final class EmbeddedConnection implements Connections {
         try {
           connection.rollback();
         } catch (SQLException r) {
-          e.addSuppressed(r);
+          e.addSuppressed(r); // SQLite may have rolled back already, leaving no transaction to end
         }
         onRollback.run();
+        recoverTransaction(e);
       }
       batch.finish(failure);
     } finally {
@@ -120,15 +203,30 @@ final class EmbeddedConnection implements Connections {
     }
   }
 
+  /**
+   * Takes the connection, waiting at most the lock timeout — like a pool's connection timeout, so a
+   * stuck operation cannot hang every caller. An interrupt does not cut the wait short: a worker
+   * being cancelled must still finish its lease (the store's other clients do the same); the
+   * interrupt is kept for the caller.
+   */
   private void lock() throws SQLException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(lockTimeoutMillis);
+    boolean interrupted = false;
     try {
-      // Bounded like a pool's connection timeout: a stuck operation must not hang every caller.
-      if (!lock.tryLock(lockTimeoutMillis, TimeUnit.MILLISECONDS)) {
-        throw new SQLTransientConnectionException("the embedded store stayed busy for " + lockTimeoutMillis + " ms");
+      while (true) {
+        try {
+          if (lock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+            return;
+          }
+          throw new SQLTransientConnectionException("the embedded store stayed busy for " + lockTimeoutMillis + " ms");
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new SQLTransientConnectionException("interrupted while waiting for the embedded store", e);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 
@@ -162,43 +260,53 @@ final class EmbeddedConnection implements Connections {
     private boolean committed;
     private SQLException failure;
 
-    /** Returns once the batch is committed, leading its commit if no one else does; throws if it failed. */
+    /**
+     * Returns once the batch is committed, leading its commit if no one else does; throws if it
+     * failed. An interrupt does not cut the wait short — the operation is in the batch, so its
+     * outcome is the commit's, and the caller must learn it — but is kept for the caller.
+     */
     void awaitCommit(EmbeddedConnection owner) throws SQLException {
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(owner.lockTimeoutMillis * 2);
-      while (true) {
-        synchronized (this) {
-          if (committed) {
-            if (failure != null) {
-              throw new SQLException("the embedded store's commit failed: " + failure.getMessage(),
-                  failure.getSQLState(), failure);
-            }
-            return;
-          }
-          if (led) {
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-              // Still open: it may yet commit, so the caller's outcome is unknown, like a lost commit reply.
-              throw new SQLTransientConnectionException("the embedded store's commit did not finish in time");
-            }
-            try {
-              TimeUnit.NANOSECONDS.timedWait(this, left);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-              throw new SQLTransientConnectionException("interrupted while waiting for the embedded store's commit", e);
-            }
-            continue;
-          }
-          led = true;
-        }
-        try {
-          owner.commit(this);
-        } catch (SQLException e) {
-          // This leader could not get the connection; hand the lead to another member.
+      boolean interrupted = false;
+      try {
+        while (true) {
           synchronized (this) {
-            led = false;
-            notifyAll();
+            if (committed) {
+              if (failure != null) {
+                throw new SQLException("the embedded store's commit failed: " + failure.getMessage(),
+                    failure.getSQLState(), failure);
+              }
+              return;
+            }
+            if (led) {
+              long left = deadline - System.nanoTime();
+              if (left <= 0) {
+                // Still open: it may yet commit, so the caller's outcome is unknown, like a lost commit reply.
+                throw new SQLTransientConnectionException("the embedded store's commit did not finish in time");
+              }
+              try {
+                TimeUnit.NANOSECONDS.timedWait(this, left);
+              } catch (InterruptedException e) {
+                interrupted = true;
+              }
+              continue;
+            }
+            led = true;
           }
-          throw e;
+          try {
+            owner.commit(this);
+          } catch (SQLException e) {
+            // This leader could not get the connection; hand the lead to another member.
+            synchronized (this) {
+              led = false;
+              notifyAll();
+            }
+            throw e;
+          }
+        }
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
         }
       }
     }

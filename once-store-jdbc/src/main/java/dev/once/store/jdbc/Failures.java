@@ -1,10 +1,13 @@
 package dev.once.store.jdbc;
 
 import dev.once.store.jdbc.internal.TableName;
+import dev.once.store.StoreFullException;
 import dev.once.store.StoreUnavailableException;
 import java.sql.SQLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.sqlite.SQLiteErrorCode;
+import org.sqlite.SQLiteException;
 
 /**
  * Turns JDBC failures into the SPI's {@link StoreUnavailableException}: the engine then fails
@@ -14,6 +17,8 @@ import org.slf4j.LoggerFactory;
  * or recoverable connection exceptions) and statement timeouts mean the database did not answer.
  * Any other SQL error (a missing table, a permission) also leaves the store unable to answer, so
  * it is reported the same way, with the SQLState in the message and a log line for the operator.
+ * A full disk (the embedded store's {@code SQLITE_FULL}) is a {@link StoreFullException}: nothing
+ * was stored, and the operator has something specific to fix.
  */
 final class Failures {
 
@@ -23,12 +28,29 @@ final class Failures {
 
   static StoreUnavailableException unavailable(String operation, TableName table, SQLException e) {
     String message = operation + " on " + table + " failed: SQLState " + e.getSQLState() + ": " + e.getMessage();
+    if (isDiskFull(e)) {
+      LOG.warn("{}: the disk, or the database's size limit, is full; nothing was stored", message);
+      StoreFullException full = new StoreFullException(message);
+      full.initCause(e);
+      return full;
+    }
     if (isConnectionFailure(e)) {
       LOG.debug("{}", message);
     } else {
       LOG.warn("{}", message);
     }
     return new StoreUnavailableException(message, e);
+  }
+
+  /** Whether SQLite, here or as a cause, reported {@code SQLITE_FULL}; bounded by the depth of the cause chain. */
+  static boolean isDiskFull(SQLException e) {
+    Throwable t = e;
+    for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) {
+      if (t instanceof SQLiteException s && s.getResultCode() == SQLiteErrorCode.SQLITE_FULL) {
+        return true;
+      }
+    }
+    return false;
   }
 
   static boolean isConnectionFailure(SQLException e) {

@@ -212,7 +212,7 @@ final class JdbcOperations implements IdempotencyStore {
       try {
         result = work.run(new Session(connection, timeoutSeconds, control));
       } catch (SQLException e) {
-        connections.release(connection);
+        connections.release(connection, e);
         boolean retry = control != TransactionControl.CALLER && attempt < MAX_TRANSACTION_ATTEMPTS
             && dialect.isRetryable(e);
         if (!retry) {
@@ -220,7 +220,7 @@ final class JdbcOperations implements IdempotencyStore {
         }
         continue;
       } catch (RuntimeException | Error e) {
-        connections.release(connection);
+        connections.release(connection, e instanceof Exception x ? x : null);
         throw e;
       }
       try {

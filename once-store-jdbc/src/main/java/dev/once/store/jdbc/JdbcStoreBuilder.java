@@ -35,7 +35,10 @@ abstract class JdbcStoreBuilder<B extends JdbcStoreBuilder<B>> {
    * The longest any one statement may run before the driver cancels it and the operation throws
    * {@link dev.once.store.StoreUnavailableException}; default 5 seconds. JDBC counts query timeouts
    * in whole seconds, so this must be a whole number of seconds, at least one. How long getting a
-   * connection may take is the pool's setting (HikariCP's {@code connectionTimeout}).
+   * connection may take is the pool's setting (HikariCP's {@code connectionTimeout}). The embedded
+   * store's driver counts the timeout only while waiting for a lock, so that store interrupts the
+   * statements of an operation that holds its connection longer than this itself, and also waits no
+   * longer than this for the connection.
    */
   public B queryTimeout(Duration queryTimeout) {
     if (queryTimeout == null || queryTimeout.getSeconds() < 1 || queryTimeout.getNano() != 0) {

@@ -16,18 +16,23 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * MariaDB: the claim is {@code INSERT … ON DUPLICATE KEY UPDATE} with conditional assignments, then
- * a locking read of the row, both in one transaction.
+ * MariaDB: the claim is {@code INSERT … ON DUPLICATE KEY UPDATE} with conditional assignments, an
+ * update that draws the token, then a locking read of the row, all in one transaction.
  *
  * <p>The upsert takes an exclusive lock on the row whether it inserts, updates or leaves it as it
- * is, so the read that follows sees exactly what the upsert decided, and a concurrent claim waits.
- * The first assignment decides: it draws a new token from the sequence only if the record is
- * claimable. Every later assignment applies its change only if the claim fired, tested as
- * "the token now equals the value just drawn, or the claim condition holds": the first half is
- * what MariaDB's default left-to-right assignment sees, the second what it sees under
- * {@code SIMULTANEOUS_ASSIGNMENT}, so the statement is right in both modes. Assignments that need
- * the old expiry run before {@code expires_at} is assigned. The read then compares the row's token
- * with {@code PREVIOUS VALUE FOR} the sequence to learn whether this claim holds the lease.
+ * is, so what follows sees exactly what the upsert decided, and a concurrent claim waits. The upsert
+ * grants the lease by setting the token to {@value #UNDRAWN}, which no sequence value equals: on
+ * insert as the value, on a claimable row in the first assignment. Every later assignment applies
+ * its change only if the claim fired, tested as "the token now is {@value #UNDRAWN}, or the claim
+ * condition holds": the first half is what MariaDB's default left-to-right assignment sees, the
+ * second what it sees under {@code SIMULTANEOUS_ASSIGNMENT}, so the statement is right in both
+ * modes. Assignments that need the old expiry run before {@code expires_at} is assigned.
+ *
+ * <p>The token is drawn only then, by an update of the row the upsert left undrawn, under its lock:
+ * a token drawn in the insert's values would be drawn before the duplicate check, which may wait for
+ * another transaction holding the key, and a claim and a release committed meanwhile would get a
+ * larger token than the lease granted after them. The update's row count says whether this claim
+ * holds the lease.
  *
  * <p>Times are {@code UTC_TIMESTAMP(6)} in {@code DATETIME(6)} columns: the database's clock, in
  * UTC whatever the session time zone, constant within a statement.
@@ -37,25 +42,28 @@ final class MariaDbDialect extends Dialect {
   /** Leases per statement of a batched heartbeat: keeps a statement of long unicode scopes within max_allowed_packet. */
   private static final int LEASES_PER_STATEMENT = 2_000;
 
+  /** The token of a lease granted but not yet drawn from the sequence, which starts at 1. */
+  private static final int UNDRAWN = 0;
+
   private final String upsert;
+  private final String drawToken;
   private final String readBack;
   private final String purge;
 
   MariaDbDialect(TableName table) {
     super(table);
     String t = table.qualified();
-    String seq = t + "_seq";
     String now = "VALUES(created_at)";
     String expired = "expires_at <= " + now;
     String claimable = "(" + expired + " OR (state = '" + RecordState.IN_PROGRESS + "' AND lease_until <= " + now
         + " AND fingerprint = VALUES(fingerprint)))";
-    String fired = "(token = PREVIOUS VALUE FOR " + seq + " OR " + claimable + ")";
+    String fired = "(token = " + UNDRAWN + " OR " + claimable + ")";
     upsert = "INSERT INTO " + t
         + " (scope, idem_key, state, fingerprint, token, attempt, lease_until, expires_at, created_at)"
-        + " VALUES (?, ?, '" + RecordState.IN_PROGRESS + "', ?, NEXTVAL(" + seq + "), 1,"
+        + " VALUES (?, ?, '" + RecordState.IN_PROGRESS + "', ?, " + UNDRAWN + ", 1,"
         + " UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, UTC_TIMESTAMP(6))"
         + " ON DUPLICATE KEY UPDATE"
-        + " token = IF(" + claimable + ", NEXTVAL(" + seq + "), token),"
+        + " token = IF(" + claimable + ", " + UNDRAWN + ", token),"
         + " attempt = IF(" + fired + ", IF(" + expired + ", 1, attempt + 1), attempt),"
         + " recovery_point = IF(" + fired + " AND " + expired + ", NULL, recovery_point),"
         + " created_at = IF(" + fired + " AND " + expired + ", VALUES(created_at), created_at),"
@@ -64,8 +72,10 @@ final class MariaDbDialect extends Dialect {
         + " fingerprint = IF(" + fired + ", VALUES(fingerprint), fingerprint),"
         + " lease_until = IF(" + fired + ", VALUES(lease_until), lease_until),"
         + " expires_at = IF(" + fired + ", GREATEST(expires_at, VALUES(expires_at)), expires_at)";
-    readBack = "SELECT " + RECORD_COLUMNS + ", UTC_TIMESTAMP(6) AS observed_at, PREVIOUS VALUE FOR " + seq
-        + " AS granted FROM " + t + " WHERE scope = ? AND idem_key = ? FOR UPDATE";
+    drawToken = "UPDATE " + t + " SET token = NEXTVAL(" + t + "_seq) WHERE scope = ? AND idem_key = ? AND token = "
+        + UNDRAWN;
+    readBack = "SELECT " + RECORD_COLUMNS + ", UTC_TIMESTAMP(6) AS observed_at FROM " + t
+        + " WHERE scope = ? AND idem_key = ? FOR UPDATE";
     purge = "DELETE FROM " + t + " WHERE expires_at <= UTC_TIMESTAMP(6) ORDER BY expires_at LIMIT ?";
   }
 
@@ -145,14 +155,17 @@ final class MariaDbDialect extends Dialect {
         ps.setLong(i, JdbcOperations.micros(lifetime(request)));
         ps.executeUpdate();
       }
+      boolean claimed;
+      try (PreparedStatement ps = s.prepare(drawToken)) {
+        Rows.bindId(ps, 1, request.id());
+        claimed = ps.executeUpdate() == 1;
+      }
       try (PreparedStatement ps = s.prepare(readBack)) {
         Rows.bindId(ps, 1, request.id());
         try (ResultSet rs = ps.executeQuery()) {
-          if (!rs.next()) {
-            return new ClaimRow(false, 0, null);
-          }
-          boolean claimed = rs.getLong("token") == rs.getLong("granted");
-          return new ClaimRow(claimed, rs.getInt("attempt"), Rows.record(request.id(), rs, this));
+          return rs.next()
+              ? new ClaimRow(claimed, rs.getInt("attempt"), Rows.record(request.id(), rs, this))
+              : new ClaimRow(false, 0, null);
         }
       }
     });

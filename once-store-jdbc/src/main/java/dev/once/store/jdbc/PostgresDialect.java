@@ -26,6 +26,14 @@ import java.util.List;
  * index until another commits), it sees an older version or nothing. {@link JdbcOperations} then
  * runs the claim again, which takes a fresh snapshot; an unfired {@code ON CONFLICT} row lock is
  * held until the transaction ends, so nothing is lost in between.
+ *
+ * <p>Tokens grow in the order leases are granted on a key. A fresh record's token is drawn in the
+ * {@code INSERT}'s values, before the conflict check, and that check may wait for another
+ * transaction holding the key; a claim and a release committed meanwhile would then get a larger
+ * token than the lease this insert grants after them. So the claim first takes a transaction-level
+ * advisory lock on the key (the {@code lk} CTE, which the clock and so the insert depend on): every
+ * claim of a key draws its token holding that lock, after every earlier claim's transaction ended.
+ * It costs no round trip, and in transactional mode it lasts as long as the row lock would anyway.
  */
 final class PostgresDialect extends Dialect {
 
@@ -37,7 +45,10 @@ final class PostgresDialect extends Dialect {
     String t = table.qualified();
     String expired = "r.expires_at <= EXCLUDED.created_at";
     String returned = "r.state, r.fingerprint, r.token, r.attempt, r.lease_until, r.expires_at, r.recovery_point, r.result";
-    claim = "WITH clk AS (SELECT clock_timestamp() AS ts),"
+    // The lock key: the key's hash in PostgreSQL's 64-bit advisory lock space, salted with the table.
+    String lockKey = "hashtextextended('" + t + "' || chr(10) || ? || chr(10) || ?, 0)";
+    claim = "WITH lk AS (SELECT pg_advisory_xact_lock(" + lockKey + ")),"
+        + " clk AS (SELECT clock_timestamp() AS ts FROM lk),"
         + " claimed AS ("
         + "INSERT INTO " + t + " AS r (scope, idem_key, state, fingerprint, token, attempt, lease_until, expires_at, created_at)"
         + " SELECT ?, ?, '" + RecordState.IN_PROGRESS + "', ?, nextval('" + t + "_seq'), 1,"
@@ -135,7 +146,7 @@ final class PostgresDialect extends Dialect {
   @Override
   ClaimRow claim(Session session, ClaimRequest request) throws SQLException {
     try (PreparedStatement ps = session.prepare(claim)) {
-      int i = Rows.bindId(ps, 1, request.id());
+      int i = Rows.bindId(ps, Rows.bindId(ps, 1, request.id()), request.id());
       ps.setString(i++, request.fingerprint().encoded());
       ps.setLong(i++, JdbcOperations.micros(request.lease()));
       ps.setLong(i++, JdbcOperations.micros(lifetime(request)));

@@ -25,7 +25,10 @@ import org.slf4j.LoggerFactory;
  * {@link IdempotencyStore#purgeExpired(int)}, and while a batch comes back full it waits
  * {@code pause} and deletes the next, so the database gets room between batches. Each batch is a
  * task of its own on the executor: a shared executor is never blocked by sleeping. An unavailable
- * store is logged and tried again next round. Works with any {@link IdempotencyStore}.
+ * store is logged and tried again next round. Any other failure, an {@link Error} included, is
+ * logged with its stack trace and tried again next round too: a purger that stopped would let the
+ * table grow without a sound, and the executor would keep the failure where nobody looks. Works
+ * with any {@link IdempotencyStore}.
  */
 public final class Purger implements AutoCloseable {
 
@@ -91,8 +94,8 @@ public final class Purger implements AutoCloseable {
       LOG.warn("purge skipped this round: {}", e.getMessage());
       roundTotal = 0;
       delay = interval;
-    } catch (RuntimeException e) {
-      LOG.error("purge failed; trying again next round", e);
+    } catch (RuntimeException | Error e) {
+      LOG.error("purge failed; trying again in {}", interval, e);
       roundTotal = 0;
       delay = interval;
     }

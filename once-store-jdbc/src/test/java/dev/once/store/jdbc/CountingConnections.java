@@ -65,8 +65,8 @@ final class CountingConnections implements Connections {
   }
 
   @Override
-  public void release(Connection connection) {
-    delegate.release(originals.remove(connection));
+  public void release(Connection connection, Exception failure) {
+    delegate.release(originals.remove(connection), failure);
   }
 
   @Override

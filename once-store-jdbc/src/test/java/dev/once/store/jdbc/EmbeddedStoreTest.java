@@ -2,13 +2,30 @@ package dev.once.store.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
+import dev.once.store.RecordState;
+import dev.once.store.StoreFullException;
 import dev.once.store.StoreUnavailableException;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -72,6 +89,108 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
     assertThat(change).isNotDone();
     store.complete(id, c.token(), new byte[] {1}, TTL);
     change.get(1, TimeUnit.SECONDS);
+  }
+
+  /**
+   * A full disk (here SQLite's page limit) makes SQLite roll back the whole open transaction, and
+   * with it the writes of every operation in the group commit. Those operations must fail, none
+   * that succeeded may be lost, and once there is room again the store works without a restart.
+   */
+  @Test
+  void aFullDiskFailsEveryOperationOfItsBatchAndTheStoreRecoversOnceThereIsRoomAgain() throws Exception {
+    byte[] body = new byte[32 * 1024];
+    long pages = pragma("PRAGMA page_count");
+    pragma("PRAGMA max_page_count = " + (pages + 40));
+    Map<RecordId, Boolean> completed = new ConcurrentHashMap<>();
+    List<Exception> failures = Collections.synchronizedList(new ArrayList<>());
+    ExecutorService writers = Executors.newFixedThreadPool(4);
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<?>> done = new ArrayList<>();
+      for (int w = 0; w < 4; w++) {
+        done.add(writers.submit(() -> {
+          start.await();
+          for (int i = 0; i < 40 && failures.size() < 12; i++) {
+            RecordId id = newId();
+            try {
+              ClaimResult.Claimed c = claim(id, LEASE);
+              completed.put(id, false);
+              assertThat(store.complete(id, c.token(), body, TTL)).isTrue();
+              completed.put(id, true);
+            } catch (StoreUnavailableException e) {
+              failures.add(e);
+            }
+          }
+          return null;
+        }));
+      }
+      start.countDown();
+      for (Future<?> f : done) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+    } finally {
+      writers.shutdownNow();
+    }
+    assertThat(failures).as("failures while the disk is full").isNotEmpty()
+        .anySatisfy(e -> assertThat(e).isInstanceOf(StoreFullException.class));
+    assertThat(completed).containsValue(true);
+
+    pragma("PRAGMA max_page_count = 1000000");
+    RecordId after = newId();
+    ClaimResult.Claimed c = claim(after, LEASE);
+    assertThat(store.complete(after, c.token(), body, TTL)).as("a write once there is room").isTrue();
+    completed.put(after, true);
+
+    store.close();
+    store = EmbeddedStore.builder(dir).tableName("once_test_embedded").build();
+    completed.forEach((id, complete) -> {
+      if (complete) {
+        assertThat(store.get(id)).as("%s, confirmed completed", id).get()
+            .satisfies(r -> assertThat(r.result()).isEqualTo(body));
+      } else {
+        store.get(id).ifPresent(r ->
+            assertThat(r.state()).as("%s, whose completion failed", id).isEqualTo(RecordState.IN_PROGRESS));
+      }
+    });
+  }
+
+  /** Runs a pragma on the store's own connection and returns its first value, if any. */
+  private long pragma(String sql) throws SQLException {
+    Connections connections = ((JdbcStore) store).connections;
+    Connection c = connections.open();
+    try (Statement s = c.createStatement()) {
+      if (!s.execute(sql)) {
+        return 0;
+      }
+      try (ResultSet rs = s.getResultSet()) {
+        return rs.next() ? rs.getLong(1) : 0;
+      }
+    } finally {
+      connections.release(c, null);
+    }
+  }
+
+  @Test
+  void aStatementRunningPastTheQueryTimeoutIsInterruptedAndTheStoreGoesOn() throws Exception {
+    // Not closed if the statement is never interrupted: the runaway statement would hold the connection, and close() with it.
+    EmbeddedStore bounded = EmbeddedStore.builder(dir.resolve("bounded")).queryTimeout(Duration.ofSeconds(1)).build();
+    Connections connections = bounded.connections;
+    long start = System.nanoTime();
+    assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+      Connection c = connections.open();
+      try (Statement s = c.createStatement()) {
+        assertThatThrownBy(() -> s.executeQuery(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"))
+            .isInstanceOf(SQLException.class).hasMessageContaining("interrupt");
+      } finally {
+        connections.release(c, null);
+      }
+    });
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    RecordId id = newId();
+    ClaimResult.Claimed c = (ClaimResult.Claimed) bounded.claim(request(id, LEASE));
+    assertThat(bounded.complete(id, c.token(), new byte[] {1}, TTL)).isTrue();
+    bounded.close();
   }
 
   @Test

@@ -2,9 +2,11 @@ package dev.once.store.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.once.store.IdempotencyStore;
+import dev.once.tck.EngineContract;
 import dev.once.tck.IdempotencyStoreContract;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 
 class PostgresStoreContractTest extends IdempotencyStoreContract {
 
@@ -29,5 +31,14 @@ class PostgresStoreContractTest extends IdempotencyStoreContract {
   @Override
   protected IdempotencyStore createStore() {
     return PostgresStore.builder(pool).tableName(TABLE).build();
+  }
+
+  /** The engine's promises (every claim finished, closed engine, slow and failing store) over this store. */
+  @Nested
+  class Engine extends EngineContract {
+    @Override
+    protected IdempotencyStore createStore() {
+      return PostgresStore.builder(pool).tableName(TABLE).build();
+    }
   }
 }

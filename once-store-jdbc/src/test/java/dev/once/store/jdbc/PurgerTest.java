@@ -13,6 +13,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -93,6 +95,30 @@ class PurgerTest {
     } finally {
       executor.shutdownNow();
     }
+  }
+
+  @Test
+  void anErrorThrownByABatchDoesNotStopThePurger() throws Exception {
+    completed(3);
+    clock.advance(Duration.ofSeconds(2));
+    AtomicInteger calls = new AtomicInteger();
+    CountDownLatch purgedAfterTheError = new CountDownLatch(1);
+    IdempotencyStore failingOnce = (IdempotencyStore) Proxy.newProxyInstance(getClass().getClassLoader(),
+        new Class<?>[] {IdempotencyStore.class}, (proxy, method, args) -> {
+          if (method.getName().equals("purgeExpired") && calls.incrementAndGet() == 1) {
+            throw new LinkageError("a driver class failed to load");
+          }
+          Object result = method.invoke(store, args);
+          if (method.getName().equals("purgeExpired")) {
+            purgedAfterTheError.countDown();
+          }
+          return result;
+        });
+    try (Purger purger = Purger.builder(failingOnce).batchSize(10).pause(Duration.ZERO)
+        .interval(Duration.ofMillis(20)).start()) {
+      assertThat(purgedAfterTheError.await(10, TimeUnit.SECONDS)).as("a batch after the error").isTrue();
+    }
+    assertThat(store.purgeExpired(100)).isZero();
   }
 
   @Test

@@ -20,6 +20,11 @@ enum TestDatabase {
     String url(int port) {
       return Services.postgresUrl("127.0.0.1", port);
     }
+
+    @Override
+    String lockWaitsOn(String table) {
+      return "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%" + table + "%'";
+    }
   },
   MARIADB(Services.MARIADB_PORT, "root") {
     @Override
@@ -35,6 +40,14 @@ enum TestDatabase {
     @Override
     String url(int port) {
       return Services.mariaDbUrl("127.0.0.1", port);
+    }
+
+    @Override
+    String lockWaitsOn(String table) {
+      // A statement blocked on a row lock is not always listed in INNODB_TRX at once; the process
+      // list shows it as a statement still running on the table.
+      return "SELECT count(*) FROM information_schema.PROCESSLIST WHERE state = 'Update' AND time_ms > 50"
+          + " AND info LIKE '%INSERT INTO " + table + " %'";
     }
 
     @Override
@@ -56,6 +69,9 @@ enum TestDatabase {
   abstract TransactionalStore transactional(JdbcStore store);
 
   abstract String url(int port);
+
+  /** A query counting the statements on {@code table} that wait for a lock another transaction holds. */
+  abstract String lockWaitsOn(String table);
 
   String[] drop(String table) {
     return new String[] {"DROP TABLE IF EXISTS " + table};

@@ -9,6 +9,7 @@ import dev.once.Scope;
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.tck.ChildJvm;
@@ -16,9 +17,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
@@ -135,6 +141,66 @@ abstract class TransactionalModeBehaviour {
     }
     assertThat(store().get(id)).get().extracting(r -> r.state()).isEqualTo(RecordState.COMPLETED);
     assertThat(businessRows(id)).isEqualTo(1);
+  }
+
+  @Test
+  void aBatchedHeartbeatRunsInTheCallersTransactionInOneOrTwoStatements() throws Exception {
+    CountingConnections counting = new CountingConnections(null);
+    List<LeaseToken> held = new ArrayList<>();
+    try (Connection c = pool().getConnection()) {
+      c.setAutoCommit(false);
+      IdempotencyStore view = transactional().on(counting.counting(c));
+      for (int i = 0; i < 100; i++) {
+        RecordId id = newId();
+        held.add(new LeaseToken(id, ((ClaimResult.Claimed) view.claim(request(id))).token()));
+      }
+      int before = counting.prepared.get();
+
+      assertThat(view.heartbeat(held, Duration.ofMinutes(10))).containsExactlyInAnyOrderElementsOf(held);
+
+      assertThat(counting.prepared.get() - before).as("statements").isBetween(1, 2);
+      c.commit();
+    }
+    assertThat(store().get(held.get(0).id())).get()
+        .satisfies(r -> assertThat(r.leaseRemaining()).isGreaterThan(Duration.ofMinutes(9)));
+  }
+
+  /**
+   * A claim that has to wait for another transaction's claim of the same key takes its token only
+   * once it goes ahead: a claim and a release committed while it waited were granted before it, so
+   * their tokens are smaller. (Drawing the token before the wait broke this: the waiting claim then
+   * inserted a token older than one already granted and released.)
+   */
+  @Test
+  void aClaimThatWaitedForAnotherTransactionGetsALargerTokenThanEveryLeaseGrantedMeanwhile() throws Exception {
+    RecordId id = newId();
+    ExecutorService waiter = Executors.newSingleThreadExecutor();
+    try (Connection c = pool().getConnection()) {
+      c.setAutoCommit(false);
+      IdempotencyStore holder = transactional().on(c);
+      long first = ((ClaimResult.Claimed) holder.claim(request(id))).token();
+      Future<ClaimResult> waiting = waiter.submit(() -> store().claim(request(id)));
+      awaitALockWait();
+
+      assertThat(holder.release(id, first)).isTrue();
+      long second = ((ClaimResult.Claimed) holder.claim(request(id))).token();
+      assertThat(holder.release(id, second)).isTrue();
+      c.commit();
+
+      assertThat(waiting.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(ClaimResult.Claimed.class,
+          late -> assertThat(late.token()).as("the token granted after %d", second).isGreaterThan(second));
+    } finally {
+      waiter.shutdownNow();
+    }
+  }
+
+  /** Returns once a statement on this table waits for a lock; bounded, so a claim that never blocks fails. */
+  private void awaitALockWait() throws InterruptedException {
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (Tables.count(pool(), database.lockWaitsOn(table)) == 0) {
+      assertThat(System.nanoTime()).as("a claim waiting for the lock").isLessThan(end);
+      Thread.sleep(5);
+    }
   }
 
   @Test

@@ -1,7 +1,9 @@
 package dev.once.store.redis;
 
 import dev.once.store.IdempotencyStore;
+import dev.once.tck.EngineContract;
 import dev.once.tck.IdempotencyStoreContract;
+import org.junit.jupiter.api.Nested;
 
 /** The contract kit against the machine's Redis at 127.0.0.1:6379, under a key prefix of this run's own. */
 class RedisStoreContractTest extends IdempotencyStoreContract {
@@ -11,5 +13,14 @@ class RedisStoreContractTest extends IdempotencyStoreContract {
   @Override
   protected IdempotencyStore createStore() {
     return RedisStore.builder(LocalRedis.client()).keyPrefix(PREFIX).build();
+  }
+
+  /** The engine's promises (every claim finished, closed engine, slow and failing store) over this store. */
+  @Nested
+  class Engine extends EngineContract {
+    @Override
+    protected IdempotencyStore createStore() {
+      return RedisStore.builder(LocalRedis.client()).keyPrefix(PREFIX).build();
+    }
   }
 }

@@ -183,41 +183,6 @@ class RedisStoreTest {
     }
   }
 
-  @Test
-  void aCompletionFromAnInterruptedThreadWaitsForItsReplyAndKeepsTheInterrupt() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
-
-    Thread.currentThread().interrupt();
-    boolean completed;
-    try {
-      completed = store.complete(id, claimed.token(), ascii("done"), LONG);
-    } finally {
-      assertThat(Thread.interrupted()).as("the interrupt, still set").isTrue();
-    }
-
-    assertThat(completed).isTrue();
-    assertThat(store.get(id)).map(IdempotencyRecord::state).contains(RecordState.COMPLETED);
-  }
-
-  @Test
-  void aClaimAndABatchedHeartbeatFromAnInterruptedThreadTakeEffectAndKeepTheInterrupt() {
-    RecordId id = newId();
-
-    Thread.currentThread().interrupt();
-    ClaimResult result;
-    Set<LeaseToken> extended;
-    try {
-      result = store.claim(new ClaimRequest(id, newFingerprint(), Duration.ofSeconds(5), LONG));
-      extended = store.heartbeat(List.of(new LeaseToken(id, claimed(result).token())), LONG);
-    } finally {
-      assertThat(Thread.interrupted()).as("the interrupt, still set").isTrue();
-    }
-
-    assertThat(extended).containsExactly(new LeaseToken(id, claimed(result).token()));
-    assertThat(store.get(id).orElseThrow().leaseRemaining()).isGreaterThan(Duration.ofMinutes(29));
-  }
-
   private long serverMicros() {
     var time = redis.time();
     return Long.parseLong(new String(time.get(0), StandardCharsets.US_ASCII)) * 1_000_000L
