@@ -77,7 +77,7 @@ final class AdminServlet extends HttpServlet {
   }
 
   private void get(HttpServletRequest request, HttpServletResponse response, String remote) throws IOException {
-    Optional<RecordId> id = recordId(request, response);
+    Optional<RecordId> id = recordId(request, response, "get", remote);
     if (id.isEmpty()) {
       return;
     }
@@ -92,7 +92,7 @@ final class AdminServlet extends HttpServlet {
   }
 
   private void release(HttpServletRequest request, HttpServletResponse response, String remote) throws IOException {
-    Optional<RecordId> id = recordId(request, response);
+    Optional<RecordId> id = recordId(request, response, "release", remote);
     if (id.isEmpty()) {
       return;
     }
@@ -131,16 +131,21 @@ final class AdminServlet extends HttpServlet {
     json(response, 200, "{\"purged\":" + purged + "}");
   }
 
-  private static Optional<RecordId> recordId(HttpServletRequest request, HttpServletResponse response) throws IOException {
+  /** The record the query names; a missing or malformed one is answered 400, and audited like every call. */
+  private static Optional<RecordId> recordId(HttpServletRequest request, HttpServletResponse response, String action,
+      String remote) throws IOException {
     String scope = request.getParameter("scope");
     String key = request.getParameter("key");
     if (scope == null || key == null) {
+      audit.info("admin action={} remote={} result=missing-scope-or-key", action, remote);
       json(response, 400, "{\"error\":\"pass scope and key as query parameters\"}");
       return Optional.empty();
     }
     try {
       return Optional.of(RecordId.of(new Scope(scope), IdempotencyKey.of(key)));
     } catch (IllegalArgumentException e) {
+      // What was sent is not a valid scope or key, so it is not written out: it may hold anything.
+      audit.warn("admin action={} remote={} result=malformed-scope-or-key", action, remote);
       json(response, 400, "{\"error\":\"scope or key is malformed\"}");
       return Optional.empty();
     }

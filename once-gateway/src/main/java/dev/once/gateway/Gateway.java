@@ -1,6 +1,7 @@
 package dev.once.gateway;
 
 import dev.once.Once;
+import dev.once.OnceListener;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.ScopeResolver;
 import dev.once.store.EncryptingStore;
@@ -18,8 +19,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Once gateway: a reverse proxy (Jetty 12 and its {@code ProxyServlet}) that applies the
- * idempotency semantics of {@link HttpIdempotency} to every request before it reaches the upstream.
+ * The Once gateway: a non-blocking reverse proxy (Jetty 12 core handlers and Jetty's asynchronous
+ * {@code HttpClient}) that applies the idempotency semantics of {@link HttpIdempotency} to every
+ * request before it reaches the upstream. See {@link ProxyHandler} for the path of one request.
  *
  * <pre>{@code
  * try (Gateway gateway = Gateway.start(GatewayConfig.builder().upstream("http://127.0.0.1:3000").build())) {
@@ -44,16 +46,20 @@ public final class Gateway implements AutoCloseable {
   private final Once once;
   private final PrometheusMeterRegistry registry;
   private final Purger purger;
+  private final Upstream upstream;
+  private final StoreCalls stores;
   private final Server server;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private Gateway(GatewayConfig config, OpenStore store, Once once, PrometheusMeterRegistry registry,
-      Purger purger, Server server) {
+      Purger purger, Upstream upstream, StoreCalls stores, Server server) {
     this.config = config;
     this.store = store;
     this.once = once;
     this.registry = registry;
     this.purger = purger;
+    this.upstream = upstream;
+    this.stores = stores;
     this.server = server;
   }
 
@@ -72,27 +78,37 @@ public final class Gateway implements AutoCloseable {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Once once = null;
     Purger purger = null;
+    Upstream upstream = null;
+    StoreCalls stores = null;
     Server server = null;
     try {
       IdempotencyStore records = config.encryptionKeys() == null ? store.store()
           : EncryptingStore.of(store.store(), config.encryptionKeys());
+      // One listener, so every meter is registered once and counts the engine's and the proxy's events.
+      OnceListener listener = Metrics.listener(registry);
       once = Once.builder(records)
           .defaults(config.defaults().execution())
-          .listener(Metrics.listener(registry))
+          .listener(listener)
           .build();
       HttpIdempotency http = idempotency(config, once);
       purger = Purger.builder(records).interval(config.purgeInterval()).start();
-      server = GatewayServer.create(config, http, records, purger, registry);
+      upstream = Upstream.start(config);
+      stores = new StoreCalls(config.storeThreads(), listener);
+      ProxyHandler proxy = new ProxyHandler(http, config.idempotency(), upstream, stores,
+          new BufferBudget(config.maxBufferedBytes()), config.requestBodyTimeout());
+      server = GatewayServer.create(config, proxy, records, purger, registry);
       server.start();
     } catch (Exception | Error e) {
       stopQuietly(server, e);
+      closeQuietly(upstream, e);
+      closeQuietly(stores, e);
       closeQuietly(purger, e);
       closeQuietly(once, e);
       closeQuietly(store, e);
       registry.close();
       throw e;
     }
-    Gateway gateway = new Gateway(config, store, once, registry, purger, server);
+    Gateway gateway = new Gateway(config, store, once, registry, purger, upstream, stores, server);
     log.info("once-gateway started: proxy {} -> {}, management http://{}:{} (/health, /metrics{}), store {}{}",
         gateway.uri(), config.upstream(), config.bind(), gateway.managementPort(),
         config.adminToken() == null ? "" : ", /admin", config.store(),
@@ -102,7 +118,8 @@ public final class Gateway implements AutoCloseable {
 
   private static HttpIdempotency idempotency(GatewayConfig config, Once once) {
     HttpIdempotency.Builder b = HttpIdempotency.builder(once)
-        .scope(ScopeResolver.header(config.tenantHeader()))
+        .scope(config.requireTenant() ? ScopeResolver.requiredHeader(config.tenantHeader())
+            : ScopeResolver.header(config.tenantHeader()))
         .defaults(config.defaults())
         .newKeyLimit(config.newKeyLimit());
     config.routes().forEach(r -> b.route(r.pattern(), r.policy()));
@@ -146,6 +163,8 @@ public final class Gateway implements AutoCloseable {
     log.info("once-gateway stopping; waiting up to {} for requests in flight", Durations.format(config.stopTimeout()));
     RuntimeException failure = new RuntimeException("stopping the gateway failed");
     stopQuietly(server, failure);
+    closeQuietly(upstream, failure);
+    closeQuietly(stores, failure);
     closeQuietly(purger, failure);
     closeQuietly(once, failure);
     closeQuietly(store, failure);

@@ -36,6 +36,9 @@ public final class GatewayConfig {
     }
   }
 
+  /** The store table (the namespace of the gateway's records) unless one is configured. */
+  static final String DEFAULT_STORE_TABLE = "once_records";
+
   private final String bind;
   private final int port;
   private final int managementPort;
@@ -46,6 +49,7 @@ public final class GatewayConfig {
   private final String storeTable;
   private final EmbeddedStore.Durability durability;
   private final String tenantHeader;
+  private final boolean requireTenant;
   private final String adminToken;
   private final Keyring encryptionKeys;
   private final NewKeyLimit newKeyLimit;
@@ -53,6 +57,10 @@ public final class GatewayConfig {
   private final Duration upstreamIdleTimeout;
   private final Duration upstreamTimeout;
   private final int upstreamMaxConnections;
+  private final int maxHeaderBytes;
+  private final Duration requestBodyTimeout;
+  private final int maxBufferedBytes;
+  private final int storeThreads;
   private final Duration stopTimeout;
   private final Duration purgeInterval;
   private final boolean accessLog;
@@ -71,6 +79,7 @@ public final class GatewayConfig {
     this.storeTable = b.storeTable;
     this.durability = b.durability;
     this.tenantHeader = b.tenantHeader;
+    this.requireTenant = b.requireTenant;
     this.adminToken = b.adminToken;
     this.encryptionKeys = b.encryptionKeys;
     this.newKeyLimit = b.newKeysPerSecond == 0 ? NewKeyLimit.UNLIMITED
@@ -80,6 +89,10 @@ public final class GatewayConfig {
     this.upstreamIdleTimeout = b.upstreamIdleTimeout;
     this.upstreamTimeout = b.upstreamTimeout;
     this.upstreamMaxConnections = b.upstreamMaxConnections;
+    this.maxHeaderBytes = b.maxHeaderBytes;
+    this.requestBodyTimeout = b.requestBodyTimeout;
+    this.maxBufferedBytes = b.maxBufferedBytes;
+    this.storeThreads = b.storeThreads;
     this.stopTimeout = b.stopTimeout;
     this.purgeInterval = b.purgeInterval;
     this.accessLog = b.accessLog;
@@ -137,6 +150,11 @@ public final class GatewayConfig {
     return tenantHeader;
   }
 
+  /** Whether a keyed request without the tenant header is refused (400 {@code tenant-missing}). */
+  public boolean requireTenant() {
+    return requireTenant;
+  }
+
   /** The admin API's bearer token, or {@code null}: the admin API is off. */
   String adminToken() {
     return adminToken;
@@ -166,6 +184,29 @@ public final class GatewayConfig {
 
   public int upstreamMaxConnections() {
     return upstreamMaxConnections;
+  }
+
+  /**
+   * The largest header section, in bytes, of a request from a client and of a response from the
+   * upstream; the same limit holds on every hop, so a response the gateway accepts can be delivered.
+   */
+  public int maxHeaderBytes() {
+    return maxHeaderBytes;
+  }
+
+  /** The longest a client may take to send a request body the gateway reads; slower ones get 408. */
+  public Duration requestBodyTimeout() {
+    return requestBodyTimeout;
+  }
+
+  /** The most bytes of bodies held in memory across all requests in flight; over it, 503. */
+  public int maxBufferedBytes() {
+    return maxBufferedBytes;
+  }
+
+  /** The threads of each store pool (begin, begin on wait-mode routes, finish); no other thread waits on the store. */
+  public int storeThreads() {
+    return storeThreads;
   }
 
   public Duration stopTimeout() {
@@ -213,9 +254,10 @@ public final class GatewayConfig {
     private Path dataDir = Path.of("data");
     private StoreUrl store = new StoreUrl.Embedded();
     private int storePoolSize = 16;
-    private String storeTable = "once_records";
+    private String storeTable = DEFAULT_STORE_TABLE;
     private EmbeddedStore.Durability durability = EmbeddedStore.Durability.SURVIVES_POWER_LOSS;
     private String tenantHeader = "Api-Key";
+    private boolean requireTenant;
     private String adminToken;
     private Keyring encryptionKeys;
     private double newKeysPerSecond;
@@ -224,6 +266,10 @@ public final class GatewayConfig {
     private Duration upstreamIdleTimeout = Duration.ofSeconds(30);
     private Duration upstreamTimeout = Duration.ofSeconds(30);
     private int upstreamMaxConnections = 256;
+    private int maxHeaderBytes = 8 << 10;
+    private Duration requestBodyTimeout = Duration.ofSeconds(10);
+    private int maxBufferedBytes = 256 << 20;
+    private int storeThreads = 16;
     private Duration stopTimeout = Duration.ofSeconds(30);
     private Duration purgeInterval = Duration.ofMinutes(1);
     private boolean accessLog = true;
@@ -292,16 +338,14 @@ public final class GatewayConfig {
     }
 
     public Builder storePoolSize(int storePoolSize) {
-      if (storePoolSize < 1 || storePoolSize > 1000) {
-        throw new IllegalArgumentException("store-pool-size must be 1-1000, was " + storePoolSize);
-      }
-      this.storePoolSize = storePoolSize;
+      this.storePoolSize = checkCount("store-pool-size", storePoolSize, 1000);
       return this;
     }
 
     /**
-     * The table of the embedded or PostgreSQL store, {@code name} or (PostgreSQL) {@code schema.name};
-     * default {@code once_records}. Created if missing.
+     * The namespace of the gateway's records: the table of the embedded or PostgreSQL store,
+     * {@code name} or (PostgreSQL) {@code schema.name}, created if missing; on Redis, the prefix of
+     * every key ({@code name:}). Default {@code once_records} (on Redis, the store's default prefix).
      */
     public Builder storeTable(String storeTable) {
       String part = "[A-Za-z_][A-Za-z0-9_]{0,47}";
@@ -324,6 +368,12 @@ public final class GatewayConfig {
         throw new IllegalArgumentException("tenant-header must be an HTTP header name, was '" + tenantHeader + "'");
       }
       this.tenantHeader = tenantHeader;
+      return this;
+    }
+
+    /** Refuses keyed requests without the tenant header, instead of scoping them to "no tenant". */
+    public Builder requireTenant(boolean requireTenant) {
+      this.requireTenant = requireTenant;
       return this;
     }
 
@@ -382,10 +432,27 @@ public final class GatewayConfig {
     }
 
     public Builder upstreamMaxConnections(int n) {
-      if (n < 1 || n > 100_000) {
-        throw new IllegalArgumentException("upstream-max-connections must be 1-100000, was " + n);
-      }
-      this.upstreamMaxConnections = n;
+      this.upstreamMaxConnections = checkCount("upstream-max-connections", n, 100_000);
+      return this;
+    }
+
+    public Builder maxHeaderBytes(int bytes) {
+      this.maxHeaderBytes = checkSize("max-header-bytes", bytes, 1 << 10, 64 << 10);
+      return this;
+    }
+
+    public Builder requestBodyTimeout(Duration d) {
+      this.requestBodyTimeout = checkDuration("request-body-timeout", d, Duration.ofMillis(100), Duration.ofHours(1));
+      return this;
+    }
+
+    public Builder maxBufferedBytes(int bytes) {
+      this.maxBufferedBytes = checkSize("max-buffered-bytes", bytes, 64 << 10, Integer.MAX_VALUE);
+      return this;
+    }
+
+    public Builder storeThreads(int n) {
+      this.storeThreads = checkCount("store-threads", n, 1000);
       return this;
     }
 
@@ -448,6 +515,21 @@ public final class GatewayConfig {
         throw new IllegalArgumentException(name + " must be 0-65535, was " + port);
       }
       return port;
+    }
+
+    private static int checkCount(String name, int n, int max) {
+      if (n < 1 || n > max) {
+        throw new IllegalArgumentException(name + " must be 1-" + max + ", was " + n);
+      }
+      return n;
+    }
+
+    private static int checkSize(String name, int bytes, int min, int max) {
+      if (bytes < min || bytes > max) {
+        throw new IllegalArgumentException(name + " must be between " + Sizes.format(min) + " and "
+            + (max == Integer.MAX_VALUE ? "2GiB" : Sizes.format(max)) + ", was " + Sizes.format(bytes));
+      }
+      return bytes;
     }
 
     private static Duration checkDuration(String name, Duration d, Duration min, Duration max) {

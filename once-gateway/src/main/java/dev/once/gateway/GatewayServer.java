@@ -12,15 +12,17 @@ import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.RequestLog;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.handler.ContextHandler;
 import org.eclipse.jetty.server.handler.ContextHandlerCollection;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
- * Assembles the Jetty server: a proxy connector whose only context is the idempotency filter in
- * front of {@link UpstreamProxy}, and a management connector with {@code /health}, {@code /metrics}
- * and, when a token is configured, {@code /admin}. Contexts are bound to connectors by name, so no
- * upstream path is ever shadowed by a management endpoint.
+ * Assembles the Jetty server: a proxy connector whose only handler is the {@link ProxyHandler}
+ * chain (Jetty core, no servlet layer), and a management connector with {@code /health},
+ * {@code /metrics} and, when a token is configured, {@code /admin}. Handlers are bound to connectors
+ * by name, so no upstream path is ever shadowed by a management endpoint. The management connector
+ * has threads of its own: whatever clients do on the proxy port, {@code /health} answers.
  */
 final class GatewayServer {
 
@@ -29,29 +31,33 @@ final class GatewayServer {
 
   private GatewayServer() {}
 
-  static Server create(GatewayConfig config, HttpIdempotency http, IdempotencyStore store, Purger purger,
+  static Server create(GatewayConfig config, ProxyHandler proxy, IdempotencyStore store, Purger purger,
       PrometheusMeterRegistry registry) {
-    QueuedThreadPool threads = new QueuedThreadPool(256, 8);
+    QueuedThreadPool threads = new QueuedThreadPool(200, 8);
     threads.setName("once-gateway");
     Server server = new Server(threads);
     server.setStopTimeout(config.stopTimeout().toMillis());
-    HttpConfiguration http1 = new HttpConfiguration();
-    http1.setSendServerVersion(false);
-    http1.setSendXPoweredBy(false);
-    server.addConnector(connector(server, http1, PROXY_CONNECTOR, config.bind(), config.port()));
-    server.addConnector(connector(server, http1, MANAGEMENT_CONNECTOR, config.bind(), config.managementPort()));
 
-    ServletContextHandler proxy = new ServletContextHandler("/", ServletContextHandler.NO_SESSIONS);
-    proxy.setVirtualHosts(List.of("@" + PROXY_CONNECTOR));
-    ServletHolder upstream = new ServletHolder("upstream", new UpstreamProxy(config.upstream(), config.upstreamConnectTimeout()));
-    upstream.setAsyncSupported(true);
-    upstream.setInitParameter("timeout", Long.toString(config.upstreamTimeout().toMillis()));
-    upstream.setInitParameter("idleTimeout", Long.toString(config.upstreamIdleTimeout().toMillis()));
-    upstream.setInitParameter("maxConnections", Integer.toString(config.upstreamMaxConnections()));
-    proxy.addServlet(upstream, "/*");
-    if (config.idempotency()) {
-      IdempotencyFilter.install(proxy, http);
-    }
+    HttpConfiguration proxyHttp = httpConfiguration();
+    // One header limit on every hop (DESIGN §4): what a client may send, what the upstream client
+    // can forward and what an upstream may answer; a response adds at most the slack on its way back.
+    proxyHttp.setRequestHeaderSize(config.maxHeaderBytes());
+    proxyHttp.setResponseHeaderSize(config.maxHeaderBytes() + Upstream.HEADER_SLACK);
+    ServerConnector proxyConnector = new ServerConnector(server, new HttpConnectionFactory(proxyHttp));
+    bind(proxyConnector, PROXY_CONNECTOR, config.bind(), config.port());
+    // A client waiting for a slow upstream is silent: it must get the 504, not a connection cut first.
+    proxyConnector.setIdleTimeout(Math.max(30_000, config.upstreamTimeout().toMillis() + 5_000));
+    server.addConnector(proxyConnector);
+
+    QueuedThreadPool managementThreads = new QueuedThreadPool(16, 2);
+    managementThreads.setName("once-management");
+    ServerConnector managementConnector = new ServerConnector(server, managementThreads, null, null, 1, 1,
+        new HttpConnectionFactory(httpConfiguration()));
+    bind(managementConnector, MANAGEMENT_CONNECTOR, config.bind(), config.managementPort());
+    server.addConnector(managementConnector);
+
+    ContextHandler proxyContext = new ContextHandler(proxy, "/");
+    proxyContext.setVirtualHosts(List.of("@" + PROXY_CONNECTOR));
 
     ServletContextHandler management = new ServletContextHandler("/", ServletContextHandler.NO_SESSIONS);
     management.setVirtualHosts(List.of("@" + MANAGEMENT_CONNECTOR));
@@ -62,8 +68,7 @@ final class GatewayServer {
       management.addServlet(new ServletHolder("admin", new AdminServlet(store, purger, new AdminToken(config.adminToken()))), "/admin/*");
     }
 
-    GracefulHandler graceful = new GracefulHandler(new ContextHandlerCollection(proxy, management));
-    server.setHandler(graceful);
+    server.setHandler(new GracefulHandler(new ContextHandlerCollection(proxyContext, management)));
     RequestLog metrics = new RequestMetrics(registry);
     server.setRequestLog(config.accessLog() ? new RequestLog.Collection(new AccessLog(), metrics) : metrics);
     Metrics.bindJvm(registry);
@@ -71,11 +76,16 @@ final class GatewayServer {
     return server;
   }
 
-  private static ServerConnector connector(Server server, HttpConfiguration http1, String name, String host, int port) {
-    ServerConnector c = new ServerConnector(server, new HttpConnectionFactory(http1));
-    c.setName(name);
-    c.setHost(host);
-    c.setPort(port);
-    return c;
+  private static HttpConfiguration httpConfiguration() {
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    http.setSendXPoweredBy(false);
+    return http;
+  }
+
+  private static void bind(ServerConnector connector, String name, String host, int port) {
+    connector.setName(name);
+    connector.setHost(host);
+    connector.setPort(port);
   }
 }

@@ -30,15 +30,25 @@ record OpenStore(IdempotencyStore store, AutoCloseable resources) implements Aut
       return postgres(pg, config.storePoolSize(), config.storeTable());
     } else if (url instanceof StoreUrl.Redis r) {
       RedisClient client = RedisClient.create(RedisURI.create(r.uri()));
-      return withClient(() -> RedisStore.of(client), client::shutdown);
+      return withClient(() -> RedisStore.builder(client).keyPrefix(redisPrefix(config)).build(), client::shutdown);
     } else if (url instanceof StoreUrl.RedisCluster c) {
       List<RedisURI> seeds = c.seeds().stream().map(s -> RedisURI.create("redis://" + s)).toList();
       RedisClusterClient client = RedisClusterClient.create(seeds);
-      return withClient(() -> RedisStore.of(client), client::shutdown);
+      return withClient(() -> RedisStore.builder(client).keyPrefix(redisPrefix(config)).build(), client::shutdown);
     }
     EmbeddedStore store = EmbeddedStore.builder(config.dataDir()).tableName(config.storeTable())
         .durability(config.durability()).build();
     return new OpenStore(store, () -> {});
+  }
+
+  /**
+   * The store table is the gateway's namespace on every store: on Redis, the prefix of every key, so
+   * two gateways in front of different upstreams on one Redis never replay each other's responses.
+   * The default table keeps Redis's default prefix, where earlier gateways wrote their records.
+   */
+  static String redisPrefix(GatewayConfig config) {
+    return config.storeTable().equals(GatewayConfig.DEFAULT_STORE_TABLE) ? RedisStore.DEFAULT_KEY_PREFIX
+        : config.storeTable() + ":";
   }
 
   private static OpenStore postgres(StoreUrl.Postgres pg, int poolSize, String table) {

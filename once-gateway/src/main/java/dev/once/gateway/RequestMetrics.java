@@ -3,6 +3,8 @@ package dev.once.gateway;
 import dev.once.http.HttpIdempotency;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.RequestLog;
 import org.eclipse.jetty.server.Response;
@@ -17,6 +19,8 @@ import org.eclipse.jetty.util.NanoTime;
 final class RequestMetrics implements RequestLog {
 
   private final MeterRegistry registry;
+  /** Each series registered once, then looked up by its three tags: a request costs no registration. */
+  private final Map<String, Timer> timers = new ConcurrentHashMap<>();
 
   RequestMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -27,17 +31,24 @@ final class RequestMetrics implements RequestLog {
     if (!GatewayServer.PROXY_CONNECTOR.equals(request.getConnectionMetaData().getConnector().getName())) {
       return;
     }
-    Timer.builder("http.server.requests")
+    String method = method(request.getMethod());
+    String status = Integer.toString(response.getStatus());
+    String replayed = Boolean.toString("true".equals(response.getHeaders().get(HttpIdempotency.REPLAYED_HEADER)));
+    timers.computeIfAbsent(method + ' ' + status + ' ' + replayed, k -> timer(method, status, replayed))
+        .record(NanoTime.since(request.getBeginNanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+  }
+
+  private Timer timer(String method, String status, String replayed) {
+    return Timer.builder("http.server.requests")
         .description("Requests through the proxy, from the first byte received to the last byte sent")
-        .tag("method", method(request.getMethod()))
-        .tag("status", Integer.toString(response.getStatus()))
-        .tag("replayed", Boolean.toString("true".equals(response.getHeaders().get(HttpIdempotency.REPLAYED_HEADER))))
+        .tag("method", method)
+        .tag("status", status)
+        .tag("replayed", replayed)
         // Buckets from 1 ms to 60 s, so dashboards can compute percentiles across instances.
         .publishPercentileHistogram(true)
         .minimumExpectedValue(java.time.Duration.ofMillis(1))
         .maximumExpectedValue(java.time.Duration.ofSeconds(60))
-        .register(registry)
-        .record(NanoTime.since(request.getBeginNanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+        .register(registry);
   }
 
   /** Known methods as they are; anything else as one value, so a client cannot create series at will. */

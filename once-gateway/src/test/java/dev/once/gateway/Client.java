@@ -27,6 +27,16 @@ final class Client {
     return UUID.randomUUID().toString();
   }
 
+  /**
+   * The head of a JSON POST from {@link #MERCHANT} with this key and {@code Content-Length}, and the
+   * first bytes of its body, for tests that write to a raw socket and control when the rest comes.
+   */
+  static byte[] rawPost(String path, String key, int contentLength, String bodyStart) {
+    return ("POST " + path + " HTTP/1.1\r\nHost: gateway\r\nApi-Key: " + MERCHANT + "\r\nIdempotency-Key: " + key
+        + "\r\nContent-Type: application/json\r\nContent-Length: " + contentLength + "\r\n\r\n" + bodyStart)
+        .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  }
+
   /** A JSON POST from {@link #MERCHANT}; with the key unless it is null; extra headers as name, value pairs. */
   HttpRequest.Builder post(String path, String key, String json, String... headers) {
     HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path))

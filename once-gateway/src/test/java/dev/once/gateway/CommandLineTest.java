@@ -56,6 +56,17 @@ class CommandLineTest {
   }
 
   @Test
+  void limitsOutOfRangeAreRefusedNamingTheFlagAndTheRange() {
+    assertThat(run(Map.of(), "--upstream", "http://127.0.0.1:1", "--max-header-bytes", "128KiB")).isEqualTo(Gateway.EXIT_CONFIG);
+    assertThat(run(Map.of(), "--upstream", "http://127.0.0.1:1", "--store-threads", "0")).isEqualTo(Gateway.EXIT_CONFIG);
+    assertThat(run(Map.of(), "--upstream", "http://127.0.0.1:1", "--request-body-timeout", "10ms")).isEqualTo(Gateway.EXIT_CONFIG);
+
+    assertThat(err()).contains("--max-header-bytes: max-header-bytes must be between 1KiB and 64KiB, was 128KiB")
+        .contains("--store-threads: store-threads must be 1-1000, was 0")
+        .contains("--request-body-timeout").contains("10ms");
+  }
+
+  @Test
   void aPortThatIsNotANumberIsRefusedNamingTheEnvironmentVariable() {
     assertThat(run(Map.of("ONCE_PORT", "eighty"), "--upstream", "http://127.0.0.1:1")).isEqualTo(Gateway.EXIT_CONFIG);
 

@@ -16,11 +16,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * An upstream whose behaviour is chosen by the path, counting how often each path ran:
  * {@code /status/NNN} answers NNN, {@code /slow/MS} answers 201 after MS milliseconds,
  * {@code /big/N} answers N bytes, {@code /headers} echoes the key-chaining headers, {@code /reset}
- * reads the request and drops the connection; anything else is a payment: 201 with a new id.
+ * reads the request and drops the connection, {@code /fat-headers/N} is a payment with an
+ * {@code X-Fat} header of N bytes; anything else is a payment: 201 with a new id.
  */
 final class FakeUpstream implements AutoCloseable {
 
-  private static final java.util.Set<String> KINDS = java.util.Set.of("status", "slow", "big", "headers", "reset");
+  private static final java.util.Set<String> KINDS = java.util.Set.of("status", "slow", "big", "headers", "reset", "fat-headers");
 
   private final HttpServer server;
   private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
@@ -66,10 +67,14 @@ final class FakeUpstream implements AutoCloseable {
         sleep(Long.parseLong(arg));
         payment(ex, request);
       }
-      case "big" -> send(ex, 200, "x".repeat(Integer.parseInt(arg)));
+      case "big" -> big(ex, Long.parseLong(arg));
       case "headers" -> send(ex, 200, "key=" + ex.getRequestHeaders().getFirst("Idempotency-Key")
           + " scope=" + ex.getRequestHeaders().getFirst("Once-Scope")
           + " token=" + ex.getRequestHeaders().getFirst("Once-Token"));
+      case "fat-headers" -> {
+        ex.getResponseHeaders().add("X-Fat", "f".repeat(Integer.parseInt(arg)));
+        payment(ex, request);
+      }
       case "reset" -> {
         // The request arrived; the upstream dies before answering.
         ex.close();
@@ -85,6 +90,17 @@ final class FakeUpstream implements AutoCloseable {
     ex.getResponseHeaders().add("X-Multi", "two");
     ex.getResponseHeaders().add("Set-Cookie", "session=s" + id);
     send(ex, 201, "{\"id\":\"pay_" + id + "\",\"received_bytes\":" + request.length + "}");
+  }
+
+  /** {@code n} bytes of {@code x}, written as they are taken, so a big body costs no memory. */
+  private static void big(HttpExchange ex, long n) throws IOException {
+    byte[] chunk = "x".repeat(64 << 10).getBytes(StandardCharsets.US_ASCII);
+    ex.sendResponseHeaders(200, n);
+    try (java.io.OutputStream out = ex.getResponseBody()) {
+      for (long left = n; left > 0; left -= chunk.length) {
+        out.write(chunk, 0, (int) Math.min(chunk.length, left));
+      }
+    }
   }
 
   private static void send(HttpExchange ex, int status, String body) throws IOException {

@@ -30,22 +30,33 @@ class OperationsTest {
   }
 
   @Test
-  void metricsShowIdempotencyEventsStoreCallsJvmAndJetty() throws Exception {
+  void metricsCountWhatHappenedToEachKeyAndShowStoreCallsJvmAndJetty() throws Exception {
     try (TestGateway gw = TestGateway.start()) {
       String key = key();
-      gw.client.postJson("/payments/metrics", key, "{}");
-      gw.client.postJson("/payments/metrics", key, "{}");
+      gw.client.postJson("/payments/metrics", key, "{}");                 // executed, recorded
+      gw.client.postJson("/payments/metrics", key, "{}");                 // replayed
+      gw.client.postJson("/payments/metrics", key, "{\"other\":1}");     // key reused
+      gw.client.postJson("/status/503", key(), "{}");                     // executed, released
 
-      HttpResponse<String> metrics = gw.management().get("/metrics");
+      String metrics = gw.management().get("/metrics").body();
 
-      assertThat(metrics.statusCode()).isEqualTo(200);
-      assertThat(metrics.body())
-          .contains("once_replays_total{outcome=\"completed\"} 1.0")
-          .contains("once_store_calls_seconds_count{operation=\"claim\"}")
-          .contains("jvm_memory_used_bytes")
-          .contains("jetty_threads_busy")
-          .contains("http_server_requests_seconds_count");
+      assertThat(value(metrics, "once_executions_total{outcome=\"completed\",recording=\"recorded\"}")).isEqualTo(1.0);
+      assertThat(value(metrics, "once_executions_total{outcome=\"transient\",recording=\"released\"}")).isEqualTo(1.0);
+      assertThat(value(metrics, "once_replays_total{outcome=\"completed\"}")).isEqualTo(1.0);
+      assertThat(value(metrics, "once_fingerprint_mismatches_total")).isEqualTo(1.0);
+      assertThat(value(metrics, "once_store_calls_seconds_count{operation=\"claim\"}")).isEqualTo(4.0);
+      assertThat(value(metrics, "once_store_calls_seconds_count{operation=\"complete\"}")).isEqualTo(1.0);
+      assertThat(value(metrics, "http_server_requests_seconds_count{method=\"POST\",replayed=\"true\",status=\"201\"}"))
+          .isEqualTo(1.0);
+      assertThat(metrics).contains("jvm_memory_used_bytes{area=\"heap\"", "jetty_threads_busy");
     }
+  }
+
+  /** The value of one series in the Prometheus text format. */
+  private static double value(String metrics, String series) {
+    return metrics.lines().filter(l -> l.startsWith(series + " ")).findFirst()
+        .map(l -> Double.parseDouble(l.substring(series.length() + 1).trim()))
+        .orElseThrow(() -> new AssertionError("no series " + series + " in\n" + metrics));
   }
 
   @Test

@@ -81,6 +81,39 @@ class ProxySemanticsTest extends GatewayTest {
   }
 
   @Test
+  void theUpstreamSeesOneSpellingOfTheKeyWhicheverTheClientSent() throws Exception {
+    String key = key();
+
+    HttpResponse<String> quoted = client.postJson("/headers", "\"" + key + "\"", "{}");
+    HttpResponse<String> bare = client.postJson("/headers", key(), "{}");
+
+    assertThat(quoted.body()).startsWith("key=" + key + " scope=");
+    assertThat(bare.body()).doesNotContain("\"");
+  }
+
+  @Test
+  void fieldsTheUpstreamNamesInConnectionNeverReachTheClientNorAReplay() throws Exception {
+    try (RawUpstream upstream = new RawUpstream("HTTP/1.1 201 Created\r\nConnection: X-Hop, keep-alive\r\n"
+        + "X-Hop: hop-secret\r\nKeep-Alive: timeout=5\r\nX-End: kept\r\nContent-Type: application/json\r\n"
+        + "Content-Length: 2\r\n\r\n{}");
+        TestGateway hop = TestGateway.start("--upstream", upstream.url())) {
+      String key = key();
+
+      HttpResponse<String> first = hop.client.postJson("/payments/hop", key, "{}");
+      HttpResponse<String> replay = hop.client.postJson("/payments/hop", key, "{}");
+
+      for (HttpResponse<String> r : List.of(first, replay)) {
+        assertThat(r.statusCode()).isEqualTo(201);
+        assertThat(r.headers().firstValue("X-End")).contains("kept");
+        assertThat(r.headers().firstValue("X-Hop")).isEmpty();
+        assertThat(r.headers().firstValue("Keep-Alive")).isEmpty();
+      }
+      assertThat(replay.headers().firstValue("Idempotent-Replayed")).contains("true");
+      assertThat(upstream.runs(key)).isEqualTo(1);
+    }
+  }
+
+  @Test
   void theSameJsonWrittenDifferentlyIsTheSameRequest() throws Exception {
     String key = key();
 
@@ -125,6 +158,27 @@ class ProxySemanticsTest extends GatewayTest {
   }
 
   @Test
+  void aRequestNamingTwoDifferentTenantsIsRefusedBeforeTheUpstream() throws Exception {
+    HttpRequest.Builder twoTenants = client.post("/payments/two-tenants", key(), "{}", "Api-Key", "merchant-a")
+        .header("Api-Key", "merchant-b");
+
+    assertProblem(client.send(twoTenants), ProblemType.TENANT_AMBIGUOUS);
+    assertThat(gw.upstream.runs("/payments/two-tenants")).isZero();
+  }
+
+  @Test
+  void withRequireTenantAKeyedRequestWithoutTheTenantIsRefused() throws Exception {
+    try (TestGateway strict = TestGateway.start("--require-tenant", "true")) {
+      HttpRequest.Builder anonymous = HttpRequest.newBuilder(strict.gateway.uri().resolve("/payments/anonymous"))
+          .header("Idempotency-Key", key()).POST(HttpRequest.BodyPublishers.ofString("{}"));
+
+      assertProblem(strict.client.send(anonymous), ProblemType.TENANT_MISSING);
+      assertThat(strict.client.postJson("/payments/anonymous", key(), "{}").statusCode()).isEqualTo(201);
+      assertThat(strict.upstream.runs("/payments/anonymous")).isEqualTo(1);
+    }
+  }
+
+  @Test
   void aDuplicateWhileTheFirstIsInFlightGets409WithRetryAfter() throws Exception {
     String key = key();
     CompletableFuture<HttpResponse<String>> first = client.sendAsync(client.post("/slow/800", key, "{}"));
@@ -155,6 +209,34 @@ class ProxySemanticsTest extends GatewayTest {
 
     assertThat(bodies).containsOnly(bodies.get(0));
     assertThat(gw.upstream.runs("/wait/slow/300")).isEqualTo(1);
+  }
+
+  @Test
+  void aHerdWaitingOnOneKeyHoldsNoThreadOtherRequestsNeed() throws Exception {
+    try (TestGateway few = TestGateway.start("--store-threads", "2")) {
+      String key = key();
+      List<CompletableFuture<HttpResponse<String>>> herd = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        herd.add(few.client.sendAsync(few.client.post("/wait/slow/1000", key, "{}")));
+      }
+      awaitRuns(few, "/wait/slow/1000");
+
+      HttpResponse<String> other = few.client.postJson("/payments/beside-the-herd", key(), "{}");
+
+      assertThat(other.statusCode()).isEqualTo(201);
+      assertThat(herd).as("the herd still waits").noneMatch(CompletableFuture::isDone);
+      for (CompletableFuture<HttpResponse<String>> r : herd) {
+        assertThat(r.get().statusCode()).isEqualTo(201);
+      }
+      assertThat(few.upstream.runs("/wait/slow/1000")).isEqualTo(1);
+    }
+  }
+
+  private static void awaitRuns(TestGateway gw, String path) throws InterruptedException {
+    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(20).toNanos();
+    while (gw.upstream.runs(path) == 0 && System.nanoTime() < deadline) {
+      Thread.sleep(5);
+    }
   }
 
   @Test

@@ -90,6 +90,25 @@ class SecurityTest {
   }
 
   @Test
+  void anAdminCallWithAMalformedScopeOrKeyIsAuditedToo() throws Exception {
+    List<String> audit;
+    HttpResponse<String> malformed;
+    try (RecordingOutput recording = new RecordingOutput();
+        TestGateway gw = TestGateway.start("--admin-token", TOKEN)) {
+      malformed = gw.management().send(admin("/admin/records?scope=s&key=" + URLEncoder.encode("bad key\n",
+          StandardCharsets.UTF_8), TOKEN).GET());
+      gw.management().send(admin("/admin/records/release", TOKEN).POST(HttpRequest.BodyPublishers.noBody()));
+      audit = recording.text().lines().filter(l -> l.contains("audit")).toList();
+    }
+
+    assertThat(malformed.statusCode()).isEqualTo(400);
+    assertThat(audit).hasSize(2);
+    assertThat(audit.get(0)).contains("action=get", "result=malformed-scope-or-key", "remote=127.0.0.1")
+        .doesNotContain("bad key");
+    assertThat(audit.get(1)).contains("action=release", "result=missing-scope-or-key");
+  }
+
+  @Test
   void responsesAreReplayedFromCiphertextThatHoldsNoBody() throws Exception {
     try (TestGateway gw = TestGateway.start("--encryption-keys", K1)) {
       String key = key();

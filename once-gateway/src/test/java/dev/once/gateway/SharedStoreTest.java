@@ -56,6 +56,33 @@ class SharedStoreTest {
     }
   }
 
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(strings = {"postgres://postgres@127.0.0.1:5432/test", "redis://127.0.0.1:6379"})
+  void gatewaysWithTheirOwnNamespacesOnOneStoreNeverReplayEachOthersResponses(String store) throws Exception {
+    RequiredServices.requireReachable(store.startsWith("redis") ? "Redis" : "PostgreSQL", "127.0.0.1",
+        store.startsWith("redis") ? 6379 : 5432);
+    String tableA = "once_gateway_a_" + Long.toHexString(System.nanoTime());
+    String tableB = "once_gateway_b_" + Long.toHexString(System.nanoTime());
+    try (TestGateway a = TestGateway.start("--store", store, "--store-table", tableA);
+        TestGateway b = TestGateway.start("--store", store, "--store-table", tableB)) {
+      String key = key();
+
+      HttpResponse<String> first = a.client.postJson("/payments/namespaced", key, "{\"amount\":5}");
+      HttpResponse<String> other = b.client.postJson("/payments/namespaced", key, "{\"amount\":5}");
+
+      assertThat(first.statusCode()).isEqualTo(201);
+      assertThat(other.statusCode()).isEqualTo(201);
+      assertThat(other.headers().firstValue("Idempotent-Replayed")).isEmpty();
+      assertThat(a.upstream.runs("/payments/namespaced")).isEqualTo(1);
+      assertThat(b.upstream.runs("/payments/namespaced")).isEqualTo(1);
+    } finally {
+      if (store.startsWith("postgres")) {
+        dropTable(tableA);
+        dropTable(tableB);
+      }
+    }
+  }
+
   private static void dropTable(String table) throws Exception {
     try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
         java.sql.Statement st = c.createStatement()) {

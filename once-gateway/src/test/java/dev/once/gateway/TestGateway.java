@@ -40,6 +40,8 @@ final class TestGateway implements AutoCloseable {
           failure-mode: fail-open
         - pattern: /puts/**
           methods: [POST, PUT, DELETE]
+        - pattern: /large/**
+          max-request-bytes: 32MiB
       """;
 
   final FakeUpstream upstream;

@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.http.ProblemType;
 import java.net.ServerSocket;
+import java.util.ArrayList;
+import java.util.List;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 
@@ -53,6 +55,52 @@ class UpstreamFailureTest extends GatewayTest {
     HttpResponse<String> sameRequest = client.postJson("/short-lease/slow/2000", key, "{}");
     assertProblem(sameRequest, 504, "upstream-timeout");
     assertThat(gw.upstream.runs("/short-lease/slow/2000")).as("the stolen lease ran the request again").isEqualTo(2);
+  }
+
+  @Test
+  void strayBytesLeftOnAPooledConnectionMakeTheNextRequestAmbiguousSoNoKeyEverRunsTwice() throws Exception {
+    // A 204 has no body; five bytes of one arrive late, once the connection is back in the pool,
+    // and break the next exchange on it: that request was sent, so its outcome is unknown.
+    try (RawUpstream upstream = new RawUpstream("HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n", "hello");
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      List<Integer> statuses = new ArrayList<>();
+      for (int i = 0; i < 6; i++) {
+        String key = key();
+
+        HttpResponse<String> first = gw.client.postJson("/payments/stray", key, "{}");
+        HttpResponse<String> retry = gw.client.postJson("/payments/stray", key, "{}");
+
+        statuses.add(first.statusCode());
+        assertThat(upstream.runs(key)).as("runs of key %d", i).isEqualTo(1);
+        if (first.statusCode() == 204) {
+          assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+        } else {
+          assertProblem(first, 502, "upstream-failed");
+          assertThat(first.body()).doesNotContain("safe");
+          assertProblem(retry, ProblemType.IN_FLIGHT);
+        }
+      }
+      assertThat(statuses).as("some request met the stray bytes").contains(204, 502);
+    }
+  }
+
+  @Test
+  void anUpstreamThatResetsWhileTheRequestIsStillBeingWrittenHadItSoTheKeyStaysInFlight() throws Exception {
+    // The body is larger than the socket buffers, so the gateway is still writing it when the
+    // upstream, which has read the head, resets: the request left the gateway, unfinished.
+    try (RawUpstream upstream = RawUpstream.resettingAfterTheHead();
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      String key = key();
+      String body = "{\"pad\":\"" + "x".repeat(24 << 20) + "\"}";
+
+      HttpResponse<String> first = gw.client.postJson("/large/payments", key, body);
+      HttpResponse<String> retry = gw.client.postJson("/large/payments", key, body);
+
+      assertProblem(first, 502, "upstream-failed");
+      assertThat(first.body()).doesNotContain("safe");
+      assertProblem(retry, ProblemType.IN_FLIGHT);
+      assertThat(upstream.runs(key)).isEqualTo(1);
+    }
   }
 
   @Test

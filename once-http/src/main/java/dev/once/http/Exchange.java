@@ -5,7 +5,6 @@ import dev.once.Lease;
 import dev.once.Outcome;
 import dev.once.Recording;
 import dev.once.Scope;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -27,11 +26,9 @@ public final class Exchange {
 
   private static final Logger log = LoggerFactory.getLogger(Exchange.class);
 
-  /** Never stored nor replayed: hop-by-hop fields, and those a replay must recompute or must not repeat. */
-  static final Set<String> NEVER_REPLAYED = Set.of(
-      "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "proxy-connection",
-      "te", "trailer", "trailers", "transfer-encoding", "upgrade",
-      "date", "content-length", "set-cookie", "set-cookie2", "idempotent-replayed");
+  /** Never stored nor replayed besides the hop-by-hop fields: those a replay must recompute or must not repeat. */
+  static final Set<String> NEVER_REPLAYED = Set.of("date", "content-length", "set-cookie", "set-cookie2",
+      "idempotent-replayed");
 
   /**
    * What recording a response came to.
@@ -70,7 +67,8 @@ public final class Exchange {
   /**
    * Classifies the handler's response and records it: completed and final responses are stored
    * (without hop-by-hop and deny-listed headers) and replayed; transient ones release the key. A
-   * response that cannot be encoded still counts as done.
+   * response whose body is over the route's {@code maxResultBytes}, or that cannot be encoded,
+   * still counts as done.
    */
   public Recorded record(StoredResponse response) {
     Outcome outcome = classify(response);
@@ -79,6 +77,10 @@ public final class Exchange {
     }
     if (outcome == Outcome.TRANSIENT) {
       return new Recorded(outcome, lease.release());
+    }
+    if (response.body().length > policy.execution().maxResultBytes()) {
+      // The cap counts the body; the headers have room of their own (Route.HEADER_ALLOWANCE).
+      return new Recorded(outcome, lease.completeWithoutResult());
     }
     StoredResponse kept = new StoredResponse(response.status(), replayable(response.headers()), response.body());
     byte[] encoded;
@@ -167,23 +169,7 @@ public final class Exchange {
   }
 
   private Headers replayable(Headers headers) {
-    Set<String> named = connectionNamed(headers);
-    return headers.without(name -> NEVER_REPLAYED.contains(name)
-        || policy.replayHeaderDenylist().contains(name) || named.contains(name));
-  }
-
-  /** Fields named in {@code Connection} are hop-by-hop too (RFC 9110 §7.6.1). */
-  private static Set<String> connectionNamed(Headers headers) {
-    java.util.List<String> values = headers.all("Connection");
-    if (values.isEmpty()) {
-      return Set.of();
-    }
-    Set<String> names = new java.util.HashSet<>();
-    for (String v : values) {
-      for (String token : v.split(",")) {
-        names.add(token.trim().toLowerCase(Locale.ROOT));
-      }
-    }
-    return names;
+    return headers.endToEnd().without(name -> NEVER_REPLAYED.contains(name)
+        || policy.replayHeaderDenylist().contains(name));
   }
 }

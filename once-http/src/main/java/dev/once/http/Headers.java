@@ -14,6 +14,11 @@ import java.util.function.Predicate;
  */
 public final class Headers implements Iterable<Headers.Field> {
 
+  /** The fields that describe one connection, never the message (RFC 9110 §7.6.1). */
+  private static final java.util.Set<String> HOP_BY_HOP = java.util.Set.of("connection", "keep-alive",
+      "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer", "trailers",
+      "transfer-encoding", "upgrade");
+
   /** No headers. */
   public static final Headers EMPTY = new Headers(List.of());
 
@@ -85,6 +90,20 @@ public final class Headers implements Iterable<Headers.Field> {
       }
     }
     return kept.size() == fields.size() ? this : new Headers(Collections.unmodifiableList(kept));
+  }
+
+  /**
+   * These headers without the hop-by-hop fields: the fixed ones of RFC 9110 §7.6.1 and every field
+   * named in {@code Connection}. What a proxy forwards, and what may ever be recorded or replayed.
+   */
+  public Headers endToEnd() {
+    java.util.Set<String> named = new java.util.HashSet<>(HOP_BY_HOP);
+    for (String value : all("Connection")) {
+      for (String token : value.split(",")) {
+        named.add(token.trim().toLowerCase(java.util.Locale.ROOT));
+      }
+    }
+    return without(named::contains);
   }
 
   /** These headers plus one more field at the end. */

@@ -94,7 +94,12 @@ public final class HttpIdempotency {
     if (request.body().length > policy.maxRequestBytes()) {
       return new Decision.Respond(Problems.bodyTooLarge(policy.maxRequestBytes()), false);
     }
-    String tenant = scopes.tenantOf(request);
+    String tenant;
+    try {
+      tenant = scopes.tenantOf(request);
+    } catch (TenantException e) {
+      return problem(e.problem(), e.getMessage()); // names the header, never its values
+    }
     Scope scope = scopeOf(tenant, route, method);
     Fingerprint fingerprint = fingerprint(route, method, request);
     java.time.Duration wait = newKeys.acquire(tenant);
@@ -111,7 +116,7 @@ public final class HttpIdempotency {
   }
 
   private Decision admit(Route route, Scope scope, IdempotencyKey key, Fingerprint fingerprint) {
-    ExecutionPolicy execution = route.policy().execution();
+    ExecutionPolicy execution = route.leasing();
     if (!(execution.inFlight() instanceof InFlightPolicy.Wait)) {
       return decide(route, once.begin(scope, key, fingerprint, execution));
     }

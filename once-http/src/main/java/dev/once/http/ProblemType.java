@@ -21,7 +21,11 @@ public enum ProblemType {
   /** The request body is larger than the route allows. */
   BODY_TOO_LARGE("request-body-too-large", 413, "Request body is too large"),
   /** The client created new keys faster than its {@link NewKeyLimit} allows; nothing was stored. */
-  RATE_LIMITED("idempotency-rate-limited", 429, "Too many new idempotency keys");
+  RATE_LIMITED("idempotency-rate-limited", 429, "Too many new idempotency keys"),
+  /** The request names its tenant twice, differently: whose key it is cannot be told. */
+  TENANT_AMBIGUOUS("tenant-ambiguous", 400, "The request names more than one tenant"),
+  /** The request names no tenant, and the scope resolver requires one. */
+  TENANT_MISSING("tenant-missing", 400, "The request names no tenant");
 
   /** The base of every problem type URI. */
   public static final String BASE_URI = "https://once.dev/problems/";

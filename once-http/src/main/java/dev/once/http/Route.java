@@ -17,7 +17,17 @@ public final class Route {
   private final String[] segments;
   private final RoutePolicy policy;
   private final Fingerprinter fingerprinter;
+  private final ExecutionPolicy leasing;
   private final ExecutionPolicy rejecting;
+
+  /**
+   * Room for the encoded status and headers beside the body in a recorded response. The route's
+   * {@code maxResultBytes} caps the body ({@link Exchange#record} checks it); the engine caps what
+   * it stores, so its cap is the body's plus this, and a body just under the cap is never refused
+   * because of its headers. Larger than any header section a server sends (Jetty allows 8 KiB by
+   * default, the gateway at most 64 KiB).
+   */
+  static final int HEADER_ALLOWANCE = 128 << 10;
 
   Route(String pattern, RoutePolicy policy) {
     this.pattern = validate(pattern);
@@ -26,9 +36,12 @@ public final class Route {
     Fingerprinter.Builder fb = Fingerprinter.builder();
     policy.excludedJsonPointers().forEach(fb::exclude);
     this.fingerprinter = fb.build();
-    this.rejecting = policy.execution().inFlight() instanceof InFlightPolicy.Wait
-        ? policy.execution().toBuilder().inFlight(InFlightPolicy.reject()).build()
-        : policy.execution();
+    ExecutionPolicy execution = policy.execution();
+    this.leasing = execution.toBuilder()
+        .maxResultBytes((int) Math.min(Integer.MAX_VALUE, (long) execution.maxResultBytes() + HEADER_ALLOWANCE)).build();
+    this.rejecting = execution.inFlight() instanceof InFlightPolicy.Wait
+        ? leasing.toBuilder().inFlight(InFlightPolicy.reject()).build()
+        : leasing;
   }
 
   private static String validate(String pattern) {
@@ -86,6 +99,11 @@ public final class Route {
 
   Fingerprinter fingerprinter() {
     return fingerprinter;
+  }
+
+  /** The execution policy a lease on this route is granted under: the route's, with room for headers. */
+  ExecutionPolicy leasing() {
+    return leasing;
   }
 
   /** The execution policy for a duplicate that may not wait because enough already do. */

@@ -14,6 +14,7 @@ import java.util.TreeSet;
  * @param keyRequired whether a covered request without a key is refused with 400 (default false:
  *     it passes through unrecorded)
  * @param execution lease, ttl, in-flight behaviour, fail-open/closed and the response size cap
+ *     ({@code maxResultBytes}: the body's bytes; the headers do not count against it)
  * @param excludedJsonPointers JSON pointers left out of the fingerprint (timestamps, trace ids)
  * @param replayHeaderDenylist response headers never stored nor replayed, lower case, on top of
  *     the hop-by-hop ones, {@code Date}, {@code Content-Length} and {@code Set-Cookie}

@@ -236,6 +236,36 @@ class HttpIdempotencyTest {
   }
 
   @Test
+  void twoDifferentTenantHeadersAreRefusedAndOneRepeatedIsOneTenant() {
+    Decision ambiguous = begin(post("/p", key(), "{}", "Api-Key", "sk_merchant_2"));
+    Decision repeated = begin(post("/p", key(), "{}", "Api-Key", "sk_merchant_1"));
+
+    assertThat(problemOf(ambiguous)).isEqualTo(ProblemType.TENANT_AMBIGUOUS);
+    assertThat(repeated).isInstanceOf(Decision.Proceed.class);
+  }
+
+  @Test
+  void aRequiredTenantHeaderThatIsMissingIsRefused() {
+    HttpIdempotency strict = HttpIdempotency.builder(once).scope(ScopeResolver.requiredHeader("Api-Key")).build();
+    IncomingRequest anonymous = IncomingRequest.of("POST", "/p", Headers.of("Idempotency-Key", key()), new byte[0]);
+
+    assertThat(problemOf(strict.begin(strict.route("/p"), anonymous))).isEqualTo(ProblemType.TENANT_MISSING);
+    assertThat(strict.begin(strict.route("/p"), post("/p", key(), "{}"))).isInstanceOf(Decision.Proceed.class);
+  }
+
+  @Test
+  void theResponseCapCountsTheBodyNotTheHeaders() {
+    String key = key();
+    Exchange ex = ((Decision.Proceed) begin(post("/small", key, "{}"))).exchange();
+
+    Recording rec = ex.record(created("0123456789")).recording();
+
+    assertThat(rec).isEqualTo(Recording.RECORDED);
+    assertThat(begin(post("/small", key, "{}"))).isInstanceOf(Decision.Respond.class)
+        .extracting(d -> new String(((Decision.Respond) d).response().body(), StandardCharsets.UTF_8)).isEqualTo("0123456789");
+  }
+
+  @Test
   void responseOverTheCapCountsAsDoneAndRetriesGet409ResponseUnavailable() {
     String key = key();
     Exchange ex = ((Decision.Proceed) begin(post("/small", key, "{}"))).exchange();

@@ -1,0 +1,164 @@
+package dev.once.gateway;
+
+import dev.once.http.Exchange;
+import dev.once.http.Headers;
+import dev.once.http.IncomingRequest;
+import dev.once.http.Route;
+import dev.once.http.StoredResponse;
+import java.nio.ByteBuffer;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+
+/**
+ * One request through the proxy, from its first byte to the last byte of its answer: the typed
+ * exchange every stage of {@link ProxyHandler} works on, in place of request attributes. It holds
+ * what the stages learn (the body, the lease) and the three things that must happen exactly once
+ * whatever path the request takes: the lease is finished ({@link #settle}), the budget is given back
+ * and Jetty's callback is completed ({@link #complete}).
+ */
+final class ProxyExchange {
+
+  final Request request;
+  final Response response;
+  final Route route;
+  final String method;
+  /** Decoded and normalised, as routes match it, so no spelling of a path escapes its route. */
+  final String path;
+  final Headers headers;
+
+  private final Callback callback;
+  private final StoreCalls stores;
+  private final BufferBudget budget;
+  private final AtomicBoolean settled = new AtomicBoolean();
+  private final AtomicBoolean completed = new AtomicBoolean();
+  /** Bytes reserved from the budget; guarded by this, with {@link #returned}. */
+  private long reserved;
+  /** Whether the reservation was given back: a late reservation (a read racing a timeout) is refused. */
+  private boolean returned;
+  private volatile byte[] body;
+  private volatile Exchange guard;
+  private volatile long guardedAt;
+
+  ProxyExchange(Request request, Response response, Callback callback, String path, Route route, StoreCalls stores,
+      BufferBudget budget) {
+    this.request = request;
+    this.response = response;
+    this.callback = callback;
+    this.route = route;
+    this.method = request.getMethod().toUpperCase(Locale.ROOT);
+    this.path = path;
+    this.headers = headersOf(request.getHeaders());
+    this.stores = stores;
+    this.budget = budget;
+  }
+
+  /** The request as {@link dev.once.http.HttpIdempotency} judges it; {@code body} may be null (not read). */
+  IncomingRequest incoming() {
+    return new IncomingRequest(method, path, request.getHttpURI().getQuery(), headers, body, null);
+  }
+
+  /** The whole request body, if it was read (guarded requests); null if it streams to the upstream. */
+  byte[] body() {
+    return body;
+  }
+
+  void body(byte[] body) {
+    this.body = body;
+  }
+
+  /** The lease this request runs under, or null if it is not guarded. */
+  Exchange guard() {
+    return guard;
+  }
+
+  void guardedBy(Exchange exchange) {
+    this.guardedAt = System.nanoTime();
+    this.guard = exchange;
+  }
+
+  /** Reserves buffer space for this exchange until it completes; false if the gateway is full. */
+  synchronized boolean reserve(int bytes) {
+    if (returned || !budget.reserve(bytes)) {
+      return false;
+    }
+    reserved += bytes;
+    return true;
+  }
+
+  private synchronized void giveBack() {
+    returned = true;
+    budget.release(reserved);
+    reserved = 0;
+  }
+
+  /**
+   * Finishes the lease with {@code ending} (on a store thread), then runs {@code then}; without a
+   * lease, just runs {@code then}. Only the first call finishes anything.
+   */
+  void settle(StoreCalls.Ending ending, Runnable then) {
+    Exchange lease = guard;
+    if (lease == null || !settled.compareAndSet(false, true)) {
+      then.run();
+      return;
+    }
+    stores.finish(lease, guardedAt, ending, then);
+  }
+
+  /** Sends a whole response (a problem, a replay, a buffered upstream answer) and completes. */
+  void answer(StoredResponse answer) {
+    writeHead(answer.status(), answer.headers(), answer.body().length);
+    response.write(true, ByteBuffer.wrap(answer.body()), Callback.from(() -> complete(null), this::complete));
+  }
+
+  /**
+   * Sets the status and the end-to-end headers of a response; the length is the body's, or -1 if
+   * it streams. {@code Date} is Jetty's own and hop-by-hop fields never cross the proxy.
+   */
+  void writeHead(int status, Headers fields, long contentLength) {
+    response.setStatus(status);
+    HttpFields.Mutable out = response.getHeaders();
+    for (Headers.Field f : fields.endToEnd()) {
+      String name = f.name();
+      if (!name.equalsIgnoreCase("Date") && !name.equalsIgnoreCase("Content-Length")) {
+        out.add(name, f.value());
+      }
+    }
+    if (contentLength >= 0 && !method.equals("HEAD")) {
+      out.put(HttpHeader.CONTENT_LENGTH, contentLength);
+    } else if (method.equals("HEAD")) {
+      fields.first("Content-Length").ifPresent(length -> out.put(HttpHeader.CONTENT_LENGTH, length));
+    }
+  }
+
+  /** Ends the exchange: gives its buffers back and completes Jetty's callback, once. */
+  void complete(Throwable failure) {
+    if (!completed.compareAndSet(false, true)) {
+      return;
+    }
+    giveBack();
+    if (failure == null) {
+      callback.succeeded();
+    } else {
+      callback.failed(failure);
+    }
+  }
+
+  static Headers headersOf(HttpFields fields) {
+    Headers.Builder b = Headers.builder();
+    for (HttpField f : fields) {
+      b.add(f.getName(), f.getValue());
+    }
+    return b.build();
+  }
+
+  @Override
+  public String toString() {
+    return "ProxyExchange[" + method + " " + path + "]";
+  }
+}

@@ -1,0 +1,99 @@
+package dev.once.gateway;
+
+import dev.once.http.Decision;
+import dev.once.http.HttpIdempotency;
+import dev.once.http.ProblemType;
+import dev.once.http.Problems;
+import dev.once.http.Route;
+import java.time.Duration;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The proxy: one chain of stages over one {@link ProxyExchange}, each handing the exchange to the
+ * next without any thread waiting in between.
+ *
+ * <ol>
+ *   <li><b>route</b>: the route of the decoded path; a method it does not cover streams straight
+ *       to the upstream;
+ *   <li><b>read</b> ({@link BodyReader}): a request with a key is read whole, with demand, under
+ *       the route's size limit, the gateway's buffer budget and the body deadline;
+ *   <li><b>decide</b> ({@link HttpIdempotency#begin}, on a {@link StoreCalls} thread): replay,
+ *       refuse, or claim the key;
+ *   <li><b>forward</b> ({@link Upstream}): the request goes upstream; a request without a key
+ *       streams its body there unread;
+ *   <li><b>finish</b> ({@link UpstreamResponse}): the lease is settled, then the client answered.
+ * </ol>
+ *
+ * {@code handle} only starts the chain and returns: Jetty's threads serve connections, never wait.
+ */
+final class ProxyHandler extends Handler.Abstract {
+
+  private static final Logger log = LoggerFactory.getLogger(ProxyHandler.class);
+
+  private final HttpIdempotency http;
+  private final boolean guarding;
+  private final Upstream upstream;
+  private final StoreCalls stores;
+  private final BufferBudget budget;
+  private final Duration bodyTimeout;
+
+  ProxyHandler(HttpIdempotency http, boolean guarding, Upstream upstream, StoreCalls stores, BufferBudget budget,
+      Duration bodyTimeout) {
+    this.http = http;
+    this.guarding = guarding;
+    this.upstream = upstream;
+    this.stores = stores;
+    this.budget = budget;
+    this.bodyTimeout = bodyTimeout;
+  }
+
+  @Override
+  public boolean handle(Request request, Response response, Callback callback) {
+    String path = Request.getPathInContext(request);
+    Route route = http.route(path);
+    ProxyExchange exchange = new ProxyExchange(request, response, callback, path, route, stores, budget);
+    if (!guarding || !route.policy().covers(exchange.method)) {
+      upstream.forward(exchange);
+    } else if (exchange.headers.first(HttpIdempotency.KEY_HEADER).isEmpty()) {
+      // Nothing to fingerprint nor store, so no store call: pass through, or 400 if a key is required.
+      decide(exchange, http.begin(route, exchange.incoming()));
+    } else {
+      BodyReader.read(exchange, route.policy().maxRequestBytes(), bodyTimeout, body -> {
+        exchange.body(body);
+        if (!stores.begin(route, () -> decide(exchange, begin(route, exchange)))) {
+          exchange.answer(GatewayProblem.OVERLOADED.response());
+        }
+      });
+    }
+    return true;
+  }
+
+  /** Asks the store; a store call runs on a {@link StoreCalls} thread. */
+  private Decision begin(Route route, ProxyExchange exchange) {
+    try {
+      return http.begin(route, exchange.incoming());
+    } catch (RuntimeException e) {
+      // The engine is closed (the gateway is stopping) or broken: nothing was claimed, nothing runs.
+      log.warn("could not decide on {}", exchange, e);
+      return new Decision.Respond(Problems.render(ProblemType.STORE_UNAVAILABLE, "Nothing was executed; retry later.",
+          Duration.ofSeconds(1)), false);
+    }
+  }
+
+  private void decide(ProxyExchange exchange, Decision decision) {
+    if (decision instanceof Decision.Respond respond) {
+      exchange.answer(respond.response());
+    } else if (decision instanceof Decision.Proceed proceed) {
+      exchange.guardedBy(proceed.exchange());
+      upstream.forward(exchange);
+    } else {
+      // Decision.PassThrough: no key on an optional route, or fail-open with the store down.
+      upstream.forward(exchange);
+    }
+  }
+}

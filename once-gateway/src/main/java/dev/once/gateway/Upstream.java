@@ -1,0 +1,180 @@
+package dev.once.gateway;
+
+import dev.once.IdempotencyKey;
+import dev.once.InvalidIdempotencyKeyException;
+import dev.once.http.Exchange;
+import dev.once.http.Headers;
+import dev.once.http.HttpIdempotency;
+import java.net.URI;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Request;
+import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
+import org.eclipse.jetty.http.HttpCookieStore;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.io.ClientConnector;
+import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+
+/**
+ * The upstream, reached with Jetty's asynchronous {@link HttpClient}: no thread waits for it. It
+ * forwards one {@link ProxyExchange} with what idempotency needs from a proxy:
+ * <ul>
+ *   <li><b>key chaining</b>: the key goes upstream in one canonical spelling, with the scope as
+ *       {@code Once-Scope} and the lease's fencing token as {@code Once-Token}, so an idempotent
+ *       upstream can settle retries itself and reject stale ones; clients cannot send these two;
+ *   <li><b>only end-to-end headers</b> cross, both ways: hop-by-hop fields and those named in
+ *       {@code Connection} stay on their hop (RFC 9110 §7.6.1);
+ *   <li><b>whether the request was sent</b>, which {@link UpstreamResponse} needs to tell a safe
+ *       failure from an ambiguous one.
+ * </ul>
+ * The client is built with the gateway's header limit, so a request the gateway accepted can be
+ * sent, and it never decodes, follows redirects, answers authentication challenges or keeps cookies:
+ * the client sees what the upstream said.
+ */
+final class Upstream implements AutoCloseable {
+
+  static final String SCOPE_HEADER = "Once-Scope";
+  static final String TOKEN_HEADER = "Once-Token";
+
+  /** Room beside the header limit for what a hop adds (the Host, the scope and token, a replay marker). */
+  static final int HEADER_SLACK = 1024;
+
+  /** Request fields never copied upstream: the client's own framing and the fields only the gateway may set. */
+  private static final Set<String> NOT_FORWARDED = Set.of("host", "content-length", "expect",
+      "once-scope", "once-token", "idempotency-key");
+
+  private final HttpClient client;
+  private final URI base;
+  private final long timeoutMillis;
+  private final int maxHeaderBytes;
+
+  private Upstream(HttpClient client, URI base, long timeoutMillis, int maxHeaderBytes) {
+    this.client = client;
+    this.base = base;
+    this.timeoutMillis = timeoutMillis;
+    this.maxHeaderBytes = maxHeaderBytes;
+  }
+
+  static Upstream start(GatewayConfig config) throws Exception {
+    ClientConnector connector = new ClientConnector();
+    connector.setConnectTimeout(config.upstreamConnectTimeout());
+    connector.setSelectors(1);
+    QueuedThreadPool threads = new QueuedThreadPool(64, 2);
+    threads.setName("once-upstream");
+    threads.setDaemon(true);
+    connector.setExecutor(threads);
+    HttpClient client = new HttpClient(new HttpClientTransportOverHTTP(connector));
+    client.setExecutor(threads);
+    client.setFollowRedirects(false);
+    client.setUserAgentField(null);
+    client.setHttpCookieStore(new HttpCookieStore.Empty());
+    client.setIdleTimeout(config.upstreamIdleTimeout().toMillis());
+    client.setMaxConnectionsPerDestination(config.upstreamMaxConnections());
+    client.setMaxRequestsQueuedPerDestination(4096);
+    client.setRequestBufferSize(config.maxHeaderBytes() + HEADER_SLACK);
+    // Parse more than the limit, so that a response over it is known to be one (the upstream ran)
+    // rather than a broken connection (which may not have).
+    client.setMaxResponseHeadersSize(4 * config.maxHeaderBytes());
+    client.setResponseBufferSize(Math.max(16 << 10, config.maxHeaderBytes() + HEADER_SLACK));
+    client.getContentDecoderFactories().clear();
+    client.getProtocolHandlers().clear();
+    client.start();
+    return new Upstream(client, config.upstream(), config.upstreamTimeout().toMillis(), config.maxHeaderBytes());
+  }
+
+  /** Sends the exchange's request upstream and hands its response to an {@link UpstreamResponse}. */
+  void forward(ProxyExchange exchange) {
+    UpstreamResponse response = new UpstreamResponse(exchange, maxHeaderBytes);
+    Request request;
+    try {
+      String query = exchange.request.getHttpURI().getQuery();
+      request = client.newRequest(URI.create(base + exchange.request.getHttpURI().getPath()
+              + (query == null ? "" : "?" + query)))
+          .method(exchange.method)
+          .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
+          .headers(h -> copyHeaders(exchange, h))
+          .body(exchange.body() != null ? new BytesRequestContent(exchange.body()) : new StreamedBody(exchange.request));
+    } catch (RuntimeException e) {
+      response.failed(e); // nothing was sent
+      return;
+    }
+    request.onRequestBegin(response::sent);
+    request.onResponseHeaders(response::headers);
+    // send() registers the listener for every event it implements: complete and content.
+    request.send(response);
+  }
+
+  private static void copyHeaders(ProxyExchange exchange, HttpFields.Mutable out) {
+    for (Headers.Field f : exchange.headers.endToEnd()) {
+      if (!NOT_FORWARDED.contains(f.name().toLowerCase(Locale.ROOT))) {
+        out.add(f.name(), f.value());
+      }
+    }
+    exchange.headers.all(HttpIdempotency.KEY_HEADER).forEach(v -> out.add(HttpIdempotency.KEY_HEADER, canonical(v)));
+    Exchange guard = exchange.guard();
+    if (guard != null) {
+      out.put(SCOPE_HEADER, guard.scope().value());
+      out.put(TOKEN_HEADER, Long.toString(guard.token()));
+    }
+    String forwardedFor = org.eclipse.jetty.server.Request.getRemoteAddr(exchange.request);
+    out.add("X-Forwarded-For", forwardedFor);
+    out.put("X-Forwarded-Proto", exchange.request.getHttpURI().getScheme());
+    exchange.headers.first("Host").ifPresent(host -> out.put("X-Forwarded-Host", host));
+  }
+
+  /**
+   * The one spelling of a key the upstream sees, whatever the client sent ({@code "K"} or {@code K}):
+   * the bare form, unless the key starts with a quote, which only the sf-string form can carry. A
+   * value that is no key (on a method the route does not cover) goes on as it came.
+   */
+  static String canonical(String headerValue) {
+    String key;
+    try {
+      key = IdempotencyKey.parseHeader(headerValue).value();
+    } catch (InvalidIdempotencyKeyException e) {
+      return headerValue;
+    }
+    if (key.charAt(0) != '"') {
+      return key;
+    }
+    return '"' + key.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
+  }
+
+  @Override
+  public void close() throws Exception {
+    client.stop();
+  }
+
+  /** The client's request body, streamed upstream as it arrives, with Jetty's demand: no thread waits for it. */
+  private static final class StreamedBody implements Request.Content {
+    private final Content.Source source;
+
+    StreamedBody(Content.Source source) {
+      this.source = source;
+    }
+
+    @Override
+    public long getLength() {
+      return source.getLength();
+    }
+
+    @Override
+    public Content.Chunk read() {
+      return source.read();
+    }
+
+    @Override
+    public void demand(Runnable demandCallback) {
+      source.demand(demandCallback);
+    }
+
+    @Override
+    public void fail(Throwable failure) {
+      source.fail(failure);
+    }
+  }
+}

@@ -1,0 +1,140 @@
+package dev.once.gateway;
+
+import java.io.BufferedInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * An upstream on a raw socket that answers every request with the same bytes, exactly as given,
+ * on keep-alive connections: for responses no HTTP library would write (a 204 with a body,
+ * fields named in {@code Connection}). It counts the requests per {@code Idempotency-Key}.
+ *
+ * <p>A {@code late} part is written after the response, just before the next answer on the same
+ * connection: the bytes of a body that arrive once the connection is back in the client's pool.
+ */
+final class RawUpstream implements AutoCloseable {
+
+  private final ServerSocket server;
+  private final byte[] response;
+  private final byte[] late;
+  private final boolean resetAfterHead;
+  private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+  private final List<Socket> connections = new CopyOnWriteArrayList<>();
+
+  RawUpstream(String response) throws IOException {
+    this(response, "");
+  }
+
+  RawUpstream(String response, String late) throws IOException {
+    this(response, late, false);
+  }
+
+  /**
+   * An upstream that reads a request's head, counts its key, and resets the connection without
+   * reading the body: it had the request, while the sender may still be writing it.
+   */
+  static RawUpstream resettingAfterTheHead() throws IOException {
+    return new RawUpstream("", "", true);
+  }
+
+  private RawUpstream(String response, String late, boolean resetAfterHead) throws IOException {
+    this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    this.response = response.getBytes(StandardCharsets.ISO_8859_1);
+    this.late = late.getBytes(StandardCharsets.ISO_8859_1);
+    this.resetAfterHead = resetAfterHead;
+    Thread acceptor = new Thread(this::accept, "raw-upstream");
+    acceptor.setDaemon(true);
+    acceptor.start();
+  }
+
+  String url() {
+    return "http://127.0.0.1:" + server.getLocalPort();
+  }
+
+  /** How many requests carried this key (as the upstream received it). */
+  int runs(String key) {
+    AtomicInteger n = runs.get(key);
+    return n == null ? 0 : n.get();
+  }
+
+  private void accept() {
+    while (!server.isClosed()) {
+      try {
+        Socket socket = server.accept();
+        connections.add(socket);
+        Thread t = new Thread(() -> serve(socket), "raw-upstream-connection");
+        t.setDaemon(true);
+        t.start();
+      } catch (IOException e) {
+        return; // closed
+      }
+    }
+  }
+
+  private void serve(Socket socket) {
+    try (socket; InputStream in = new BufferedInputStream(socket.getInputStream()); OutputStream out = socket.getOutputStream()) {
+      for (boolean first = true; ; first = false) {
+        String head = readHead(in);
+        if (head == null) {
+          return;
+        }
+        int length = 0;
+        for (String line : head.split("\r\n")) {
+          String lower = line.toLowerCase(Locale.ROOT);
+          if (lower.startsWith("content-length:")) {
+            length = Integer.parseInt(line.substring(15).trim());
+          } else if (lower.startsWith("idempotency-key:")) {
+            runs.computeIfAbsent(line.substring(16).trim(), k -> new AtomicInteger()).incrementAndGet();
+          }
+        }
+        if (resetAfterHead) {
+          socket.setSoLinger(true, 0);
+          return;
+        }
+        in.readNBytes(length);
+        if (!first) {
+          out.write(late);
+        }
+        out.write(response);
+        out.flush();
+      }
+    } catch (IOException e) {
+      // the gateway closed the connection
+    }
+  }
+
+  /** The request line and headers, or null at the end of the stream. */
+  private static String readHead(InputStream in) throws IOException {
+    ByteArrayOutputStream head = new ByteArrayOutputStream();
+    int matched = 0;
+    while (matched < 4) {
+      int b = in.read();
+      if (b < 0) {
+        return null;
+      }
+      head.write(b);
+      matched = (b == '\r' && (matched == 0 || matched == 2)) || (b == '\n' && (matched == 1 || matched == 3)) ? matched + 1 : 0;
+    }
+    return head.toString(StandardCharsets.ISO_8859_1);
+  }
+
+  @Override
+  public void close() throws IOException {
+    server.close();
+    for (Socket s : connections) {
+      s.close();
+    }
+  }
+}
