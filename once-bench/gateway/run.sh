@@ -2,7 +2,10 @@
 # The gateway benchmark: throughput and p99 latency of one trivial upstream reached
 #   (a) directly, (b) through nginx proxy_pass, (c) through the gateway with no route covering POST,
 #   (d) through the gateway on its embedded store, (e) on Redis, (f) on PostgreSQL,
-# all in one run, with wrk on loopback. Every POST carries a fresh Idempotency-Key (keys.lua).
+#   (g) replays on the embedded store (each wrk thread cycles through 64 keys: all but the first 64
+#       requests are replays), (h) the embedded case while 1,000 slow clients trickle request bodies
+#       (trickle.py), with /health probed twice a second meanwhile,
+# all in one run, with wrk on loopback. Every POST carries a fresh Idempotency-Key (keys.lua) but in (g).
 #
 # Usage (from the repository root, after building the jar):
 #   mvn -B -q -pl once-gateway -am package -DskipTests
@@ -80,10 +83,10 @@ printf 'defaults:\n  methods: [DELETE]\n' >"$WORK/uncovered.yaml"
 RESULTS="$WORK/results.tsv"
 : >"$RESULTS"
 
-measure() { # name url [warm-up]
-  local name="$1" url="$2" warmup="${3:-$WARMUP}" out
-  wrk -t"$THREADS" -c"$CONNECTIONS" -d"$warmup" -s "$HERE/keys.lua" "$url" >/dev/null 2>&1 || true
-  out="$(BENCH_RUN="$name-$RANDOM$RANDOM" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$HERE/keys.lua" "$url")"
+measure() { # name url [warm-up]   (BENCH_CYCLE=N: replays, see keys.lua)
+  local name="$1" url="$2" warmup="${3:-$WARMUP}" cycle="${BENCH_CYCLE:-0}" out
+  BENCH_CYCLE="$cycle" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$warmup" -s "$HERE/keys.lua" "$url" >/dev/null 2>&1 || true
+  out="$(BENCH_CYCLE="$cycle" BENCH_RUN="$name-$RANDOM$RANDOM" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$HERE/keys.lua" "$url")"
   local rps p50 p99 errors
   rps="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
   p50="$(awk '$1 == "50%" {print $2}' <<<"$out")"
@@ -100,7 +103,26 @@ gateway() { # name extra-args...
     >"$WORK/gateway-$name.log" 2>&1 &
   local pid=$!
   if wait_for "http://127.0.0.1:$MANAGEMENT_PORT/health"; then
+    local slow_pid="" probe_pid=""
+    if [ "${SLOW_CLIENTS:-0}" -gt 0 ]; then
+      local seconds=$(( ${GATEWAY_WARMUP%s} + ${DURATION%s} + 5 ))
+      python3 "$HERE/trickle.py" "$GATEWAY_PORT" "$SLOW_CLIENTS" "$seconds" 2 >"$WORK/trickle-$name.log" 2>&1 &
+      slow_pid=$!
+      sleep 3
+      ( end=$((SECONDS + seconds - 3)); while [ "$SECONDS" -lt "$end" ]; do
+          curl -s -o /dev/null -m 5 -w '%{time_total}\n' "http://127.0.0.1:$MANAGEMENT_PORT/health" || echo timeout
+          sleep 0.5
+        done ) >"$WORK/health-$name.txt" &
+      probe_pid=$!
+    fi
     measure "$name" "http://127.0.0.1:$GATEWAY_PORT/ping" "$GATEWAY_WARMUP"
+    if [ -n "$slow_pid" ]; then
+      kill "$probe_pid" 2>/dev/null || true; wait "$slow_pid" 2>/dev/null || true
+      printf '# %s: /health during the run, %s probes: median %s s, max %s s; %s\n' "$name" \
+        "$(grep -c . "$WORK/health-$name.txt")" \
+        "$(sort -g "$WORK/health-$name.txt" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')" \
+        "$(sort -g "$WORK/health-$name.txt" | tail -n 1)" "$(cat "$WORK/trickle-$name.log")" >&2
+    fi
   else
     printf '%s\tn/a\tn/a\tn/a\tgateway did not start (see log)\n' "$name" | tee -a "$RESULTS"
     cat "$WORK/gateway-$name.log" >&2
@@ -127,6 +149,8 @@ for round in $(seq 1 "$ROUNDS"); do
       psql -q -h 127.0.0.1 -U postgres -d test -c "DROP TABLE IF EXISTS $TABLE CASCADE; DROP SEQUENCE IF EXISTS ${TABLE}_seq" >/dev/null 2>&1 || true
     fi
   else printf 'f-gateway-postgres\tn/a\tn/a\tn/a\tPostgreSQL not reachable\n' | tee -a "$RESULTS"; fi
+  BENCH_CYCLE=64 gateway "g-gateway-embedded-replays" --store embedded
+  SLOW_CLIENTS=1000 gateway "h-gateway-embedded-1000-slow-clients" --store embedded
 done
 
 echo >&2
