@@ -1,5 +1,6 @@
 package dev.once.gateway;
 
+import dev.once.http.Durations;
 import dev.once.Once;
 import dev.once.OnceListener;
 import dev.once.http.HttpIdempotency;

@@ -1,7 +1,9 @@
 package dev.once.gateway;
 
+import dev.once.http.Durations;
 import dev.once.http.NewKeyLimit;
 import dev.once.http.RoutePolicy;
+import dev.once.http.Sizes;
 import dev.once.store.Keyring;
 import dev.once.store.jdbc.EmbeddedStore;
 import java.net.URI;

@@ -1,5 +1,7 @@
 package dev.once.gateway;
 
+import dev.once.http.Durations;
+import dev.once.http.Sizes;
 import dev.once.store.Keyring;
 import dev.once.store.jdbc.EmbeddedStore;
 import java.nio.file.Path;

@@ -1,103 +1,65 @@
 package dev.once.gateway;
 
-import dev.once.ExecutionPolicy;
-import dev.once.FailureMode;
-import dev.once.InFlightPolicy;
+import dev.once.http.Durations;
+import dev.once.http.InvalidRouteOptionException;
+import dev.once.http.RouteOption;
+import dev.once.http.RouteOptions;
 import dev.once.http.RoutePolicy;
-import java.time.Duration;
+import dev.once.http.Sizes;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
- * Maps one YAML route (or the {@code defaults} section) onto {@link RoutePolicy.Builder} and
- * {@link ExecutionPolicy.Builder}: the builders do the validating, this only translates names.
+ * Turns the YAML of a route (or of the {@code defaults} section) into option values of the types
+ * {@link RouteOptions} declares; the names, the defaults and the validation all live there.
  */
 final class RoutePolicies {
-
-  /** Every key a route may have; {@code pattern} only outside {@code defaults}. */
-  static final Set<String> KEYS = Set.of("pattern", "methods", "key-required", "lease", "ttl", "in-flight",
-      "max-wait", "max-waiters", "failure-mode", "max-request-bytes", "max-response-bytes",
-      "excluded-json-pointers", "replay-header-denylist");
 
   private RoutePolicies() {}
 
   /**
-   * The policy {@code yaml} describes on top of {@code base}; errors name {@code where} and the key.
+   * The options {@code yaml} sets, parsed; errors name {@code where} and the key. {@code pattern} is
+   * the route's, not an option, and is skipped.
    */
-  static RoutePolicy parse(Map<String, Object> yaml, RoutePolicy base, String where) {
-    for (String key : yaml.keySet()) {
-      if (!KEYS.contains(key)) {
-        throw new ConfigException(where + ": unknown key '" + key + "'; known keys: " + String.join(", ", new java.util.TreeSet<>(KEYS)));
+  static Map<String, Object> options(Map<String, Object> yaml, String where) {
+    Map<String, Object> values = new LinkedHashMap<>();
+    for (Map.Entry<String, Object> e : yaml.entrySet()) {
+      if (e.getKey().equals("pattern")) {
+        continue;
+      }
+      RouteOption option = RouteOptions.named(e.getKey());
+      if (option == null) {
+        throw new ConfigException(where + ": unknown key '" + e.getKey() + "'; known keys: pattern, "
+            + String.join(", ", RouteOptions.all().stream().map(RouteOption::name).toList()));
+      }
+      try {
+        values.put(option.name(), parse(option, e.getValue()));
+      } catch (IllegalArgumentException ex) {
+        throw new ConfigException(where + "." + option.name() + ": " + ex.getMessage());
       }
     }
-    RoutePolicy.Builder route = base.toBuilder();
-    ExecutionPolicy.Builder execution = base.execution().toBuilder();
-    String key = null;
+    return values;
+  }
+
+  /** The policy of {@code values} (the defaults' options, then the route's over them). */
+  static RoutePolicy policy(Map<String, Object> values, String where) {
     try {
-      key = "methods";
-      if (yaml.containsKey(key)) {
-        route.methods(strings(yaml.get(key)).toArray(String[]::new));
-      }
-      key = "key-required";
-      if (yaml.containsKey(key)) {
-        route.keyRequired(Options.bool(key, text(yaml.get(key))));
-      }
-      key = "lease";
-      if (yaml.containsKey(key)) {
-        execution.lease(Durations.parse(text(yaml.get(key))));
-      }
-      key = "ttl";
-      if (yaml.containsKey(key)) {
-        execution.ttl(Durations.parse(text(yaml.get(key))));
-      }
-      key = "in-flight";
-      String inFlight = yaml.containsKey(key) ? text(yaml.get(key)).toLowerCase(Locale.ROOT)
-          : base.execution().inFlight() instanceof InFlightPolicy.Wait ? "wait" : "reject";
-      key = "max-wait";
-      Duration maxWait = yaml.containsKey(key) ? Durations.parse(text(yaml.get(key)))
-          : base.execution().inFlight() instanceof InFlightPolicy.Wait w ? w.maxWait() : Duration.ofSeconds(10);
-      key = "in-flight";
-      execution.inFlight(switch (inFlight) {
-        case "reject" -> InFlightPolicy.reject();
-        case "wait" -> InFlightPolicy.waitUpTo(maxWait);
-        default -> throw new IllegalArgumentException("must be reject or wait, was '" + inFlight + "'");
-      });
-      key = "max-waiters";
-      if (yaml.containsKey(key)) {
-        route.maxWaitersPerKey(Options.integer(key, text(yaml.get(key))));
-      }
-      key = "failure-mode";
-      if (yaml.containsKey(key)) {
-        String mode = text(yaml.get(key)).toLowerCase(Locale.ROOT);
-        execution.failureMode(switch (mode) {
-          case "fail-closed", "closed" -> FailureMode.FAIL_CLOSED;
-          case "fail-open", "open" -> FailureMode.FAIL_OPEN;
-          default -> throw new IllegalArgumentException("must be fail-closed or fail-open, was '" + mode + "'");
-        });
-      }
-      key = "max-request-bytes";
-      if (yaml.containsKey(key)) {
-        route.maxRequestBytes(Sizes.parse(text(yaml.get(key))));
-      }
-      key = "max-response-bytes";
-      if (yaml.containsKey(key)) {
-        execution.maxResultBytes(Sizes.parse(text(yaml.get(key))));
-      }
-      key = "excluded-json-pointers";
-      if (yaml.containsKey(key)) {
-        strings(yaml.get(key)).forEach(route::excludeJsonPointer);
-      }
-      key = "replay-header-denylist";
-      if (yaml.containsKey(key)) {
-        strings(yaml.get(key)).forEach(route::denyReplayHeader);
-      }
-      key = "lease/ttl";
-      return route.execution(execution.build()).build();
-    } catch (IllegalArgumentException | IllegalStateException e) {
-      throw new ConfigException(where + "." + key + ": " + e.getMessage());
+      return RouteOptions.apply(RoutePolicy.DEFAULTS, values);
+    } catch (InvalidRouteOptionException e) {
+      throw new ConfigException(where + (e.option().isEmpty() ? "" : "." + e.option()) + ": " + e.reason());
     }
+  }
+
+  private static Object parse(RouteOption option, Object value) {
+    return switch (option.type()) {
+      case DURATION -> Durations.parse(text(value));
+      case BYTES -> Sizes.parse(text(value));
+      case COUNT -> Options.integer(option.name(), text(value));
+      case BOOLEAN -> Options.bool(option.name(), text(value));
+      case CHOICE -> text(value);
+      case LIST -> value instanceof List<?> list ? list.stream().map(RoutePolicies::text).toList() : List.of(text(value));
+    };
   }
 
   private static String text(Object value) {
@@ -105,12 +67,5 @@ final class RoutePolicies {
       throw new IllegalArgumentException("must be a single value");
     }
     return String.valueOf(value);
-  }
-
-  private static List<String> strings(Object value) {
-    if (value instanceof List<?> list) {
-      return list.stream().map(RoutePolicies::text).toList();
-    }
-    return List.of(text(value));
   }
 }

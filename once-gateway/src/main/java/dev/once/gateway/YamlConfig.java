@@ -1,12 +1,12 @@
 package dev.once.gateway;
 
-import dev.once.http.RoutePolicy;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.yaml.snakeyaml.LoaderOptions;
@@ -42,14 +42,14 @@ final class YamlConfig {
       }
       option.apply(builder, String.valueOf(e.getValue()), file + ": " + key);
     }
-    RoutePolicy defaults = RoutePolicy.DEFAULTS;
+    Map<String, Object> defaults = Map.of();
     if (root.containsKey("defaults")) {
       Map<String, Object> d = map(root.get("defaults"), file + ": defaults");
       if (d.containsKey("pattern")) {
         throw new ConfigException(file + ": defaults: 'pattern' belongs in a route, not in defaults");
       }
-      defaults = RoutePolicies.parse(d, RoutePolicy.DEFAULTS, file + ": defaults");
-      builder.defaults(defaults);
+      defaults = RoutePolicies.options(d, file + ": defaults");
+      builder.defaults(RoutePolicies.policy(defaults, file + ": defaults"));
     }
     if (root.containsKey("routes")) {
       if (!(root.get("routes") instanceof List<?> list)) {
@@ -63,8 +63,12 @@ final class YamlConfig {
         if (!(pattern instanceof String p) || !p.startsWith("/")) {
           throw new ConfigException(where + ".pattern: must be a path pattern starting with '/', was '" + pattern + "'");
         }
+        // A route's own options over the defaults' options, applied once: a value the defaults set
+        // (say max-wait) still counts when the route is the one that turns its mode on.
+        Map<String, Object> values = new LinkedHashMap<>(defaults);
+        values.putAll(RoutePolicies.options(r, where));
         try {
-          routes.add(new GatewayConfig.RouteSpec(p, RoutePolicies.parse(r, defaults, where)));
+          routes.add(new GatewayConfig.RouteSpec(p, RoutePolicies.policy(values, where)));
         } catch (IllegalArgumentException e) {
           throw new ConfigException(where + ".pattern: " + e.getMessage());
         }

@@ -1,5 +1,7 @@
 package dev.once.gateway;
 
+import dev.once.http.Durations;
+import dev.once.http.Sizes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -153,7 +155,7 @@ class CommandLineTest {
             key-required: true
             in-flight: wait
             max-wait: 3s
-            max-waiters: 4
+            max-waiters-per-key: 4
             failure-mode: fail-open
             max-request-bytes: 64KiB
             max-response-bytes: 1MiB

@@ -31,7 +31,7 @@ final class TestGateway implements AutoCloseable {
         - pattern: /wait/**
           in-flight: wait
           max-wait: 10s
-          max-waiters: 64
+          max-waiters-per-key: 64
         - pattern: /short-lease/**
           lease: 1s
         - pattern: /stamped/**

@@ -120,6 +120,32 @@ public record RoutePolicy(
       return this;
     }
 
+    /** Replaces the JSON pointers left out of the fingerprint with {@code pointers}. */
+    public Builder excludedJsonPointers(java.util.Collection<String> pointers) {
+      Set<String> previous = excluded;
+      excluded = new TreeSet<>();
+      try {
+        pointers.forEach(this::excludeJsonPointer);
+      } catch (IllegalArgumentException e) {
+        excluded = previous;
+        throw e;
+      }
+      return this;
+    }
+
+    /** Replaces the response headers never stored nor replayed with {@code names}. */
+    public Builder replayHeaderDenylist(java.util.Collection<String> names) {
+      Set<String> previous = denylist;
+      denylist = new TreeSet<>();
+      try {
+        names.forEach(this::denyReplayHeader);
+      } catch (IllegalArgumentException e) {
+        denylist = previous;
+        throw e;
+      }
+      return this;
+    }
+
     /** Never stores nor replays this response header. */
     public Builder denyReplayHeader(String name) {
       if (name == null || name.isBlank()) {

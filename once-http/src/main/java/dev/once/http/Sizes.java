@@ -1,18 +1,18 @@
-package dev.once.gateway;
+package dev.once.http;
 
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Parses byte sizes: a plain number of bytes, or a number with {@code KiB}, {@code MiB} or {@code GiB}. */
-final class Sizes {
+public final class Sizes {
 
   private static final Pattern SIZE = Pattern.compile("(\\d{1,12})\\s*(b|kib|mib|gib)?");
 
   private Sizes() {}
 
   /** The size in bytes, at most {@link Integer#MAX_VALUE}. */
-  static int parse(String text) {
+  public static int parse(String text) {
     Matcher m = SIZE.matcher(text.trim().toLowerCase(Locale.ROOT));
     if (!m.matches()) {
       throw new IllegalArgumentException("'" + text + "' is not a size (write 1048576, 512KiB or 4MiB)");
@@ -32,7 +32,7 @@ final class Sizes {
   }
 
   /** The shortest exact spelling, for help text. */
-  static String format(int bytes) {
+  public static String format(int bytes) {
     if (bytes > 0 && bytes % (1 << 20) == 0) {
       return (bytes >> 20) + "MiB";
     } else if (bytes > 0 && bytes % (1 << 10) == 0) {

@@ -1,4 +1,4 @@
-package dev.once.gateway;
+package dev.once.http;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -7,14 +7,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** Parses the durations people write in configuration: {@code 500ms}, {@code 30s}, {@code 5m}, {@code 24h}, {@code 7d}. */
-final class Durations {
+public final class Durations {
 
   private static final Pattern SHORT = Pattern.compile("(\\d{1,12})(ms|s|m|h|d)");
 
   private Durations() {}
 
   /** The duration, or an {@link IllegalArgumentException} that shows the accepted forms. */
-  static Duration parse(String text) {
+  public static Duration parse(String text) {
     String s = text.trim().toLowerCase(Locale.ROOT);
     Matcher m = SHORT.matcher(s);
     if (m.matches()) {
@@ -38,7 +38,7 @@ final class Durations {
   }
 
   /** The shortest of the accepted forms that spells {@code d} exactly, for help text and logs. */
-  static String format(Duration d) {
+  public static String format(Duration d) {
     long ms = d.toMillis();
     if (ms % 86_400_000 == 0 && ms > 0) {
       return ms / 86_400_000 + "d";
