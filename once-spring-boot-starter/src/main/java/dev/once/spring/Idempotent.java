@@ -46,8 +46,14 @@ public @interface Idempotent {
   /** In wait mode, the longest a duplicate is held, e.g. {@code "5s"}. */
   String maxWait() default "";
 
+  /** In wait mode, how many duplicates may wait on one key; more get 409 at once. */
+  int[] maxWaitersPerKey() default {};
+
   /** What happens when the store is unavailable. */
   FailureMode[] failureMode() default {};
+
+  /** The Retry-After of a 503 when the store is unavailable, e.g. {@code "5s"}. */
+  String storeRetryAfter() default "";
 
   /** The largest request body accepted, e.g. {@code "1MB"}. */
   String maxRequestBytes() default "";

@@ -65,7 +65,8 @@ final class IdempotentHandlers {
           log.warn("@Idempotent on {} is ignored: the handler only answers safe methods {}", name, mapped);
           continue;
         }
-        PolicyMapper.Layer layer = new PolicyMapper.Layer(policy, field -> "@Idempotent(" + camel(field) + ") on " + name);
+        PolicyMapper.Layer layer = new PolicyMapper.Layer(policy,
+            field -> "@Idempotent(" + PolicyMapper.camelCase(field) + ") on " + name);
         for (String springPattern : e.getKey().getPatternValues()) {
           String pattern = servletPrefix + SpringPatterns.toRoutePattern(springPattern);
           byPattern.computeIfAbsent(pattern, p -> new ArrayList<>()).add(new Found(pattern, layer, name));
@@ -101,7 +102,9 @@ final class IdempotentHandlers {
     p.setTtl(parse(a.ttl(), "ttl", name, env, DurationStyle::detectAndParse));
     p.setInFlight(single(a.inFlight(), "inFlight", name));
     p.setMaxWait(parse(a.maxWait(), "maxWait", name, env, DurationStyle::detectAndParse));
+    p.setMaxWaitersPerKey(single(a.maxWaitersPerKey(), "maxWaitersPerKey", name));
     p.setFailureMode(single(a.failureMode(), "failureMode", name));
+    p.setStoreRetryAfter(parse(a.storeRetryAfter(), "storeRetryAfter", name, env, DurationStyle::detectAndParse));
     p.setMaxRequestBytes(parse(a.maxRequestBytes(), "maxRequestBytes", name, env, DataSize::parse));
     p.setMaxResponseBytes(parse(a.maxResponseBytes(), "maxResponseBytes", name, env, DataSize::parse));
     p.setExcludedJsonPointers(a.excludedJsonPointers().length == 0 ? null : List.of(a.excludedJsonPointers()));
@@ -129,25 +132,14 @@ final class IdempotentHandlers {
     return values.length == 0 ? null : values[0];
   }
 
+  private static Integer single(int[] values, String attribute, UnaryOperator<String> name) {
+    return single(Arrays.stream(values).boxed().toArray(Integer[]::new), attribute, name);
+  }
+
   private static <T> T single(T[] values, String attribute, UnaryOperator<String> name) {
     if (values.length > 1) {
       throw new InvalidOncePropertyException(name.apply(attribute), Arrays.toString(values), "give at most one value");
     }
     return values.length == 0 ? null : values[0];
-  }
-
-  /** {@code max-wait} as the annotation spells it: {@code maxWait}. */
-  static String camel(String kebab) {
-    StringBuilder out = new StringBuilder();
-    boolean upper = false;
-    for (char c : kebab.toCharArray()) {
-      if (c == '-') {
-        upper = true;
-      } else {
-        out.append(upper ? Character.toUpperCase(c) : c);
-        upper = false;
-      }
-    }
-    return out.toString();
   }
 }

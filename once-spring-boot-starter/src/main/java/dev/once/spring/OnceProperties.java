@@ -9,8 +9,9 @@ import org.springframework.util.unit.DataSize;
 
 /**
  * The {@code once.*} properties. They are only mapped onto the core builders ({@code RoutePolicy},
- * {@code ExecutionPolicy}), which validate them: an unset policy property inherits, from
- * {@code once.defaults.*} for a route and from the core's defaults for {@code once.defaults.*}.
+ * {@code ExecutionPolicy}; route policies through once-http's {@code RouteOptions}), which validate
+ * them: an unset policy property inherits, from {@code once.defaults.*} for a route and from the
+ * core's defaults for {@code once.defaults.*}.
  * The defaults are listed in {@code docs/spring-boot.md}.
  */
 @ConfigurationProperties("once")
@@ -370,46 +371,39 @@ public class OnceProperties {
     }
   }
 
-  /** A route's policy. Every property left unset inherits. */
+  /**
+   * A route's policy. Every property left unset inherits. Apart from {@code transactional}, each
+   * property is a route option of once-http's {@code RouteOptions}, named and typed after it; the
+   * descriptions and defaults IDEs show come from that table through
+   * {@code additional-spring-configuration-metadata.json}, so the fields carry no javadoc of their own
+   * (the processor would take it). Tests fail when the fields, the metadata or the docs disagree with it.
+   */
   public static class Policy {
 
-    /** The HTTP methods covered, e.g. POST, PATCH, PUT, DELETE (safe methods are refused). */
     private List<String> methods;
 
-    /** Whether a covered request without an Idempotency-Key is refused with 400. */
     private Boolean keyRequired;
 
-    /** How long a lease lasts before another request may take the key over. */
     private Duration lease;
 
-    /** How long a finished response is kept and replayed. */
     private Duration ttl;
 
-    /** What a duplicate does while the first request runs. */
     private InFlightMode inFlight;
 
-    /** In wait mode, the longest a duplicate is held (default 10s). */
     private Duration maxWait;
 
-    /** What happens when the store is unavailable: fail-closed answers 503, fail-open runs unprotected. */
     private FailureMode failureMode;
 
-    /** The largest request body accepted on a covered request with a key; larger ones get 413. */
     private DataSize maxRequestBytes;
 
-    /** The largest response recorded; larger ones are streamed and their retries get 409. */
     private DataSize maxResponseBytes;
 
-    /** In wait mode, how many duplicates may wait on one key; more get 409 at once. */
     private Integer maxWaitersPerKey;
 
-    /** The Retry-After given when the store is unavailable. */
     private Duration storeRetryAfter;
 
-    /** JSON pointers left out of the request fingerprint (timestamps, trace ids). */
     private List<String> excludedJsonPointers;
 
-    /** Response headers never stored nor replayed. */
     private List<String> replayHeaderDenylist;
 
     /**

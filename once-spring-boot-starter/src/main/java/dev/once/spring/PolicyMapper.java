@@ -1,23 +1,27 @@
 package dev.once.spring;
 
-import dev.once.ExecutionPolicy;
-import dev.once.InFlightPolicy;
+import dev.once.http.InvalidRouteOptionException;
+import dev.once.http.RouteOption;
+import dev.once.http.RouteOptions;
 import dev.once.http.RoutePolicy;
-import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
+import org.springframework.beans.BeanWrapper;
+import org.springframework.beans.PropertyAccessorFactory;
 import org.springframework.util.unit.DataSize;
 
 /**
- * Maps layers of settings (the defaults, then a route's or a handler's own) onto the core builders,
- * which validate every value: there is one validation path, and its refusals are reported under
- * the name of the property that carried the value.
+ * Maps layers of settings (the defaults, then a route's or a handler's own) onto once-http's
+ * {@link RouteOptions} table: every option is read from {@link OnceProperties.Policy} under its own
+ * name, the layers are merged, and the table builds the policy, validating each value. Nothing here
+ * lists the options or knows a default, so an option added to the table needs only its property
+ * ({@code RouteOptionsBindingTest} says which); a refusal is reported under the property that
+ * carried the value.
  */
 final class PolicyMapper {
-
-  /** How long a duplicate waits in wait mode when {@code max-wait} is not set. */
-  static final Duration DEFAULT_MAX_WAIT = Duration.ofSeconds(10);
 
   private PolicyMapper() {}
 
@@ -40,75 +44,77 @@ final class PolicyMapper {
   /** A route's policy, and whether it runs in a transaction (with the property that said so). */
   record Resolved(RoutePolicy policy, boolean transactional, String transactionalProperty) {}
 
-  /** Applies the layers in order (a later layer's setting wins) on the core's defaults. */
+  /** An option's value as Spring bound it, and the property (or attribute) it was written under. */
+  private record Setting(String property, Object value) {}
+
+  /**
+   * Merges the layers (a later layer's value replaces an earlier one, a list the whole list) and
+   * applies the result once on the core's defaults, so that options from different layers combine:
+   * a {@code max-wait} in the defaults still bounds a route that turns {@code in-flight: wait} on.
+   */
   static Resolved resolve(String routeName, List<Layer> layers) {
-    ExecutionPolicy.Builder execution = ExecutionPolicy.builder();
-    RoutePolicy.Builder route = RoutePolicy.builder();
-    InFlightMode mode = null;
-    Duration maxWait = null;
-    String maxWaitName = null;
-    Layer pointers = null;
-    Layer denylist = null;
+    Map<String, Setting> settings = new LinkedHashMap<>();
     boolean transactional = false;
     String transactionalName = null;
     for (Layer layer : layers) {
-      OnceProperties.Policy p = layer.values();
-      set(layer, "methods", p.getMethods(), v -> route.methods(v.toArray(String[]::new)));
-      set(layer, "key-required", p.getKeyRequired(), route::keyRequired);
-      set(layer, "lease", p.getLease(), execution::lease);
-      set(layer, "ttl", p.getTtl(), execution::ttl);
-      set(layer, "failure-mode", p.getFailureMode(), execution::failureMode);
-      set(layer, "max-request-bytes", p.getMaxRequestBytes(),
-          v -> route.maxRequestBytes(toInt(v)));
-      set(layer, "max-response-bytes", p.getMaxResponseBytes(), v -> execution.maxResultBytes(toInt(v)));
-      set(layer, "max-waiters-per-key", p.getMaxWaitersPerKey(), route::maxWaitersPerKey);
-      set(layer, "store-retry-after", p.getStoreRetryAfter(), execution::storeRetryAfter);
-      if (p.getInFlight() != null) {
-        mode = p.getInFlight();
+      BeanWrapper values = PropertyAccessorFactory.forBeanPropertyAccess(layer.values());
+      for (RouteOption option : RouteOptions.all()) {
+        Object value = values.getPropertyValue(propertyName(option));
+        if (value != null) {
+          settings.put(option.name(), new Setting(layer.name(option.name()), value));
+        }
       }
-      if (p.getMaxWait() != null) {
-        maxWait = p.getMaxWait();
-        maxWaitName = layer.name("max-wait");
-      }
-      pointers = p.getExcludedJsonPointers() != null ? layer : pointers;
-      denylist = p.getReplayHeaderDenylist() != null ? layer : denylist;
-      if (p.getTransactional() != null) {
-        transactional = p.getTransactional();
+      if (layer.values().getTransactional() != null) {
+        transactional = layer.values().getTransactional();
         transactionalName = layer.name("transactional");
       }
     }
-    if (pointers != null) {
-      Layer from = pointers;
-      for (String pointer : from.values().getExcludedJsonPointers()) {
-        set(from, "excluded-json-pointers", pointer, route::excludeJsonPointer);
-      }
-    }
-    if (denylist != null) {
-      Layer from = denylist;
-      for (String header : from.values().getReplayHeaderDenylist()) {
-        set(from, "replay-header-denylist", header, route::denyReplayHeader);
-      }
-    }
-    if (mode == InFlightMode.WAIT) {
-      Duration wait = maxWait == null ? DEFAULT_MAX_WAIT : maxWait;
-      set(maxWaitName == null ? routeName + ".max-wait" : maxWaitName, wait,
-          w -> execution.inFlight(InFlightPolicy.waitUpTo(w)));
-    }
+    RoutePolicy policy = apply(routeName, settings);
     if (transactional) {
       // The record is invisible to others until commit: a heartbeat from another thread would wait on it.
-      execution.heartbeat(false);
+      policy = policy.toBuilder().execution(policy.execution().toBuilder().heartbeat(false).build()).build();
     }
+    return new Resolved(policy, transactional, transactionalName);
+  }
+
+  private static RoutePolicy apply(String routeName, Map<String, Setting> settings) {
+    Map<String, Object> values = new LinkedHashMap<>();
+    settings.forEach((option, setting) -> values.put(option, optionValue(setting.value())));
     try {
-      return new Resolved(route.execution(execution.build()).build(), transactional, transactionalName);
-    } catch (IllegalArgumentException | IllegalStateException e) {
-      throw new InvalidOncePropertyException(routeName, null, e.getMessage());
+      return RouteOptions.apply(RoutePolicy.DEFAULTS, values);
+    } catch (InvalidRouteOptionException e) {
+      Setting refused = settings.get(e.option());
+      if (refused == null) {
+        // No single option is wrong (a ttl shorter than the lease): the route as a whole is.
+        throw new InvalidOncePropertyException(routeName, null, e.reason());
+      }
+      throw new InvalidOncePropertyException(refused.property(), refused.value(), e.reason());
     }
   }
 
-  private static <T> void set(Layer layer, String field, T value, Consumer<T> setter) {
-    if (value != null) {
-      set(layer.name(field), value, setter);
+  /** The value in the table's terms: Spring binds sizes as {@link DataSize}, the table counts bytes. */
+  private static Object optionValue(Object bound) {
+    return bound instanceof DataSize size ? size.toBytes() : bound;
+  }
+
+  /** The bean property of {@link OnceProperties.Policy} that Spring binds an option's kebab-case name to. */
+  static String propertyName(RouteOption option) {
+    return camelCase(option.name());
+  }
+
+  /** {@code max-wait} as Java spells it: {@code maxWait}. */
+  static String camelCase(String kebab) {
+    StringBuilder out = new StringBuilder();
+    boolean upper = false;
+    for (char c : kebab.toCharArray()) {
+      if (c == '-') {
+        upper = true;
+      } else {
+        out.append(upper ? Character.toUpperCase(c) : c);
+        upper = false;
+      }
     }
+    return out.toString();
   }
 
   /** Calls the core setter; a refusal is reported under the property's name. Does nothing for null. */
@@ -121,12 +127,5 @@ final class PolicyMapper {
     } catch (IllegalArgumentException | IllegalStateException e) {
       throw new InvalidOncePropertyException(property, value, e.getMessage());
     }
-  }
-
-  private static int toInt(DataSize size) {
-    if (size.toBytes() > Integer.MAX_VALUE) {
-      throw new IllegalArgumentException("must be less than 2GB, was " + size);
-    }
-    return (int) size.toBytes();
   }
 }
