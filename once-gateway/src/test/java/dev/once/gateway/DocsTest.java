@@ -3,6 +3,7 @@ package dev.once.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.http.RouteOptions;
+import dev.once.http.kit.OptionDocs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,33 +11,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** docs/gateway.md lists exactly the options the code declares, under the names the code reads. */
 class DocsTest {
 
   private static final Path DOC = Path.of("../docs/gateway.md");
-  private static final String BEGIN = "<!-- route-options:begin -->";
-  private static final String END = "<!-- route-options:end -->";
 
   @Test
   void theRouteTableIsRenderedFromTheOneOptionTable() throws IOException {
-    String doc = Files.readString(DOC);
-    String expected = RouteOptions.all().stream()
-        .map(o -> "| `" + o.name() + "` | `" + o.defaultValue() + "` | " + o.description() + " |")
-        .collect(Collectors.joining("\n", """
-            | key | default | meaning |
-            |---|---|---|
-            | `pattern` | — (required in a route) | path pattern |
-            """, ""));
-
-    int begin = doc.indexOf(BEGIN);
-    int end = doc.indexOf(END);
-    assertThat(begin).as("%s in %s", BEGIN, DOC).isNotNegative();
-    assertThat(doc.substring(begin + BEGIN.length(), end).strip())
-        .as("the route options in %s; paste:%n%s", DOC, expected)
-        .isEqualTo(expected);
+    OptionDocs.assertTable(DOC, "key", "", "| `pattern` | — (required in a route) | path pattern |\n");
   }
 
   @Test

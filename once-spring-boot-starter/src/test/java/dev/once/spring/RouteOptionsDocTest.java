@@ -1,11 +1,8 @@
 package dev.once.spring;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import dev.once.http.RouteOptions;
-import java.nio.file.Files;
+import dev.once.http.kit.OptionDocs;
 import java.nio.file.Path;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -15,25 +12,8 @@ import org.junit.jupiter.api.Test;
  */
 class RouteOptionsDocTest {
 
-  private static final Path DOC = Path.of("../docs/spring-boot.md");
-  private static final String BEGIN = "<!-- route-options:begin -->\n";
-  private static final String END = "<!-- route-options:end -->";
-
   @Test
   void theRouteOptionRowsAreTheTables() throws Exception {
-    String doc = Files.readString(DOC);
-    int begin = doc.indexOf(BEGIN);
-    int end = doc.indexOf(END);
-    assertThat(begin).as("%s has the line %s", DOC, BEGIN.strip()).isNotNegative();
-    assertThat(end).as("%s has the line %s after the begin marker", DOC, END).isGreaterThan(begin);
-
-    String rows = RouteOptions.all().stream()
-        .map(o -> "| `once.defaults." + o.name() + "` | `" + o.defaultValue() + "` | " + o.description() + " |\n")
-        .collect(Collectors.joining());
-    String expected = "| property | default | meaning |\n|---|---|---|\n" + rows;
-
-    assertThat(doc.substring(begin + BEGIN.length(), end))
-        .as("the route-options section of %s, which should read:%n%s", DOC, expected)
-        .isEqualTo(expected);
+    OptionDocs.assertTable(Path.of("../docs/spring-boot.md"), "property", "once.defaults.", "");
   }
 }
