@@ -14,8 +14,6 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.eclipse.jetty.server.Server;
-import org.eclipse.jetty.server.ServerConnector;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,11 +47,11 @@ public final class Gateway implements AutoCloseable {
   private final Purger purger;
   private final Upstream upstream;
   private final StoreCalls stores;
-  private final Server server;
+  private final GatewayServer server;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private Gateway(GatewayConfig config, OpenStore store, Once once, PrometheusMeterRegistry registry,
-      Purger purger, Upstream upstream, StoreCalls stores, Server server) {
+      Purger purger, Upstream upstream, StoreCalls stores, GatewayServer server) {
     this.config = config;
     this.store = store;
     this.once = once;
@@ -81,7 +79,7 @@ public final class Gateway implements AutoCloseable {
     Purger purger = null;
     Upstream upstream = null;
     StoreCalls stores = null;
-    Server server = null;
+    GatewayServer server = null;
     try {
       IdempotencyStore records = config.encryptionKeys() == null ? store.store()
           : EncryptingStore.of(store.store(), config.encryptionKeys());
@@ -100,7 +98,9 @@ public final class Gateway implements AutoCloseable {
       server = GatewayServer.create(config, proxy, records, purger, registry);
       server.start();
     } catch (Exception | Error e) {
-      stopQuietly(server, e);
+      if (server != null) {
+        server.stop(e);
+      }
       closeQuietly(upstream, e);
       closeQuietly(stores, e);
       closeQuietly(purger, e);
@@ -129,12 +129,12 @@ public final class Gateway implements AutoCloseable {
 
   /** The proxy's port (the bound one, if the configuration asked for 0). */
   public int port() {
-    return ((ServerConnector) server.getConnectors()[0]).getLocalPort();
+    return server.port();
   }
 
   /** The management port: {@code /health}, {@code /metrics}, {@code /admin}. */
   public int managementPort() {
-    return ((ServerConnector) server.getConnectors()[1]).getLocalPort();
+    return server.managementPort();
   }
 
   /** The proxy's base URI, for clients on this machine. */
@@ -163,7 +163,7 @@ public final class Gateway implements AutoCloseable {
     }
     log.info("once-gateway stopping; waiting up to {} for requests in flight", Durations.format(config.stopTimeout()));
     RuntimeException failure = new RuntimeException("stopping the gateway failed");
-    stopQuietly(server, failure);
+    server.stop(failure);
     closeQuietly(upstream, failure);
     closeQuietly(stores, failure);
     closeQuietly(purger, failure);
@@ -236,16 +236,6 @@ public final class Gateway implements AutoCloseable {
       }
     }
     return s.toString();
-  }
-
-  private static void stopQuietly(Server server, Throwable into) {
-    if (server != null) {
-      try {
-        server.stop();
-      } catch (Exception e) {
-        into.addSuppressed(e);
-      }
-    }
   }
 
   private static void closeQuietly(AutoCloseable c, Throwable into) {

@@ -29,9 +29,11 @@ import org.slf4j.LoggerFactory;
  *   <li><b>finish</b> ({@link UpstreamResponse}): the lease is settled, then the client answered.
  * </ol>
  *
- * {@code handle} only starts the chain and returns: Jetty's threads serve connections, never wait.
+ * {@code handle} only starts the chain and returns: Jetty's threads serve connections, never wait. It
+ * says so ({@link Handler.Abstract.NonBlocking}), and Jetty runs it on the thread that parsed the
+ * request: no hand-off per request.
  */
-final class ProxyHandler extends Handler.Abstract {
+final class ProxyHandler extends Handler.Abstract.NonBlocking {
 
   private static final Logger log = LoggerFactory.getLogger(ProxyHandler.class);
 

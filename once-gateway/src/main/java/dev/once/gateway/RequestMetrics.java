@@ -28,9 +28,6 @@ final class RequestMetrics implements RequestLog {
 
   @Override
   public void log(Request request, Response response) {
-    if (!GatewayServer.PROXY_CONNECTOR.equals(request.getConnectionMetaData().getConnector().getName())) {
-      return;
-    }
     String method = method(request.getMethod());
     String status = Integer.toString(response.getStatus());
     String replayed = Boolean.toString("true".equals(response.getHeaders().get(HttpIdempotency.REPLAYED_HEADER)));
