@@ -85,26 +85,47 @@ public final class Once implements AutoCloseable {
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(classifier, "classifier");
     Objects.requireNonNull(operation, "operation");
-    Admission admission = begin(scope, key, fingerprint, policy);
-    if (admission instanceof Admission.Proceed p) {
-      return run(p.lease(), codec, classifier, operation);
-    } else if (admission instanceof Admission.Unguarded) {
-      return runUnguarded(scope, key, classifier, operation);
-    } else if (admission instanceof Admission.Replay r) {
-      return decode(RecordId.of(scope, key), r, codec);
-    } else if (admission instanceof Admission.ReplayFailure f) {
-      return new ExecutionResult.Failed<>(f.failure());
-    } else if (admission instanceof Admission.InFlight i) {
-      return new ExecutionResult.InFlight<>(i.retryAfter());
-    } else if (admission instanceof Admission.FingerprintMismatch) {
-      return new ExecutionResult.FingerprintMismatch<>();
-    } else if (admission instanceof Admission.ResponseUnavailable) {
-      return new ExecutionResult.ResponseUnavailable<>();
-    } else if (admission instanceof Admission.StoreUnavailable s) {
-      return new ExecutionResult.StoreUnavailable<>(s.retryAfter(), s.cause());
-    } else {
-      throw new IllegalStateException("unhandled admission " + admission);
-    }
+    return begin(scope, key, fingerprint, policy).accept(new Admission.Visitor<ExecutionResult<T>>() {
+      @Override
+      public ExecutionResult<T> proceed(Admission.Proceed proceed) {
+        return run(proceed.lease(), codec, classifier, operation);
+      }
+
+      @Override
+      public ExecutionResult<T> unguarded(Admission.Unguarded unguarded) {
+        return runUnguarded(scope, key, classifier, operation);
+      }
+
+      @Override
+      public ExecutionResult<T> replay(Admission.Replay replay) {
+        return decode(RecordId.of(scope, key), replay, codec);
+      }
+
+      @Override
+      public ExecutionResult<T> replayFailure(Admission.ReplayFailure replayFailure) {
+        return new ExecutionResult.Failed<>(replayFailure.failure());
+      }
+
+      @Override
+      public ExecutionResult<T> inFlight(Admission.InFlight inFlight) {
+        return new ExecutionResult.InFlight<>(inFlight.retryAfter());
+      }
+
+      @Override
+      public ExecutionResult<T> fingerprintMismatch(Admission.FingerprintMismatch mismatch) {
+        return new ExecutionResult.FingerprintMismatch<>();
+      }
+
+      @Override
+      public ExecutionResult<T> responseUnavailable(Admission.ResponseUnavailable unavailable) {
+        return new ExecutionResult.ResponseUnavailable<>();
+      }
+
+      @Override
+      public ExecutionResult<T> storeUnavailable(Admission.StoreUnavailable unavailable) {
+        return new ExecutionResult.StoreUnavailable<>(unavailable.retryAfter(), unavailable.cause());
+      }
+    });
   }
 
   /**
@@ -127,9 +148,9 @@ public final class Once implements AutoCloseable {
         return proceed(id, c, policy, claimedAt);
       }
       IdempotencyRecord existing = ((ClaimResult.Existing) claim).record();
-      Admission settled = settle(id, existing, fingerprint);
-      if (settled != null) {
-        return settled;
+      Optional<Admission> settled = settle(id, existing, fingerprint);
+      if (settled.isPresent()) {
+        return settled.get();
       }
       if (policy.inFlight() instanceof InFlightPolicy.Wait w) {
         return awaitFirst(request, existing, w.maxWait(), policy);
@@ -158,8 +179,8 @@ public final class Once implements AutoCloseable {
       if (record.isEmpty()) {
         return Optional.empty();
       }
-      Admission settled = settle(id, record.get(), fingerprint);
-      return Optional.of(settled != null ? settled : new Admission.InFlight(retryAfter(record.get())));
+      return Optional.of(settle(id, record.get(), fingerprint)
+          .orElseGet(() -> new Admission.InFlight(retryAfter(record.get()))));
     } catch (StoreUnavailableException e) {
       return Optional.empty();
     } catch (UnreadableRecordException e) {
@@ -168,19 +189,22 @@ public final class Once implements AutoCloseable {
     }
   }
 
-  /** A replay, a mismatch, or null if the record is in progress under the same request. */
-  private Admission settle(RecordId id, IdempotencyRecord existing, Fingerprint fingerprint) {
+  /**
+   * What an existing record settles for this request: a mismatch or a replay; empty while the record
+   * is in progress under the same request, which the caller answers as it waits or refuses.
+   */
+  private Optional<Admission> settle(RecordId id, IdempotencyRecord existing, Fingerprint fingerprint) {
     if (!fingerprint.matches(existing.fingerprint())) {
       events.fingerprintMismatch(id);
-      return new Admission.FingerprintMismatch();
+      return Optional.of(new Admission.FingerprintMismatch());
     }
     if (existing.state().isTerminal()) {
       Admission replay = Payloads.replay(existing);
       events.replayed(id, existing.state() == dev.once.store.RecordState.COMPLETED
           ? Outcome.COMPLETED : Outcome.FAILED_FINAL);
-      return replay;
+      return Optional.of(replay);
     }
-    return null;
+    return Optional.empty();
   }
 
   /**
@@ -207,9 +231,9 @@ public final class Once implements AutoCloseable {
           return proceed(id, c, policy, claimedAt);
         }
         last = ((ClaimResult.Existing) claim).record();
-        Admission settled = settle(id, last, request.fingerprint());
-        if (settled != null) {
-          return settled;
+        Optional<Admission> settled = settle(id, last, request.fingerprint());
+        if (settled.isPresent()) {
+          return settled.get();
         }
         // Wake at the latest when the lease ends (a crashed holder sends no notification).
         long wait = Math.min(left, last.leaseRemaining().toNanos() + MIN_POLL_NANOS);

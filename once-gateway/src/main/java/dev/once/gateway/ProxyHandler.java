@@ -88,14 +88,26 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
   }
 
   private void decide(ProxyExchange exchange, Decision decision) {
-    if (decision instanceof Decision.Respond respond) {
-      exchange.answer(respond.response());
-    } else if (decision instanceof Decision.Proceed proceed) {
-      exchange.guardedBy(proceed.exchange());
-      upstream.forward(exchange);
-    } else {
-      // Decision.PassThrough: no key on an optional route, or fail-open with the store down.
-      upstream.forward(exchange);
-    }
+    decision.accept(new Decision.Visitor<Void>() {
+      @Override
+      public Void respond(Decision.Respond respond) {
+        exchange.answer(respond.response());
+        return null;
+      }
+
+      @Override
+      public Void proceed(Decision.Proceed proceed) {
+        exchange.guardedBy(proceed.exchange());
+        upstream.forward(exchange);
+        return null;
+      }
+
+      @Override
+      public Void passThrough(Decision.PassThrough passThrough) {
+        // No key on an optional route, or fail-open with the store down.
+        upstream.forward(exchange);
+        return null;
+      }
+    });
   }
 }

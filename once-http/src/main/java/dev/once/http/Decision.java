@@ -2,8 +2,29 @@ package dev.once.http;
 
 import java.util.Objects;
 
-/** What {@link HttpIdempotency#begin} decided for one request. */
+/**
+ * What {@link HttpIdempotency#begin} decided for one request. Take it apart with
+ * {@link #accept(Visitor)}, so that an adapter cannot let a decision it does not know run the
+ * handler unguarded.
+ */
 public sealed interface Decision {
+
+  /**
+   * One method per variant of {@link Decision}. It has no default methods on purpose: a new variant
+   * adds a method here, and every adapter stops compiling until it handles it.
+   *
+   * @param <R> what the visit answers
+   */
+  interface Visitor<R> {
+    R passThrough(PassThrough passThrough);
+
+    R respond(Respond respond);
+
+    R proceed(Proceed proceed);
+  }
+
+  /** Calls the visitor's method for this variant and answers what it answers. */
+  <R> R accept(Visitor<R> visitor);
 
   /** Why a request passes through without protection. */
   enum Reason {
@@ -20,6 +41,11 @@ public sealed interface Decision {
     public PassThrough {
       Objects.requireNonNull(reason, "reason");
     }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.passThrough(this);
+    }
   }
 
   /**
@@ -30,12 +56,22 @@ public sealed interface Decision {
     public Respond {
       Objects.requireNonNull(response, "response");
     }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.respond(this);
+    }
   }
 
   /** Run the handler, then finish the exchange exactly once with its response. */
   record Proceed(Exchange exchange) implements Decision {
     public Proceed {
       Objects.requireNonNull(exchange, "exchange");
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.proceed(this);
     }
   }
 }

@@ -6,6 +6,7 @@ import dev.once.Outcome;
 import dev.once.Recording;
 import dev.once.Scope;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -71,10 +72,11 @@ public final class Exchange {
    * still counts as done.
    */
   public Recorded record(StoredResponse response) {
-    Outcome outcome = classify(response);
-    if (outcome == null) {
+    Optional<Outcome> verdict = classify(response);
+    if (verdict.isEmpty()) {
       return done();
     }
+    Outcome outcome = verdict.get();
     if (outcome == Outcome.TRANSIENT) {
       return new Recorded(outcome, lease.release());
     }
@@ -109,10 +111,11 @@ public final class Exchange {
       // Nothing a classifier can judge, but the handler finished: its effect happened.
       return done();
     }
-    Outcome outcome = classify(new StoredResponse(status, Headers.EMPTY, null));
-    if (outcome == null) {
+    Optional<Outcome> verdict = classify(new StoredResponse(status, Headers.EMPTY, null));
+    if (verdict.isEmpty()) {
       return done();
     }
+    Outcome outcome = verdict.get();
     return new Recorded(outcome, outcome == Outcome.TRANSIENT ? lease.release() : lease.completeWithoutResult());
   }
 
@@ -123,9 +126,9 @@ public final class Exchange {
    * itself said its effect is final.
    */
   public Recording fail(Throwable error) {
-    Outcome outcome = judge(() -> policy.classifier().classifyError(error), "a " + error.getClass().getName());
-    // A broken classifier (null) is no proof that the effect did not happen: never release on it.
-    return outcome == Outcome.TRANSIENT ? lease.release() : lease.completeWithoutResult();
+    Optional<Outcome> verdict = judge(() -> policy.classifier().classifyError(error), "a " + error.getClass().getName());
+    // A broken classifier (no verdict) is no proof that the effect did not happen: never release on it.
+    return verdict.equals(Optional.of(Outcome.TRANSIENT)) ? lease.release() : lease.completeWithoutResult();
   }
 
   /** The handler threw before its effect, as far as the caller knows: the key is released so a retry runs afresh. */
@@ -141,22 +144,22 @@ public final class Exchange {
     lease.abandon();
   }
 
-  /** The classifier's verdict on a response, or null if it threw (the caller then finishes as {@link #done()}). */
-  private Outcome classify(StoredResponse response) {
+  /** The classifier's verdict on a response; empty if it threw (the caller then finishes as {@link #done()}). */
+  private Optional<Outcome> classify(StoredResponse response) {
     return judge(() -> policy.classifier().classify(response), "a " + response.status() + " response");
   }
 
   /**
    * Asks the classifier, which is the application's code: if it throws (or answers null), the bug
-   * is logged and the answer is null. An {@link Error} settles the lease as done before it propagates.
+   * is logged and there is no verdict. An {@link Error} settles the lease as done before it propagates.
    */
-  private Outcome judge(Supplier<Outcome> verdict, String what) {
+  private Optional<Outcome> judge(Supplier<Outcome> verdict, String what) {
     try {
-      return Objects.requireNonNull(verdict.get(), "the classifier answered null");
+      return Optional.of(Objects.requireNonNull(verdict.get(), "the classifier answered null"));
     } catch (RuntimeException e) {
       log.error("the outcome classifier threw on {} for key {}; it counts as done and retries get"
           + " 'response unavailable'. Fix the classifier.", what, lease.key(), e);
-      return null;
+      return Optional.empty();
     } catch (Error e) {
       lease.completeWithoutResult();
       throw e;

@@ -40,6 +40,24 @@ public final class HttpIdempotency {
   /** The response header marking a replay. */
   public static final String REPLAYED_HEADER = "Idempotent-Replayed";
 
+  /** Whether a decision created a record, which is what the new-key limit counts. */
+  private static final Decision.Visitor<Boolean> CREATED_RECORD = new Decision.Visitor<>() {
+    @Override
+    public Boolean passThrough(Decision.PassThrough passThrough) {
+      return false;
+    }
+
+    @Override
+    public Boolean respond(Decision.Respond respond) {
+      return false;
+    }
+
+    @Override
+    public Boolean proceed(Decision.Proceed proceed) {
+      return true;
+    }
+  };
+
   private final Once once;
   private final List<Route> routes;
   private final Route fallback;
@@ -109,7 +127,7 @@ public final class HttpIdempotency {
           problem(ProblemType.RATE_LIMITED, "Too many new idempotency keys from this client; retry later.", wait));
     }
     Decision decision = admit(route, scope, key, fingerprint);
-    if (!(decision instanceof Decision.Proceed)) {
+    if (!decision.accept(CREATED_RECORD)) {
       newKeys.refund(tenant); // no record was created: replays and conflicts are never limited
     }
     return decision;
@@ -133,24 +151,55 @@ public final class HttpIdempotency {
     }
   }
 
-  private Decision decide(Route route, Admission admission) {
-    if (admission instanceof Admission.Proceed p) {
-      return new Decision.Proceed(new Exchange(p.lease(), route.policy()));
-    } else if (admission instanceof Admission.Replay r) {
-      return replay(r);
-    } else if (admission instanceof Admission.InFlight i) {
-      return problem(ProblemType.IN_FLIGHT, "A request with this key is being processed; retry later.", i.retryAfter());
-    } else if (admission instanceof Admission.FingerprintMismatch) {
-      return problem(ProblemType.KEY_REUSED, "This key was used with a different request; use a new key.");
-    } else if (admission instanceof Admission.StoreUnavailable s) {
-      return problem(ProblemType.STORE_UNAVAILABLE, "Nothing was executed; retry later.", s.retryAfter());
-    } else if (admission instanceof Admission.Unguarded) {
-      return new Decision.PassThrough(Decision.Reason.FAIL_OPEN);
-    } else {
-      // ResponseUnavailable, or a failure recorded by a non-HTTP caller of the same key.
-      return problem(ProblemType.RESPONSE_UNAVAILABLE,
-          "The request was processed; its response cannot be replayed. Do not retry with this key.");
-    }
+  private static Decision decide(Route route, Admission admission) {
+    return admission.accept(new Admission.Visitor<>() {
+      @Override
+      public Decision proceed(Admission.Proceed proceed) {
+        return new Decision.Proceed(new Exchange(proceed.lease(), route.policy()));
+      }
+
+      @Override
+      public Decision replay(Admission.Replay replay) {
+        return HttpIdempotency.replay(replay);
+      }
+
+      @Override
+      public Decision replayFailure(Admission.ReplayFailure replayFailure) {
+        // A failure recorded by a non-HTTP caller of the same key: there is no response to replay.
+        return notReplayable();
+      }
+
+      @Override
+      public Decision inFlight(Admission.InFlight inFlight) {
+        return problem(ProblemType.IN_FLIGHT, "A request with this key is being processed; retry later.",
+            inFlight.retryAfter());
+      }
+
+      @Override
+      public Decision fingerprintMismatch(Admission.FingerprintMismatch mismatch) {
+        return problem(ProblemType.KEY_REUSED, "This key was used with a different request; use a new key.");
+      }
+
+      @Override
+      public Decision responseUnavailable(Admission.ResponseUnavailable unavailable) {
+        return notReplayable();
+      }
+
+      @Override
+      public Decision storeUnavailable(Admission.StoreUnavailable unavailable) {
+        return problem(ProblemType.STORE_UNAVAILABLE, "Nothing was executed; retry later.", unavailable.retryAfter());
+      }
+
+      @Override
+      public Decision unguarded(Admission.Unguarded unguarded) {
+        return new Decision.PassThrough(Decision.Reason.FAIL_OPEN);
+      }
+
+      private Decision notReplayable() {
+        return problem(ProblemType.RESPONSE_UNAVAILABLE,
+            "The request was processed; its response cannot be replayed. Do not retry with this key.");
+      }
+    });
   }
 
   private static Decision replay(Admission.Replay replay) {

@@ -160,21 +160,41 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
       LOG.error("the message processor threw on {}/{}; redelivering the record", tp, record.offset(), e);
       a = new Acknowledgement.Redeliver(Duration.ofSeconds(1), Acknowledgement.RedeliverReason.TRANSIENT_FAILURE, e);
     }
-    if (a instanceof Acknowledgement.Redeliver r) {
-      redeliver(tp, record.offset(), r.delay());
+    return a.accept(new Acknowledgement.Visitor<Boolean>() {
+      @Override
+      public Boolean ack(Acknowledgement.Ack ack) {
+        return commit(tp, record);
+      }
+
+      @Override
+      public Boolean redeliver(Acknowledgement.Redeliver redeliver) {
+        KafkaIdempotentConsumer.this.redeliver(tp, record.offset(), redeliver.delay());
+        return false;
+      }
+
+      @Override
+      public Boolean deadLetter(Acknowledgement.DeadLetter deadLetter) {
+        return deadLetterAndCommit(tp, record, "final-failure", deadLetter.failure().code());
+      }
+
+      @Override
+      public Boolean reject(Acknowledgement.Reject reject) {
+        return deadLetterAndCommit(tp, record, reject.reason().name().toLowerCase(Locale.ROOT).replace('_', '-'), null);
+      }
+    });
+  }
+
+  /** Dead-letters the record, then commits past it; if the dead letter was not sent, seeks back to it. */
+  private boolean deadLetterAndCommit(TopicPartition tp, ConsumerRecord<byte[], byte[]> record, String reason,
+      String failureCode) {
+    if (!deadLetter(record, reason, failureCode)) {
+      redeliver(tp, record.offset(), Duration.ofSeconds(1));
       return false;
     }
-    if (a instanceof Acknowledgement.DeadLetter d) {
-      if (!deadLetter(record, "final-failure", d.failure().code())) {
-        redeliver(tp, record.offset(), Duration.ofSeconds(1));
-        return false;
-      }
-    } else if (a instanceof Acknowledgement.Reject rejected) {
-      if (!deadLetter(record, rejected.reason().name().toLowerCase(Locale.ROOT).replace('_', '-'), null)) {
-        redeliver(tp, record.offset(), Duration.ofSeconds(1));
-        return false;
-      }
-    }
+    return commit(tp, record);
+  }
+
+  private boolean commit(TopicPartition tp, ConsumerRecord<byte[], byte[]> record) {
     toCommit.put(tp, new OffsetAndMetadata(record.offset() + 1));
     return true;
   }

@@ -6,17 +6,39 @@ import java.util.Objects;
 
 /**
  * What a consumer does with a message once {@link MessageIdempotency} has processed it. Broker
- * modules map each case onto their broker; the table in {@code docs/messaging.md} lists how.
+ * modules map each case onto their broker with {@link #accept(Visitor)}, so that a case added later
+ * fails their compilation instead of being acknowledged by default; the table in
+ * {@code docs/messaging.md} lists how.
  *
  * <pre>{@code
- * Acknowledgement a = messages.process(delivery, handler);
- * if (a instanceof Acknowledgement.Ack) ack();
- * else if (a instanceof Acknowledgement.Redeliver r) redeliverAfter(r.delay());
- * else if (a instanceof Acknowledgement.DeadLetter d) { deadLetter(d.failure()); ack(); }
- * else if (a instanceof Acknowledgement.Reject r) { deadLetter(r.detail()); ack(); }
+ * messages.process(delivery, handler).accept(new Acknowledgement.Visitor<Void>() {
+ *   public Void ack(Acknowledgement.Ack a) { ack(); return null; }
+ *   public Void redeliver(Acknowledgement.Redeliver r) { redeliverAfter(r.delay()); return null; }
+ *   public Void deadLetter(Acknowledgement.DeadLetter d) { deadLetter(d.failure()); ack(); return null; }
+ *   public Void reject(Acknowledgement.Reject r) { deadLetter(r.detail()); ack(); return null; }
+ * });
  * }</pre>
  */
 public sealed interface Acknowledgement {
+
+  /**
+   * One method per variant of {@link Acknowledgement}. It has no default methods on purpose: a new
+   * variant adds a method here, and every broker's mapping stops compiling until it handles it.
+   *
+   * @param <R> what the visit answers
+   */
+  interface Visitor<R> {
+    R ack(Ack ack);
+
+    R redeliver(Redeliver redeliver);
+
+    R deadLetter(DeadLetter deadLetter);
+
+    R reject(Reject reject);
+  }
+
+  /** Calls the visitor's method for this variant and answers what it answers. */
+  <R> R accept(Visitor<R> visitor);
 
   /** Why a message is acknowledged. */
   enum AckReason {
@@ -53,6 +75,11 @@ public sealed interface Acknowledgement {
     public Ack {
       Objects.requireNonNull(reason, "reason");
     }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.ack(this);
+    }
   }
 
   /**
@@ -69,6 +96,11 @@ public sealed interface Acknowledgement {
         throw new IllegalArgumentException("delay must not be negative, was " + delay);
       }
     }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.redeliver(this);
+    }
   }
 
   /**
@@ -79,6 +111,11 @@ public sealed interface Acknowledgement {
   record DeadLetter(FinalFailure failure) implements Acknowledgement {
     public DeadLetter {
       Objects.requireNonNull(failure, "failure");
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.deadLetter(this);
     }
   }
 
@@ -93,6 +130,11 @@ public sealed interface Acknowledgement {
     public Reject {
       Objects.requireNonNull(reason, "reason");
       Objects.requireNonNull(detail, "detail");
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.reject(this);
     }
   }
 }

@@ -151,14 +151,59 @@ final class MessageSemantics<M> {
   /** Claims the message's record and, if this consumer wins it, runs the work in {@code unit}. */
   Acknowledgement run(Once once, Target target, Unit unit, Work work) {
     Admission admission = once.begin(target.scope(), target.key(), target.fingerprint(), policy);
-    if (admission instanceof Admission.Proceed p) {
-      return proceed(target, p.lease(), unit, work);
-    }
-    unit.discard();
-    if (admission instanceof Admission.Unguarded) {
-      return unguarded(target, work);
-    }
-    return settled(target, admission);
+    return admission.accept(new Admission.Visitor<>() {
+      @Override
+      public Acknowledgement proceed(Admission.Proceed proceed) {
+        return MessageSemantics.this.proceed(target, proceed.lease(), unit, work);
+      }
+
+      @Override
+      public Acknowledgement unguarded(Admission.Unguarded unguarded) {
+        unit.discard();
+        return MessageSemantics.this.unguarded(target, work);
+      }
+
+      @Override
+      public Acknowledgement inFlight(Admission.InFlight inFlight) {
+        unit.discard();
+        return MessageSemantics.this.inFlight;
+      }
+
+      @Override
+      public Acknowledgement fingerprintMismatch(Admission.FingerprintMismatch mismatch) {
+        unit.discard();
+        return refuse(RejectReason.KEY_REUSED, "key " + target.key() + " was processed before with a different payload")
+            .reject();
+      }
+
+      @Override
+      public Acknowledgement storeUnavailable(Admission.StoreUnavailable unavailable) {
+        unit.discard();
+        return new Redeliver(unavailable.retryAfter(), RedeliverReason.STORE_UNAVAILABLE, unavailable.cause());
+      }
+
+      @Override
+      public Acknowledgement replay(Admission.Replay replay) {
+        return duplicate();
+      }
+
+      @Override
+      public Acknowledgement replayFailure(Admission.ReplayFailure replayFailure) {
+        return duplicate();
+      }
+
+      @Override
+      public Acknowledgement responseUnavailable(Admission.ResponseUnavailable unavailable) {
+        return duplicate();
+      }
+
+      /** An earlier delivery's outcome stands, whatever it was. */
+      private Acknowledgement duplicate() {
+        unit.discard();
+        log.debug("message {} is a duplicate; acknowledging without running", target.key());
+        return DUPLICATE;
+      }
+    });
   }
 
   private Acknowledgement proceed(Target target, Lease lease, Unit unit, Work work) {
@@ -247,33 +292,20 @@ final class MessageSemantics<M> {
         : new Redeliver(policy.storeRetryAfter(), RedeliverReason.STORE_UNAVAILABLE, null);
   }
 
-  private Acknowledgement settled(Target target, Admission admission) {
-    if (admission instanceof Admission.InFlight) {
-      return inFlight;
-    } else if (admission instanceof Admission.FingerprintMismatch) {
-      return refuse(RejectReason.KEY_REUSED, "key " + target.key() + " was processed before with a different payload")
-          .reject();
-    } else if (admission instanceof Admission.StoreUnavailable s) {
-      return new Redeliver(s.retryAfter(), RedeliverReason.STORE_UNAVAILABLE, s.cause());
-    } else {
-      // Replay, ReplayFailure or ResponseUnavailable: an earlier delivery's outcome stands.
-      log.debug("message {} is a duplicate; acknowledging without running", target.key());
-      return DUPLICATE;
-    }
-  }
-
   private static FinalFailure asFinalFailure(Throwable error) {
     return error instanceof FinalFailure f ? f : new FinalFailure(error.getClass().getName(), error.getMessage());
   }
 
-  /** Whether {@code policy} may be used by a transactional consumer; the reason if not. */
-  static String transactionalConflict(ExecutionPolicy policy) {
+  /** Why {@code policy} may not be used by a transactional consumer; empty if it may. */
+  static Optional<String> transactionalConflict(ExecutionPolicy policy) {
     if (policy.heartbeat()) {
-      return "policy.heartbeat must be false in transactional mode: the record is invisible to others until commit";
+      return Optional.of(
+          "policy.heartbeat must be false in transactional mode: the record is invisible to others until commit");
     }
     if (policy.failureMode() == FailureMode.FAIL_OPEN) {
-      return "policy.failureMode must be FAIL_CLOSED in transactional mode: the store is the business database";
+      return Optional.of(
+          "policy.failureMode must be FAIL_CLOSED in transactional mode: the store is the business database");
     }
-    return null;
+    return Optional.empty();
   }
 }

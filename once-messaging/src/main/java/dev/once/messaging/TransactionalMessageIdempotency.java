@@ -140,10 +140,9 @@ public final class TransactionalMessageIdempotency<M> implements AutoCloseable {
      */
     public TransactionalMessageIdempotency<M> build() {
       ExecutionPolicy p = policy != null ? policy : ExecutionPolicy.DEFAULTS.toBuilder().heartbeat(false).build();
-      String conflict = MessageSemantics.transactionalConflict(p);
-      if (conflict != null) {
+      MessageSemantics.transactionalConflict(p).ifPresent(conflict -> {
         throw new IllegalStateException(conflict);
-      }
+      });
       return new TransactionalMessageIdempotency<>(this, semantics(p));
     }
   }

@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.Timer;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -59,6 +60,49 @@ public final class OnceMetrics implements OnceListener {
   private final Counter failOpenPasses;
   private final Counter storeFailures;
   private final Map<String, Timer> storeCalls = new ConcurrentHashMap<>();
+  /** The counter an event increments; one visitor for all events, so counting allocates no visitor. */
+  private final OnceEvent.Visitor<Optional<Counter>> counterOf = new OnceEvent.Visitor<>() {
+    @Override
+    public Optional<Counter> executed(OnceEvent.Executed executed) {
+      return Optional.of(executions.get(executed.outcome()).get(executed.recording()));
+    }
+
+    @Override
+    public Optional<Counter> replayed(OnceEvent.Replayed replayed) {
+      // Only recorded outcomes are replayed; a transient one (never sent by the engine) counts nowhere.
+      return Optional.ofNullable(replays.get(replayed.outcome()));
+    }
+
+    @Override
+    public Optional<Counter> inFlightConflict(OnceEvent.InFlightConflict conflict) {
+      return Optional.of(inFlightConflicts);
+    }
+
+    @Override
+    public Optional<Counter> fingerprintMismatch(OnceEvent.FingerprintMismatch mismatch) {
+      return Optional.of(fingerprintMismatches);
+    }
+
+    @Override
+    public Optional<Counter> leaseStolen(OnceEvent.LeaseStolen stolen) {
+      return Optional.of(leaseSteals);
+    }
+
+    @Override
+    public Optional<Counter> leaseLost(OnceEvent.LeaseLost lost) {
+      return Optional.of(leaseLost);
+    }
+
+    @Override
+    public Optional<Counter> failOpen(OnceEvent.FailOpen failOpen) {
+      return Optional.of(failOpenPasses);
+    }
+
+    @Override
+    public Optional<Counter> storeFailure(OnceEvent.StoreFailure failure) {
+      return Optional.of(storeFailures);
+    }
+  };
 
   private OnceMetrics(MeterRegistry registry, Tags tags) {
     this.registry = registry;
@@ -111,26 +155,7 @@ public final class OnceMetrics implements OnceListener {
 
   @Override
   public void onEvent(OnceEvent event) {
-    if (event instanceof OnceEvent.Executed e) {
-      executions.get(e.outcome()).get(e.recording()).increment();
-    } else if (event instanceof OnceEvent.Replayed r) {
-      Counter c = replays.get(r.outcome());
-      if (c != null) {
-        c.increment();
-      }
-    } else if (event instanceof OnceEvent.InFlightConflict) {
-      inFlightConflicts.increment();
-    } else if (event instanceof OnceEvent.FingerprintMismatch) {
-      fingerprintMismatches.increment();
-    } else if (event instanceof OnceEvent.LeaseStolen) {
-      leaseSteals.increment();
-    } else if (event instanceof OnceEvent.LeaseLost) {
-      leaseLost.increment();
-    } else if (event instanceof OnceEvent.FailOpen) {
-      failOpenPasses.increment();
-    } else if (event instanceof OnceEvent.StoreFailure) {
-      storeFailures.increment();
-    }
+    event.accept(counterOf).ifPresent(Counter::increment);
   }
 
   @Override

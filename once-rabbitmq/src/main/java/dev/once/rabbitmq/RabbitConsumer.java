@@ -118,9 +118,6 @@ public final class RabbitConsumer implements AutoCloseable {
       a = new Acknowledgement.Redeliver(Duration.ZERO, Acknowledgement.RedeliverReason.TRANSIENT_FAILURE, e);
     }
     counters.acknowledged(a);
-    if (delivery.getEnvelope().isRedeliver() && a instanceof Acknowledgement.Ack) {
-      log.debug("a redelivery on {} was acknowledged ({}): an earlier delivery went unacknowledged", queue, a);
-    }
     try {
       settle(delivery, a);
     } catch (IOException | TimeoutException | RuntimeException e) {
@@ -135,20 +132,46 @@ public final class RabbitConsumer implements AutoCloseable {
 
   private void settle(Delivery delivery, Acknowledgement a) throws IOException, TimeoutException, InterruptedException {
     long tag = delivery.getEnvelope().getDeliveryTag();
-    if (a instanceof Acknowledgement.Ack) {
-      channel.basicAck(tag, false);
-    } else if (a instanceof Acknowledgement.Redeliver r) {
-      if (!delayedRedelivery || r.delay().isZero()) {
-        channel.basicNack(tag, false, true);
-      } else {
-        publishConfirmed("", declareRetryQueue(r.delay()), delivery.getProperties(), delivery.getBody());
-        channel.basicAck(tag, false);
+    a.accept(new Acknowledgement.Visitor<Settle>() {
+      @Override
+      public Settle ack(Acknowledgement.Ack ack) {
+        if (delivery.getEnvelope().isRedeliver()) {
+          log.debug("a redelivery on {} was acknowledged ({}): an earlier delivery went unacknowledged", queue, ack);
+        }
+        return () -> channel.basicAck(tag, false);
       }
-    } else if (a instanceof Acknowledgement.DeadLetter d) {
-      deadLetter(delivery, "final-failure", d.failure().code());
-    } else {
-      deadLetter(delivery, ((Acknowledgement.Reject) a).reason().name().toLowerCase(java.util.Locale.ROOT), null);
-    }
+
+      @Override
+      public Settle redeliver(Acknowledgement.Redeliver redeliver) {
+        if (!delayedRedelivery || redeliver.delay().isZero()) {
+          return () -> channel.basicNack(tag, false, true);
+        }
+        return () -> {
+          publishConfirmed("", declareRetryQueue(redeliver.delay()), delivery.getProperties(), delivery.getBody());
+          channel.basicAck(tag, false);
+        };
+      }
+
+      @Override
+      public Settle deadLetter(Acknowledgement.DeadLetter deadLetter) {
+        return () -> RabbitConsumer.this.deadLetter(delivery, "final-failure", deadLetter.failure().code());
+      }
+
+      @Override
+      public Settle reject(Acknowledgement.Reject reject) {
+        return () -> RabbitConsumer.this.deadLetter(delivery,
+            reject.reason().name().toLowerCase(java.util.Locale.ROOT), null);
+      }
+    }).run();
+  }
+
+  /**
+   * The broker calls that carry out an acknowledgement. An acknowledgement is mapped to one before
+   * it runs because the channel's calls throw checked exceptions that a visitor cannot.
+   */
+  @FunctionalInterface
+  private interface Settle {
+    void run() throws IOException, TimeoutException, InterruptedException;
   }
 
   private void deadLetter(Delivery delivery, String reason, String failureCode)

@@ -2,6 +2,7 @@ package dev.once.servlet;
 
 import dev.once.Outcome;
 import dev.once.http.Decision;
+import dev.once.http.Exchange;
 import dev.once.http.Headers;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.IncomingRequest;
@@ -20,6 +21,7 @@ import java.security.Principal;
 import java.util.Enumeration;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A servlet {@link Filter} that gives every route of an application the idempotency semantics of
@@ -69,6 +71,24 @@ public final class OnceFilter implements Filter {
   /** See {@link #OUTCOME}. */
   public static final String AMBIGUOUS = "ambiguous";
 
+  /** The exchange of a request this filter must guard; empty for one it answers or passes through. */
+  private static final Decision.Visitor<Optional<Exchange>> ADMITTED = new Decision.Visitor<>() {
+    @Override
+    public Optional<Exchange> proceed(Decision.Proceed proceed) {
+      return Optional.of(proceed.exchange());
+    }
+
+    @Override
+    public Optional<Exchange> respond(Decision.Respond respond) {
+      return Optional.empty();
+    }
+
+    @Override
+    public Optional<Exchange> passThrough(Decision.PassThrough passThrough) {
+      return Optional.empty();
+    }
+  };
+
   private final HttpIdempotency http;
   private final TransactionBoundary transactions;
 
@@ -115,17 +135,32 @@ public final class OnceFilter implements Filter {
     }
     if (request.getHeader(HttpIdempotency.KEY_HEADER) == null) {
       // Nothing to fingerprint nor store: the body stays unread for the handler to stream.
-      Decision decision = http.begin(route, incoming(request, method, path, null));
-      if (decision instanceof Decision.Respond r) {
-        if (request.getContentLengthLong() > 0 || request.getHeader("Transfer-Encoding") != null) {
-          // Refused with its body unread: the server may close the connection once the answer is
-          // sent, and a client that pooled it would send its next request into a closed socket.
-          response.setHeader("Connection", "close");
+      http.begin(route, incoming(request, method, path, null)).accept(new Decision.Visitor<Send>() {
+        @Override
+        public Send respond(Decision.Respond respond) {
+          return () -> {
+            if (request.getContentLengthLong() > 0 || request.getHeader("Transfer-Encoding") != null) {
+              // Refused with its body unread: the server may close the connection once the answer is
+              // sent, and a client that pooled it would send its next request into a closed socket.
+              response.setHeader("Connection", "close");
+            }
+            Responses.write(response, respond.response());
+          };
         }
-        Responses.write(response, r.response());
-      } else {
-        chain.doFilter(request, response);
-      }
+
+        @Override
+        public Send passThrough(Decision.PassThrough passThrough) {
+          return () -> chain.doFilter(request, response);
+        }
+
+        @Override
+        public Send proceed(Decision.Proceed proceed) {
+          // Only a request with a key is ever claimed. Should one be, the handler has not run: the
+          // key is released, and the request refused rather than run without its exchange.
+          proceed.exchange().fail();
+          throw new IllegalStateException("a request without an Idempotency-Key was admitted to run guarded");
+        }
+      }).run();
       return;
     }
     byte[] body = RequestBody.read(request, route.policy().maxRequestBytes());
@@ -197,15 +232,17 @@ public final class OnceFilter implements Filter {
 
     TransactionBoundary.Ending run(boolean mayGoAsync) throws IOException, ServletException {
       decision = http.begin(route, incoming);
-      if (!(decision instanceof Decision.Proceed p)) {
+      Optional<Exchange> admitted = decision.accept(ADMITTED);
+      if (admitted.isEmpty()) {
         // A replay or a problem only read; a pass-through (fail-open) runs after.
         return TransactionBoundary.Ending.ROLL_BACK;
       }
-      guard = new GuardedExchange(p.exchange(), request,
+      Exchange exchange = admitted.get();
+      guard = new GuardedExchange(exchange, request,
           new CapturingResponse(response, request, route.policy().execution().maxResultBytes()));
       request.guardedBy(guard);
       request.setAttribute(EXCHANGE_ATTRIBUTE, guard);
-      request.setAttribute(EXCHANGE, p.exchange());
+      request.setAttribute(EXCHANGE, exchange);
       runHandler(guard, request, guard.response(), chain);
       if (request.isAsyncStarted()) {
         if (!mayGoAsync) {
@@ -224,15 +261,27 @@ public final class OnceFilter implements Filter {
     }
 
     void send() throws IOException, ServletException {
-      if (decision instanceof Decision.Proceed) {
-        if (!async) {
-          guard.send();
+      decision.accept(new Decision.Visitor<Send>() {
+        @Override
+        public Send proceed(Decision.Proceed proceed) {
+          // An asynchronous handler is sent when it completes, by its GuardedExchange.
+          return () -> {
+            if (!async) {
+              guard.send();
+            }
+          };
         }
-      } else if (decision instanceof Decision.Respond r) {
-        Responses.write(response, r.response());
-      } else {
-        chain.doFilter(request, response);
-      }
+
+        @Override
+        public Send respond(Decision.Respond respond) {
+          return () -> Responses.write(response, respond.response());
+        }
+
+        @Override
+        public Send passThrough(Decision.PassThrough passThrough) {
+          return () -> chain.doFilter(request, response);
+        }
+      }).run();
     }
   }
 
@@ -258,6 +307,15 @@ public final class OnceFilter implements Filter {
     Principal principal = request.getUserPrincipal();
     return new IncomingRequest(method, path, request.getQueryString(), headers.build(), body,
         principal == null ? null : principal.getName());
+  }
+
+  /**
+   * What a decision makes the filter do to the servlet response. A decision is mapped to one before
+   * it runs because the container's calls throw checked exceptions that a visitor cannot.
+   */
+  @FunctionalInterface
+  private interface Send {
+    void run() throws IOException, ServletException;
   }
 
   /** Builds an {@link OnceFilter}. */

@@ -176,16 +176,33 @@ public final class SqsConsumer implements AutoCloseable {
   }
 
   private void settle(Message m, Acknowledgement a) {
-    if (a instanceof Acknowledgement.Ack) {
-      delete(m);
-    } else if (a instanceof Acknowledgement.Redeliver r) {
-      int seconds = (int) Math.min(MAX_VISIBILITY_SECONDS, (r.delay().toMillis() + 999) / 1000);
-      sqs.changeMessageVisibility(x -> x.queueUrl(queueUrl).receiptHandle(m.receiptHandle()).visibilityTimeout(seconds));
-    } else if (a instanceof Acknowledgement.DeadLetter d) {
-      deadLetter(m, "final-failure", d.failure().code());
-    } else {
-      deadLetter(m, ((Acknowledgement.Reject) a).reason().name().toLowerCase(Locale.ROOT), null);
-    }
+    a.accept(new Acknowledgement.Visitor<Void>() {
+      @Override
+      public Void ack(Acknowledgement.Ack ack) {
+        delete(m);
+        return null;
+      }
+
+      @Override
+      public Void redeliver(Acknowledgement.Redeliver redeliver) {
+        int seconds = (int) Math.min(MAX_VISIBILITY_SECONDS, (redeliver.delay().toMillis() + 999) / 1000);
+        sqs.changeMessageVisibility(x -> x.queueUrl(queueUrl).receiptHandle(m.receiptHandle())
+            .visibilityTimeout(seconds));
+        return null;
+      }
+
+      @Override
+      public Void deadLetter(Acknowledgement.DeadLetter deadLetter) {
+        SqsConsumer.this.deadLetter(m, "final-failure", deadLetter.failure().code());
+        return null;
+      }
+
+      @Override
+      public Void reject(Acknowledgement.Reject reject) {
+        SqsConsumer.this.deadLetter(m, reject.reason().name().toLowerCase(Locale.ROOT), null);
+        return null;
+      }
+    });
   }
 
   private void deadLetter(Message m, String reason, String failureCode) {

@@ -48,16 +48,42 @@ public final class QuickStart {
   }
 
   private static void show(String label, ExecutionResult<String> result) {
-    String shown;
-    if (result instanceof ExecutionResult.Executed<String> e) {
-      shown = "EXECUTED  -> " + e.value();
-    } else if (result instanceof ExecutionResult.Replayed<String> r) {
-      shown = "REPLAYED  -> " + r.value();
-    } else if (result instanceof ExecutionResult.FingerprintMismatch) {
-      shown = "REFUSED   -> the key was used for a different request (HTTP 422)";
-    } else {
-      shown = result.toString();
-    }
+    String shown = result.accept(new ExecutionResult.Visitor<String, String>() {
+      @Override
+      public String executed(ExecutionResult.Executed<String> executed) {
+        return "EXECUTED  -> " + executed.value();
+      }
+
+      @Override
+      public String replayed(ExecutionResult.Replayed<String> replayed) {
+        return "REPLAYED  -> " + replayed.value();
+      }
+
+      @Override
+      public String failed(ExecutionResult.Failed<String> failed) {
+        return "FAILED    -> " + failed.failure().code();
+      }
+
+      @Override
+      public String inFlight(ExecutionResult.InFlight<String> inFlight) {
+        return "IN FLIGHT -> retry after " + inFlight.retryAfter() + " (HTTP 409)";
+      }
+
+      @Override
+      public String fingerprintMismatch(ExecutionResult.FingerprintMismatch<String> mismatch) {
+        return "REFUSED   -> the key was used for a different request (HTTP 422)";
+      }
+
+      @Override
+      public String responseUnavailable(ExecutionResult.ResponseUnavailable<String> unavailable) {
+        return "DONE      -> but its result was not stored (HTTP 409)";
+      }
+
+      @Override
+      public String storeUnavailable(ExecutionResult.StoreUnavailable<String> unavailable) {
+        return "REFUSED   -> the store is down; retry after " + unavailable.retryAfter() + " (HTTP 503)";
+      }
+    });
     System.out.printf("%-50s %s%n", label + ":", shown);
   }
 }
