@@ -10,6 +10,7 @@
 # Usage (from the repository root, after building the jar):
 #   mvn -B -q -pl once-gateway -am package -DskipTests
 #   once-bench/gateway/run.sh            # DURATION=10s ROUNDS=3 CONNECTIONS=50 THREADS=2 WARMUP=5s GATEWAY_WARMUP=20s
+#   CASES="b c e" JAR=/tmp/other.jar once-bench/gateway/run.sh   # some cases only, another build (A/B)
 #
 # Every case runs once per round, the cases interleaved, and the table shows each case's median
 # round by throughput: on a shared machine, load from elsewhere then hits all cases alike.
@@ -20,7 +21,7 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-JAR="$ROOT/once-gateway/target/once-gateway.jar"
+JAR="${JAR:-$ROOT/once-gateway/target/once-gateway.jar}"
 HERE="$ROOT/once-bench/gateway"
 DURATION="${DURATION:-10s}"
 ROUNDS="${ROUNDS:-3}"
@@ -132,25 +133,30 @@ gateway() { # name extra-args...
 
 reachable() { timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
 
+CASES="${CASES:-a b c d d2 e f g h}"
+want() { [[ " $CASES " == *" $1 "* ]]; }
+
 echo "# wrk -t$THREADS -c$CONNECTIONS -d$DURATION (after a $WARMUP warm-up), POST /ping with a fresh key each, $ROUNDS rounds" >&2
 for round in $(seq 1 "$ROUNDS"); do
   echo "# round $round (load average: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
-  measure "a-direct" "http://127.0.0.1:$UPSTREAM_PORT/ping"
-  measure "b-nginx" "http://127.0.0.1:$NGINX_PORT/ping"
-  gateway "c-gateway-uncovered" --config "$WORK/uncovered.yaml"
-  gateway "d-gateway-embedded" --store embedded
-  gateway "d2-gateway-embedded-process-crash" --store embedded --durability process-crash
-  if reachable 6379; then gateway "e-gateway-redis" --store redis://127.0.0.1:6379
+  if want a; then measure "a-direct" "http://127.0.0.1:$UPSTREAM_PORT/ping"; fi
+  if want b; then measure "b-nginx" "http://127.0.0.1:$NGINX_PORT/ping"; fi
+  if want c; then gateway "c-gateway-uncovered" --config "$WORK/uncovered.yaml"; fi
+  if want d; then gateway "d-gateway-embedded" --store embedded; fi
+  if want d2; then gateway "d2-gateway-embedded-process-crash" --store embedded --durability process-crash; fi
+  if ! want e; then :
+  elif reachable 6379; then gateway "e-gateway-redis" --store redis://127.0.0.1:6379
   else printf 'e-gateway-redis\tn/a\tn/a\tn/a\tRedis not reachable\n' | tee -a "$RESULTS"; fi
-  if reachable 5432; then
+  if ! want f; then :
+  elif reachable 5432; then
     TABLE="once_gateway_bench_$$_$round"
     gateway "f-gateway-postgres" --store postgres://postgres@127.0.0.1:5432/test --store-table "$TABLE"
     if command -v psql >/dev/null; then
       psql -q -h 127.0.0.1 -U postgres -d test -c "DROP TABLE IF EXISTS $TABLE CASCADE; DROP SEQUENCE IF EXISTS ${TABLE}_seq" >/dev/null 2>&1 || true
     fi
   else printf 'f-gateway-postgres\tn/a\tn/a\tn/a\tPostgreSQL not reachable\n' | tee -a "$RESULTS"; fi
-  BENCH_CYCLE=64 gateway "g-gateway-embedded-replays" --store embedded
-  SLOW_CLIENTS=1000 gateway "h-gateway-embedded-1000-slow-clients" --store embedded
+  if want g; then BENCH_CYCLE=64 gateway "g-gateway-embedded-replays" --store embedded; fi
+  if want h; then SLOW_CLIENTS=1000 gateway "h-gateway-embedded-1000-slow-clients" --store embedded; fi
 done
 
 echo >&2
