@@ -9,6 +9,10 @@ import dev.once.store.StoreUnavailableException;
 import dev.once.store.LeaseToken;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +34,7 @@ final class HeldLease implements Lease {
   private final byte[] recoveryPoint;
   private final ExecutionPolicy policy;
   private final Heartbeats heartbeats;
+  private final Executor blocking;
   private final AtomicBoolean finished = new AtomicBoolean();
   private final AtomicBoolean beating = new AtomicBoolean();
   private volatile boolean lost;
@@ -40,9 +45,10 @@ final class HeldLease implements Lease {
    * @param claimedAt when the claim that granted the lease was sent, by {@link System#nanoTime()}: the
    *     store started the lease no earlier, so the local deadline is never later than the store's
    * @param heartbeats keeps the lease alive until it is finished, or null if the policy has no heartbeat
+   * @param blocking where the asynchronous finishing calls of a blocking store run
    */
   HeldLease(IdempotencyStore store, Events events, RecordId id, long token, boolean stolen,
-      byte[] recoveryPoint, ExecutionPolicy policy, long claimedAt, Heartbeats heartbeats) {
+      byte[] recoveryPoint, ExecutionPolicy policy, long claimedAt, Heartbeats heartbeats, Executor blocking) {
     this.store = store;
     this.events = events;
     this.id = id;
@@ -53,6 +59,7 @@ final class HeldLease implements Lease {
     this.policy = policy;
     this.extendedAt = claimedAt;
     this.heartbeats = heartbeats;
+    this.blocking = blocking;
   }
 
   // ---------------------------------------------------------------- for Heartbeats
@@ -214,6 +221,32 @@ final class HeldLease implements Lease {
   }
 
   @Override
+  public CompletionStage<Recording> completeAsync(byte[] value) {
+    if (value.length > policy.maxResultBytes()) {
+      return completeWithoutResultAsync();
+    }
+    return finishAsync(Write.COMPLETE, Payloads.value(value));
+  }
+
+  @Override
+  public CompletionStage<Recording> failFinalAsync(byte[] value) {
+    if (value.length > policy.maxResultBytes()) {
+      return finishAsync(Write.FAIL_FINAL, Payloads.notStored()).thenApply(HeldLease::notStored);
+    }
+    return finishAsync(Write.FAIL_FINAL, Payloads.value(value));
+  }
+
+  @Override
+  public CompletionStage<Recording> completeWithoutResultAsync() {
+    return finishAsync(Write.COMPLETE, Payloads.notStored()).thenApply(HeldLease::notStored);
+  }
+
+  @Override
+  public CompletionStage<Recording> releaseAsync() {
+    return finishAsync(Write.RELEASE, null);
+  }
+
+  @Override
   public void abandon() {
     beginFinish();
     stopHeartbeat();
@@ -250,15 +283,11 @@ final class HeldLease implements Lease {
           log.warn("the store cannot keep the result of {} ({}); recording the outcome without it", id, e.getMessage());
           return notStored(write(write, Payloads.notStored()));
         }
-        if (applied) {
-          return write == Write.RELEASE ? Recording.RELEASED : Recording.RECORDED;
+        if (applied || (failure != null && alreadyApplied(write))) {
+          // Applied now, or by an earlier attempt that reached the store although its answer was lost.
+          return written(write);
         }
-        if (failure != null && alreadyApplied(write)) {
-          // An earlier attempt reached the store although its answer was lost.
-          return write == Write.RELEASE ? Recording.RELEASED : Recording.RECORDED;
-        }
-        markLost("was taken over");
-        return Recording.LEASE_LOST;
+        return lostToAnother();
       } catch (StoreUnavailableException e) {
         failure = e;
       }
@@ -268,13 +297,80 @@ final class HeldLease implements Lease {
     return Recording.UNKNOWN;
   }
 
-  private boolean alreadyApplied(Write write) {
-    Optional<IdempotencyRecord> now;
+  private CompletionStage<Recording> finishAsync(Write write, byte[] payload) {
     try {
-      now = store.get(id);
+      beginFinish();
+    } catch (IllegalStateException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    stopHeartbeat();
+    return writeAsync(write, payload, 0, null);
+  }
+
+  /**
+   * {@link #write}, one attempt per stage: the same backoff, the same fallback for a result the store
+   * cannot keep, the same check that an attempt whose answer was lost did land, and no thread held.
+   */
+  private CompletionStage<Recording> writeAsync(Write write, byte[] payload, int attempt,
+      StoreUnavailableException failure) {
+    if (attempt == FINISH_BACKOFF_MILLIS.length) {
+      log.warn("could not record the outcome of {} (token {}); the record stays in progress until its lease ends",
+          id, token, failure);
+      return CompletableFuture.completedFuture(Recording.UNKNOWN);
+    }
+    return after(FINISH_BACKOFF_MILLIS[attempt])
+        .thenCompose(v -> write.applyAsync(store, id, token, payload, policy, blocking))
+        .handle((applied, error) -> {
+          Throwable cause = error == null ? null : Causes.of(error);
+          if (cause == null) {
+            if (applied) {
+              return CompletableFuture.completedFuture(written(write));
+            }
+            if (failure == null) {
+              return CompletableFuture.completedFuture(lostToAnother());
+            }
+            return store.getAsync(id, blocking).handle((now, e) -> e == null && alreadyApplied(write, now)
+                ? written(write) : lostToAnother());
+          }
+          if (cause instanceof ResultTooLargeException e) {
+            if (payload == Payloads.notStored()) {
+              return CompletableFuture.<Recording>failedFuture(e);
+            }
+            log.warn("the store cannot keep the result of {} ({}); recording the outcome without it", id, e.getMessage());
+            return writeAsync(write, Payloads.notStored(), 0, null).thenApply(HeldLease::notStored);
+          }
+          if (cause instanceof StoreUnavailableException e) {
+            return writeAsync(write, payload, attempt + 1, e);
+          }
+          return CompletableFuture.<Recording>failedFuture(cause);
+        })
+        .thenCompose(stage -> stage);
+  }
+
+  private static CompletionStage<Void> after(long millis) {
+    return millis == 0 ? CompletableFuture.completedFuture(null)
+        : CompletableFuture.runAsync(() -> {}, CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS));
+  }
+
+  private static Recording written(Write write) {
+    return write == Write.RELEASE ? Recording.RELEASED : Recording.RECORDED;
+  }
+
+  private Recording lostToAnother() {
+    markLost("was taken over");
+    return Recording.LEASE_LOST;
+  }
+
+  private boolean alreadyApplied(Write write) {
+    try {
+      return alreadyApplied(write, store.get(id));
     } catch (StoreUnavailableException e) {
       return false;
     }
+  }
+
+  /** Whether the record as it is {@code now} shows that this lease's write landed. */
+  private boolean alreadyApplied(Write write, Optional<IdempotencyRecord> now) {
     if (write == Write.RELEASE) {
       return now.isEmpty() || now.get().token() > token;
     }
@@ -296,25 +392,23 @@ final class HeldLease implements Lease {
 
   /** The three fenced writes that finish a lease. */
   private enum Write {
-    COMPLETE {
-      @Override
-      boolean apply(IdempotencyStore s, RecordId id, long token, byte[] payload, ExecutionPolicy p) {
-        return s.complete(id, token, payload, p.ttl());
-      }
-    },
-    FAIL_FINAL {
-      @Override
-      boolean apply(IdempotencyStore s, RecordId id, long token, byte[] payload, ExecutionPolicy p) {
-        return s.failFinal(id, token, payload, p.ttl());
-      }
-    },
-    RELEASE {
-      @Override
-      boolean apply(IdempotencyStore s, RecordId id, long token, byte[] payload, ExecutionPolicy p) {
-        return s.release(id, token);
-      }
-    };
+    COMPLETE, FAIL_FINAL, RELEASE;
 
-    abstract boolean apply(IdempotencyStore s, RecordId id, long token, byte[] payload, ExecutionPolicy p);
+    boolean apply(IdempotencyStore s, RecordId id, long token, byte[] payload, ExecutionPolicy p) {
+      return switch (this) {
+        case COMPLETE -> s.complete(id, token, payload, p.ttl());
+        case FAIL_FINAL -> s.failFinal(id, token, payload, p.ttl());
+        case RELEASE -> s.release(id, token);
+      };
+    }
+
+    CompletionStage<Boolean> applyAsync(IdempotencyStore s, RecordId id, long token, byte[] payload, ExecutionPolicy p,
+        Executor blocking) {
+      return switch (this) {
+        case COMPLETE -> s.completeAsync(id, token, payload, p.ttl(), blocking);
+        case FAIL_FINAL -> s.failFinalAsync(id, token, payload, p.ttl(), blocking);
+        case RELEASE -> s.releaseAsync(id, token, blocking);
+      };
+    }
   }
 }

@@ -1,5 +1,7 @@
 package dev.once;
 
+import java.util.concurrent.CompletionStage;
+
 /**
  * A held lease, from {@link Admission.Proceed}. While held, it is extended by heartbeat (if the
  * policy says so). Finish it exactly once with one of {@link #complete}, {@link #failFinal(byte[])},
@@ -34,4 +36,20 @@ public interface Lease extends ExecutionContext {
    * effect is unknown (a timeout after the request was sent), where releasing could duplicate it.
    */
   void abandon();
+
+  /**
+   * {@link #complete}, without a thread waiting for the store where its client is asynchronous
+   * (others are called on the engine's store executor); retries a failing store as {@link #complete}
+   * does, without holding a thread between attempts.
+   */
+  CompletionStage<Recording> completeAsync(byte[] value);
+
+  /** {@link #failFinal(byte[])}, asynchronously, as {@link #completeAsync}. */
+  CompletionStage<Recording> failFinalAsync(byte[] value);
+
+  /** {@link #completeWithoutResult}, asynchronously, as {@link #completeAsync}. */
+  CompletionStage<Recording> completeWithoutResultAsync();
+
+  /** {@link #release}, asynchronously, as {@link #completeAsync}. */
+  CompletionStage<Recording> releaseAsync();
 }

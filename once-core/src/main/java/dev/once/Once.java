@@ -11,7 +11,10 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -41,6 +44,10 @@ public final class Once implements AutoCloseable {
   private final ExecutionPolicy defaults;
   private final Events events;
   private final Heartbeats heartbeats;
+  /** Where the asynchronous calls of a store without an asynchronous client block. */
+  private final Executor blocking;
+  /** The engine's own store executor, which it shuts down on close; null if it was given one. */
+  private final ExecutorService ownExecutor;
   private volatile boolean closed;
 
   private Once(Builder b) {
@@ -48,6 +55,8 @@ public final class Once implements AutoCloseable {
     this.defaults = b.defaults;
     this.events = Events.of(b.listener);
     this.heartbeats = new Heartbeats(store, b.scheduler, b.heartbeatThreads, b.heartbeatBatchSize);
+    this.ownExecutor = b.storeExecutor == null ? StoreExecutor.create(b.storeThreads) : null;
+    this.blocking = b.storeExecutor == null ? ownExecutor : b.storeExecutor;
   }
 
   /** Starts building an engine over this store. */
@@ -144,26 +153,85 @@ public final class Once implements AutoCloseable {
     try {
       long claimedAt = System.nanoTime();
       ClaimResult claim = store.claim(request);
-      if (claim instanceof ClaimResult.Claimed c) {
-        return proceed(id, c, policy, claimedAt);
-      }
-      IdempotencyRecord existing = ((ClaimResult.Existing) claim).record();
-      Optional<Admission> settled = settle(id, existing, fingerprint);
-      if (settled.isPresent()) {
-        return settled.get();
-      }
-      if (policy.inFlight() instanceof InFlightPolicy.Wait w) {
-        return awaitFirst(request, existing, w.maxWait(), policy);
-      }
-      events.inFlightConflict(id);
-      return new Admission.InFlight(retryAfter(existing));
+      return answer(request, claim, policy, claimedAt).orElseGet(() -> {
+        IdempotencyRecord existing = ((ClaimResult.Existing) claim).record();
+        if (policy.inFlight() instanceof InFlightPolicy.Wait w) {
+          return awaitFirst(request, existing, w.maxWait(), policy);
+        }
+        return conflict(id, existing);
+      });
     } catch (StoreUnavailableException e) {
       return storeUnavailable(id, e, policy);
     } catch (UnreadableRecordException e) {
-      // The operation ran before (or began to): running it again could duplicate its effect.
-      log.warn("{}; answering 'response unavailable'", e.getMessage());
-      return new Admission.ResponseUnavailable();
+      return unreadable(e);
     }
+  }
+
+  /**
+   * {@link #begin}, without a thread waiting for the store where its client is asynchronous (see
+   * {@link IdempotencyStore}); other stores are called on the engine's store executor
+   * ({@link Builder#storeExecutor}). In wait mode a duplicate holds no thread while it waits. The
+   * stage completes with the admission {@link #begin} would return, or exceptionally with the
+   * {@link IllegalStateException} it would throw.
+   */
+  public CompletionStage<Admission> beginAsync(Scope scope, IdempotencyKey key, Fingerprint fingerprint,
+      ExecutionPolicy policy) {
+    Objects.requireNonNull(policy, "policy");
+    RecordId id = RecordId.of(scope, key);
+    ClaimRequest request = new ClaimRequest(id, fingerprint, policy.lease(), policy.ttl());
+    try {
+      requireOpen(policy);
+    } catch (IllegalStateException e) {
+      return CompletableFuture.failedFuture(e);
+    }
+    long claimedAt = System.nanoTime();
+    return store.claimAsync(request, blocking).handle((claim, failure) -> {
+      if (failure != null) {
+        Throwable cause = Causes.of(failure);
+        if (cause instanceof StoreUnavailableException e) {
+          return CompletableFuture.completedFuture(storeUnavailable(id, e, policy));
+        }
+        if (cause instanceof UnreadableRecordException e) {
+          return CompletableFuture.completedFuture(unreadable(e));
+        }
+        return CompletableFuture.<Admission>failedFuture(cause);
+      }
+      try {
+        Optional<Admission> answer = answer(request, claim, policy, claimedAt);
+        if (answer.isPresent()) {
+          return CompletableFuture.completedFuture(answer.get());
+        }
+      } catch (UnreadableRecordException e) {
+        return CompletableFuture.completedFuture(unreadable(e));
+      }
+      IdempotencyRecord existing = ((ClaimResult.Existing) claim).record();
+      if (policy.inFlight() instanceof InFlightPolicy.Wait w) {
+        return awaitFirstAsync(request, existing, System.nanoTime() + w.maxWait().toNanos(), MIN_POLL_NANOS, policy);
+      }
+      return CompletableFuture.completedFuture(conflict(id, existing));
+    }).thenCompose(stage -> stage);
+  }
+
+  /**
+   * What a claim settles for this request: the lease, a replay or a mismatch; empty while another
+   * request holds the key, which the caller answers as it waits or refuses.
+   */
+  private Optional<Admission> answer(ClaimRequest request, ClaimResult claim, ExecutionPolicy policy, long claimedAt) {
+    if (claim instanceof ClaimResult.Claimed c) {
+      return Optional.of(proceed(request.id(), c, policy, claimedAt));
+    }
+    return settle(request.id(), ((ClaimResult.Existing) claim).record(), request.fingerprint());
+  }
+
+  private Admission conflict(RecordId id, IdempotencyRecord existing) {
+    events.inFlightConflict(id);
+    return new Admission.InFlight(retryAfter(existing));
+  }
+
+  private static Admission unreadable(UnreadableRecordException e) {
+    // The operation ran before (or began to): running it again could duplicate its effect.
+    log.warn("{}; answering 'response unavailable'", e.getMessage());
+    return new Admission.ResponseUnavailable();
   }
 
   /**
@@ -175,18 +243,39 @@ public final class Once implements AutoCloseable {
   public Optional<Admission> existing(Scope scope, IdempotencyKey key, Fingerprint fingerprint) {
     RecordId id = RecordId.of(scope, key);
     try {
-      Optional<IdempotencyRecord> record = store.get(id);
-      if (record.isEmpty()) {
-        return Optional.empty();
-      }
-      return Optional.of(settle(id, record.get(), fingerprint)
-          .orElseGet(() -> new Admission.InFlight(retryAfter(record.get()))));
+      return existing(id, store.get(id), fingerprint);
     } catch (StoreUnavailableException e) {
       return Optional.empty();
     } catch (UnreadableRecordException e) {
-      log.warn("{}; answering 'response unavailable'", e.getMessage());
-      return Optional.of(new Admission.ResponseUnavailable());
+      return Optional.of(unreadable(e));
     }
+  }
+
+  /** {@link #existing}, asynchronously, as {@link #beginAsync} calls the store. */
+  public CompletionStage<Optional<Admission>> existingAsync(Scope scope, IdempotencyKey key, Fingerprint fingerprint) {
+    RecordId id = RecordId.of(scope, key);
+    return store.getAsync(id, blocking).handle((record, failure) -> {
+      Throwable cause = failure == null ? null : Causes.of(failure);
+      if (cause instanceof StoreUnavailableException) {
+        return Optional.<Admission>empty();
+      }
+      try {
+        if (cause != null) {
+          throw cause instanceof RuntimeException r ? r : new java.util.concurrent.CompletionException(cause);
+        }
+        return existing(id, record, fingerprint);
+      } catch (UnreadableRecordException e) {
+        return Optional.of(unreadable(e));
+      }
+    });
+  }
+
+  private Optional<Admission> existing(RecordId id, Optional<IdempotencyRecord> record, Fingerprint fingerprint) {
+    if (record.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(settle(id, record.get(), fingerprint)
+        .orElseGet(() -> new Admission.InFlight(retryAfter(record.get()))));
   }
 
   /**
@@ -220,41 +309,90 @@ public final class Once implements AutoCloseable {
     while (true) {
       long left = deadline - System.nanoTime();
       if (left <= 0) {
-        events.inFlightConflict(id);
-        return new Admission.InFlight(retryAfter(last));
+        return conflict(id, last);
       }
       CompletableFuture<Void> change = store.awaitChange(id);
       try {
         long claimedAt = System.nanoTime();
         ClaimResult claim = store.claim(request);
-        if (claim instanceof ClaimResult.Claimed c) {
-          return proceed(id, c, policy, claimedAt);
+        Optional<Admission> answer = answer(request, claim, policy, claimedAt);
+        if (answer.isPresent()) {
+          return answer.get();
         }
         last = ((ClaimResult.Existing) claim).record();
-        Optional<Admission> settled = settle(id, last, request.fingerprint());
-        if (settled.isPresent()) {
-          return settled.get();
-        }
-        // Wake at the latest when the lease ends (a crashed holder sends no notification).
-        long wait = Math.min(left, last.leaseRemaining().toNanos() + MIN_POLL_NANOS);
-        if (!store.notifiesChanges()) {
-          wait = Math.min(wait, poll);
-          poll = Math.min(poll * 2, MAX_POLL_NANOS);
-        }
+        long wait = waitNanos(left, last, poll);
+        poll = nextPoll(poll);
         if (!awaitQuietly(change, wait)) {
-          events.inFlightConflict(id);
-          return new Admission.InFlight(retryAfter(last));
+          return conflict(id, last);
         }
       } catch (StoreUnavailableException e) {
-        // The store said the first request is in flight: running this duplicate unguarded now
-        // (fail-open) could run the operation twice. Answer what is known.
-        log.debug("store unavailable while {} waited on a request in flight: {}", id, e.toString());
-        events.inFlightConflict(id);
-        return new Admission.InFlight(retryAfter(last));
+        return unavailableWhileWaiting(id, last, e);
       } finally {
         change.cancel(false);
       }
     }
+  }
+
+  /**
+   * {@link #awaitFirst} without a thread: each round subscribes to changes, re-claims, and, while the
+   * key is still held, resumes when the record changes or the round's wait is over.
+   */
+  private CompletionStage<Admission> awaitFirstAsync(ClaimRequest request, IdempotencyRecord last, long deadline,
+      long poll, ExecutionPolicy policy) {
+    RecordId id = request.id();
+    long left = deadline - System.nanoTime();
+    if (left <= 0) {
+      return CompletableFuture.completedFuture(conflict(id, last));
+    }
+    CompletableFuture<Void> change = store.awaitChange(id);
+    long claimedAt = System.nanoTime();
+    return store.claimAsync(request, blocking).handle((claim, failure) -> {
+      if (failure != null) {
+        change.cancel(false);
+        Throwable cause = Causes.of(failure);
+        if (cause instanceof StoreUnavailableException e) {
+          return CompletableFuture.completedFuture(unavailableWhileWaiting(id, last, e));
+        }
+        return CompletableFuture.<Admission>failedFuture(cause);
+      }
+      Optional<Admission> answer;
+      try {
+        answer = answer(request, claim, policy, claimedAt);
+      } catch (UnreadableRecordException e) {
+        change.cancel(false);
+        return CompletableFuture.completedFuture(unreadable(e));
+      }
+      if (answer.isPresent()) {
+        change.cancel(false);
+        return CompletableFuture.completedFuture(answer.get());
+      }
+      IdempotencyRecord now = ((ClaimResult.Existing) claim).record();
+      // A separate future for the timeout: the store's own future must only ever be cancelled.
+      CompletableFuture<Void> woken = new CompletableFuture<>();
+      change.whenComplete((v, e) -> woken.complete(null));
+      woken.completeOnTimeout(null, waitNanos(left, now, poll), TimeUnit.NANOSECONDS);
+      return woken.thenCompose(v -> {
+        change.cancel(false);
+        return awaitFirstAsync(request, now, deadline, nextPoll(poll), policy);
+      });
+    }).thenCompose(stage -> stage);
+  }
+
+  /** How long one round of waiting lasts: until the lease ends at the latest (a crashed holder sends no notification). */
+  private long waitNanos(long left, IdempotencyRecord last, long poll) {
+    long wait = Math.min(left, last.leaseRemaining().toNanos() + MIN_POLL_NANOS);
+    return store.notifiesChanges() ? wait : Math.min(wait, poll);
+  }
+
+  private long nextPoll(long poll) {
+    return store.notifiesChanges() ? poll : Math.min(poll * 2, MAX_POLL_NANOS);
+  }
+
+  private Admission unavailableWhileWaiting(RecordId id, IdempotencyRecord last, StoreUnavailableException e) {
+    // The store said the first request is in flight: running this duplicate unguarded now
+    // (fail-open) could run the operation twice. Answer what is known.
+    log.debug("store unavailable while {} waited on a request in flight: {}", id, e.toString());
+    return conflict(id, last);
   }
 
   /** Waits for the future or the time; false if interrupted. */
@@ -281,7 +419,7 @@ public final class Once implements AutoCloseable {
 
   private Admission proceed(RecordId id, ClaimResult.Claimed c, ExecutionPolicy policy, long claimedAt) {
     HeldLease lease = new HeldLease(store, events, id, c.token(), c.stolen(), c.recoveryPoint(), policy,
-        claimedAt, policy.heartbeat() ? heartbeats : null);
+        claimedAt, policy.heartbeat() ? heartbeats : null, blocking);
     if (policy.heartbeat()) {
       try {
         heartbeats.register(lease);
@@ -426,6 +564,10 @@ public final class Once implements AutoCloseable {
   public void close() {
     closed = true;
     heartbeats.close();
+    if (ownExecutor != null) {
+      // Calls under way finish (a lease being recorded is recorded); no new ones start.
+      ownExecutor.shutdown();
+    }
   }
 
   /** Builds a {@link Once}. */
@@ -436,6 +578,8 @@ public final class Once implements AutoCloseable {
     private ScheduledExecutorService scheduler;
     private int heartbeatThreads = 4;
     private int heartbeatBatchSize = 5_000;
+    private Executor storeExecutor;
+    private int storeThreads = StoreExecutor.DEFAULT_THREADS;
 
     private Builder(IdempotencyStore store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -486,6 +630,31 @@ public final class Once implements AutoCloseable {
         throw new IllegalArgumentException("heartbeatBatchSize must be between 1 and 100000, was " + batchSize);
       }
       this.heartbeatBatchSize = batchSize;
+      return this;
+    }
+
+    /**
+     * Runs the asynchronous calls ({@link Once#beginAsync}, {@link Lease#completeAsync} …) of a store
+     * whose client is blocking (JDBC, SQLite) on this executor instead of the engine's own pool of
+     * {@link #storeThreads} threads. It should be bounded: a call it refuses is answered as the store
+     * being unavailable. The engine never shuts it down. Stores with an asynchronous client (Redis,
+     * in memory) do not use it.
+     */
+    public Builder storeExecutor(Executor executor) {
+      this.storeExecutor = Objects.requireNonNull(executor, "executor");
+      return this;
+    }
+
+    /**
+     * The size of the engine's own store executor (default 16, 1 to 1024), used when no
+     * {@link #storeExecutor} is given: at most this many blocking store calls of asynchronous callers
+     * run at once, and up to {@value StoreExecutor#QUEUE_PER_THREAD} per thread wait for one.
+     */
+    public Builder storeThreads(int threads) {
+      if (threads < 1 || threads > 1024) {
+        throw new IllegalArgumentException("storeThreads must be between 1 and 1024, was " + threads);
+      }
+      this.storeThreads = threads;
       return this;
     }
 

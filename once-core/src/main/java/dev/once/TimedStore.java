@@ -11,6 +11,9 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 
 /** Reports each store call's duration to a listener; only installed when someone listens. */
 final class TimedStore extends ForwardingStore {
@@ -124,5 +127,39 @@ final class TimedStore extends ForwardingStore {
     } finally {
       timed("purgeExpired", start);
     }
+  }
+
+  // The asynchronous calls are timed from the call to the reply, whichever thread completes them.
+
+  @Override
+  public CompletionStage<ClaimResult> claimAsync(ClaimRequest request, Executor blocking) {
+    return timedAsync("claim", () -> delegate.claimAsync(request, blocking));
+  }
+
+  @Override
+  public CompletionStage<Optional<IdempotencyRecord>> getAsync(RecordId id, Executor blocking) {
+    return timedAsync("get", () -> delegate.getAsync(id, blocking));
+  }
+
+  @Override
+  public CompletionStage<Boolean> completeAsync(RecordId id, long token, byte[] result, Duration ttl,
+      Executor blocking) {
+    return timedAsync("complete", () -> delegate.completeAsync(id, token, result, ttl, blocking));
+  }
+
+  @Override
+  public CompletionStage<Boolean> failFinalAsync(RecordId id, long token, byte[] result, Duration ttl,
+      Executor blocking) {
+    return timedAsync("failFinal", () -> delegate.failFinalAsync(id, token, result, ttl, blocking));
+  }
+
+  @Override
+  public CompletionStage<Boolean> releaseAsync(RecordId id, long token, Executor blocking) {
+    return timedAsync("release", () -> delegate.releaseAsync(id, token, blocking));
+  }
+
+  private <T> CompletionStage<T> timedAsync(String op, Supplier<CompletionStage<T>> call) {
+    long start = System.nanoTime();
+    return call.get().whenComplete((result, failure) -> timed(op, start));
   }
 }

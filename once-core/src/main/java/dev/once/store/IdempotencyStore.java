@@ -6,6 +6,8 @@ import java.util.HashSet;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 /**
  * The store SPI: a handful of atomic operations over records unique on (scope, key).
@@ -40,6 +42,14 @@ import java.util.concurrent.CompletableFuture;
  *   <li>Null arguments throw {@link NullPointerException}; a duration that is not positive, or a
  *       batch size below 1, throws {@link IllegalArgumentException}.
  * </ul>
+ *
+ * <p><b>Asynchronous calls.</b> {@link #claimAsync}, {@link #getAsync}, {@link #completeAsync},
+ * {@link #failFinalAsync} and {@link #releaseAsync} do what their blocking namesakes do and complete
+ * with what those return, or exceptionally with what those throw ({@link StoreUnavailableException}
+ * and the rest, not wrapped). A store whose client is asynchronous (Redis through Lettuce, the one in
+ * memory) overrides them so that no thread waits for the store; the defaults run the blocking call on
+ * the {@code blocking} executor the caller passes, a bounded pool it owns, and answer
+ * {@link StoreUnavailableException} when that pool refuses the call (it is full or shut down).
  *
  * <p>Byte arrays passed in are not modified, and may be kept by the store without copying: callers
  * must not change them afterwards. Byte arrays in returned records may likewise be shared with the
@@ -124,6 +134,33 @@ public interface IdempotencyStore extends AutoCloseable {
    */
   default CompletableFuture<Void> awaitChange(RecordId id) {
     return new CompletableFuture<>();
+  }
+
+  /** {@link #claim}, without a thread waiting where the store's client allows; see the class comment. */
+  default CompletionStage<ClaimResult> claimAsync(ClaimRequest request, Executor blocking) {
+    return Stages.onExecutor(() -> claim(request), blocking);
+  }
+
+  /** {@link #get}, asynchronously; see the class comment. */
+  default CompletionStage<Optional<IdempotencyRecord>> getAsync(RecordId id, Executor blocking) {
+    return Stages.onExecutor(() -> get(id), blocking);
+  }
+
+  /** {@link #complete}, asynchronously; see the class comment. */
+  default CompletionStage<Boolean> completeAsync(RecordId id, long token, byte[] result, Duration ttl,
+      Executor blocking) {
+    return Stages.onExecutor(() -> complete(id, token, result, ttl), blocking);
+  }
+
+  /** {@link #failFinal}, asynchronously; see the class comment. */
+  default CompletionStage<Boolean> failFinalAsync(RecordId id, long token, byte[] result, Duration ttl,
+      Executor blocking) {
+    return Stages.onExecutor(() -> failFinal(id, token, result, ttl), blocking);
+  }
+
+  /** {@link #release}, asynchronously; see the class comment. */
+  default CompletionStage<Boolean> releaseAsync(RecordId id, long token, Executor blocking) {
+    return Stages.onExecutor(() -> release(id, token), blocking);
   }
 
   /** Whether {@link #awaitChange} delivers real notifications, so waiters need not poll often. */

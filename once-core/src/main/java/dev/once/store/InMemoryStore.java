@@ -10,6 +10,8 @@ import java.util.Iterator;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -248,6 +250,35 @@ public final class InMemoryStore implements IdempotencyStore {
       waiters.changed(id);
     }
     return done[0];
+  }
+
+  // In memory nothing waits for I/O, so the asynchronous calls run on the caller's thread.
+
+  @Override
+  public CompletionStage<ClaimResult> claimAsync(ClaimRequest request, Executor blocking) {
+    return Stages.now(() -> claim(request));
+  }
+
+  @Override
+  public CompletionStage<Optional<IdempotencyRecord>> getAsync(RecordId id, Executor blocking) {
+    return Stages.now(() -> get(id));
+  }
+
+  @Override
+  public CompletionStage<Boolean> completeAsync(RecordId id, long token, byte[] result, Duration ttl,
+      Executor blocking) {
+    return Stages.now(() -> complete(id, token, result, ttl));
+  }
+
+  @Override
+  public CompletionStage<Boolean> failFinalAsync(RecordId id, long token, byte[] result, Duration ttl,
+      Executor blocking) {
+    return Stages.now(() -> failFinal(id, token, result, ttl));
+  }
+
+  @Override
+  public CompletionStage<Boolean> releaseAsync(RecordId id, long token, Executor blocking) {
+    return Stages.now(() -> release(id, token));
   }
 
   @Override

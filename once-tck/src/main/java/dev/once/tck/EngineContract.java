@@ -25,6 +25,7 @@ import dev.once.store.RecordState;
 import dev.once.tck.FaultyStore.Call;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -266,6 +267,117 @@ public abstract class EngineContract {
 
     assertThat(answer).isInstanceOf(ExecutionResult.InFlight.class);
     assertThat(runs).as("the duplicate ran unguarded").hasValue(0);
+  }
+
+  // ---------------------------------------------------------------- the asynchronous API
+
+  @Test
+  void anAsyncBeginClaimsAndItsAsyncCompletionIsReplayedToTheNextAsyncBegin() throws Exception {
+    RecordId id = Samples.newId();
+    Fingerprint fp = Samples.newFingerprint();
+
+    Lease lease = proceed(once.beginAsync(id.scope(), id.key(), fp, policy()));
+    assertThat(await(lease.completeAsync(new byte[] {7, 8}))).isEqualTo(Recording.RECORDED);
+    Admission replay = await(once.beginAsync(id.scope(), id.key(), fp, policy()));
+    Admission mismatch = await(once.beginAsync(id.scope(), id.key(), Samples.newFingerprint(), policy()));
+
+    assertThat(replay).isInstanceOfSatisfying(Admission.Replay.class,
+        r -> assertThat(r.value()).containsExactly(7, 8));
+    assertThat(mismatch).isInstanceOf(Admission.FingerprintMismatch.class);
+    assertThat(store.get(id)).hasValueSatisfying(r -> assertThat(r.state()).isEqualTo(RecordState.COMPLETED));
+  }
+
+  @Test
+  void anAsyncReleaseLetsTheNextAsyncBeginRunAfreshUnderALargerToken() throws Exception {
+    RecordId id = Samples.newId();
+    Fingerprint fp = Samples.newFingerprint();
+    Lease first = proceed(once.beginAsync(id.scope(), id.key(), fp, policy()));
+
+    assertThat(await(first.releaseAsync())).isEqualTo(Recording.RELEASED);
+    Lease second = proceed(once.beginAsync(id.scope(), id.key(), fp, policy()));
+
+    assertThat(second.token()).isGreaterThan(first.token());
+    assertThat(second.stolen()).isFalse();
+    assertThat(await(second.completeWithoutResultAsync())).isEqualTo(Recording.RESULT_NOT_STORED);
+    assertThat(await(once.beginAsync(id.scope(), id.key(), fp, policy())))
+        .isInstanceOf(Admission.ResponseUnavailable.class);
+  }
+
+  @Test
+  void anAsyncDuplicateIsRefusedWhileInFlightAndInWaitModeGetsTheReplayOnceTheFirstFinishes() throws Exception {
+    RecordId id = Samples.newId();
+    Fingerprint fp = Samples.newFingerprint();
+    Lease first = proceed(once.beginAsync(id.scope(), id.key(), fp, policy()));
+    ExecutionPolicy waiting = policy().toBuilder().inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20))).build();
+
+    Admission refused = await(once.beginAsync(id.scope(), id.key(), fp, policy()));
+    CompletableFuture<Admission> held = once.beginAsync(id.scope(), id.key(), fp, waiting).toCompletableFuture();
+    int claims = store.calls(Call.CLAIM);
+    assertThat(held).as("the waiting duplicate answered before the first finished").isNotDone();
+    assertThat(await(first.failFinalAsync(new byte[] {9}))).isEqualTo(Recording.RECORDED);
+
+    assertThat(refused).isInstanceOf(Admission.InFlight.class);
+    assertThat(held.get(30, TimeUnit.SECONDS)).isInstanceOfSatisfying(Admission.Replay.class,
+        r -> assertThat(r.value()).containsExactly(9));
+    assertThat(store.calls(Call.CLAIM)).as("the wait re-claimed").isGreaterThan(claims);
+  }
+
+  @Test
+  void anAsyncFinishAfterTheLeaseWasTakenOverIsLeaseLostAndChangesNothing() throws Exception {
+    RecordId id = Samples.newId();
+    Fingerprint fp = Samples.newFingerprint();
+    ExecutionPolicy unbeaten = policy().toBuilder().lease(shortLease()).heartbeat(false).build();
+    Lease first = proceed(once.beginAsync(id.scope(), id.key(), fp, unbeaten));
+    Eventually.assertThat("the lease ended", Duration.ofSeconds(10),
+        () -> store.get(id).map(IdempotencyRecord::isStealable).orElse(false));
+    Lease thief = proceed(once.beginAsync(id.scope(), id.key(), fp, policy()));
+
+    assertThat(await(first.completeAsync(new byte[] {1}))).isEqualTo(Recording.LEASE_LOST);
+    assertThat(first.leaseLost()).isTrue();
+    assertThat(await(thief.completeAsync(new byte[] {2}))).isEqualTo(Recording.RECORDED);
+    assertThat(await(once.beginAsync(id.scope(), id.key(), fp, policy()))).isInstanceOfSatisfying(
+        Admission.Replay.class, r -> assertThat(r.value()).containsExactly(2));
+  }
+
+  @Test
+  void anAsyncBeginOnAStoreThatIsDownClaimsNothingAndAnAsyncFinishRetriesUntilItLands() throws Exception {
+    RecordId id = Samples.newId();
+    Fingerprint fp = Samples.newFingerprint();
+    store.down(Call.CLAIM);
+
+    Admission down = await(once.beginAsync(id.scope(), id.key(), fp, policy()));
+    store.heal();
+    Lease lease = proceed(once.beginAsync(id.scope(), id.key(), fp, policy()));
+    store.loseReplies(Call.COMPLETE);
+    CompletableFuture<Recording> recording = lease.completeAsync(new byte[] {3}).toCompletableFuture();
+    Eventually.assertThat("the completion was sent", Duration.ofSeconds(10), () -> store.calls(Call.COMPLETE) >= 1);
+    store.heal();
+
+    assertThat(down).isInstanceOf(Admission.StoreUnavailable.class);
+    assertThat(recording.get(30, TimeUnit.SECONDS)).as("a retry saw that the lost reply had landed")
+        .isEqualTo(Recording.RECORDED);
+    assertThat(store.get(id)).hasValueSatisfying(r -> assertThat(r.state()).isEqualTo(RecordState.COMPLETED));
+  }
+
+  @Test
+  void aClosedEngineRefusesAnAsyncBeginBeforeClaiming() {
+    RecordId id = Samples.newId();
+    once.close();
+
+    CompletionStage<Admission> refused = once.beginAsync(id.scope(), id.key(), Samples.newFingerprint(), policy());
+
+    assertThatThrownBy(() -> await(refused)).hasCauseInstanceOf(IllegalStateException.class);
+    assertThat(store.calls(Call.CLAIM)).isZero();
+  }
+
+  private static Lease proceed(CompletionStage<Admission> admission) throws Exception {
+    Admission a = await(admission);
+    assertThat(a).isInstanceOf(Admission.Proceed.class);
+    return ((Admission.Proceed) a).lease();
+  }
+
+  private static <T> T await(CompletionStage<T> stage) throws Exception {
+    return stage.toCompletableFuture().get(30, TimeUnit.SECONDS);
   }
 
   private ExecutionPolicy policy() {

@@ -16,7 +16,10 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -225,5 +228,64 @@ public final class FaultyStore extends ForwardingStore {
   @Override
   public int purgeExpired(int batchSize) {
     return call(Call.PURGE, () -> delegate.purgeExpired(batchSize));
+  }
+
+  // The asynchronous calls reach the store's own asynchronous client, so the kit tests a native path
+  // with the same faults. A paused or slowed call waits on a thread of its own, as a slow store would.
+
+  @Override
+  public CompletionStage<ClaimResult> claimAsync(ClaimRequest request, Executor blocking) {
+    return callAsync(Call.CLAIM, () -> delegate.claimAsync(request, blocking), () -> delegate.claim(request));
+  }
+
+  @Override
+  public CompletionStage<Optional<IdempotencyRecord>> getAsync(RecordId id, Executor blocking) {
+    return callAsync(Call.GET, () -> delegate.getAsync(id, blocking), () -> delegate.get(id));
+  }
+
+  @Override
+  public CompletionStage<Boolean> completeAsync(RecordId id, long token, byte[] result, Duration ttl,
+      Executor blocking) {
+    return callAsync(Call.COMPLETE, () -> delegate.completeAsync(id, token, result, ttl, blocking),
+        () -> delegate.complete(id, token, result, ttl));
+  }
+
+  @Override
+  public CompletionStage<Boolean> failFinalAsync(RecordId id, long token, byte[] result, Duration ttl,
+      Executor blocking) {
+    return callAsync(Call.FAIL_FINAL, () -> delegate.failFinalAsync(id, token, result, ttl, blocking),
+        () -> delegate.failFinal(id, token, result, ttl));
+  }
+
+  @Override
+  public CompletionStage<Boolean> releaseAsync(RecordId id, long token, Executor blocking) {
+    return callAsync(Call.RELEASE, () -> delegate.releaseAsync(id, token, blocking), () -> delegate.release(id, token));
+  }
+
+  private <T> CompletionStage<T> callAsync(Call call, Supplier<CompletionStage<T>> operation, Supplier<T> blocking) {
+    Fault fault = faults.get(call);
+    if (fault == Fault.PAUSE || latencyNanos.getOrDefault(call, 0L) > 0) {
+      CompletableFuture<T> result = new CompletableFuture<>();
+      Thread waiter = new Thread(() -> {
+        try {
+          result.complete(call(call, blocking));
+        } catch (RuntimeException | Error e) {
+          result.completeExceptionally(e);
+        }
+      }, "faulty-store-" + call);
+      waiter.setDaemon(true);
+      waiter.start();
+      return result;
+    }
+    calls.get(call).incrementAndGet();
+    if (fault == Fault.DOWN) {
+      return CompletableFuture.failedFuture(new StoreUnavailableException("injected: " + call + " failed", null));
+    }
+    CompletionStage<T> result = operation.get();
+    if (fault == Fault.LOSE_REPLY) {
+      return result.thenCompose(r -> CompletableFuture.failedFuture(
+          new StoreUnavailableException("injected: the reply to " + call + " was lost after it took effect", null)));
+    }
+    return result;
   }
 }

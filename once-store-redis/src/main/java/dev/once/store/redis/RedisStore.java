@@ -31,6 +31,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
@@ -138,19 +140,34 @@ public final class RedisStore implements IdempotencyStore {
 
   @Override
   public ClaimResult claim(ClaimRequest request) {
+    return Replies.claim(request.id(), scripts.run(LuaScript.CLAIM, ScriptOutputType.MULTI, keys.recordKey(request.id()),
+        claimArgs(request)));
+  }
+
+  /** {@inheritDoc} Native: the script is sent and its reply handled on Lettuce's thread; none waits. */
+  @Override
+  public CompletionStage<ClaimResult> claimAsync(ClaimRequest request, Executor blocking) {
+    return scripts.<List<Object>>call(LuaScript.CLAIM, ScriptOutputType.MULTI, keys.recordKey(request.id()),
+        claimArgs(request)).thenApply(reply -> Replies.claim(request.id(), reply));
+  }
+
+  private byte[][] claimArgs(ClaimRequest request) {
     Objects.requireNonNull(request, "request");
-    RecordId id = request.id();
-    List<Object> reply = scripts.run(LuaScript.CLAIM, ScriptOutputType.MULTI, keys.recordKey(id),
-        request.fingerprint().encoded().getBytes(StandardCharsets.US_ASCII),
-        Micros.of(request.lease()), Micros.of(request.ttl()), retention, keys.channel(id));
-    return Replies.claim(id, reply);
+    return new byte[][] {request.fingerprint().encoded().getBytes(StandardCharsets.US_ASCII),
+        Micros.of(request.lease()), Micros.of(request.ttl()), retention, keys.channel(request.id())};
   }
 
   @Override
   public Optional<IdempotencyRecord> get(RecordId id) {
     Objects.requireNonNull(id, "id");
-    List<Object> reply = scripts.run(LuaScript.GET, ScriptOutputType.MULTI, keys.recordKey(id));
-    return Replies.get(id, reply);
+    return Replies.get(id, scripts.run(LuaScript.GET, ScriptOutputType.MULTI, keys.recordKey(id)));
+  }
+
+  @Override
+  public CompletionStage<Optional<IdempotencyRecord>> getAsync(RecordId id, Executor blocking) {
+    Objects.requireNonNull(id, "id");
+    return scripts.<List<Object>>call(LuaScript.GET, ScriptOutputType.MULTI, keys.recordKey(id))
+        .thenApply(reply -> Replies.get(id, reply));
   }
 
   @Override
@@ -207,12 +224,32 @@ public final class RedisStore implements IdempotencyStore {
     return finish(id, token, FAILED_FINAL, result, ttl);
   }
 
+  @Override
+  public CompletionStage<Boolean> completeAsync(RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
+    return finishAsync(id, token, COMPLETED, result, ttl);
+  }
+
+  @Override
+  public CompletionStage<Boolean> failFinalAsync(RecordId id, long token, byte[] result, Duration ttl,
+      Executor blocking) {
+    return finishAsync(id, token, FAILED_FINAL, result, ttl);
+  }
+
   private boolean finish(RecordId id, long token, byte[] state, byte[] result, Duration ttl) {
+    return succeeded(scripts.run(LuaScript.FINISH, ScriptOutputType.INTEGER, keys.recordKey(id),
+        finishArgs(id, token, state, result, ttl)));
+  }
+
+  private CompletionStage<Boolean> finishAsync(RecordId id, long token, byte[] state, byte[] result, Duration ttl) {
+    return scripts.<Long>call(LuaScript.FINISH, ScriptOutputType.INTEGER, keys.recordKey(id),
+        finishArgs(id, token, state, result, ttl)).thenApply(RedisStore::succeeded);
+  }
+
+  private byte[][] finishArgs(RecordId id, long token, byte[] state, byte[] result, Duration ttl) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(result, "result");
     requirePositive("ttl", ttl);
-    return succeeded(scripts.run(LuaScript.FINISH, ScriptOutputType.INTEGER, keys.recordKey(id),
-        Micros.ascii(token), state, result, Micros.of(ttl), retention, keys.channel(id)));
+    return new byte[][] {Micros.ascii(token), state, result, Micros.of(ttl), retention, keys.channel(id)};
   }
 
   @Override
@@ -220,6 +257,13 @@ public final class RedisStore implements IdempotencyStore {
     Objects.requireNonNull(id, "id");
     return succeeded(scripts.run(LuaScript.RELEASE, ScriptOutputType.INTEGER, keys.recordKey(id),
         Micros.ascii(token), retention, keys.channel(id)));
+  }
+
+  @Override
+  public CompletionStage<Boolean> releaseAsync(RecordId id, long token, Executor blocking) {
+    Objects.requireNonNull(id, "id");
+    return scripts.<Long>call(LuaScript.RELEASE, ScriptOutputType.INTEGER, keys.recordKey(id),
+        Micros.ascii(token), retention, keys.channel(id)).thenApply(RedisStore::succeeded);
   }
 
   /**

@@ -61,6 +61,25 @@ final class ScriptRunner {
   }
 
   /**
+   * Runs the script on the record key {@code key} without waiting: the stage completes with its
+   * reply, or with {@link StoreUnavailableException} when it fails or the command timeout passes (the
+   * command is then cancelled, as {@link #awaitAll} cancels it). The stage completes on a Lettuce
+   * thread, so what follows it must not block.
+   */
+  <T> CompletableFuture<T> call(LuaScript script, ScriptOutputType type, byte[] key, byte[]... args) {
+    CompletableFuture<T> sent = runAsync(script, type, new byte[][] {key}, args);
+    // The timeout ends a copy, so that the command itself is cancelled (not merely timed out) and Lettuce drops it.
+    return sent.copy().orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).handle((reply, failure) -> {
+      if (failure == null) {
+        return reply;
+      }
+      sent.cancel(false);
+      throw unavailable(script.name(), failure instanceof CompletionException && failure.getCause() != null
+          ? failure.getCause() : failure);
+    });
+  }
+
+  /**
    * Sends the script without waiting, so that many can be pipelined; wait with {@link #awaitAll}.
    * In a cluster the keys must share a hash slot.
    */
