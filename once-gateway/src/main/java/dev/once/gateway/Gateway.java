@@ -46,19 +46,17 @@ public final class Gateway implements AutoCloseable {
   private final PrometheusMeterRegistry registry;
   private final Purger purger;
   private final Upstream upstream;
-  private final StoreCalls stores;
   private final GatewayServer server;
   private final AtomicBoolean closed = new AtomicBoolean();
 
   private Gateway(GatewayConfig config, OpenStore store, Once once, PrometheusMeterRegistry registry,
-      Purger purger, Upstream upstream, StoreCalls stores, GatewayServer server) {
+      Purger purger, Upstream upstream, GatewayServer server) {
     this.config = config;
     this.store = store;
     this.once = once;
     this.registry = registry;
     this.purger = purger;
     this.upstream = upstream;
-    this.stores = stores;
     this.server = server;
   }
 
@@ -78,7 +76,6 @@ public final class Gateway implements AutoCloseable {
     Once once = null;
     Purger purger = null;
     Upstream upstream = null;
-    StoreCalls stores = null;
     GatewayServer server = null;
     try {
       IdempotencyStore records = config.encryptionKeys() == null ? store.store()
@@ -88,12 +85,14 @@ public final class Gateway implements AutoCloseable {
       once = Once.builder(records)
           .defaults(config.defaults().execution())
           .listener(listener)
+          // The blocking stores' calls run here (a Redis store needs no thread); wait-mode duplicates hold none.
+          .storeThreads(config.storeThreads())
           .build();
       HttpIdempotency http = idempotency(config, once);
       purger = Purger.builder(records).interval(config.purgeInterval()).start();
       upstream = Upstream.start(config);
-      stores = new StoreCalls(config.storeThreads(), listener);
-      ProxyHandler proxy = new ProxyHandler(http, config.idempotency(), upstream, stores,
+      Endings endings = new Endings(listener);
+      ProxyHandler proxy = new ProxyHandler(http, config.idempotency(), upstream, endings,
           new BufferBudget(config.maxBufferedBytes()), config.requestBodyTimeout());
       server = GatewayServer.create(config, proxy, records, purger, registry);
       server.start();
@@ -102,14 +101,13 @@ public final class Gateway implements AutoCloseable {
         server.stop(e);
       }
       closeQuietly(upstream, e);
-      closeQuietly(stores, e);
       closeQuietly(purger, e);
       closeQuietly(once, e);
       closeQuietly(store, e);
       registry.close();
       throw e;
     }
-    Gateway gateway = new Gateway(config, store, once, registry, purger, upstream, stores, server);
+    Gateway gateway = new Gateway(config, store, once, registry, purger, upstream, server);
     log.info("once-gateway started: proxy {} -> {}, management http://{}:{} (/health, /metrics{}), store {}{}",
         gateway.uri(), config.upstream(), config.bind(), gateway.managementPort(),
         config.adminToken() == null ? "" : ", /admin", config.store(),
@@ -165,7 +163,6 @@ public final class Gateway implements AutoCloseable {
     RuntimeException failure = new RuntimeException("stopping the gateway failed");
     server.stop(failure);
     closeQuietly(upstream, failure);
-    closeQuietly(stores, failure);
     closeQuietly(purger, failure);
     closeQuietly(once, failure);
     closeQuietly(store, failure);

@@ -50,7 +50,7 @@ final class Options {
           (b, v) -> b.requestBodyTimeout(Durations.parse(v))),
       new Option("max-buffered-bytes", "256MiB", "request and response bodies held in memory at most, all requests together; over it 503",
           (b, v) -> b.maxBufferedBytes(Sizes.parse(v))),
-      new Option("store-threads", "16", "threads per store pool: begin, begin on wait-mode routes, finish (no other thread waits on the store)",
+      new Option("store-threads", "16", "threads that call a blocking store (embedded, PostgreSQL); Redis needs none, and no thread waits for a duplicate",
           (b, v) -> b.storeThreads(integer("store-threads", v))),
       new Option("admin-token", "(off)", "bearer token of the admin API; unset keeps it off (prefer the env variable)",
           GatewayConfig.Builder::adminToken),

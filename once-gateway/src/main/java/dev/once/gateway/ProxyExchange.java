@@ -33,7 +33,7 @@ final class ProxyExchange {
   final Headers headers;
 
   private final Callback callback;
-  private final StoreCalls stores;
+  private final Endings endings;
   private final BufferBudget budget;
   private final AtomicBoolean settled = new AtomicBoolean();
   private final AtomicBoolean completed = new AtomicBoolean();
@@ -45,7 +45,7 @@ final class ProxyExchange {
   private volatile Exchange guard;
   private volatile long guardedAt;
 
-  ProxyExchange(Request request, Response response, Callback callback, String path, Route route, StoreCalls stores,
+  ProxyExchange(Request request, Response response, Callback callback, String path, Route route, Endings endings,
       BufferBudget budget) {
     this.request = request;
     this.response = response;
@@ -54,7 +54,7 @@ final class ProxyExchange {
     this.method = request.getMethod().toUpperCase(Locale.ROOT);
     this.path = path;
     this.headers = headersOf(request.getHeaders());
-    this.stores = stores;
+    this.endings = endings;
     this.budget = budget;
   }
 
@@ -98,16 +98,16 @@ final class ProxyExchange {
   }
 
   /**
-   * Finishes the lease with {@code ending} (on a store thread), then runs {@code then}; without a
+   * Finishes the lease with {@code ending} (no thread waiting for the store), then runs {@code then}; without a
    * lease, just runs {@code then}. Only the first call finishes anything.
    */
-  void settle(StoreCalls.Ending ending, Runnable then) {
+  void settle(Endings.Ending ending, Runnable then) {
     Exchange lease = guard;
     if (lease == null || !settled.compareAndSet(false, true)) {
       then.run();
       return;
     }
-    stores.finish(lease, guardedAt, ending, then);
+    endings.finish(lease, guardedAt, ending, then);
   }
 
   /** Sends a whole response (a problem, a replay, a buffered upstream answer) and completes. */

@@ -6,6 +6,8 @@ import dev.once.http.ProblemType;
 import dev.once.http.Problems;
 import dev.once.http.Route;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -22,7 +24,7 @@ import org.slf4j.LoggerFactory;
  *       to the upstream;
  *   <li><b>read</b> ({@link BodyReader}): a request with a key is read whole, with demand, under
  *       the route's size limit, the gateway's buffer budget and the body deadline;
- *   <li><b>decide</b> ({@link HttpIdempotency#begin}, on a {@link StoreCalls} thread): replay,
+ *   <li><b>decide</b> ({@link HttpIdempotency#beginAsync}, no thread waiting for the store): replay,
  *       refuse, or claim the key;
  *   <li><b>forward</b> ({@link Upstream}): the request goes upstream; a request without a key
  *       streams its body there unread;
@@ -40,16 +42,16 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
   private final HttpIdempotency http;
   private final boolean guarding;
   private final Upstream upstream;
-  private final StoreCalls stores;
+  private final Endings endings;
   private final BufferBudget budget;
   private final Duration bodyTimeout;
 
-  ProxyHandler(HttpIdempotency http, boolean guarding, Upstream upstream, StoreCalls stores, BufferBudget budget,
+  ProxyHandler(HttpIdempotency http, boolean guarding, Upstream upstream, Endings endings, BufferBudget budget,
       Duration bodyTimeout) {
     this.http = http;
     this.guarding = guarding;
     this.upstream = upstream;
-    this.stores = stores;
+    this.endings = endings;
     this.budget = budget;
     this.bodyTimeout = bodyTimeout;
   }
@@ -58,7 +60,7 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
   public boolean handle(Request request, Response response, Callback callback) {
     String path = Request.getPathInContext(request);
     Route route = http.route(path);
-    ProxyExchange exchange = new ProxyExchange(request, response, callback, path, route, stores, budget);
+    ProxyExchange exchange = new ProxyExchange(request, response, callback, path, route, endings, budget);
     if (!guarding || !route.policy().covers(exchange.method)) {
       upstream.forward(exchange);
     } else if (exchange.headers.first(HttpIdempotency.KEY_HEADER).isEmpty()) {
@@ -67,24 +69,30 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
     } else {
       BodyReader.read(exchange, route.policy().maxRequestBytes(), bodyTimeout, body -> {
         exchange.body(body);
-        if (!stores.begin(route, () -> decide(exchange, begin(route, exchange)))) {
-          exchange.answer(GatewayProblem.OVERLOADED.response());
-        }
+        begin(route, exchange).thenAccept(decision -> decide(exchange, decision));
       });
     }
     return true;
   }
 
-  /** Asks the store; a store call runs on a {@link StoreCalls} thread. */
-  private Decision begin(Route route, ProxyExchange exchange) {
+  /**
+   * Asks the store without a thread waiting for it. The decision arrives on whichever thread the
+   * store answered on (Lettuce's, the engine's store executor, or this one for a store in memory);
+   * everything after it is asynchronous too.
+   */
+  private CompletionStage<Decision> begin(Route route, ProxyExchange exchange) {
+    CompletionStage<Decision> decision;
     try {
-      return http.begin(route, exchange.incoming());
+      decision = http.beginAsync(route, exchange.incoming());
     } catch (RuntimeException e) {
+      decision = CompletableFuture.failedFuture(e);
+    }
+    return decision.exceptionally(e -> {
       // The engine is closed (the gateway is stopping) or broken: nothing was claimed, nothing runs.
       log.warn("could not decide on {}", exchange, e);
       return new Decision.Respond(Problems.render(ProblemType.STORE_UNAVAILABLE, "Nothing was executed; retry later.",
           Duration.ofSeconds(1)), false);
-    }
+    });
   }
 
   private void decide(ProxyExchange exchange, Decision decision) {

@@ -99,11 +99,11 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
     } else if (streaming) {
       int status = response.getStatus();
       write(true, BufferUtil.EMPTY_BUFFER).whenComplete((v, failure) -> exchange.settle(
-          failure == null ? StoreCalls.streamed(status) : StoreCalls.UNAVAILABLE, () -> exchange.complete(failure)));
+          failure == null ? Endings.streamed(status) : Endings.UNAVAILABLE, () -> exchange.complete(failure)));
     } else {
       StoredResponse answer = new StoredResponse(response.getStatus(), ProxyExchange.headersOf(response.getHeaders()),
           size == buffer.length ? buffer : Arrays.copyOf(buffer, size));
-      exchange.settle(StoreCalls.record(answer), () -> exchange.answer(answer));
+      exchange.settle(Endings.record(answer), () -> exchange.answer(answer));
     }
   }
 
@@ -111,18 +111,18 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
   void failed(Throwable failure) {
     if (streaming) {
       // Part of the response went out: the upstream did its work, the client has a cut answer.
-      exchange.settle(StoreCalls.UNAVAILABLE, () -> exchange.complete(failure));
+      exchange.settle(Endings.UNAVAILABLE, () -> exchange.complete(failure));
       return;
     }
     if (failure instanceof HeadersTooLarge) {
       log.warn("upstream answered {} {} with {}", exchange.method, Logs.safe(exchange.path), failure.getMessage());
-      exchange.settle(StoreCalls.UNAVAILABLE, () -> exchange.answer(GatewayProblem.UPSTREAM_HEADERS_TOO_LARGE.response()));
+      exchange.settle(Endings.UNAVAILABLE, () -> exchange.answer(GatewayProblem.UPSTREAM_HEADERS_TOO_LARGE.response()));
       return;
     }
     GatewayProblem problem = GatewayProblem.ofUpstream(failure, sent);
     log.warn("{} for {} {}: {}", problem.name().toLowerCase(Locale.ROOT).replace('_', ' '), exchange.method,
         Logs.safe(exchange.path), failure.toString());
-    exchange.settle(problem.ambiguous() ? StoreCalls.AMBIGUOUS : StoreCalls.NOT_SENT,
+    exchange.settle(problem.ambiguous() ? Endings.AMBIGUOUS : Endings.NOT_SENT,
         () -> exchange.answer(problem.response()));
   }
 

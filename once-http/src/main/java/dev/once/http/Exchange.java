@@ -8,6 +8,7 @@ import dev.once.Scope;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,28 +73,12 @@ public final class Exchange {
    * still counts as done.
    */
   public Recorded record(StoredResponse response) {
-    Optional<Outcome> verdict = classify(response);
-    if (verdict.isEmpty()) {
-      return done();
-    }
-    Outcome outcome = verdict.get();
-    if (outcome == Outcome.TRANSIENT) {
-      return new Recorded(outcome, lease.release());
-    }
-    if (response.body().length > policy.execution().maxResultBytes()) {
-      // The cap counts the body; the headers have room of their own (Route.HEADER_ALLOWANCE).
-      return new Recorded(outcome, lease.completeWithoutResult());
-    }
-    StoredResponse kept = new StoredResponse(response.status(), replayable(response.headers()), response.body());
-    byte[] encoded;
-    try {
-      encoded = StoredResponse.CODEC.encode(kept);
-    } catch (RuntimeException e) {
-      // The effect happened; a response we cannot store must not make it happen twice.
-      log.warn("could not encode the response of key {}; retries will get 'response unavailable'", lease.key(), e);
-      return new Recorded(outcome, lease.completeWithoutResult());
-    }
-    return new Recorded(outcome, outcome == Outcome.COMPLETED ? lease.complete(encoded) : lease.failFinal(encoded));
+    return recordingOf(response).run(lease);
+  }
+
+  /** {@link #record}, without a thread waiting for the store where its client allows (see {@link Lease#completeAsync}). */
+  public CompletionStage<Recorded> recordAsync(StoredResponse response) {
+    return recordingOf(response).runAsync(lease);
   }
 
   /** The handler finished but its response cannot be stored (streamed): retries get 409, never a re-run. */
@@ -107,16 +92,97 @@ public final class Exchange {
    * retries get 409 and never a re-run.
    */
   public Recorded recordUnavailable(int status) {
+    return unavailableRecordingOf(status).run(lease);
+  }
+
+  /** {@link #recordUnavailable(int)}, asynchronously, as {@link #recordAsync}. */
+  public CompletionStage<Recorded> recordUnavailableAsync(int status) {
+    return unavailableRecordingOf(status).runAsync(lease);
+  }
+
+  /** {@link #recordUnavailable()}, asynchronously, as {@link #recordAsync}. */
+  public CompletionStage<Recording> recordUnavailableAsync() {
+    return lease.completeWithoutResultAsync();
+  }
+
+  /** {@link #fail()}, asynchronously, as {@link #recordAsync}. */
+  public CompletionStage<Recording> failAsync() {
+    return lease.releaseAsync();
+  }
+
+  /** How recording {@code response} finishes the lease: the classifier's verdict and what it stores. */
+  private Finish recordingOf(StoredResponse response) {
+    Optional<Outcome> verdict = classify(response);
+    if (verdict.isEmpty()) {
+      return Finish.DONE;
+    }
+    Outcome outcome = verdict.get();
+    if (outcome == Outcome.TRANSIENT) {
+      return new Finish(outcome, Finish.Write.RELEASE, null);
+    }
+    if (response.body().length > policy.execution().maxResultBytes()) {
+      // The cap counts the body; the headers have room of their own (Route.HEADER_ALLOWANCE).
+      return new Finish(outcome, Finish.Write.WITHOUT_RESULT, null);
+    }
+    StoredResponse kept = new StoredResponse(response.status(), replayable(response.headers()), response.body());
+    byte[] encoded;
+    try {
+      encoded = StoredResponse.CODEC.encode(kept);
+    } catch (RuntimeException e) {
+      // The effect happened; a response we cannot store must not make it happen twice.
+      log.warn("could not encode the response of key {}; retries will get 'response unavailable'", lease.key(), e);
+      return new Finish(outcome, Finish.Write.WITHOUT_RESULT, null);
+    }
+    return new Finish(outcome, outcome == Outcome.COMPLETED ? Finish.Write.COMPLETE : Finish.Write.FAIL_FINAL, encoded);
+  }
+
+  private Finish unavailableRecordingOf(int status) {
     if (!StoredResponse.isStatus(status)) {
       // Nothing a classifier can judge, but the handler finished: its effect happened.
-      return done();
+      return Finish.DONE;
     }
     Optional<Outcome> verdict = classify(new StoredResponse(status, Headers.EMPTY, null));
     if (verdict.isEmpty()) {
-      return done();
+      return Finish.DONE;
     }
     Outcome outcome = verdict.get();
-    return new Recorded(outcome, outcome == Outcome.TRANSIENT ? lease.release() : lease.completeWithoutResult());
+    return new Finish(outcome, outcome == Outcome.TRANSIENT ? Finish.Write.RELEASE : Finish.Write.WITHOUT_RESULT, null);
+  }
+
+  /**
+   * One way to finish the lease, decided before any store call, so the blocking and the asynchronous
+   * calls finish alike.
+   *
+   * @param outcome the route's verdict, reported with the recording
+   * @param write the lease call that finishes it
+   * @param encoded the stored response, for {@link Write#COMPLETE} and {@link Write#FAIL_FINAL}
+   */
+  private record Finish(Outcome outcome, Write write, byte[] encoded) {
+
+    /** The handler produced a response, so its effect happened: never released, whatever went wrong after. */
+    static final Finish DONE = new Finish(Outcome.COMPLETED, Write.WITHOUT_RESULT, null);
+
+    enum Write { RELEASE, WITHOUT_RESULT, COMPLETE, FAIL_FINAL }
+
+    Recorded run(Lease lease) {
+      Recording recording = switch (write) {
+        case RELEASE -> lease.release();
+        case WITHOUT_RESULT -> lease.completeWithoutResult();
+        case COMPLETE -> lease.complete(encoded);
+        case FAIL_FINAL -> lease.failFinal(encoded);
+      };
+      return new Recorded(outcome, recording);
+    }
+
+    CompletionStage<Recorded> runAsync(Lease lease) {
+      CompletionStage<Recording> recording = switch (write) {
+        case RELEASE -> lease.releaseAsync();
+        case WITHOUT_RESULT -> lease.completeWithoutResultAsync();
+        case COMPLETE -> lease.completeAsync(encoded);
+        case FAIL_FINAL -> lease.failFinalAsync(encoded);
+      };
+      return recording.thenApply(r -> new Recorded(outcome, r));
+    }
   }
 
   /**
@@ -144,7 +210,7 @@ public final class Exchange {
     lease.abandon();
   }
 
-  /** The classifier's verdict on a response; empty if it threw (the caller then finishes as {@link #done()}). */
+  /** The classifier's verdict on a response; empty if it threw (the caller then finishes as {@link Finish#DONE}). */
   private Optional<Outcome> classify(StoredResponse response) {
     return judge(() -> policy.classifier().classify(response), "a " + response.status() + " response");
   }
@@ -164,11 +230,6 @@ public final class Exchange {
       lease.completeWithoutResult();
       throw e;
     }
-  }
-
-  /** The handler produced a response, so its effect happened: never released, whatever went wrong after. */
-  private Recorded done() {
-    return new Recorded(Outcome.COMPLETED, lease.completeWithoutResult());
   }
 
   private Headers replayable(Headers headers) {

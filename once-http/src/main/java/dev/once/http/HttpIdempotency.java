@@ -13,6 +13,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,66 +92,131 @@ public final class HttpIdempotency {
 
   /** Decides what to do with a request whose whole body has been read. */
   public Decision begin(Route route, IncomingRequest request) {
+    Prepared p = prepare(route, request);
+    if (p.answer() != null) {
+      return p.answer();
+    }
+    if (!p.newKeyWait().isZero()) {
+      // Over the limit: a retry of a known key is still answered (one store read); a new key is refused.
+      return overTheLimit(route, p, once.existing(p.scope(), p.key(), p.fingerprint()));
+    }
+    return refundUnlessCreated(p, admit(route, p));
+  }
+
+  /**
+   * {@link #begin}, without a thread waiting for the store where its client is asynchronous (see
+   * {@link Once#beginAsync}); a duplicate in wait mode holds no thread while it waits.
+   */
+  public CompletionStage<Decision> beginAsync(Route route, IncomingRequest request) {
+    Prepared p = prepare(route, request);
+    if (p.answer() != null) {
+      return CompletableFuture.completedFuture(p.answer());
+    }
+    if (!p.newKeyWait().isZero()) {
+      return once.existingAsync(p.scope(), p.key(), p.fingerprint()).thenApply(known -> overTheLimit(route, p, known));
+    }
+    return admitAsync(route, p).thenApply(decision -> refundUnlessCreated(p, decision));
+  }
+
+  /**
+   * A request checked and fingerprinted: either already answered (not covered, no key, a bad key, a
+   * body too large, an ambiguous tenant), or ready to be admitted.
+   *
+   * @param answer the answer, if the request needs no store call; else null
+   * @param newKeyWait zero, or how long the tenant must wait before it may create another record
+   */
+  private record Prepared(Decision answer, String tenant, Scope scope, IdempotencyKey key, Fingerprint fingerprint,
+      java.time.Duration newKeyWait) {
+
+    static Prepared answered(Decision answer) {
+      return new Prepared(answer, null, null, null, null, null);
+    }
+  }
+
+  private Prepared prepare(Route route, IncomingRequest request) {
     RoutePolicy policy = route.policy();
     String method = request.method().toUpperCase(Locale.ROOT);
     if (!policy.covers(method)) {
-      return new Decision.PassThrough(Decision.Reason.NOT_COVERED);
+      return Prepared.answered(new Decision.PassThrough(Decision.Reason.NOT_COVERED));
     }
     List<String> keyHeaders = request.headers().all(KEY_HEADER);
     if (keyHeaders.isEmpty()) {
-      return policy.keyRequired()
+      return Prepared.answered(policy.keyRequired()
           ? problem(ProblemType.KEY_MISSING, "This route requires an Idempotency-Key header.")
-          : new Decision.PassThrough(Decision.Reason.NO_KEY);
+          : new Decision.PassThrough(Decision.Reason.NO_KEY));
     }
     if (keyHeaders.size() > 1) {
-      return problem(ProblemType.KEY_INVALID, "Send exactly one Idempotency-Key header.");
+      return Prepared.answered(problem(ProblemType.KEY_INVALID, "Send exactly one Idempotency-Key header."));
     }
     IdempotencyKey key;
     try {
       key = IdempotencyKey.parseHeader(keyHeaders.get(0));
     } catch (InvalidIdempotencyKeyException e) {
-      return problem(ProblemType.KEY_INVALID, e.getMessage() + ".");
+      return Prepared.answered(problem(ProblemType.KEY_INVALID, e.getMessage() + "."));
     }
     if (request.body().length > policy.maxRequestBytes()) {
-      return new Decision.Respond(Problems.bodyTooLarge(policy.maxRequestBytes()), false);
+      return Prepared.answered(new Decision.Respond(Problems.bodyTooLarge(policy.maxRequestBytes()), false));
     }
     String tenant;
     try {
       tenant = scopes.tenantOf(request);
     } catch (TenantException e) {
-      return problem(e.problem(), e.getMessage()); // names the header, never its values
+      return Prepared.answered(problem(e.problem(), e.getMessage())); // names the header, never its values
     }
-    Scope scope = scopeOf(tenant, route, method);
-    Fingerprint fingerprint = fingerprint(route, method, request);
-    java.time.Duration wait = newKeys.acquire(tenant);
-    if (!wait.isZero()) {
-      // Over the limit: a retry of a known key is still answered (one store read); a new key is refused.
-      return once.existing(scope, key, fingerprint).map(known -> decide(route, known)).orElseGet(() ->
-          problem(ProblemType.RATE_LIMITED, "Too many new idempotency keys from this client; retry later.", wait));
-    }
-    Decision decision = admit(route, scope, key, fingerprint);
+    return new Prepared(null, tenant, scopeOf(tenant, route, method), key, fingerprint(route, method, request),
+        newKeys.acquire(tenant));
+  }
+
+  private static Decision overTheLimit(Route route, Prepared p, Optional<Admission> known) {
+    return known.map(k -> decide(route, k)).orElseGet(() -> problem(ProblemType.RATE_LIMITED,
+        "Too many new idempotency keys from this client; retry later.", p.newKeyWait()));
+  }
+
+  private Decision refundUnlessCreated(Prepared p, Decision decision) {
     if (!decision.accept(CREATED_RECORD)) {
-      newKeys.refund(tenant); // no record was created: replays and conflicts are never limited
+      newKeys.refund(p.tenant()); // no record was created: replays and conflicts are never limited
     }
     return decision;
   }
 
-  private Decision admit(Route route, Scope scope, IdempotencyKey key, Fingerprint fingerprint) {
+  private Decision admit(Route route, Prepared p) {
     ExecutionPolicy execution = route.leasing();
     if (!(execution.inFlight() instanceof InFlightPolicy.Wait)) {
-      return decide(route, once.begin(scope, key, fingerprint, execution));
+      return decide(route, once.begin(p.scope(), p.key(), p.fingerprint(), execution));
     }
-    // Bound the duplicates parked on one key: the rest are told to retry instead of piling up.
-    // Counted with compute(), so a count dropping to zero and removed can never be raised by a
-    // caller that fetched it just before: every caller is counted in the map's one entry.
-    RecordId id = RecordId.of(scope, key);
-    int parked = waiters.merge(id, 1, Integer::sum);
-    boolean mayWait = parked <= route.policy().maxWaitersPerKey();
+    RecordId id = RecordId.of(p.scope(), p.key());
     try {
-      return decide(route, once.begin(scope, key, fingerprint, mayWait ? execution : route.rejecting()));
+      return decide(route, once.begin(p.scope(), p.key(), p.fingerprint(), park(route, id)));
     } finally {
-      waiters.computeIfPresent(id, (k, n) -> n == 1 ? null : n - 1);
+      unpark(id);
     }
+  }
+
+  private CompletionStage<Decision> admitAsync(Route route, Prepared p) {
+    ExecutionPolicy execution = route.leasing();
+    if (!(execution.inFlight() instanceof InFlightPolicy.Wait)) {
+      return once.beginAsync(p.scope(), p.key(), p.fingerprint(), execution).thenApply(a -> decide(route, a));
+    }
+    RecordId id = RecordId.of(p.scope(), p.key());
+    return once.beginAsync(p.scope(), p.key(), p.fingerprint(), park(route, id))
+        .whenComplete((a, e) -> unpark(id))
+        .thenApply(a -> decide(route, a));
+  }
+
+  /**
+   * Counts one more duplicate parked on {@code id} and says how it may begin: waiting, or, over the
+   * route's bound, refusing at once, so the rest are told to retry instead of piling up. Counted with
+   * compute(), so a count dropping to zero and removed can never be raised by a caller that fetched
+   * it just before: every caller is counted in the map's one entry. Every call is paired with
+   * {@link #unpark}.
+   */
+  private ExecutionPolicy park(Route route, RecordId id) {
+    int parked = waiters.merge(id, 1, Integer::sum);
+    return parked <= route.policy().maxWaitersPerKey() ? route.leasing() : route.rejecting();
+  }
+
+  private void unpark(RecordId id) {
+    waiters.computeIfPresent(id, (k, n) -> n == 1 ? null : n - 1);
   }
 
   private static Decision decide(Route route, Admission admission) {
