@@ -178,7 +178,8 @@ class BoundariesTest {
     return slash < 0 ? "" : className.substring(0, slash).replace('/', '.');
   }
 
-  private static final Pattern JAR = Pattern.compile("(once-[a-z-]+?)-\\d[^/]*\\.jar");
+  /** {@code once-core-0.1.0-SNAPSHOT.jar}, or a jar named without its version (the gateway's). */
+  private static final Pattern JAR = Pattern.compile("(once-[a-z-]+?)(-\\d[^/]*)?\\.jar");
 
   /** The artifactId of a product module's class path entry: its target/classes or its jar. */
   private static String moduleOf(Path entry) {
@@ -196,6 +197,13 @@ class BoundariesTest {
   }
 
   private static List<ClassFile> read(Path entry) throws IOException {
+    // A reactor build hands over the packaged jar; the gateway's is shaded (it holds its
+    // dependencies' classes too), so read the module's own compiled classes beside it instead.
+    Path classes = entry.resolveSibling("classes");
+    if (!Files.isDirectory(entry) && entry.getParent() != null
+        && entry.getParent().getFileName().toString().equals("target") && Files.isDirectory(classes)) {
+      return readTree(classes);
+    }
     if (Files.isDirectory(entry)) {
       return readTree(entry);
     }
