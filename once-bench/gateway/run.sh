@@ -56,7 +56,7 @@ wait_for() { # url
   echo "timed out waiting for $1" >&2; return 1
 }
 
-java -Xms256m -Xmx512m -cp "$JAR" dev.once.gateway.demo.DemoUpstream "$UPSTREAM_PORT" >"$WORK/upstream.log" 2>&1 &
+java -Xms256m -Xmx512m -cp "$JAR" dev.once.gateway.DemoUpstream "$UPSTREAM_PORT" >"$WORK/upstream.log" 2>&1 &
 PIDS+=($!)
 wait_for "http://127.0.0.1:$UPSTREAM_PORT/ping"
 

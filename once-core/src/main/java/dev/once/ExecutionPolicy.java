@@ -1,5 +1,6 @@
 package dev.once;
 
+import dev.once.internal.Arguments;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -31,14 +32,14 @@ public record ExecutionPolicy(
   public static final ExecutionPolicy DEFAULTS = builder().build();
 
   public ExecutionPolicy {
-    requireBetween("lease", lease, Duration.ofMillis(10), Duration.ofDays(1));
-    requireBetween("ttl", ttl, Duration.ofSeconds(1), Duration.ofDays(3650));
+    Arguments.between("lease", lease, Duration.ofMillis(10), Duration.ofDays(1));
+    Arguments.between("ttl", ttl, Duration.ofSeconds(1), Duration.ofDays(3650));
     Objects.requireNonNull(inFlight, "inFlight");
     Objects.requireNonNull(failureMode, "failureMode");
     if (maxResultBytes < 0) {
       throw new IllegalArgumentException("maxResultBytes must not be negative, was " + maxResultBytes);
     }
-    requireBetween("storeRetryAfter", storeRetryAfter, Duration.ofSeconds(1), Duration.ofHours(1));
+    Arguments.between("storeRetryAfter", storeRetryAfter, Duration.ofSeconds(1), Duration.ofHours(1));
     if (ttl.compareTo(lease) < 0) {
       throw new IllegalStateException("ttl (" + ttl + ") must not be shorter than lease (" + lease + ")");
     }
@@ -60,12 +61,6 @@ public record ExecutionPolicy(
     return b;
   }
 
-  private static void requireBetween(String name, Duration d, Duration min, Duration max) {
-    if (d == null || d.compareTo(min) < 0 || d.compareTo(max) > 0) {
-      throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", was " + d);
-    }
-  }
-
   /** Builds an {@link ExecutionPolicy}; each setter validates its value, {@link #build()} the combination. */
   public static final class Builder {
     private Duration lease = Duration.ofSeconds(30);
@@ -79,13 +74,13 @@ public record ExecutionPolicy(
     private Builder() {}
 
     public Builder lease(Duration lease) {
-      requireBetween("lease", lease, Duration.ofMillis(10), Duration.ofDays(1));
+      Arguments.between("lease", lease, Duration.ofMillis(10), Duration.ofDays(1));
       this.lease = lease;
       return this;
     }
 
     public Builder ttl(Duration ttl) {
-      requireBetween("ttl", ttl, Duration.ofSeconds(1), Duration.ofDays(3650));
+      Arguments.between("ttl", ttl, Duration.ofSeconds(1), Duration.ofDays(3650));
       this.ttl = ttl;
       return this;
     }
@@ -114,7 +109,7 @@ public record ExecutionPolicy(
     }
 
     public Builder storeRetryAfter(Duration storeRetryAfter) {
-      requireBetween("storeRetryAfter", storeRetryAfter, Duration.ofSeconds(1), Duration.ofHours(1));
+      Arguments.between("storeRetryAfter", storeRetryAfter, Duration.ofSeconds(1), Duration.ofHours(1));
       this.storeRetryAfter = storeRetryAfter;
       return this;
     }

@@ -1,6 +1,7 @@
 package dev.once.client;
 
 import dev.once.client.RetriesExhaustedException.Reason;
+import dev.once.protocol.WireProtocol;
 import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -21,7 +22,6 @@ import org.slf4j.LoggerFactory;
  */
 final class Call<T> {
 
-  static final String KEY_HEADER = "Idempotency-Key";
 
   private static final Logger log = LoggerFactory.getLogger(OnceHttpClient.class);
 
@@ -94,9 +94,9 @@ final class Call<T> {
 
   /** The caller's request with the key, and a timeout that ends no later than the deadline. */
   private HttpRequest prepare(Duration left) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(request, (name, value) -> !name.equalsIgnoreCase(KEY_HEADER));
+    HttpRequest.Builder b = HttpRequest.newBuilder(request, (name, value) -> !name.equalsIgnoreCase(WireProtocol.KEY_HEADER));
     if (keyHeader != null) {
-      b.header(KEY_HEADER, keyHeader);
+      b.header(WireProtocol.KEY_HEADER, keyHeader);
     }
     Duration bound = left.isNegative() || left.isZero() ? Duration.ofMillis(1) : left;
     b.timeout(request.timeout().filter(t -> t.compareTo(bound) < 0).orElse(bound));
@@ -154,7 +154,7 @@ final class Call<T> {
       giveUp(Reason.MAX_ATTEMPTS);
       return;
     }
-    Duration wait = hint.orElseGet(() -> client.backoff().delay(attempts, client.random()));
+    Duration wait = hint.orElseGet(() -> client.backoff(attempts));
     if (!client.clock().instant().plus(wait).isBefore(deadline)) {
       giveUp(Reason.DEADLINE);
       return;
@@ -168,7 +168,7 @@ final class Call<T> {
   }
 
   private Optional<Duration> retryAfter(HttpResponse<?> response) {
-    return RetryAfter.parse(response.headers().firstValue("Retry-After").orElse(null), client.clock().instant());
+    return RetryAfter.parse(response.headers().firstValue(WireProtocol.RETRY_AFTER_HEADER).orElse(null), client.clock().instant());
   }
 
   private void giveUp(Reason reason) {

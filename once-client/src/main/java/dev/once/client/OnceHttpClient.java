@@ -1,6 +1,9 @@
 package dev.once.client;
 
-import dev.once.IdempotencyKey;
+import dev.once.internal.Arguments;
+import dev.once.internal.ExponentialBackoff;
+import dev.once.internal.KeySyntax;
+import dev.once.protocol.WireProtocol;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -44,7 +47,8 @@ public final class OnceHttpClient {
   private final Set<String> coveredMethods;
   private final int maxAttempts;
   private final Duration deadline;
-  private final Backoff backoff;
+  private final Duration initialBackoff;
+  private final Duration maxBackoff;
   private final RandomGenerator random;
   private final Clock clock;
   private final Scheduler scheduler;
@@ -54,7 +58,8 @@ public final class OnceHttpClient {
     this.coveredMethods = b.coveredMethods;
     this.maxAttempts = b.maxAttempts;
     this.deadline = b.deadline;
-    this.backoff = new Backoff(b.initialBackoff, b.maxBackoff);
+    this.initialBackoff = b.initialBackoff;
+    this.maxBackoff = b.maxBackoff;
     this.random = b.random;
     this.clock = b.clock;
     this.scheduler = b.scheduler != null ? b.scheduler : Scheduler.on(http.executor().orElse(ForkJoinPool.commonPool()));
@@ -128,7 +133,7 @@ public final class OnceHttpClient {
   public <T> CompletableFuture<OnceResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
       String idempotencyKey) {
     requireArguments(request, handler);
-    String key = IdempotencyKey.of(idempotencyKey).value();
+    String key = KeySyntax.check(idempotencyKey, IllegalArgumentException::new);
     String inHeader = headerKey(request);
     if (inHeader != null && !inHeader.equals(key)) {
       throw new IllegalArgumentException("idempotencyKey differs from the request's Idempotency-Key header");
@@ -147,7 +152,8 @@ public final class OnceHttpClient {
   }
 
   private static String headerKey(HttpRequest request) {
-    return request.headers().firstValue(Call.KEY_HEADER).map(v -> IdempotencyKey.parseHeader(v).value()).orElse(null);
+    return request.headers().firstValue(WireProtocol.KEY_HEADER)
+        .map(v -> KeySyntax.parseHeader(v, IllegalArgumentException::new)).orElse(null);
   }
 
   private static <T> T await(CompletableFuture<T> future) throws IOException, InterruptedException {
@@ -183,8 +189,13 @@ public final class OnceHttpClient {
     return deadline;
   }
 
-  Backoff backoff() {
-    return backoff;
+  /**
+   * The wait before retry {@code retry} (1 for the first) when the server named none: full jitter,
+   * uniform between zero and a cap that doubles from {@code initialBackoff} up to {@code maxBackoff},
+   * so that a crowd of clients that failed together does not come back together.
+   */
+  Duration backoff(int retry) {
+    return ExponentialBackoff.delay(initialBackoff, maxBackoff, 2.0, 1.0, Math.max(retry, 1), random);
   }
 
   RandomGenerator random() {
@@ -242,10 +253,7 @@ public final class OnceHttpClient {
 
     /** The most requests sent for one operation, the first included (default 5; 1 means no retry). */
     public Builder maxAttempts(int maxAttempts) {
-      if (maxAttempts < 1 || maxAttempts > 100) {
-        throw new IllegalArgumentException("maxAttempts must be between 1 and 100, was " + maxAttempts);
-      }
-      this.maxAttempts = maxAttempts;
+      this.maxAttempts = Arguments.between("maxAttempts", maxAttempts, 1, 100);
       return this;
     }
 
@@ -254,19 +262,19 @@ public final class OnceHttpClient {
      * by then at the latest, and a wait that would end after it is not started.
      */
     public Builder deadline(Duration deadline) {
-      this.deadline = positive("deadline", deadline);
+      this.deadline = Arguments.positive("deadline", deadline, LONGEST);
       return this;
     }
 
     /** The cap of the first backoff (default 200 ms); it doubles for each retry up to {@link #maxBackoff}. */
     public Builder initialBackoff(Duration initialBackoff) {
-      this.initialBackoff = positive("initialBackoff", initialBackoff);
+      this.initialBackoff = Arguments.positive("initialBackoff", initialBackoff, LONGEST);
       return this;
     }
 
     /** The largest cap of a backoff (default 10 s). A {@code Retry-After} from the server is not capped by it. */
     public Builder maxBackoff(Duration maxBackoff) {
-      this.maxBackoff = positive("maxBackoff", maxBackoff);
+      this.maxBackoff = Arguments.positive("maxBackoff", maxBackoff, LONGEST);
       return this;
     }
 
@@ -303,11 +311,5 @@ public final class OnceHttpClient {
       return new OnceHttpClient(this);
     }
 
-    private static Duration positive(String option, Duration d) {
-      if (d == null || d.isNegative() || d.isZero() || d.compareTo(LONGEST) > 0) {
-        throw new IllegalArgumentException(option + " must be between 0 (exclusive) and " + LONGEST + ", was " + d);
-      }
-      return d;
-    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.once.client;
 
+import dev.once.protocol.WireProtocol;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpResponse;
 import java.util.Optional;
@@ -43,7 +44,7 @@ public final class OnceResponse<T> {
    * ({@code Idempotent-Replayed: true}) instead of running the operation for this one.
    */
   public boolean replayed() {
-    return response.headers().firstValue("Idempotent-Replayed").map(v -> v.trim().equalsIgnoreCase("true"))
+    return response.headers().firstValue(WireProtocol.REPLAYED_HEADER).map(v -> v.trim().equalsIgnoreCase("true"))
         .orElse(false);
   }
 

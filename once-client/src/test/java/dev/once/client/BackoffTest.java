@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 class BackoffTest {
 
-  /** Always the top of the asked range, so that a wait equals its cap. */
+  /** Always the top of the asked range (no share taken off), so that a wait equals its cap. */
   static final RandomGenerator TOP = new RandomGenerator() {
     @Override
     public long nextLong() {
@@ -22,25 +22,29 @@ class BackoffTest {
     }
   };
 
-  private final Backoff backoff = new Backoff(Duration.ofMillis(100), Duration.ofSeconds(2));
+  private static OnceHttpClient client(RandomGenerator random) {
+    return OnceHttpClient.builder().initialBackoff(Duration.ofMillis(100)).maxBackoff(Duration.ofSeconds(2))
+        .random(random).build();
+  }
 
   @Test
   void theCapDoublesPerRetryUpToTheMaximum() {
-    assertThat(backoff.delay(1, TOP)).isEqualTo(Duration.ofMillis(100));
-    assertThat(backoff.delay(2, TOP)).isEqualTo(Duration.ofMillis(200));
-    assertThat(backoff.delay(3, TOP)).isEqualTo(Duration.ofMillis(400));
-    assertThat(backoff.delay(5, TOP)).isEqualTo(Duration.ofMillis(1600));
-    assertThat(backoff.delay(6, TOP)).isEqualTo(Duration.ofSeconds(2));
-    assertThat(backoff.delay(100, TOP)).isEqualTo(Duration.ofSeconds(2));
+    OnceHttpClient backoff = client(TOP);
+    assertThat(backoff.backoff(1)).isEqualTo(Duration.ofMillis(100));
+    assertThat(backoff.backoff(2)).isEqualTo(Duration.ofMillis(200));
+    assertThat(backoff.backoff(3)).isEqualTo(Duration.ofMillis(400));
+    assertThat(backoff.backoff(5)).isEqualTo(Duration.ofMillis(1600));
+    assertThat(backoff.backoff(6)).isEqualTo(Duration.ofSeconds(2));
+    assertThat(backoff.backoff(100)).isEqualTo(Duration.ofSeconds(2));
   }
 
   @Test
   void fullJitterSpreadsWaitsOverTheWholeRange() {
-    SplittableRandom random = new SplittableRandom(42);
+    OnceHttpClient backoff = client(new SplittableRandom(42));
     long below = 0;
     long above = 0;
     for (int i = 0; i < 10_000; i++) {
-      Duration d = backoff.delay(3, random);
+      Duration d = backoff.backoff(3);
       assertThat(d).isBetween(Duration.ZERO, Duration.ofMillis(400));
       if (d.compareTo(Duration.ofMillis(100)) < 0) {
         below++;
@@ -55,6 +59,7 @@ class BackoffTest {
 
   @Test
   void theFirstRetryIsRetryOne() {
-    assertThat(backoff.delay(0, TOP)).isEqualTo(Duration.ofMillis(100));
+    OnceHttpClient backoff = client(TOP);
+    assertThat(backoff.backoff(0)).isEqualTo(Duration.ofMillis(100));
   }
 }

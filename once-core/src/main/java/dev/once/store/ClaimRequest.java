@@ -1,6 +1,7 @@
 package dev.once.store;
 
 import dev.once.Fingerprint;
+import dev.once.internal.Arguments;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -18,13 +19,7 @@ public record ClaimRequest(RecordId id, Fingerprint fingerprint, Duration lease,
   public ClaimRequest {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(fingerprint, "fingerprint");
-    requirePositive("lease", lease);
-    requirePositive("ttl", ttl);
-  }
-
-  static void requirePositive(String name, Duration d) {
-    if (d == null || d.isZero() || d.isNegative()) {
-      throw new IllegalArgumentException(name + " must be positive, was " + d);
-    }
+    Arguments.positive("lease", lease);
+    Arguments.positive("ttl", ttl);
   }
 }

@@ -1,5 +1,6 @@
 package dev.once.store;
 
+import dev.once.internal.Arguments;
 import dev.once.store.ClaimResult.Claimed;
 import dev.once.store.ClaimResult.Existing;
 import java.time.Clock;
@@ -198,14 +199,14 @@ public final class InMemoryStore implements IdempotencyStore {
 
   @Override
   public boolean heartbeat(RecordId id, long token, Duration lease) {
-    ClaimRequest.requirePositive("lease", lease);
+    Arguments.positive("lease", lease);
     return transition(id, token, false, (stored, now) -> stored.withLease(plus(now, lease), stored.recoveryPoint()));
   }
 
   @Override
   public boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, Duration lease) {
     Objects.requireNonNull(recoveryPoint, "recoveryPoint");
-    ClaimRequest.requirePositive("lease", lease);
+    Arguments.positive("lease", lease);
     return transition(id, token, false, (stored, now) -> stored.withLease(plus(now, lease), recoveryPoint));
   }
 
@@ -221,7 +222,7 @@ public final class InMemoryStore implements IdempotencyStore {
 
   private boolean finish(RecordId id, long token, RecordState state, byte[] result, Duration ttl) {
     Objects.requireNonNull(result, "result");
-    ClaimRequest.requirePositive("ttl", ttl);
+    Arguments.positive("ttl", ttl);
     return transition(id, token, true, (stored, now) -> stored.terminal(state, result, now, plus(now, ttl)));
   }
 

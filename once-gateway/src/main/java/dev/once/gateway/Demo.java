@@ -1,7 +1,6 @@
 package dev.once.gateway;
 
 import dev.once.http.RoutePolicy;
-import dev.once.gateway.demo.DemoUpstream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;

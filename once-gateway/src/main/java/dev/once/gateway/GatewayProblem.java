@@ -4,6 +4,7 @@ import dev.once.http.Headers;
 import dev.once.http.ProblemType;
 import dev.once.http.Problems;
 import dev.once.http.StoredResponse;
+import dev.once.protocol.WireProtocol;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeoutException;
@@ -45,7 +46,7 @@ enum GatewayProblem {
     // Constant text: nothing needs escaping, and no request data ever goes into it.
     byte[] body = ("{\"type\":\"" + ProblemType.BASE_URI + slug + "\",\"title\":\"" + title + "\",\"status\":"
         + status + ",\"detail\":\"" + detail + "\"}").getBytes(StandardCharsets.UTF_8);
-    Headers headers = status == 503 ? Headers.of("Content-Type", Problems.MEDIA_TYPE, "Retry-After", "1")
+    Headers headers = status == 503 ? Headers.of("Content-Type", Problems.MEDIA_TYPE, WireProtocol.RETRY_AFTER_HEADER, "1")
         : Headers.of("Content-Type", Problems.MEDIA_TYPE);
     this.response = new StoredResponse(status, headers, body);
   }

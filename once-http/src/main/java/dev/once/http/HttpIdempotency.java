@@ -8,6 +8,7 @@ import dev.once.InFlightPolicy;
 import dev.once.InvalidIdempotencyKeyException;
 import dev.once.Once;
 import dev.once.Scope;
+import dev.once.protocol.WireProtocol;
 import dev.once.store.RecordId;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,9 +40,9 @@ public final class HttpIdempotency {
   private static final Logger log = LoggerFactory.getLogger(HttpIdempotency.class);
 
   /** The request header carrying the key. */
-  public static final String KEY_HEADER = "Idempotency-Key";
+  public static final String KEY_HEADER = WireProtocol.KEY_HEADER;
   /** The response header marking a replay. */
-  public static final String REPLAYED_HEADER = "Idempotent-Replayed";
+  public static final String REPLAYED_HEADER = WireProtocol.REPLAYED_HEADER;
 
   /** Whether a decision created a record, which is what the new-key limit counts. */
   private static final Decision.Visitor<Boolean> CREATED_RECORD = new Decision.Visitor<>() {

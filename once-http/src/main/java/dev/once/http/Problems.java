@@ -1,5 +1,6 @@
 package dev.once.http;
 
+import dev.once.protocol.WireProtocol;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
@@ -7,7 +8,7 @@ import java.time.Duration;
 public final class Problems {
 
   /** The media type of every problem body. */
-  public static final String MEDIA_TYPE = "application/problem+json";
+  public static final String MEDIA_TYPE = WireProtocol.PROBLEM_MEDIA_TYPE;
 
   private Problems() {}
 
@@ -32,7 +33,7 @@ public final class Problems {
     if (retryAfter != null) {
       long seconds = Math.max(1, (retryAfter.toMillis() + 999) / 1000);
       json.append(",\"retry_after\":").append(seconds);
-      headers.add("Retry-After", Long.toString(seconds));
+      headers.add(WireProtocol.RETRY_AFTER_HEADER, Long.toString(seconds));
     }
     json.append('}');
     return new StoredResponse(type.status(), headers.build(), json.toString().getBytes(StandardCharsets.UTF_8));

@@ -1,5 +1,6 @@
 package dev.once.messaging;
 
+import dev.once.protocol.WireProtocol;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -14,7 +15,7 @@ import java.util.function.Function;
 public interface KeyExtractor<M> {
 
   /** The header {@link #defaults()} reads. */
-  String DEFAULT_HEADER = "Idempotency-Key";
+  String DEFAULT_HEADER = WireProtocol.KEY_HEADER;
 
   /** The raw key, or {@code null} if the message has none. */
   String keyOf(M message, MessageReader<M> reader);

@@ -5,6 +5,7 @@ import dev.once.Fingerprint;
 import dev.once.OutcomeClassifier;
 import dev.once.Scope;
 import dev.once.fingerprint.Fingerprinter;
+import dev.once.internal.Arguments;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
@@ -104,21 +105,14 @@ abstract class MessageOptions<M, B extends MessageOptions<M, B>> {
    * once the first consumer's lease ends if that consumer died.
    */
   public B inFlightRedeliveryDelay(Duration delay) {
-    this.inFlightRedeliveryDelay = requireDelay("inFlightRedeliveryDelay", delay);
+    this.inFlightRedeliveryDelay = Arguments.between("inFlightRedeliveryDelay", delay, Duration.ZERO, MAX_DELAY);
     return self();
   }
 
   /** How long a message whose handler failed transiently waits before it comes back (default 1 s, at most 12 h). */
   public B retryDelay(Duration delay) {
-    this.retryDelay = requireDelay("retryDelay", delay);
+    this.retryDelay = Arguments.between("retryDelay", delay, Duration.ZERO, MAX_DELAY);
     return self();
-  }
-
-  private static Duration requireDelay(String name, Duration delay) {
-    if (delay == null || delay.isNegative() || delay.compareTo(MAX_DELAY) > 0) {
-      throw new IllegalArgumentException(name + " must be between 0 and " + MAX_DELAY + ", was " + delay);
-    }
-    return delay;
   }
 
   /** The semantics these options describe, under {@code policy}. */

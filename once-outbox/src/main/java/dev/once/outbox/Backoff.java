@@ -1,12 +1,14 @@
 package dev.once.outbox;
 
+import dev.once.internal.ExponentialBackoff;
 import java.time.Duration;
 import java.util.random.RandomGenerator;
 
 /**
  * How long a message waits before its next attempt: {@code initial × multiplier^(attempt−1)},
  * at most {@code max}, of which a random share up to {@code jitter} is taken off, so that rows that
- * failed together (a downstream outage) do not all come back in the same instant.
+ * failed together (a downstream outage) do not all come back in the same instant. The computation
+ * is the one the HTTP client's retries use too.
  *
  * @param initial the wait after the first failed attempt; positive
  * @param max the longest wait; at least {@code initial}
@@ -48,9 +50,6 @@ public record Backoff(Duration initial, Duration max, double multiplier, double 
     if (attempt < 1) {
       throw new IllegalArgumentException("attempt must be at least 1; was " + attempt);
     }
-    double nanos = initial.toNanos() * Math.pow(multiplier, attempt - 1.0);
-    double capped = Math.min(nanos, (double) max.toNanos());
-    double taken = jitter == 0.0 ? 0.0 : capped * jitter * random.nextDouble();
-    return Duration.ofNanos((long) (capped - taken));
+    return ExponentialBackoff.delay(initial, max, multiplier, jitter, attempt, random);
   }
 }

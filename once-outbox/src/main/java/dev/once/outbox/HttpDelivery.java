@@ -1,5 +1,7 @@
 package dev.once.outbox;
 
+import dev.once.internal.Arguments;
+import dev.once.protocol.WireProtocol;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -81,7 +83,7 @@ public final class HttpDelivery implements Delivery {
     return client.sendAsync(request, HttpResponse.BodyHandlers.discarding())
         .handle((response, failure) -> failure != null
             ? DeliveryOutcome.retry(describe(failure))
-            : classify(response.statusCode(), response.headers().firstValue("Retry-After")));
+            : classify(response.statusCode(), response.headers().firstValue(WireProtocol.RETRY_AFTER_HEADER)));
   }
 
   private HttpRequest request(OutboxMessage m, String idempotencyKey) {
@@ -158,13 +160,13 @@ public final class HttpDelivery implements Delivery {
 
     /** The longest one request may take, answer included; default 10 s. Keep it below the relay's deliveryTimeout. */
     public Builder requestTimeout(Duration requestTimeout) {
-      this.requestTimeout = positive("requestTimeout", requestTimeout);
+      this.requestTimeout = Arguments.positive("requestTimeout", requestTimeout);
       return this;
     }
 
     /** The longest a connection may take to open; default 5 s. Ignored with {@link #client}. */
     public Builder connectTimeout(Duration connectTimeout) {
-      this.connectTimeout = positive("connectTimeout", connectTimeout);
+      this.connectTimeout = Arguments.positive("connectTimeout", connectTimeout);
       return this;
     }
 
@@ -188,13 +190,6 @@ public final class HttpDelivery implements Delivery {
 
     public HttpDelivery build() {
       return new HttpDelivery(this);
-    }
-
-    private static Duration positive(String option, Duration value) {
-      if (value == null || value.isNegative() || value.isZero()) {
-        throw new IllegalArgumentException(option + " must be positive; was " + value);
-      }
-      return value;
     }
   }
 }

@@ -2,8 +2,9 @@ package dev.once.outbox;
 
 import dev.once.IdempotencyKey;
 import dev.once.InvalidIdempotencyKeyException;
+import dev.once.protocol.WireProtocol;
 import dev.once.store.StoreUnavailableException;
-import dev.once.store.jdbc.internal.TableName;
+import dev.once.store.jdbc.support.TableName;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -35,7 +36,7 @@ import javax.sql.DataSource;
 public final class Outbox {
 
   /** The header that carries the derived key downstream, on HTTP requests and Kafka records. */
-  public static final String IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
+  public static final String IDEMPOTENCY_KEY_HEADER = WireProtocol.KEY_HEADER;
 
   static final String DEFAULT_TABLE = "once_outbox";
 

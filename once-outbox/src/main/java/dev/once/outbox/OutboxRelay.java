@@ -1,5 +1,6 @@
 package dev.once.outbox;
 
+import dev.once.internal.Arguments;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -345,7 +346,7 @@ public final class OutboxRelay implements AutoCloseable {
 
     /** How long a worker waits after finding less than a full batch due; default 500 ms. */
     public Builder pollInterval(Duration pollInterval) {
-      this.pollInterval = positive("pollInterval", pollInterval);
+      this.pollInterval = Arguments.positive("pollInterval", pollInterval);
       return this;
     }
 
@@ -366,7 +367,7 @@ public final class OutboxRelay implements AutoCloseable {
      * then keeps its claim until the lease ends. The delivery's own timeout should be shorter.
      */
     public Builder deliveryTimeout(Duration deliveryTimeout) {
-      this.deliveryTimeout = positive("deliveryTimeout", deliveryTimeout);
+      this.deliveryTimeout = Arguments.positive("deliveryTimeout", deliveryTimeout);
       return this;
     }
 
@@ -399,7 +400,7 @@ public final class OutboxRelay implements AutoCloseable {
 
     /** How often worker 0 purges; default 1 minute. */
     public Builder purgeInterval(Duration purgeInterval) {
-      this.purgeInterval = positive("purgeInterval", purgeInterval);
+      this.purgeInterval = Arguments.positive("purgeInterval", purgeInterval);
       return this;
     }
 
@@ -448,13 +449,6 @@ public final class OutboxRelay implements AutoCloseable {
             + lease + "), or a send could outlive its claim");
       }
       return new OutboxRelay(this);
-    }
-
-    private static Duration positive(String option, Duration value) {
-      if (value == null || value.isNegative() || value.isZero()) {
-        throw new IllegalArgumentException(option + " must be positive; was " + value);
-      }
-      return value;
     }
   }
 }

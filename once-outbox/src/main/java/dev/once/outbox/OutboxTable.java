@@ -1,6 +1,6 @@
 package dev.once.outbox;
 
-import dev.once.store.jdbc.internal.TableName;
+import dev.once.store.jdbc.support.TableName;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -187,7 +187,7 @@ final class OutboxTable {
   void createSchema(DataSource ds) throws SQLException {
     try (Connection c = ds.getConnection()) {
       inTransaction(c, () -> {
-        dev.once.store.jdbc.internal.Migrations.apply(c, db.migration(), Outbox.DEFAULT_TABLE, table, db.schemaLock,
+        dev.once.store.jdbc.support.Migrations.apply(c, db.migration(), Outbox.DEFAULT_TABLE, table, db.schemaLock,
             timeoutSeconds);
         return null;
       });

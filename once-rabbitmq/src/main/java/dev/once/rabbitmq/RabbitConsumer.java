@@ -4,6 +4,7 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
+import dev.once.internal.Arguments;
 import dev.once.messaging.Acknowledgement;
 import dev.once.messaging.ConsumerCounters;
 import dev.once.messaging.ConsumerStats;
@@ -258,10 +259,7 @@ public final class RabbitConsumer implements AutoCloseable {
 
     /** How many unacknowledged deliveries the broker sends ahead ({@code basic.qos}); 1 to 65535, default 16. */
     public Builder prefetch(int prefetch) {
-      if (prefetch < 1 || prefetch > 65_535) {
-        throw new IllegalArgumentException("prefetch must be between 1 and 65535, was " + prefetch);
-      }
-      this.prefetch = prefetch;
+      this.prefetch = Arguments.between("prefetch", prefetch, 1, 65_535);
       return this;
     }
 

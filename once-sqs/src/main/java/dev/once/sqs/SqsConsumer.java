@@ -1,5 +1,6 @@
 package dev.once.sqs;
 
+import dev.once.internal.Arguments;
 import dev.once.messaging.Acknowledgement;
 import dev.once.messaging.ConsumerCounters;
 import dev.once.messaging.ConsumerStats;
@@ -298,19 +299,13 @@ public final class SqsConsumer implements AutoCloseable {
 
     /** How many messages one receive asks for: 1 to 10; default 10. */
     public Builder batchSize(int batchSize) {
-      if (batchSize < 1 || batchSize > 10) {
-        throw new IllegalArgumentException("batchSize must be between 1 and 10, was " + batchSize);
-      }
-      this.batchSize = batchSize;
+      this.batchSize = Arguments.between("batchSize", batchSize, 1, 10);
       return this;
     }
 
     /** How many threads poll and process, each one message at a time: 1 to 256; default 1. */
     public Builder workers(int workers) {
-      if (workers < 1 || workers > 256) {
-        throw new IllegalArgumentException("workers must be between 1 and 256, was " + workers);
-      }
-      this.workers = workers;
+      this.workers = Arguments.between("workers", workers, 1, 256);
       return this;
     }
 

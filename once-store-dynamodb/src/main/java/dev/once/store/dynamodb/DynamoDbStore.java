@@ -15,6 +15,7 @@ import static dev.once.store.dynamodb.Items.TTL;
 import static dev.once.store.dynamodb.Items.n;
 import static dev.once.store.dynamodb.Items.s;
 
+import dev.once.internal.Arguments;
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.ClaimResult.Claimed;
@@ -214,7 +215,7 @@ public final class DynamoDbStore implements IdempotencyStore {
   @Override
   public boolean heartbeat(RecordId id, long token, Duration lease) {
     Objects.requireNonNull(id, "id");
-    requirePositive("lease", lease);
+    Arguments.positive("lease", lease);
     return extendLease(id, token, lease, null);
   }
 
@@ -229,7 +230,7 @@ public final class DynamoDbStore implements IdempotencyStore {
   @Override
   public Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
     Objects.requireNonNull(leases, "leases");
-    requirePositive("lease", lease);
+    Arguments.positive("lease", lease);
     return heartbeats.select("heartbeat", leases, held -> extendLease(held.id(), held.token(), lease, null));
   }
 
@@ -237,7 +238,7 @@ public final class DynamoDbStore implements IdempotencyStore {
   public boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, Duration lease) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(recoveryPoint, "recoveryPoint");
-    requirePositive("lease", lease);
+    Arguments.positive("lease", lease);
     return extendLease(id, token, lease, encodeFitting(id, recoveryPoint, "recovery point"));
   }
 
@@ -295,7 +296,7 @@ public final class DynamoDbStore implements IdempotencyStore {
   private boolean finish(RecordId id, long token, RecordState state, byte[] result, Duration ttl) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(result, "result");
-    requirePositive("ttl", ttl);
+    Arguments.positive("ttl", ttl);
     SdkBytes stored = encodeFitting(id, result, "result");
     long now = nowMicros();
     long expiresAt = now + micros(ttl);
@@ -458,13 +459,6 @@ public final class DynamoDbStore implements IdempotencyStore {
   private static long micros(Duration d) {
     Duration capped = d.compareTo(MAX_DURATION) > 0 ? MAX_DURATION : d;
     return capped.getSeconds() * 1_000_000L + (capped.getNano() + 999) / 1000;
-  }
-
-  private static void requirePositive(String name, Duration d) {
-    Objects.requireNonNull(d, name);
-    if (d.isZero() || d.isNegative()) {
-      throw new IllegalArgumentException(name + " must be positive, was " + d);
-    }
   }
 
   /**

@@ -11,6 +11,8 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.sqlite.Function;
 import org.sqlite.ProgressHandler;
 import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteErrorCode;
+import org.sqlite.SQLiteException;
 
 /**
  * The embedded store's one SQLite connection, lent to one operation at a time, with a group
@@ -318,5 +320,16 @@ final class EmbeddedConnection implements Connections {
         notifyAll();
       }
     }
+  }
+
+  /** Whether SQLite, here or as a cause, reported {@code SQLITE_FULL}; bounded by the depth of the cause chain. */
+  static boolean isDiskFull(SQLException e) {
+    Throwable t = e;
+    for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) {
+      if (t instanceof SQLiteException s && s.getResultCode() == SQLiteErrorCode.SQLITE_FULL) {
+        return true;
+      }
+    }
+    return false;
   }
 }

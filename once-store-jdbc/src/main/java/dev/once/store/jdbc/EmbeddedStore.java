@@ -107,8 +107,10 @@ public final class EmbeddedStore extends JdbcStore {
      *
      * @throws IllegalStateException if the table name is schema-qualified: the store's tables live in its own file
      * @throws StoreUnavailableException if the file cannot be opened, for example because another process holds it
+     * @throws IllegalStateException if {@code org.xerial:sqlite-jdbc} is not on the classpath
      */
     public EmbeddedStore build() {
+      SqliteDriver.require();
       if (table.schema() != null) {
         throw new IllegalStateException("tableName must not be schema-qualified for EmbeddedStore; was " + table);
       }

@@ -1,13 +1,11 @@
 package dev.once.store.jdbc;
 
-import dev.once.store.jdbc.internal.TableName;
+import dev.once.store.jdbc.support.TableName;
 import dev.once.store.StoreFullException;
 import dev.once.store.StoreUnavailableException;
 import java.sql.SQLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.sqlite.SQLiteErrorCode;
-import org.sqlite.SQLiteException;
 
 /**
  * Turns JDBC failures into the SPI's {@link StoreUnavailableException}: the engine then fails
@@ -44,13 +42,8 @@ final class Failures {
 
   /** Whether SQLite, here or as a cause, reported {@code SQLITE_FULL}; bounded by the depth of the cause chain. */
   static boolean isDiskFull(SQLException e) {
-    Throwable t = e;
-    for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) {
-      if (t instanceof SQLiteException s && s.getResultCode() == SQLiteErrorCode.SQLITE_FULL) {
-        return true;
-      }
-    }
-    return false;
+    // Without the optional driver no SQLite error can occur, and its classes must not be touched.
+    return SqliteDriver.PRESENT && EmbeddedConnection.isDiskFull(e);
   }
 
   static boolean isConnectionFailure(SQLException e) {

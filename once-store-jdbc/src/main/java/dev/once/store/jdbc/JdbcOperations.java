@@ -1,5 +1,6 @@
 package dev.once.store.jdbc;
 
+import dev.once.internal.Arguments;
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyRecord;
@@ -95,7 +96,7 @@ final class JdbcOperations implements IdempotencyStore {
 
   @Override
   public boolean heartbeat(RecordId id, long token, Duration lease) {
-    requirePositive("lease", lease);
+    Arguments.positive("lease", lease);
     return update("heartbeat", sql.heartbeat, id, token, ps -> {
       ps.setLong(1, micros(lease));
       ps.setLong(2, micros(lease));
@@ -106,7 +107,7 @@ final class JdbcOperations implements IdempotencyStore {
   @Override
   public Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
     HeldLeases held = HeldLeases.of(leases);
-    requirePositive("lease", lease);
+    Arguments.positive("lease", lease);
     if (held.isEmpty()) {
       return Set.of();
     }
@@ -116,7 +117,7 @@ final class JdbcOperations implements IdempotencyStore {
   @Override
   public boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, Duration lease) {
     Objects.requireNonNull(recoveryPoint, "recoveryPoint");
-    requirePositive("lease", lease);
+    Arguments.positive("lease", lease);
     return update("checkpoint", sql.checkpoint, id, token, ps -> {
       ps.setBytes(1, recoveryPoint);
       ps.setLong(2, micros(lease));
@@ -137,7 +138,7 @@ final class JdbcOperations implements IdempotencyStore {
 
   private boolean finish(String op, RecordState state, RecordId id, long token, byte[] result, Duration ttl) {
     Objects.requireNonNull(result, "result");
-    requirePositive("ttl", ttl);
+    Arguments.positive("ttl", ttl);
     boolean done = update(op, sql.finish, id, token, ps -> {
       ps.setString(1, state.name());
       ps.setBytes(2, result);
@@ -175,13 +176,6 @@ final class JdbcOperations implements IdempotencyStore {
   @Override
   public boolean notifiesChanges() {
     return feed.notifies();
-  }
-
-  private static void requirePositive(String name, Duration d) {
-    Objects.requireNonNull(d, name);
-    if (d.isZero() || d.isNegative()) {
-      throw new IllegalArgumentException(name + " must be positive, was " + d);
-    }
   }
 
   /** Runs one fenced single-statement transition; the binder fills the leading parameters. */

@@ -1,6 +1,6 @@
 package dev.once.store.jdbc;
 
-import dev.once.store.jdbc.internal.TableName;
+import dev.once.store.jdbc.support.TableName;
 import dev.once.IdempotencyKey;
 import dev.once.Scope;
 import dev.once.store.RecordId;

@@ -1,5 +1,6 @@
 package dev.once.store.jdbc;
 
+import dev.once.internal.Arguments;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.StoreUnavailableException;
 import java.time.Duration;
@@ -152,7 +153,7 @@ public final class Purger implements AutoCloseable {
 
     /** Time between the end of one round and the start of the next; default 1 minute. */
     public Builder interval(Duration interval) {
-      this.interval = positive("interval", interval);
+      this.interval = Arguments.positive("interval", interval);
       return this;
     }
 
@@ -205,13 +206,6 @@ public final class Purger implements AutoCloseable {
       Purger purger = new Purger(this, ex, own);
       purger.schedule(initialDelay);
       return purger;
-    }
-
-    private static Duration positive(String name, Duration d) {
-      if (d == null || d.isZero() || d.isNegative()) {
-        throw new IllegalArgumentException(name + " must be positive, was " + d);
-      }
-      return d;
     }
   }
 }

@@ -1,6 +1,6 @@
 package dev.once.store.jdbc;
 
-import dev.once.store.jdbc.internal.Migrations;
+import dev.once.store.jdbc.support.Migrations;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.slf4j.Logger;

@@ -1,6 +1,6 @@
 package dev.once.store.jdbc;
 
-import dev.once.store.jdbc.internal.TableName;
+import dev.once.store.jdbc.support.TableName;
 import dev.once.store.ClaimRequest;
 import dev.once.store.RecordState;
 import java.sql.PreparedStatement;

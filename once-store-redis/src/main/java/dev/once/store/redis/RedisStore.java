@@ -1,5 +1,6 @@
 package dev.once.store.redis;
 
+import dev.once.internal.Arguments;
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyRecord;
@@ -173,7 +174,7 @@ public final class RedisStore implements IdempotencyStore {
   @Override
   public boolean heartbeat(RecordId id, long token, Duration lease) {
     Objects.requireNonNull(id, "id");
-    requirePositive("lease", lease);
+    Arguments.positive("lease", lease);
     return succeeded(scripts.run(LuaScript.HEARTBEAT, ScriptOutputType.INTEGER, keys.recordKey(id),
         Micros.ascii(token), Micros.of(lease), retention));
   }
@@ -189,7 +190,7 @@ public final class RedisStore implements IdempotencyStore {
   @Override
   public Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
     Objects.requireNonNull(leases, "leases");
-    requirePositive("lease", lease);
+    Arguments.positive("lease", lease);
     List<LeaseGroups.Group> groups = LeaseGroups.of(leases, keys, slotOf);
     byte[] leaseMicros = Micros.of(lease);
     List<CompletableFuture<List<Object>>> runs = new ArrayList<>(groups.size());
@@ -209,7 +210,7 @@ public final class RedisStore implements IdempotencyStore {
   public boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, Duration lease) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(recoveryPoint, "recoveryPoint");
-    requirePositive("lease", lease);
+    Arguments.positive("lease", lease);
     return succeeded(scripts.run(LuaScript.HEARTBEAT, ScriptOutputType.INTEGER, keys.recordKey(id),
         Micros.ascii(token), Micros.of(lease), retention, recoveryPoint));
   }
@@ -248,7 +249,7 @@ public final class RedisStore implements IdempotencyStore {
   private byte[][] finishArgs(RecordId id, long token, byte[] state, byte[] result, Duration ttl) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(result, "result");
-    requirePositive("ttl", ttl);
+    Arguments.positive("ttl", ttl);
     return new byte[][] {Micros.ascii(token), state, result, Micros.of(ttl), retention, keys.channel(id)};
   }
 
@@ -351,13 +352,6 @@ public final class RedisStore implements IdempotencyStore {
 
   private static boolean succeeded(Long reply) {
     return reply != null && reply == 1L;
-  }
-
-  private static void requirePositive(String name, Duration d) {
-    Objects.requireNonNull(d, name);
-    if (d.isZero() || d.isNegative()) {
-      throw new IllegalArgumentException(name + " must be positive, was " + d);
-    }
   }
 
   /**

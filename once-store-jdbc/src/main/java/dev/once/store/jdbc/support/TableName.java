@@ -1,10 +1,10 @@
-package dev.once.store.jdbc.internal;
+package dev.once.store.jdbc.support;
 
 import java.util.regex.Pattern;
 
 /**
- * A validated table name, optionally schema-qualified ({@code schema.table}). Internal: shared by
- * the JDBC stores and the outbox; not part of Once's API.
+ * A validated table name, optionally schema-qualified ({@code schema.table}). Part of the JDBC
+ * support API (see {@code package-info}): the JDBC stores and the outbox validate names with it.
  *
  * <p>The name is spliced into SQL text (identifiers cannot be bind parameters), so it is held to a
  * strict pattern: each part is a letter or underscore followed by at most 47 letters, digits or

@@ -1,4 +1,4 @@
-package dev.once.gateway.demo;
+package dev.once.gateway;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -24,8 +24,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>{@code GET /ledger}: every charge created so far, as a JSON array;
  *   <li>{@code GET|POST /ping}: a fixed small body, for benchmarks.
  * </ul>
+ *
+ * <p>Package-private: it ships in the gateway jar for {@code --demo} and the benchmark scripts, but
+ * demo code is no part of the gateway's API.
  */
-public final class DemoUpstream implements AutoCloseable {
+final class DemoUpstream implements AutoCloseable {
 
   /** The longest {@code ?delay=} honoured, so no request can hold a thread for long. */
   static final long MAX_DELAY_MS = 60_000;
@@ -66,7 +69,7 @@ public final class DemoUpstream implements AutoCloseable {
     return upstream;
   }
 
-  /** {@code java -cp once-gateway.jar dev.once.gateway.demo.DemoUpstream [port]} (default 9000). */
+  /** {@code java -cp once-gateway.jar dev.once.gateway.DemoUpstream [port]} (default 9000). */
   public static void main(String[] args) throws IOException {
     DemoUpstream upstream = start(args.length > 0 ? Integer.parseInt(args[0]) : 9000);
     System.out.println("demo upstream on http://127.0.0.1:" + upstream.port());

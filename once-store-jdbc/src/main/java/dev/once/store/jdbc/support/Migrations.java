@@ -1,4 +1,4 @@
-package dev.once.store.jdbc.internal;
+package dev.once.store.jdbc.support;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,7 +22,8 @@ import java.util.regex.Pattern;
  * one schema-qualify) it becomes the unqualified name. The configured name has passed
  * {@link TableName}'s strict pattern, so the substitution cannot inject SQL.
  *
- * <p>Internal: shared by the JDBC stores and the outbox; not part of Once's API.
+ * <p>Part of the JDBC support API (see {@code package-info}): the JDBC stores and the outbox apply
+ * their schema files with it.
  */
 public final class Migrations {
 

@@ -1,4 +1,4 @@
-package dev.once.store.jdbc.internal;
+package dev.once.store.jdbc.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
