@@ -11,6 +11,7 @@
 #   mvn -B -q -pl once-gateway -am package -DskipTests
 #   once-bench/gateway/run.sh            # DURATION=10s ROUNDS=3 CONNECTIONS=50 THREADS=2 WARMUP=5s GATEWAY_WARMUP=20s
 #   CASES="b c e" JAR=/tmp/other.jar once-bench/gateway/run.sh   # some cases only, another build (A/B)
+#   GATEWAY_JAVA_OPTS="-XX:StartFlightRecording=filename=/tmp/gw-%p.jfr,settings=profile" ...   # profile each gateway
 #
 # Every case runs once per round, the cases interleaved, and the table shows each case's median
 # round by throughput: on a shared machine, load from elsewhere then hits all cases alike.
@@ -99,7 +100,9 @@ measure() { # name url [warm-up]   (BENCH_CYCLE=N: replays, see keys.lua)
 gateway() { # name extra-args...
   local name="$1"; shift
   rm -rf "$WORK/data"
-  java -Xms512m -Xmx512m -jar "$JAR" --bind 127.0.0.1 --port "$GATEWAY_PORT" --management-port "$MANAGEMENT_PORT" \
+  # GATEWAY_JAVA_OPTS, e.g. a JFR recording: -XX:StartFlightRecording=filename=/tmp/gw-%p.jfr,settings=profile
+  # shellcheck disable=SC2086
+  java -Xms512m -Xmx512m ${GATEWAY_JAVA_OPTS:-} -jar "$JAR" --bind 127.0.0.1 --port "$GATEWAY_PORT" --management-port "$MANAGEMENT_PORT" \
     --upstream "http://127.0.0.1:$UPSTREAM_PORT" --data-dir "$WORK/data" --access-log false "$@" \
     >"$WORK/gateway-$name.log" 2>&1 &
   local pid=$!
