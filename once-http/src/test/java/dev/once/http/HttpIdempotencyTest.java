@@ -8,22 +8,17 @@ import dev.once.FinalFailure;
 import dev.once.InFlightPolicy;
 import dev.once.Once;
 import dev.once.Outcome;
+import dev.once.ParkingSignalStore;
 import dev.once.OutcomeClassifier;
 import dev.once.Recording;
 import dev.once.FakeUnavailableStore;
-import dev.once.store.ForwardingStore;
-import dev.once.store.IdempotencyStore;
-import dev.once.store.InMemoryStore;
-import dev.once.store.RecordId;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,22 +28,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class HttpIdempotencyTest {
 
-  private final InMemoryStore records = InMemoryStore.create();
-  /** A permit each time a duplicate subscribes to its key's changes: it is parked, waiting. */
-  private final Semaphore parked = new Semaphore(0);
-  private final Once once = Once.of(new ForwardingStore() {
-    @Override
-    protected IdempotencyStore delegate() {
-      return records;
-    }
-
-    @Override
-    public CompletableFuture<Void> awaitChange(RecordId id) {
-      CompletableFuture<Void> change = records.awaitChange(id);
-      parked.release();
-      return change;
-    }
-  });
+  private final ParkingSignalStore store = new ParkingSignalStore();
+  private final Once once = Once.of(store);
   private final HttpIdempotency http = HttpIdempotency.builder(once)
       .route("/required", RoutePolicy.builder().keyRequired(true).build())
       .route("/waiting", RoutePolicy.builder().execution(ExecutionPolicy.builder()
@@ -209,7 +190,7 @@ class HttpIdempotencyTest {
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
       Future<Decision> waiter = pool.submit(() -> begin(post("/waiting", key, "{}")));
-      assertThat(parked.tryAcquire(5, TimeUnit.SECONDS)).as("the first duplicate parked").isTrue();
+      store.awaitParked(Duration.ofSeconds(5)); // the first duplicate waits
       Decision overLimit = begin(post("/waiting", key, "{}"));
 
       first.record(created("{\"id\":\"pay_1\"}"));

@@ -25,8 +25,8 @@ class PostgresUnreachableTest extends UnreachableDatabaseBehaviour {
     proxy.restore();
     duringOutage.get(20, TimeUnit.SECONDS);
 
+    // Announced by a NOTIFY once the listener is back, or by the wake-up it sends when it is back.
     CompletableFuture<Void> afterOutage = store.awaitChange(id);
-    Thread.sleep(200);
     Eventually.available("the database is back", BOUND, () -> store.complete(id, c.token(), new byte[] {1}, JdbcStoreBehaviour.TTL));
     afterOutage.get(20, TimeUnit.SECONDS);
     assertThat(afterOutage).isDone();
