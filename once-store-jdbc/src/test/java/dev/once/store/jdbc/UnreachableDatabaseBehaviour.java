@@ -15,12 +15,14 @@ import java.util.Locale;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The database becomes unreachable (a {@link FaultProxy} cuts every connection and refuses new ones):
  * every operation throws {@link StoreUnavailableException} within a bounded time, no threads leak,
  * and the same store works again once the database is back, without being recreated.
  */
+@Timeout(120) // the waits for a database that came back are bounded by polling, not preemptively
 abstract class UnreachableDatabaseBehaviour {
 
   /**
