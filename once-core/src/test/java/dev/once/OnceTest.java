@@ -3,7 +3,6 @@ package dev.once;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.once.store.IdempotencyStore;
 import dev.once.store.InMemoryStore;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
@@ -30,7 +29,7 @@ class OnceTest {
   private static final Fingerprint FP = new Fingerprint(1, "aa".repeat(32));
   private static final Fingerprint OTHER_FP = new Fingerprint(1, "bb".repeat(32));
 
-  private final IdempotencyStore store = InMemoryStore.create();
+  private final ParkingSignalStore store = new ParkingSignalStore();
   private final RecordingListener listener = new RecordingListener();
   private final Once once = Once.builder(store).listener(listener).build();
   private final AtomicInteger runs = new AtomicInteger();
@@ -176,7 +175,7 @@ class OnceTest {
     try {
       Future<ExecutionResult<String>> dup = pool.submit(() -> once.execute(SCOPE, key, FP, ResultCodec.utf8(),
           OutcomeClassifier.defaults(), waiting, ctx -> "second"));
-      Thread.sleep(50);
+      store.awaitParked(Duration.ofSeconds(10)); // the duplicate waits for the key
 
       held.release();
 

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Timeout;
  * restart of the store. Every run's ledger audit must pass; a deliberately broken gateway must fail
  * it. Sizes are small for CI on a busy machine; {@code docs/reliability.md} has the large runs.
  */
+@Tag("chaos")
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ChaosHarnessTest {
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.once.tck.RequiredServices;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Timeout;
  * Synchronous replication with {@code remote_apply} must lose and re-run nothing acknowledged;
  * asynchronous replication may, and whatever it did is printed, not asserted (it depends on timing).
  */
+@Tag("chaos")
 @Timeout(value = 10, unit = java.util.concurrent.TimeUnit.MINUTES)
 class PostgresFailoverTest {
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.client.RetriesExhaustedException.Reason;
+import dev.once.tck.Eventually;
 import dev.once.tck.FakeClock;
 import dev.once.tck.FaultProxy;
 import java.io.IOException;
@@ -451,23 +452,12 @@ class OnceHttpClientTest {
     Thread.interrupted();
   }
 
-  private static void awaitHeld(RecordingScheduler scheduler) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (scheduler.held.isEmpty()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("no retry was scheduled");
-      }
-      Thread.sleep(5);
-    }
+  private static void awaitHeld(RecordingScheduler scheduler) {
+    Eventually.assertThat("a retry was scheduled", Duration.ofSeconds(20), () -> !scheduler.held.isEmpty());
   }
 
-  private static void awaitExecutions(String path, int n) throws InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-    while (server.app.executions(path) < n) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(path + " did not start " + n + " time(s)");
-      }
-      Thread.sleep(5);
-    }
+  private static void awaitExecutions(String path, int n) {
+    Eventually.assertThat(path + " started " + n + " time(s)", Duration.ofSeconds(20),
+        () -> server.app.executions(path) >= n);
   }
 }

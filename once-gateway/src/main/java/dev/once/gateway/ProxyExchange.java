@@ -112,8 +112,26 @@ final class ProxyExchange {
 
   /** Sends a whole response (a problem, a replay, a buffered upstream answer) and completes. */
   void answer(StoredResponse answer) {
+    closeIfTheBodyIsUnread();
     writeHead(answer.status(), answer.headers(), answer.body().length);
     response.write(true, ByteBuffer.wrap(answer.body()), Callback.from(() -> complete(null), this::complete));
+  }
+
+  /**
+   * Some answers come before the request body was read, or while part of it is still on its way (a
+   * refusal that needs no body, an upstream that failed before taking all of it). Jetty can only
+   * reuse the connection once the body is consumed; if it is not, Jetty closes the connection after
+   * the response, and as this response is committed before Jetty looks, it cannot say so. A client
+   * that was not told then sends its next request into a closed connection and gets an empty reply.
+   * So what has arrived is consumed here, and if more is to come the answer says
+   * {@code Connection: close} before it is committed. Answers that already say so (the body is
+   * being refused, and may still be read elsewhere) are left alone.
+   */
+  private void closeIfTheBodyIsUnread() {
+    HttpFields.Mutable out = response.getHeaders();
+    if (!out.contains(HttpHeader.CONNECTION, "close") && !request.consumeAvailable()) {
+      out.put(HttpHeader.CONNECTION, "close");
+    }
   }
 
   /**

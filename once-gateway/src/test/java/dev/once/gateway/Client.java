@@ -28,12 +28,14 @@ final class Client {
   }
 
   /**
-   * The head of a JSON POST from {@link #MERCHANT} with this key and {@code Content-Length}, and the
-   * first bytes of its body, for tests that write to a raw socket and control when the rest comes.
+   * The head of a JSON POST from {@link #MERCHANT} with this key (none if null) and
+   * {@code Content-Length}, and the first bytes of its body, for tests that write to a raw socket and
+   * control when the rest comes.
    */
   static byte[] rawPost(String path, String key, int contentLength, String bodyStart) {
-    return ("POST " + path + " HTTP/1.1\r\nHost: gateway\r\nApi-Key: " + MERCHANT + "\r\nIdempotency-Key: " + key
-        + "\r\nContent-Type: application/json\r\nContent-Length: " + contentLength + "\r\n\r\n" + bodyStart)
+    return ("POST " + path + " HTTP/1.1\r\nHost: gateway\r\nApi-Key: " + MERCHANT + "\r\n"
+        + (key == null ? "" : "Idempotency-Key: " + key + "\r\n")
+        + "Content-Type: application/json\r\nContent-Length: " + contentLength + "\r\n\r\n" + bodyStart)
         .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
   }
 

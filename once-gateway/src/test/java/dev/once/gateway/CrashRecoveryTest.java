@@ -5,6 +5,7 @@ import static dev.once.gateway.Problem.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.http.ProblemType;
+import dev.once.tck.Eventually;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.net.http.HttpResponse;
@@ -42,7 +43,8 @@ class CrashRecoveryTest {
         completed = client.postJson("/payments/completed", completedKey, "{\"amount\":1}");
         assertThat(completed.statusCode()).isEqualTo(201);
         CompletableFuture<HttpResponse<String>> cut = client.sendAsync(client.post("/slow/3000", inFlightKey, "{}"));
-        waitUntil(() -> upstream.runs("/slow/3000") == 1);
+        Eventually.assertThat("the request reached the upstream", java.time.Duration.ofSeconds(10),
+            () -> upstream.runs("/slow/3000") == 1);
 
         first.kill();
 
@@ -73,16 +75,6 @@ class CrashRecoveryTest {
         assertThat(upstream.runs("/wait/slow/300")).isEqualTo(1);
         assertThat(upstream.runs("/slow/3000")).isEqualTo(1);
       }
-    }
-  }
-
-  private static void waitUntil(java.util.function.BooleanSupplier condition) throws InterruptedException {
-    long deadline = System.nanoTime() + 10_000_000_000L;
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within 10 s");
-      }
-      Thread.sleep(20);
     }
   }
 }

@@ -86,6 +86,25 @@ class LimitsTest {
     }
   }
 
+  /**
+   * A refusal that needs no body (here: no key on a route that requires one) is answered before the
+   * body has arrived. That connection cannot carry another request, and the answer must say so:
+   * without {@code Connection: close} a client reuses it and its next request gets an empty reply.
+   */
+  @Test
+  void anAnswerGivenBeforeTheBodyArrivedSaysTheConnectionCloses() throws Exception {
+    try (TestGateway gw = TestGateway.start();
+        Socket socket = new Socket("127.0.0.1", gw.gateway.port())) {
+      socket.setSoTimeout(10_000);
+      socket.getOutputStream().write(Client.rawPost("/required/x", null, 20, ""));
+
+      String head = headOf(socket.getInputStream());
+
+      assertThat(head).startsWith("HTTP/1.1 400 ").containsIgnoringCase("\r\nConnection: close\r\n");
+      assertThat(gw.upstream.runs("/required/x")).isZero();
+    }
+  }
+
   @Test
   void aBodyOverTheGatewaysBufferCapIs503AndNothingRuns() throws Exception {
     try (TestGateway gw = TestGateway.start("--max-buffered-bytes", "64KiB")) {
@@ -110,5 +129,18 @@ class LimitsTest {
       assertProblem(retry, ProblemType.RESPONSE_UNAVAILABLE);
       assertThat(gw.upstream.runs("/big/200000")).isEqualTo(1);
     }
+  }
+
+  /** The status line and header fields of the response arriving on {@code in}, up to the blank line. */
+  private static String headOf(java.io.InputStream in) throws java.io.IOException {
+    StringBuilder head = new StringBuilder();
+    while (head.indexOf("\r\n\r\n") < 0) {
+      int b = in.read();
+      if (b < 0) {
+        break;
+      }
+      head.append((char) b);
+    }
+    return head.toString();
   }
 }

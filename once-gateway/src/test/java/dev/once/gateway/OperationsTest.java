@@ -5,10 +5,12 @@ import static dev.once.gateway.Problem.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.http.ProblemType;
+import dev.once.tck.Eventually;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -135,7 +137,8 @@ class OperationsTest {
     TestGateway gw = TestGateway.start();
     try {
       CompletableFuture<HttpResponse<String>> inFlight = gw.client.sendAsync(gw.client.post("/slow/1000", key(), "{}"));
-      Thread.sleep(300);
+      Eventually.assertThat("the request reached the upstream", Duration.ofSeconds(10),
+          () -> gw.upstream.runs("/slow/1000") == 1);
 
       gw.gateway.close();
 

@@ -5,6 +5,7 @@ import static dev.once.gateway.Problem.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.http.ProblemType;
+import dev.once.tck.Eventually;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
@@ -104,11 +105,9 @@ class ProxySemanticsTest extends GatewayTest {
     }
   }
 
-  private static void awaitRuns(TestGateway gw, String path) throws InterruptedException {
-    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(20).toNanos();
-    while (gw.upstream.runs(path) == 0 && System.nanoTime() < deadline) {
-      Thread.sleep(5);
-    }
+  private static void awaitRuns(TestGateway gw, String path) {
+    Eventually.assertThat(path + " reached the upstream", java.time.Duration.ofSeconds(20),
+        () -> gw.upstream.runs(path) > 0);
   }
 
   @Test

@@ -4,6 +4,7 @@ import static dev.once.gateway.Client.key;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.Scope;
+import dev.once.tck.Eventually;
 import dev.once.tck.RequiredServices;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -84,13 +85,8 @@ class TenantIsolationTest {
     }
   }
 
-  private static void awaitRuns(TestGateway gw, String path, int n) throws InterruptedException {
-    long deadline = System.nanoTime() + java.time.Duration.ofSeconds(20).toNanos();
-    while (gw.upstream.runs(path) < n) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(path + " did not reach the upstream");
-      }
-      Thread.sleep(5);
-    }
+  private static void awaitRuns(TestGateway gw, String path, int n) {
+    Eventually.assertThat(path + " reached the upstream " + n + " time(s)", java.time.Duration.ofSeconds(20),
+        () -> gw.upstream.runs(path) >= n);
   }
 }

@@ -8,10 +8,10 @@ import dev.once.FinalFailure;
 import dev.once.InFlightPolicy;
 import dev.once.Once;
 import dev.once.Outcome;
+import dev.once.ParkingSignalStore;
 import dev.once.OutcomeClassifier;
 import dev.once.Recording;
 import dev.once.FakeUnavailableStore;
-import dev.once.store.InMemoryStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;
@@ -28,7 +28,8 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(30)
 class HttpIdempotencyTest {
 
-  private final Once once = Once.of(InMemoryStore.create());
+  private final ParkingSignalStore store = new ParkingSignalStore();
+  private final Once once = Once.of(store);
   private final HttpIdempotency http = HttpIdempotency.builder(once)
       .route("/required", RoutePolicy.builder().keyRequired(true).build())
       .route("/waiting", RoutePolicy.builder().execution(ExecutionPolicy.builder()
@@ -189,7 +190,7 @@ class HttpIdempotencyTest {
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
       Future<Decision> waiter = pool.submit(() -> begin(post("/waiting", key, "{}")));
-      Thread.sleep(200); // let the first duplicate park
+      store.awaitParked(Duration.ofSeconds(5)); // the first duplicate waits
       Decision overLimit = begin(post("/waiting", key, "{}"));
 
       first.record(created("{\"id\":\"pay_1\"}"));

@@ -11,12 +11,15 @@ import dev.once.messaging.MessageHandler;
 import dev.once.messaging.MessageIdempotency;
 import dev.once.messaging.MessageProcessor;
 import dev.once.store.InMemoryStore;
+import dev.once.tck.Eventually;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -147,13 +150,14 @@ class KafkaIdempotentConsumerTest {
         p.send(Topics.record(topic, "r" + i, "k" + i, "m" + i));
       }
     }
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (effects.isEmpty() && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
-    consumer(processor, shortPoll);     // joins while the first is in a handler
-    Thread.sleep(3_000);
-    first.close();                      // leaves while the second may be in one
+    Eventually.assertThat("the first consumer is in a handler", Duration.ofSeconds(60), () -> !effects.isEmpty());
+    CountDownLatch secondInAHandler = new CountDownLatch(1);
+    consumer(record -> {                // joins while the first is in a handler
+      secondInAHandler.countDown();
+      return processor.process(record);
+    }, shortPoll);
+    assertThat(secondInAHandler.await(60, TimeUnit.SECONDS)).as("the second consumer got a partition").isTrue();
+    first.close();                      // leaves while the second is in one
     consumer(processor, shortPoll);     // and a third joins
     topics.awaitCommitted(group, topic, n);
     assertThat(topics.committed(group, topic)).isEqualTo(n);
@@ -181,11 +185,7 @@ class KafkaIdempotentConsumerTest {
       }
     }
     KafkaIdempotentConsumer first = consumer(dying);
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (first.isRunning() && System.nanoTime() < deadline) {
-      Thread.sleep(20);
-    }
-    assertThat(first.isRunning()).isFalse();
+    Eventually.assertThat("the first consumer died", Duration.ofSeconds(60), () -> !first.isRunning());
     assertThat(effects.get("m3")).hasValue(1);
     long committedBeforeTheCrash = topics.committed(group, topic);
     assertThat(committedBeforeTheCrash).isLessThanOrEqualTo(3);

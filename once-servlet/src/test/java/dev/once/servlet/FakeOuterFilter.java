@@ -20,6 +20,9 @@ final class FakeOuterFilter implements Filter {
   static final String REQUEST_ID = "X-Request-Id";
   static final String ALLOW_ORIGIN = "Access-Control-Allow-Origin";
 
+  /** The response this thread is serving, for hooks inside the chain that ask whether it has left. */
+  static final ThreadLocal<HttpServletResponse> CURRENT = new ThreadLocal<>();
+
   private final AtomicLong ids = new AtomicLong();
 
   @Override
@@ -32,6 +35,11 @@ final class FakeOuterFilter implements Filter {
       response.setHeader(ALLOW_ORIGIN, origin);
       response.addHeader("Vary", "Origin");
     }
-    chain.doFilter(req, res);
+    CURRENT.set(response);
+    try {
+      chain.doFilter(req, res);
+    } finally {
+      CURRENT.remove();
+    }
   }
 }

@@ -13,6 +13,7 @@ import dev.once.http.RoutePolicy;
 import dev.once.http.StoredResponse;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.InMemoryStore;
+import dev.once.tck.Eventually;
 import jakarta.servlet.DispatcherType;
 import java.io.IOException;
 import java.net.URI;
@@ -167,18 +168,16 @@ final class GuardedApp implements AutoCloseable {
    * As {@link #awaitExecutions(String, int)}, but gives up as soon as {@code first}, the request
    * expected to start the handler, has been answered without starting it, and says what it got.
    */
-  void awaitExecutions(String path, int n, java.util.concurrent.Future<HttpResponse<String>> first)
-      throws InterruptedException {
-    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-    while (app.executions(path) < n) {
+  void awaitExecutions(String path, int n, java.util.concurrent.Future<HttpResponse<String>> first) {
+    Eventually.assertThat(path + " started " + n + " time(s)", Duration.ofSeconds(20), () -> {
+      if (app.executions(path) >= n) {
+        return true;
+      }
       if (first != null && first.isDone() && app.executions(path) < n) {
         throw new AssertionError(path + " did not start: the request was answered with " + answer(first));
       }
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError(path + " did not start " + n + " time(s)");
-      }
-      Thread.sleep(5);
-    }
+      return false;
+    });
   }
 
   private static String answer(java.util.concurrent.Future<HttpResponse<String>> done) {

@@ -18,6 +18,8 @@ final class RecordingTransactions implements TransactionBoundary {
   volatile CountDownLatch holdCommit = new CountDownLatch(0);
   /** Counted down when a transaction's work is done and it is about to end. */
   volatile CountDownLatch workDone = new CountDownLatch(1);
+  /** Whether the response had been committed (its head sent) when the last transaction was about to end. */
+  volatile boolean committedBeforeEnd;
 
   @Override
   public boolean covers(Route route) {
@@ -33,6 +35,8 @@ final class RecordingTransactions implements TransactionBoundary {
       endings.add("ROLL_BACK on " + e.getClass().getSimpleName());
       throw e;
     }
+    jakarta.servlet.http.HttpServletResponse response = FakeOuterFilter.CURRENT.get();
+    committedBeforeEnd = response != null && response.isCommitted();
     workDone.countDown();
     try {
       holdCommit.await(10, TimeUnit.SECONDS);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.once.spring.shop.FakeShopApplication;
 import dev.once.spring.shop.OrdersController;
 import dev.once.store.IdempotencyStore;
+import dev.once.tck.Eventually;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -125,9 +126,7 @@ class StarterWebTest {
     String key = key();
     CompletableFuture<HttpResponse<String>> first = client.sendAsync(post("/api/orders/ord_9/refunds?ms=800", key, "{}").build(),
         HttpResponse.BodyHandlers.ofString());
-    while (orders.runs("refund") == 0) {
-      Thread.sleep(5); // until the first holds the key
-    }
+    Eventually.assertThat("the first holds the key", Duration.ofSeconds(20), () -> orders.runs("refund") > 0);
 
     HttpResponse<String> dup = send(post("/api/orders/ord_9/refunds?ms=800", key, "{}"));
 

@@ -35,8 +35,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 
 /**
  * The contract every {@link IdempotencyStore} passes: the state machine, fencing, lease steal with
@@ -59,8 +63,12 @@ import org.junit.jupiter.api.Timeout;
  * by default they sleep (see {@link #advanceTime(Duration)}), with leases of {@link #shortLease()};
  * a store whose clock can be injected overrides {@code advanceTime} with a {@link FakeClock} and runs
  * without sleeping. Tests run against the real server, never a mock.
+ *
+ * <p>The tests are grouped by concern in {@code @Nested} classes ({@code Claim}, {@code Heartbeat},
+ * {@code Purge}, ...), so a report says which part of the contract a store breaks.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@ExtendWith(IdempotencyStoreContract.NamesTheStore.class)
 public abstract class IdempotencyStoreContract {
 
   /** A lease or TTL that never ends during a test. */
@@ -124,1076 +132,1141 @@ public abstract class IdempotencyStoreContract {
     }
   }
 
-  // ---------------------------------------------------------------- claim
-
-  @Test
-  void aClaimOnAnAbsentKeyGrantsAFreshLease() {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-
-    Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-
-    assertThat(claimed.stolen()).isFalse();
-    assertThat(claimed.recoveryPoint()).isNull();
-    IdempotencyRecord record = present(id);
-    assertThat(record.id()).isEqualTo(id);
-    assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
-    assertThat(record.fingerprint()).isEqualTo(fingerprint);
-    assertThat(record.token()).isEqualTo(claimed.token());
-    assertThat(record.leaseUntil()).isEqualTo(claimed.leaseUntil());
-    assertThat(record.result()).isNull();
-    assertThat(record.recoveryPoint()).isNull();
-  }
-
-  @Test
-  void getOnAnAbsentKeyIsEmpty() {
-    assertThat(store.get(newId())).isEmpty();
-  }
-
-  @Test
-  void aClaimOnALiveLeaseReturnsTheRecordAndChangesNothing() {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    Claimed first = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-    IdempotencyRecord before = present(id);
-
-    IdempotencyRecord seen = existing(store.claim(request(id, fingerprint, LONG, TTL)));
-
-    assertThat(seen.state()).isEqualTo(RecordState.IN_PROGRESS);
-    assertThat(seen.token()).isEqualTo(first.token());
-    assertThat(seen.isStealable()).isFalse();
-    assertThat(seen.leaseRemaining()).isPositive();
-    assertUnchanged(id, before);
-  }
-
-  @Test
-  void aClaimWithAnotherFingerprintOnALiveLeaseReturnsTheRecordAndChangesNothing() {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-    IdempotencyRecord before = present(id);
-
-    IdempotencyRecord seen = existing(store.claim(request(id, newFingerprint(), LONG, TTL)));
-
-    assertThat(seen.fingerprint()).isEqualTo(fingerprint);
-    assertUnchanged(id, before);
-  }
-
-  @Test
-  void aClaimOnACompletedRecordReturnsItWithItsResult() {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-    byte[] result = utf8("the first result");
-    assertThat(store.complete(id, claimed.token(), result, TTL)).isTrue();
-
-    IdempotencyRecord seen = existing(store.claim(request(id, fingerprint, LONG, TTL)));
-
-    assertThat(seen.state()).isEqualTo(RecordState.COMPLETED);
-    assertThat(seen.result()).isEqualTo(result);
-    assertThat(seen.token()).isEqualTo(claimed.token());
-    assertThat(seen.fingerprint()).isEqualTo(fingerprint);
-  }
-
-  @Test
-  void aClaimOnAFailedFinalRecordReturnsItWithItsResult() {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-    byte[] result = utf8("insufficient funds");
-    assertThat(store.failFinal(id, claimed.token(), result, TTL)).isTrue();
-
-    IdempotencyRecord seen = existing(store.claim(request(id, fingerprint, LONG, TTL)));
-
-    assertThat(seen.state()).isEqualTo(RecordState.FAILED_FINAL);
-    assertThat(seen.result()).isEqualTo(result);
-  }
-
-  @Test
-  void aClaimWithAnotherFingerprintOnAFinishedRecordReturnsItUnchanged() {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-    assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
-    IdempotencyRecord before = present(id);
-
-    IdempotencyRecord seen = existing(store.claim(request(id, newFingerprint(), LONG, TTL)));
-
-    assertThat(seen.fingerprint()).isEqualTo(fingerprint);
-    assertThat(seen.result()).isEqualTo(utf8("done"));
-    assertUnchanged(id, before);
-  }
-
-  // ---------------------------------------------------------------- complete and failFinal
-
-  @Test
-  void completeWithTheRightTokenStoresTheResult() {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-
-    assertThat(store.complete(id, claimed.token(), utf8("201 Created"), TTL)).isTrue();
-
-    IdempotencyRecord record = present(id);
-    assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
-    assertThat(record.result()).isEqualTo(utf8("201 Created"));
-    assertThat(record.token()).isEqualTo(claimed.token());
-    assertThat(record.fingerprint()).isEqualTo(fingerprint);
-  }
-
-  @Test
-  void failFinalWithTheRightTokenStoresTheResult() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-
-    assertThat(store.failFinal(id, claimed.token(), utf8("422 Unprocessable"), TTL)).isTrue();
-
-    IdempotencyRecord record = present(id);
-    assertThat(record.state()).isEqualTo(RecordState.FAILED_FINAL);
-    assertThat(record.result()).isEqualTo(utf8("422 Unprocessable"));
-  }
-
-  @Test
-  void completeWithAWrongTokenIsRejectedAndChangesNothing() {
-    assertWrongTokensAreRejected((id, token) -> store.complete(id, token, utf8("forged"), TTL));
-  }
-
-  @Test
-  void failFinalWithAWrongTokenIsRejectedAndChangesNothing() {
-    assertWrongTokensAreRejected((id, token) -> store.failFinal(id, token, utf8("forged"), TTL));
-  }
-
-  @Test
-  void releaseWithAWrongTokenIsRejectedAndChangesNothing() {
-    assertWrongTokensAreRejected(store::release);
-  }
-
-  @Test
-  void heartbeatWithAWrongTokenIsRejectedAndChangesNothing() {
-    assertWrongTokensAreRejected((id, token) -> store.heartbeat(id, token, LONG.multipliedBy(2)));
-  }
-
-  @Test
-  void checkpointWithAWrongTokenIsRejectedAndChangesNothing() {
-    assertWrongTokensAreRejected((id, token) -> store.checkpoint(id, token, utf8("forged"), LONG.multipliedBy(2)));
-  }
-
-  @Test
-  void writesToAnAbsentKeyAreRejectedAndCreateNothing() {
-    RecordId id = newId();
-
-    assertThat(store.complete(id, 1, utf8("x"), TTL)).as("complete").isFalse();
-    assertThat(store.failFinal(id, 1, utf8("x"), TTL)).as("failFinal").isFalse();
-    assertThat(store.heartbeat(id, 1, LONG)).as("heartbeat").isFalse();
-    assertThat(store.checkpoint(id, 1, utf8("x"), LONG)).as("checkpoint").isFalse();
-    assertThat(store.release(id, 1)).as("release").isFalse();
-
-    assertThat(store.get(id)).isEmpty();
-    assertThat(claimed(store.claim(request(id, newFingerprint(), LONG, TTL))).stolen()).isFalse();
-  }
-
-  @Test
-  void aSecondCompletionIsRejectedAndTheFirstResultStays() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-    assertThat(store.complete(id, claimed.token(), utf8("first"), TTL)).isTrue();
-    IdempotencyRecord before = present(id);
-
-    assertThat(store.complete(id, claimed.token(), utf8("second"), TTL)).isFalse();
-
-    assertUnchanged(id, before);
-    assertThat(present(id).result()).isEqualTo(utf8("first"));
-  }
-
-  @Test
-  void noWriteSucceedsOnACompletedRecord() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-    assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
-
-    assertNoWriteSucceeds(id, claimed.token());
-  }
-
-  @Test
-  void noWriteSucceedsOnAFailedFinalRecord() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-    assertThat(store.failFinal(id, claimed.token(), utf8("declined"), TTL)).isTrue();
-
-    assertNoWriteSucceeds(id, claimed.token());
-  }
-
-  @Test
-  void aWriteWithTheRightTokenSucceedsAfterTheLeaseEndedIfNobodyStoleIt() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), shortLease(), TTL)));
-    advanceTime(shortLease());
-
-    assertThat(store.heartbeat(id, claimed.token(), LONG)).as("heartbeat after the lease ended").isTrue();
-    assertThat(store.complete(id, claimed.token(), utf8("late but fine"), TTL)).as("complete").isTrue();
-
-    assertThat(present(id).result()).isEqualTo(utf8("late but fine"));
-  }
-
-  @Test
-  void aCompletedRecordLivesItsCompletionTtlFromCompletion() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-    Duration completionTtl = Duration.ofHours(7);
-
-    assertThat(store.complete(id, claimed.token(), utf8("done"), completionTtl)).isTrue();
-
-    IdempotencyRecord record = present(id);
-    assertThat(record.expiresAt())
-        .isBeforeOrEqualTo(record.observedAt().plus(completionTtl).plusSeconds(1))
-        .isAfter(record.observedAt().plus(completionTtl).minusSeconds(10));
-  }
-
-  @Test
-  void completeClearsTheRecoveryPoint() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-    assertThat(store.checkpoint(id, claimed.token(), utf8("card charged, receipt pending"), LONG)).isTrue();
-
-    assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
-
-    assertThat(present(id).recoveryPoint()).as("a finished record keeps no recovery point").isNull();
-    assertThat(existing(store.claim(request(id, present(id).fingerprint(), LONG, TTL))).recoveryPoint()).isNull();
-  }
-
-  @Test
-  void failFinalClearsTheRecoveryPoint() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-    assertThat(store.checkpoint(id, claimed.token(), utf8("card charged, receipt pending"), LONG)).isTrue();
-
-    assertThat(store.failFinal(id, claimed.token(), utf8("declined"), TTL)).isTrue();
-
-    assertThat(present(id).recoveryPoint()).as("a finished record keeps no recovery point").isNull();
-  }
-
-  // ---------------------------------------------------------------- release
-
-  @Test
-  void releaseDeletesTheRecord() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-
-    assertThat(store.release(id, claimed.token())).isTrue();
-
-    assertThat(store.get(id)).isEmpty();
-    assertThat(store.release(id, claimed.token())).as("a second release").isFalse();
-  }
-
-  @Test
-  void releaseMakesTheKeyClaimableWithAStrictlyLargerToken() {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    Claimed first = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-    assertThat(store.checkpoint(id, first.token(), utf8("step 1"), LONG)).isTrue();
-    assertThat(store.release(id, first.token())).isTrue();
-
-    Claimed second = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-
-    assertThat(second.token()).isGreaterThan(first.token());
-    assertThat(second.stolen()).as("a claim after a release is fresh, not a steal").isFalse();
-    assertThat(second.recoveryPoint()).isNull();
-    assertThat(present(id).recoveryPoint()).isNull();
-    assertThat(store.complete(id, first.token(), utf8("zombie"), TTL)).as("the released token").isFalse();
-  }
-
-  // ---------------------------------------------------------------- heartbeat
-
-  @Test
-  void heartbeatExtendsTheLease() {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    Claimed claimed = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
-
-    assertThat(store.heartbeat(id, claimed.token(), LONG)).isTrue();
-    advanceTime(shortLease());
-
-    IdempotencyRecord seen = existing(store.claim(request(id, fingerprint, LONG, TTL)));
-    assertThat(seen.token()).isEqualTo(claimed.token());
-    assertThat(seen.isStealable()).isFalse();
-    assertThat(seen.leaseUntil()).isAfter(claimed.leaseUntil());
-    assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
-  }
-
-  @Test
-  void heartbeatKeepsTheRecordAliveUntilTheNewLeaseEnds() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), shortLease(), shortLease())));
-
-    assertThat(store.heartbeat(id, claimed.token(), LONG)).isTrue();
-    advanceTime(shortLease());
-
-    IdempotencyRecord record = present(id);
-    assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
-    assertThat(record.expiresAt()).isAfterOrEqualTo(record.leaseUntil());
-    assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
-  }
-
-  @Test
-  void aBatchedHeartbeatExtendsEveryHeldLeaseAndNamesOnlyThose() {
-    Fingerprint fingerprint = newFingerprint();
-    List<LeaseToken> held = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
+  /** Claims: a fresh lease, and what a claim on a live or finished record returns. */
+  @Nested
+  class Claim {
+
+    @Test
+    void aClaimOnAnAbsentKeyGrantsAFreshLease() {
       RecordId id = newId();
-      held.add(new LeaseToken(id, claimed(store.claim(request(id, fingerprint, shortLease(), TTL))).token()));
+      Fingerprint fingerprint = newFingerprint();
+
+      Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+
+      assertThat(claimed.stolen()).isFalse();
+      assertThat(claimed.recoveryPoint()).isNull();
+      IdempotencyRecord record = present(id);
+      assertThat(record.id()).isEqualTo(id);
+      assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+      assertThat(record.fingerprint()).isEqualTo(fingerprint);
+      assertThat(record.token()).isEqualTo(claimed.token());
+      assertThat(record.leaseUntil()).isEqualTo(claimed.leaseUntil());
+      assertThat(record.result()).isNull();
+      assertThat(record.recoveryPoint()).isNull();
     }
-    RecordId completed = newId();
-    long completedToken = claimed(store.claim(request(completed, fingerprint, LONG, TTL))).token();
-    assertThat(store.complete(completed, completedToken, utf8("done"), TTL)).isTrue();
-    RecordId released = newId();
-    long releasedToken = claimed(store.claim(request(released, fingerprint, LONG, TTL))).token();
-    assertThat(store.release(released, releasedToken)).isTrue();
-    Stolen stolen = stealOne();
-    IdempotencyRecord completedBefore = present(completed);
-    List<LeaseToken> batch = new ArrayList<>(held);
-    batch.add(new LeaseToken(completed, completedToken));
-    batch.add(new LeaseToken(released, releasedToken));
-    batch.add(new LeaseToken(stolen.id, stolen.zombie));
-    batch.add(new LeaseToken(newId(), 1)); // a record that does not exist
 
-    Set<LeaseToken> extended = store.heartbeat(batch, LONG);
-
-    assertThat(extended).containsExactlyInAnyOrderElementsOf(held);
-    advanceTime(shortLease());
-    for (LeaseToken lease : held) {
-      IdempotencyRecord seen = existing(store.claim(request(lease.id(), fingerprint, LONG, TTL)));
-      assertThat(seen.token()).as("token of %s", lease.id()).isEqualTo(lease.token());
-      assertThat(seen.isStealable()).as("%s stealable", lease.id()).isFalse();
-      assertThat(seen.expiresAt()).isAfterOrEqualTo(seen.leaseUntil());
+    @Test
+    void getOnAnAbsentKeyIsEmpty() {
+      assertThat(store.get(newId())).isEmpty();
     }
-    assertUnchanged(completed, completedBefore);
-    assertThat(store.get(released)).isEmpty();
-    assertUnchanged(stolen.id, stolen.after);
-    for (LeaseToken lease : held) {
-      assertThat(store.complete(lease.id(), lease.token(), utf8("done"), TTL)).isTrue();
-    }
-  }
 
-  @Test
-  void aBatchedHeartbeatWithAWrongTokenChangesNothing() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-    IdempotencyRecord before = present(id);
-
-    Set<LeaseToken> extended = store.heartbeat(List.of(
-        new LeaseToken(id, claimed.token() + 1), new LeaseToken(newId(), claimed.token())), LONG);
-
-    assertThat(extended).isEmpty();
-    assertUnchanged(id, before);
-  }
-
-  @Test
-  void aBatchedHeartbeatOfAThousandLeasesExtendsThemAll() {
-    Fingerprint fingerprint = newFingerprint();
-    List<LeaseToken> held = new ArrayList<>();
-    for (int i = 0; i < 1_000; i++) {
+    @Test
+    void aClaimOnALiveLeaseReturnsTheRecordAndChangesNothing() {
       RecordId id = newId();
-      held.add(new LeaseToken(id, claimed(store.claim(request(id, fingerprint, LONG, TTL))).token()));
+      Fingerprint fingerprint = newFingerprint();
+      Claimed first = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+      IdempotencyRecord before = present(id);
+
+      IdempotencyRecord seen = existing(store.claim(request(id, fingerprint, LONG, TTL)));
+
+      assertThat(seen.state()).isEqualTo(RecordState.IN_PROGRESS);
+      assertThat(seen.token()).isEqualTo(first.token());
+      assertThat(seen.isStealable()).isFalse();
+      assertThat(seen.leaseRemaining()).isPositive();
+      assertUnchanged(id, before);
     }
 
-    Set<LeaseToken> extended = store.heartbeat(held, LONG);
+    @Test
+    void aClaimWithAnotherFingerprintOnALiveLeaseReturnsTheRecordAndChangesNothing() {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+      IdempotencyRecord before = present(id);
 
-    assertThat(extended).hasSize(held.size()).containsAll(held);
-    for (LeaseToken lease : held) {
-      assertThat(store.release(lease.id(), lease.token())).isTrue();
+      IdempotencyRecord seen = existing(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+      assertThat(seen.fingerprint()).isEqualTo(fingerprint);
+      assertUnchanged(id, before);
+    }
+
+    @Test
+    void aClaimOnACompletedRecordReturnsItWithItsResult() {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+      byte[] result = utf8("the first result");
+      assertThat(store.complete(id, claimed.token(), result, TTL)).isTrue();
+
+      IdempotencyRecord seen = existing(store.claim(request(id, fingerprint, LONG, TTL)));
+
+      assertThat(seen.state()).isEqualTo(RecordState.COMPLETED);
+      assertThat(seen.result()).isEqualTo(result);
+      assertThat(seen.token()).isEqualTo(claimed.token());
+      assertThat(seen.fingerprint()).isEqualTo(fingerprint);
+    }
+
+    @Test
+    void aClaimOnAFailedFinalRecordReturnsItWithItsResult() {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+      byte[] result = utf8("insufficient funds");
+      assertThat(store.failFinal(id, claimed.token(), result, TTL)).isTrue();
+
+      IdempotencyRecord seen = existing(store.claim(request(id, fingerprint, LONG, TTL)));
+
+      assertThat(seen.state()).isEqualTo(RecordState.FAILED_FINAL);
+      assertThat(seen.result()).isEqualTo(result);
+    }
+
+    @Test
+    void aClaimWithAnotherFingerprintOnAFinishedRecordReturnsItUnchanged() {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+      assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
+      IdempotencyRecord before = present(id);
+
+      IdempotencyRecord seen = existing(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+      assertThat(seen.fingerprint()).isEqualTo(fingerprint);
+      assertThat(seen.result()).isEqualTo(utf8("done"));
+      assertUnchanged(id, before);
     }
   }
 
-  @Test
-  void anEmptyBatchedHeartbeatExtendsNothing() {
-    assertThat(store.heartbeat(List.of(), LONG)).isEmpty();
-  }
+  /** Finishing a lease: complete and failFinal, their tokens, and what they leave. */
+  @Nested
+  class CompleteAndFailFinal {
 
-  // ---------------------------------------------------------------- steal and recovery point
+    @Test
+    void completeWithTheRightTokenStoresTheResult() {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
 
-  @Test
-  void aClaimAfterTheLeaseEndedStealsItWithALargerToken() {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    Claimed first = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
-    advanceTime(shortLease());
+      assertThat(store.complete(id, claimed.token(), utf8("201 Created"), TTL)).isTrue();
 
-    Claimed thief = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+      IdempotencyRecord record = present(id);
+      assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+      assertThat(record.result()).isEqualTo(utf8("201 Created"));
+      assertThat(record.token()).isEqualTo(claimed.token());
+      assertThat(record.fingerprint()).isEqualTo(fingerprint);
+    }
 
-    assertThat(thief.stolen()).isTrue();
-    assertThat(thief.token()).isGreaterThan(first.token());
-    IdempotencyRecord record = present(id);
-    assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
-    assertThat(record.token()).isEqualTo(thief.token());
-    assertThat(record.leaseUntil()).isEqualTo(thief.leaseUntil());
-    assertThat(record.fingerprint()).isEqualTo(fingerprint);
-  }
-
-  @Test
-  void aStealHandsOverTheLastRecoveryPoint() {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    Claimed first = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
-    assertThat(store.checkpoint(id, first.token(), utf8("step 1 done"), shortLease())).isTrue();
-    assertThat(store.checkpoint(id, first.token(), utf8("step 2 done"), shortLease())).isTrue();
-    assertThat(present(id).recoveryPoint()).isEqualTo(utf8("step 2 done"));
-    advanceTime(shortLease());
-
-    Claimed thief = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-
-    assertThat(thief.stolen()).isTrue();
-    assertThat(thief.recoveryPoint()).isEqualTo(utf8("step 2 done"));
-  }
-
-  @Test
-  void aStealWithoutACheckpointHandsOverNoRecoveryPoint() {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
-    advanceTime(shortLease());
-
-    Claimed thief = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-
-    assertThat(thief.stolen()).isTrue();
-    assertThat(thief.recoveryPoint()).isNull();
-  }
-
-  @Test
-  void aRecoveryPointSurvivesASecondSteal() {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    Claimed first = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
-    assertThat(store.checkpoint(id, first.token(), utf8("step 1 done"), shortLease())).isTrue();
-    advanceTime(shortLease());
-    Claimed second = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
-    advanceTime(shortLease());
-
-    Claimed third = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-
-    assertThat(third.stolen()).isTrue();
-    assertThat(third.token()).isGreaterThan(second.token());
-    assertThat(third.recoveryPoint()).isEqualTo(utf8("step 1 done"));
-  }
-
-  @Test
-  void aStealWithAnotherFingerprintIsRefused() {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    Claimed first = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
-    advanceTime(shortLease());
-    IdempotencyRecord before = present(id);
-
-    IdempotencyRecord seen = existing(store.claim(request(id, newFingerprint(), LONG, TTL)));
-
-    assertThat(seen.token()).isEqualTo(first.token());
-    assertThat(seen.fingerprint()).isEqualTo(fingerprint);
-    assertThat(seen.isStealable()).as("the lease has ended, but not for this fingerprint").isTrue();
-    assertUnchanged(id, before);
-    assertThat(store.complete(id, first.token(), utf8("the owner finishes"), TTL)).isTrue();
-  }
-
-  @Test
-  void completeAfterLeaseStolenIsRejected() {
-    Stolen stolen = stealOne();
-
-    assertThat(store.complete(stolen.id, stolen.zombie, utf8("zombie result"), TTL)).isFalse();
-
-    assertUnchanged(stolen.id, stolen.after);
-    assertThat(store.complete(stolen.id, stolen.thief, utf8("thief result"), TTL)).isTrue();
-    assertThat(present(stolen.id).result()).isEqualTo(utf8("thief result"));
-  }
-
-  @Test
-  void failFinalAfterLeaseStolenIsRejected() {
-    Stolen stolen = stealOne();
-
-    assertThat(store.failFinal(stolen.id, stolen.zombie, utf8("zombie failure"), TTL)).isFalse();
-
-    assertUnchanged(stolen.id, stolen.after);
-  }
-
-  @Test
-  void zombieReleaseCannotDeleteTheNewOwnersRecord() {
-    Stolen stolen = stealOne();
-
-    assertThat(store.release(stolen.id, stolen.zombie)).isFalse();
-
-    assertUnchanged(stolen.id, stolen.after);
-  }
-
-  @Test
-  void zombieHeartbeatCannotExtendTheNewOwnersLease() {
-    Stolen stolen = stealOne();
-
-    assertThat(store.heartbeat(stolen.id, stolen.zombie, LONG.multipliedBy(3))).isFalse();
-
-    assertUnchanged(stolen.id, stolen.after);
-  }
-
-  @Test
-  void zombieCheckpointCannotOverwriteTheNewOwnersRecoveryPoint() {
-    Stolen stolen = stealOne();
-    assertThat(store.checkpoint(stolen.id, stolen.thief, utf8("thief step"), LONG)).isTrue();
-    IdempotencyRecord before = present(stolen.id);
-
-    assertThat(store.checkpoint(stolen.id, stolen.zombie, utf8("zombie step"), LONG)).isFalse();
-
-    assertUnchanged(stolen.id, before);
-    assertThat(present(stolen.id).recoveryPoint()).isEqualTo(utf8("thief step"));
-  }
-
-  // ---------------------------------------------------------------- tokens
-
-  @Test
-  void tokensStrictlyIncreaseAcrossClaimStealReleaseAndExpiry() {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    List<Long> tokens = new ArrayList<>();
-
-    Claimed claimed = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
-    tokens.add(claimed.token());
-    advanceTime(shortLease());
-    Claimed stolen = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-    assertThat(stolen.stolen()).isTrue();
-    tokens.add(stolen.token());
-    assertThat(store.release(id, stolen.token())).isTrue();
-    Claimed afterRelease = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-    tokens.add(afterRelease.token());
-    assertThat(store.complete(id, afterRelease.token(), utf8("done"), shortLease())).isTrue();
-    advanceTime(shortLease());
-    Claimed afterExpiry = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-    tokens.add(afterExpiry.token());
-
-    assertThat(tokens).isSorted().doesNotHaveDuplicates();
-  }
-
-  // ---------------------------------------------------------------- expiry
-
-  @Test
-  void aCompletedRecordExpiresAfterItsTtl() {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-    assertThat(store.complete(id, claimed.token(), utf8("done"), shortLease())).isTrue();
-    assertThat(store.get(id)).isPresent();
-
-    advanceTime(shortLease());
-
-    assertThat(store.get(id)).isEmpty();
-    Claimed fresh = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-    assertThat(fresh.stolen()).isFalse();
-    assertThat(fresh.token()).isGreaterThan(claimed.token());
-    assertThat(present(id).state()).isEqualTo(RecordState.IN_PROGRESS);
-  }
-
-  @Test
-  void aFailedFinalRecordExpiresAfterItsTtl() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-    assertThat(store.failFinal(id, claimed.token(), utf8("declined"), shortLease())).isTrue();
-
-    advanceTime(shortLease());
-
-    assertThat(store.get(id)).isEmpty();
-    assertThat(claimed(store.claim(request(id, newFingerprint(), LONG, TTL))).token()).isGreaterThan(claimed.token());
-  }
-
-  @Test
-  void anExpiredInProgressRecordIsClaimedAfreshNotStolen() {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    Claimed claimed = claimed(store.claim(request(id, fingerprint, shortLease(), shortLease())));
-    assertThat(store.checkpoint(id, claimed.token(), utf8("step 1"), shortLease())).isTrue();
-
-    advanceTime(shortLease());
-
-    assertThat(store.get(id)).isEmpty();
-    Claimed fresh = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-    assertThat(fresh.stolen()).as("an expired record is absent, so this is no steal").isFalse();
-    assertThat(fresh.recoveryPoint()).isNull();
-    assertThat(fresh.token()).isGreaterThan(claimed.token());
-  }
-
-  @Test
-  void writesToAnExpiredRecordAreRejected() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), shortLease(), shortLease())));
-
-    advanceTime(shortLease());
-
-    assertThat(store.heartbeat(id, claimed.token(), LONG)).as("heartbeat").isFalse();
-    assertThat(store.checkpoint(id, claimed.token(), utf8("x"), LONG)).as("checkpoint").isFalse();
-    assertThat(store.complete(id, claimed.token(), utf8("x"), TTL)).as("complete").isFalse();
-    assertThat(store.failFinal(id, claimed.token(), utf8("x"), TTL)).as("failFinal").isFalse();
-    assertThat(store.release(id, claimed.token())).as("release").isFalse();
-    assertThat(store.get(id)).isEmpty();
-  }
-
-  // ---------------------------------------------------------------- purge
-
-  @Test
-  void purgeExpiredDeletesExpiredRecordsAndKeepsLiveOnes() {
-    List<RecordId> expiring = new ArrayList<>();
-    for (int i = 0; i < 5; i++) {
+    @Test
+    void failFinalWithTheRightTokenStoresTheResult() {
       RecordId id = newId();
       Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-      assertThat(store.complete(id, claimed.token(), utf8("done " + i), shortLease())).isTrue();
-      expiring.add(id);
+
+      assertThat(store.failFinal(id, claimed.token(), utf8("422 Unprocessable"), TTL)).isTrue();
+
+      IdempotencyRecord record = present(id);
+      assertThat(record.state()).isEqualTo(RecordState.FAILED_FINAL);
+      assertThat(record.result()).isEqualTo(utf8("422 Unprocessable"));
     }
-    RecordId inProgress = newId();
-    claimed(store.claim(request(inProgress, newFingerprint(), LONG, TTL)));
-    RecordId completed = newId();
-    Claimed claimed = claimed(store.claim(request(completed, newFingerprint(), LONG, TTL)));
-    assertThat(store.complete(completed, claimed.token(), utf8("kept"), TTL)).isTrue();
-    RecordId endedLease = newId();
-    claimed(store.claim(request(endedLease, newFingerprint(), shortLease(), TTL)));
-    IdempotencyRecord inProgressBefore = present(inProgress);
-    IdempotencyRecord completedBefore = present(completed);
-    advanceTime(shortLease());
 
-    int purged = purgeAll(100);
+    @Test
+    void completeWithAWrongTokenIsRejectedAndChangesNothing() {
+      assertWrongTokensAreRejected((id, token) -> store.complete(id, token, utf8("forged"), TTL));
+    }
 
-    // A shared store may hold other tests' expired records too, so this is a lower bound.
-    assertThat(purged).isGreaterThanOrEqualTo(expiring.size());
-    for (RecordId id : expiring) {
+    @Test
+    void failFinalWithAWrongTokenIsRejectedAndChangesNothing() {
+      assertWrongTokensAreRejected((id, token) -> store.failFinal(id, token, utf8("forged"), TTL));
+    }
+
+    @Test
+    void releaseWithAWrongTokenIsRejectedAndChangesNothing() {
+      assertWrongTokensAreRejected(store::release);
+    }
+
+    @Test
+    void heartbeatWithAWrongTokenIsRejectedAndChangesNothing() {
+      assertWrongTokensAreRejected((id, token) -> store.heartbeat(id, token, LONG.multipliedBy(2)));
+    }
+
+    @Test
+    void checkpointWithAWrongTokenIsRejectedAndChangesNothing() {
+      assertWrongTokensAreRejected((id, token) -> store.checkpoint(id, token, utf8("forged"), LONG.multipliedBy(2)));
+    }
+
+    @Test
+    void writesToAnAbsentKeyAreRejectedAndCreateNothing() {
+      RecordId id = newId();
+
+      assertThat(store.complete(id, 1, utf8("x"), TTL)).as("complete").isFalse();
+      assertThat(store.failFinal(id, 1, utf8("x"), TTL)).as("failFinal").isFalse();
+      assertThat(store.heartbeat(id, 1, LONG)).as("heartbeat").isFalse();
+      assertThat(store.checkpoint(id, 1, utf8("x"), LONG)).as("checkpoint").isFalse();
+      assertThat(store.release(id, 1)).as("release").isFalse();
+
+      assertThat(store.get(id)).isEmpty();
+      assertThat(claimed(store.claim(request(id, newFingerprint(), LONG, TTL))).stolen()).isFalse();
+    }
+
+    @Test
+    void aSecondCompletionIsRejectedAndTheFirstResultStays() {
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+      assertThat(store.complete(id, claimed.token(), utf8("first"), TTL)).isTrue();
+      IdempotencyRecord before = present(id);
+
+      assertThat(store.complete(id, claimed.token(), utf8("second"), TTL)).isFalse();
+
+      assertUnchanged(id, before);
+      assertThat(present(id).result()).isEqualTo(utf8("first"));
+    }
+
+    @Test
+    void noWriteSucceedsOnACompletedRecord() {
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+      assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
+
+      assertNoWriteSucceeds(id, claimed.token());
+    }
+
+    @Test
+    void noWriteSucceedsOnAFailedFinalRecord() {
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+      assertThat(store.failFinal(id, claimed.token(), utf8("declined"), TTL)).isTrue();
+
+      assertNoWriteSucceeds(id, claimed.token());
+    }
+
+    @Test
+    void aWriteWithTheRightTokenSucceedsAfterTheLeaseEndedIfNobodyStoleIt() {
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), shortLease(), TTL)));
+      advanceTime(shortLease());
+
+      assertThat(store.heartbeat(id, claimed.token(), LONG)).as("heartbeat after the lease ended").isTrue();
+      assertThat(store.complete(id, claimed.token(), utf8("late but fine"), TTL)).as("complete").isTrue();
+
+      assertThat(present(id).result()).isEqualTo(utf8("late but fine"));
+    }
+
+    @Test
+    void aCompletedRecordLivesItsCompletionTtlFromCompletion() {
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+      Duration completionTtl = Duration.ofHours(7);
+
+      assertThat(store.complete(id, claimed.token(), utf8("done"), completionTtl)).isTrue();
+
+      IdempotencyRecord record = present(id);
+      assertThat(record.expiresAt())
+          .isBeforeOrEqualTo(record.observedAt().plus(completionTtl).plusSeconds(1))
+          .isAfter(record.observedAt().plus(completionTtl).minusSeconds(10));
+    }
+
+    @Test
+    void completeClearsTheRecoveryPoint() {
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+      assertThat(store.checkpoint(id, claimed.token(), utf8("card charged, receipt pending"), LONG)).isTrue();
+
+      assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
+
+      assertThat(present(id).recoveryPoint()).as("a finished record keeps no recovery point").isNull();
+      assertThat(existing(store.claim(request(id, present(id).fingerprint(), LONG, TTL))).recoveryPoint()).isNull();
+    }
+
+    @Test
+    void failFinalClearsTheRecoveryPoint() {
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+      assertThat(store.checkpoint(id, claimed.token(), utf8("card charged, receipt pending"), LONG)).isTrue();
+
+      assertThat(store.failFinal(id, claimed.token(), utf8("declined"), TTL)).isTrue();
+
+      assertThat(present(id).recoveryPoint()).as("a finished record keeps no recovery point").isNull();
+    }
+  }
+
+  /** Releasing a lease: the record goes, and the key is claimable afresh. */
+  @Nested
+  class Release {
+
+    @Test
+    void releaseDeletesTheRecord() {
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+      assertThat(store.release(id, claimed.token())).isTrue();
+
+      assertThat(store.get(id)).isEmpty();
+      assertThat(store.release(id, claimed.token())).as("a second release").isFalse();
+    }
+
+    @Test
+    void releaseMakesTheKeyClaimableWithAStrictlyLargerToken() {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      Claimed first = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+      assertThat(store.checkpoint(id, first.token(), utf8("step 1"), LONG)).isTrue();
+      assertThat(store.release(id, first.token())).isTrue();
+
+      Claimed second = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+
+      assertThat(second.token()).isGreaterThan(first.token());
+      assertThat(second.stolen()).as("a claim after a release is fresh, not a steal").isFalse();
+      assertThat(second.recoveryPoint()).isNull();
+      assertThat(present(id).recoveryPoint()).isNull();
+      assertThat(store.complete(id, first.token(), utf8("zombie"), TTL)).as("the released token").isFalse();
+    }
+  }
+
+  /** Heartbeats, one lease at a time and batched. */
+  @Nested
+  class Heartbeat {
+
+    @Test
+    void heartbeatExtendsTheLease() {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      Claimed claimed = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+
+      assertThat(store.heartbeat(id, claimed.token(), LONG)).isTrue();
+      advanceTime(shortLease());
+
+      IdempotencyRecord seen = existing(store.claim(request(id, fingerprint, LONG, TTL)));
+      assertThat(seen.token()).isEqualTo(claimed.token());
+      assertThat(seen.isStealable()).isFalse();
+      assertThat(seen.leaseUntil()).isAfter(claimed.leaseUntil());
+      assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
+    }
+
+    @Test
+    void heartbeatKeepsTheRecordAliveUntilTheNewLeaseEnds() {
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), shortLease(), shortLease())));
+
+      assertThat(store.heartbeat(id, claimed.token(), LONG)).isTrue();
+      advanceTime(shortLease());
+
+      IdempotencyRecord record = present(id);
+      assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+      assertThat(record.expiresAt()).isAfterOrEqualTo(record.leaseUntil());
+      assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
+    }
+
+    @Test
+    void aBatchedHeartbeatExtendsEveryHeldLeaseAndNamesOnlyThose() {
+      Fingerprint fingerprint = newFingerprint();
+      List<LeaseToken> held = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        RecordId id = newId();
+        held.add(new LeaseToken(id, claimed(store.claim(request(id, fingerprint, shortLease(), TTL))).token()));
+      }
+      RecordId completed = newId();
+      long completedToken = claimed(store.claim(request(completed, fingerprint, LONG, TTL))).token();
+      assertThat(store.complete(completed, completedToken, utf8("done"), TTL)).isTrue();
+      RecordId released = newId();
+      long releasedToken = claimed(store.claim(request(released, fingerprint, LONG, TTL))).token();
+      assertThat(store.release(released, releasedToken)).isTrue();
+      Stolen stolen = stealOne();
+      IdempotencyRecord completedBefore = present(completed);
+      List<LeaseToken> batch = new ArrayList<>(held);
+      batch.add(new LeaseToken(completed, completedToken));
+      batch.add(new LeaseToken(released, releasedToken));
+      batch.add(new LeaseToken(stolen.id, stolen.zombie));
+      batch.add(new LeaseToken(newId(), 1)); // a record that does not exist
+
+      Set<LeaseToken> extended = store.heartbeat(batch, LONG);
+
+      assertThat(extended).containsExactlyInAnyOrderElementsOf(held);
+      advanceTime(shortLease());
+      for (LeaseToken lease : held) {
+        IdempotencyRecord seen = existing(store.claim(request(lease.id(), fingerprint, LONG, TTL)));
+        assertThat(seen.token()).as("token of %s", lease.id()).isEqualTo(lease.token());
+        assertThat(seen.isStealable()).as("%s stealable", lease.id()).isFalse();
+        assertThat(seen.expiresAt()).isAfterOrEqualTo(seen.leaseUntil());
+      }
+      assertUnchanged(completed, completedBefore);
+      assertThat(store.get(released)).isEmpty();
+      assertUnchanged(stolen.id, stolen.after);
+      for (LeaseToken lease : held) {
+        assertThat(store.complete(lease.id(), lease.token(), utf8("done"), TTL)).isTrue();
+      }
+    }
+
+    @Test
+    void aBatchedHeartbeatWithAWrongTokenChangesNothing() {
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+      IdempotencyRecord before = present(id);
+
+      Set<LeaseToken> extended = store.heartbeat(List.of(
+          new LeaseToken(id, claimed.token() + 1), new LeaseToken(newId(), claimed.token())), LONG);
+
+      assertThat(extended).isEmpty();
+      assertUnchanged(id, before);
+    }
+
+    @Test
+    void aBatchedHeartbeatOfAThousandLeasesExtendsThemAll() {
+      Fingerprint fingerprint = newFingerprint();
+      List<LeaseToken> held = new ArrayList<>();
+      for (int i = 0; i < 1_000; i++) {
+        RecordId id = newId();
+        held.add(new LeaseToken(id, claimed(store.claim(request(id, fingerprint, LONG, TTL))).token()));
+      }
+
+      Set<LeaseToken> extended = store.heartbeat(held, LONG);
+
+      assertThat(extended).hasSize(held.size()).containsAll(held);
+      for (LeaseToken lease : held) {
+        assertThat(store.release(lease.id(), lease.token())).isTrue();
+      }
+    }
+
+    @Test
+    void anEmptyBatchedHeartbeatExtendsNothing() {
+      assertThat(store.heartbeat(List.of(), LONG)).isEmpty();
+    }
+  }
+
+  /** Stealing an ended lease, the recovery point it hands over, and fencing out the zombie. */
+  @Nested
+  class StealAndRecoveryPoint {
+
+    @Test
+    void aClaimAfterTheLeaseEndedStealsItWithALargerToken() {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      Claimed first = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+      advanceTime(shortLease());
+
+      Claimed thief = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+
+      assertThat(thief.stolen()).isTrue();
+      assertThat(thief.token()).isGreaterThan(first.token());
+      IdempotencyRecord record = present(id);
+      assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+      assertThat(record.token()).isEqualTo(thief.token());
+      assertThat(record.leaseUntil()).isEqualTo(thief.leaseUntil());
+      assertThat(record.fingerprint()).isEqualTo(fingerprint);
+    }
+
+    @Test
+    void aStealHandsOverTheLastRecoveryPoint() {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      Claimed first = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+      assertThat(store.checkpoint(id, first.token(), utf8("step 1 done"), shortLease())).isTrue();
+      assertThat(store.checkpoint(id, first.token(), utf8("step 2 done"), shortLease())).isTrue();
+      assertThat(present(id).recoveryPoint()).isEqualTo(utf8("step 2 done"));
+      advanceTime(shortLease());
+
+      Claimed thief = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+
+      assertThat(thief.stolen()).isTrue();
+      assertThat(thief.recoveryPoint()).isEqualTo(utf8("step 2 done"));
+    }
+
+    @Test
+    void aStealWithoutACheckpointHandsOverNoRecoveryPoint() {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+      advanceTime(shortLease());
+
+      Claimed thief = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+
+      assertThat(thief.stolen()).isTrue();
+      assertThat(thief.recoveryPoint()).isNull();
+    }
+
+    @Test
+    void aRecoveryPointSurvivesASecondSteal() {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      Claimed first = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+      assertThat(store.checkpoint(id, first.token(), utf8("step 1 done"), shortLease())).isTrue();
+      advanceTime(shortLease());
+      Claimed second = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+      advanceTime(shortLease());
+
+      Claimed third = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+
+      assertThat(third.stolen()).isTrue();
+      assertThat(third.token()).isGreaterThan(second.token());
+      assertThat(third.recoveryPoint()).isEqualTo(utf8("step 1 done"));
+    }
+
+    @Test
+    void aStealWithAnotherFingerprintIsRefused() {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      Claimed first = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+      advanceTime(shortLease());
+      IdempotencyRecord before = present(id);
+
+      IdempotencyRecord seen = existing(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+      assertThat(seen.token()).isEqualTo(first.token());
+      assertThat(seen.fingerprint()).isEqualTo(fingerprint);
+      assertThat(seen.isStealable()).as("the lease has ended, but not for this fingerprint").isTrue();
+      assertUnchanged(id, before);
+      assertThat(store.complete(id, first.token(), utf8("the owner finishes"), TTL)).isTrue();
+    }
+
+    @Test
+    void completeAfterLeaseStolenIsRejected() {
+      Stolen stolen = stealOne();
+
+      assertThat(store.complete(stolen.id, stolen.zombie, utf8("zombie result"), TTL)).isFalse();
+
+      assertUnchanged(stolen.id, stolen.after);
+      assertThat(store.complete(stolen.id, stolen.thief, utf8("thief result"), TTL)).isTrue();
+      assertThat(present(stolen.id).result()).isEqualTo(utf8("thief result"));
+    }
+
+    @Test
+    void failFinalAfterLeaseStolenIsRejected() {
+      Stolen stolen = stealOne();
+
+      assertThat(store.failFinal(stolen.id, stolen.zombie, utf8("zombie failure"), TTL)).isFalse();
+
+      assertUnchanged(stolen.id, stolen.after);
+    }
+
+    @Test
+    void zombieReleaseCannotDeleteTheNewOwnersRecord() {
+      Stolen stolen = stealOne();
+
+      assertThat(store.release(stolen.id, stolen.zombie)).isFalse();
+
+      assertUnchanged(stolen.id, stolen.after);
+    }
+
+    @Test
+    void zombieHeartbeatCannotExtendTheNewOwnersLease() {
+      Stolen stolen = stealOne();
+
+      assertThat(store.heartbeat(stolen.id, stolen.zombie, LONG.multipliedBy(3))).isFalse();
+
+      assertUnchanged(stolen.id, stolen.after);
+    }
+
+    @Test
+    void zombieCheckpointCannotOverwriteTheNewOwnersRecoveryPoint() {
+      Stolen stolen = stealOne();
+      assertThat(store.checkpoint(stolen.id, stolen.thief, utf8("thief step"), LONG)).isTrue();
+      IdempotencyRecord before = present(stolen.id);
+
+      assertThat(store.checkpoint(stolen.id, stolen.zombie, utf8("zombie step"), LONG)).isFalse();
+
+      assertUnchanged(stolen.id, before);
+      assertThat(present(stolen.id).recoveryPoint()).isEqualTo(utf8("thief step"));
+    }
+  }
+
+  /** Fencing tokens across every way a key changes hands. */
+  @Nested
+  class Tokens {
+
+    @Test
+    void tokensStrictlyIncreaseAcrossClaimStealReleaseAndExpiry() {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      List<Long> tokens = new ArrayList<>();
+
+      Claimed claimed = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+      tokens.add(claimed.token());
+      advanceTime(shortLease());
+      Claimed stolen = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+      assertThat(stolen.stolen()).isTrue();
+      tokens.add(stolen.token());
+      assertThat(store.release(id, stolen.token())).isTrue();
+      Claimed afterRelease = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+      tokens.add(afterRelease.token());
+      assertThat(store.complete(id, afterRelease.token(), utf8("done"), shortLease())).isTrue();
+      advanceTime(shortLease());
+      Claimed afterExpiry = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+      tokens.add(afterExpiry.token());
+
+      assertThat(tokens).isSorted().doesNotHaveDuplicates();
+    }
+  }
+
+  /** Records and leases that outlive their TTL. */
+  @Nested
+  class Expiry {
+
+    @Test
+    void aCompletedRecordExpiresAfterItsTtl() {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+      assertThat(store.complete(id, claimed.token(), utf8("done"), shortLease())).isTrue();
+      assertThat(store.get(id)).isPresent();
+
+      advanceTime(shortLease());
+
+      assertThat(store.get(id)).isEmpty();
+      Claimed fresh = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+      assertThat(fresh.stolen()).isFalse();
+      assertThat(fresh.token()).isGreaterThan(claimed.token());
+      assertThat(present(id).state()).isEqualTo(RecordState.IN_PROGRESS);
+    }
+
+    @Test
+    void aFailedFinalRecordExpiresAfterItsTtl() {
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+      assertThat(store.failFinal(id, claimed.token(), utf8("declined"), shortLease())).isTrue();
+
+      advanceTime(shortLease());
+
+      assertThat(store.get(id)).isEmpty();
+      assertThat(claimed(store.claim(request(id, newFingerprint(), LONG, TTL))).token()).isGreaterThan(claimed.token());
+    }
+
+    @Test
+    void anExpiredInProgressRecordIsClaimedAfreshNotStolen() {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      Claimed claimed = claimed(store.claim(request(id, fingerprint, shortLease(), shortLease())));
+      assertThat(store.checkpoint(id, claimed.token(), utf8("step 1"), shortLease())).isTrue();
+
+      advanceTime(shortLease());
+
+      assertThat(store.get(id)).isEmpty();
+      Claimed fresh = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+      assertThat(fresh.stolen()).as("an expired record is absent, so this is no steal").isFalse();
+      assertThat(fresh.recoveryPoint()).isNull();
+      assertThat(fresh.token()).isGreaterThan(claimed.token());
+    }
+
+    @Test
+    void writesToAnExpiredRecordAreRejected() {
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), shortLease(), shortLease())));
+
+      advanceTime(shortLease());
+
+      assertThat(store.heartbeat(id, claimed.token(), LONG)).as("heartbeat").isFalse();
+      assertThat(store.checkpoint(id, claimed.token(), utf8("x"), LONG)).as("checkpoint").isFalse();
+      assertThat(store.complete(id, claimed.token(), utf8("x"), TTL)).as("complete").isFalse();
+      assertThat(store.failFinal(id, claimed.token(), utf8("x"), TTL)).as("failFinal").isFalse();
+      assertThat(store.release(id, claimed.token())).as("release").isFalse();
       assertThat(store.get(id)).isEmpty();
     }
-    assertUnchanged(inProgress, inProgressBefore);
-    assertUnchanged(completed, completedBefore);
-    assertThat(present(endedLease).isStealable()).as("an ended lease is not an expired record").isTrue();
   }
 
-  @Test
-  void purgeExpiredDeletesNoMoreThanTheBatchSize() {
-    for (int i = 0; i < 5; i++) {
+  /** purgeExpired. */
+  @Nested
+  class Purge {
+
+    @Test
+    void purgeExpiredDeletesExpiredRecordsAndKeepsLiveOnes() {
+      List<RecordId> expiring = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        RecordId id = newId();
+        Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+        assertThat(store.complete(id, claimed.token(), utf8("done " + i), shortLease())).isTrue();
+        expiring.add(id);
+      }
+      RecordId inProgress = newId();
+      claimed(store.claim(request(inProgress, newFingerprint(), LONG, TTL)));
+      RecordId completed = newId();
+      Claimed claimed = claimed(store.claim(request(completed, newFingerprint(), LONG, TTL)));
+      assertThat(store.complete(completed, claimed.token(), utf8("kept"), TTL)).isTrue();
+      RecordId endedLease = newId();
+      claimed(store.claim(request(endedLease, newFingerprint(), shortLease(), TTL)));
+      IdempotencyRecord inProgressBefore = present(inProgress);
+      IdempotencyRecord completedBefore = present(completed);
+      advanceTime(shortLease());
+
+      int purged = purgeAll(100);
+
+      // A shared store may hold other tests' expired records too, so this is a lower bound.
+      assertThat(purged).isGreaterThanOrEqualTo(expiring.size());
+      for (RecordId id : expiring) {
+        assertThat(store.get(id)).isEmpty();
+      }
+      assertUnchanged(inProgress, inProgressBefore);
+      assertUnchanged(completed, completedBefore);
+      assertThat(present(endedLease).isStealable()).as("an ended lease is not an expired record").isTrue();
+    }
+
+    @Test
+    void purgeExpiredDeletesNoMoreThanTheBatchSize() {
+      for (int i = 0; i < 5; i++) {
+        RecordId id = newId();
+        Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+        assertThat(store.complete(id, claimed.token(), utf8("done"), shortLease())).isTrue();
+      }
+      advanceTime(shortLease());
+
+      assertThat(store.purgeExpired(2)).isEqualTo(2);
+      assertThat(store.purgeExpired(1)).isEqualTo(1);
+      assertThat(purgeAll(2)).isGreaterThanOrEqualTo(2);
+      assertThat(store.purgeExpired(1000)).isLessThan(1000);
+    }
+
+    @Test
+    void purgeExpiredRejectsABatchSizeBelowOne() {
+      assertThatThrownBy(() -> store.purgeExpired(0)).isInstanceOf(IllegalArgumentException.class);
+      assertThatThrownBy(() -> store.purgeExpired(-1)).isInstanceOf(IllegalArgumentException.class);
+    }
+  }
+
+  /** Results and recovery points: large, binary, empty. */
+  @Nested
+  class Values {
+
+    @Test
+    void aLargeResultRoundTripsExactly() {
+      long seed = ThreadLocalRandom.current().nextLong();
+      byte[] large = Samples.randomBytes(largeValueBytes(), seed);
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+
+      assertThat(store.complete(id, claimed.token(), large, TTL)).isTrue();
+
+      assertSameBytes(present(id).result(), Samples.randomBytes(largeValueBytes(), seed), "result read by get");
+      assertSameBytes(existing(store.claim(request(id, fingerprint, LONG, TTL))).result(),
+          Samples.randomBytes(largeValueBytes(), seed), "result returned by a claim");
+    }
+
+    @Test
+    void aLargeRecoveryPointIsHandedOverExactly() {
+      long seed = ThreadLocalRandom.current().nextLong();
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      Claimed claimed = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+      assertThat(store.checkpoint(id, claimed.token(), Samples.randomBytes(largeValueBytes(), seed), shortLease()))
+          .isTrue();
+      advanceTime(shortLease());
+
+      Claimed thief = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+
+      assertSameBytes(thief.recoveryPoint(), Samples.randomBytes(largeValueBytes(), seed), "recovery point");
+    }
+
+    @Test
+    void aResultWithEveryByteValueRoundTrips() {
+      RecordId completed = newId();
+      Fingerprint fingerprint = newFingerprint();
+      Claimed claimed = claimed(store.claim(request(completed, fingerprint, LONG, TTL)));
+      assertThat(store.complete(completed, claimed.token(), Samples.everyByteValue(), TTL)).isTrue();
+      RecordId failed = newId();
+      Claimed other = claimed(store.claim(request(failed, fingerprint, LONG, TTL)));
+      assertThat(store.failFinal(failed, other.token(), Samples.everyByteValue(), TTL)).isTrue();
+
+      assertSameBytes(present(completed).result(), Samples.everyByteValue(), "completed result");
+      assertSameBytes(existing(store.claim(request(completed, fingerprint, LONG, TTL))).result(),
+          Samples.everyByteValue(), "completed result returned by a claim");
+      assertSameBytes(present(failed).result(), Samples.everyByteValue(), "failed result");
+    }
+
+    @Test
+    void aRecoveryPointWithEveryByteValueRoundTrips() {
       RecordId id = newId();
       Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-      assertThat(store.complete(id, claimed.token(), utf8("done"), shortLease())).isTrue();
-    }
-    advanceTime(shortLease());
 
-    assertThat(store.purgeExpired(2)).isEqualTo(2);
-    assertThat(store.purgeExpired(1)).isEqualTo(1);
-    assertThat(purgeAll(2)).isGreaterThanOrEqualTo(2);
-    assertThat(store.purgeExpired(1000)).isLessThan(1000);
-  }
+      assertThat(store.checkpoint(id, claimed.token(), Samples.everyByteValue(), LONG)).isTrue();
 
-  @Test
-  void purgeExpiredRejectsABatchSizeBelowOne() {
-    assertThatThrownBy(() -> store.purgeExpired(0)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> store.purgeExpired(-1)).isInstanceOf(IllegalArgumentException.class);
-  }
-
-  // ---------------------------------------------------------------- values
-
-  @Test
-  void aLargeResultRoundTripsExactly() {
-    long seed = ThreadLocalRandom.current().nextLong();
-    byte[] large = Samples.randomBytes(largeValueBytes(), seed);
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    Claimed claimed = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-
-    assertThat(store.complete(id, claimed.token(), large, TTL)).isTrue();
-
-    assertSameBytes(present(id).result(), Samples.randomBytes(largeValueBytes(), seed), "result read by get");
-    assertSameBytes(existing(store.claim(request(id, fingerprint, LONG, TTL))).result(),
-        Samples.randomBytes(largeValueBytes(), seed), "result returned by a claim");
-  }
-
-  @Test
-  void aLargeRecoveryPointIsHandedOverExactly() {
-    long seed = ThreadLocalRandom.current().nextLong();
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    Claimed claimed = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
-    assertThat(store.checkpoint(id, claimed.token(), Samples.randomBytes(largeValueBytes(), seed), shortLease()))
-        .isTrue();
-    advanceTime(shortLease());
-
-    Claimed thief = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
-
-    assertSameBytes(thief.recoveryPoint(), Samples.randomBytes(largeValueBytes(), seed), "recovery point");
-  }
-
-  @Test
-  void aResultWithEveryByteValueRoundTrips() {
-    RecordId completed = newId();
-    Fingerprint fingerprint = newFingerprint();
-    Claimed claimed = claimed(store.claim(request(completed, fingerprint, LONG, TTL)));
-    assertThat(store.complete(completed, claimed.token(), Samples.everyByteValue(), TTL)).isTrue();
-    RecordId failed = newId();
-    Claimed other = claimed(store.claim(request(failed, fingerprint, LONG, TTL)));
-    assertThat(store.failFinal(failed, other.token(), Samples.everyByteValue(), TTL)).isTrue();
-
-    assertSameBytes(present(completed).result(), Samples.everyByteValue(), "completed result");
-    assertSameBytes(existing(store.claim(request(completed, fingerprint, LONG, TTL))).result(),
-        Samples.everyByteValue(), "completed result returned by a claim");
-    assertSameBytes(present(failed).result(), Samples.everyByteValue(), "failed result");
-  }
-
-  @Test
-  void aRecoveryPointWithEveryByteValueRoundTrips() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-
-    assertThat(store.checkpoint(id, claimed.token(), Samples.everyByteValue(), LONG)).isTrue();
-
-    assertSameBytes(present(id).recoveryPoint(), Samples.everyByteValue(), "recovery point");
-  }
-
-  @Test
-  void anEmptyResultStaysEmpty() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-
-    assertThat(store.complete(id, claimed.token(), new byte[0], TTL)).isTrue();
-
-    assertThat(present(id).result()).isNotNull().isEmpty();
-  }
-
-  // ---------------------------------------------------------------- scopes and keys
-
-  @Test
-  void aUnicodeScopeIsStoredAndReadBack() {
-    Scope scope = Scope.of("tenant-ü-日本-😀", Samples.unique(), "POST /payments");
-    RecordId id = RecordId.of(scope, IdempotencyKey.of("key-" + Samples.unique()));
-
-    assertThat(store.claim(request(id, newFingerprint(), LONG, TTL))).isInstanceOf(Claimed.class);
-
-    assertThat(present(id).id()).isEqualTo(id);
-    assertThat(present(id).id().scope().value()).isEqualTo(scope.value());
-  }
-
-  @Test
-  void aScopeOfMaximumLengthInFourByteCharactersIsStored() {
-    String unique = Samples.unique();
-    String emoji = "😀".repeat((Scope.MAX_LENGTH - unique.length()) / 2);
-    Scope scope = new Scope(unique + emoji);
-    assertThat(scope.value()).hasSize(Scope.MAX_LENGTH);
-    RecordId id = RecordId.of(scope, IdempotencyKey.of("k"));
-
-    claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-
-    assertThat(present(id).id()).isEqualTo(id);
-    assertThat(store.get(RecordId.of(new Scope(unique + emoji.substring(2)), id.key()))).isEmpty();
-  }
-
-  @Test
-  void aKeyWithEveryPrintableAsciiCharacterIsStored() {
-    StringBuilder everyChar = new StringBuilder();
-    for (char c = 0x21; c <= 0x7E; c++) {
-      everyChar.append(c);
-    }
-    RecordId id = RecordId.of(newScope(), IdempotencyKey.of(everyChar.toString()));
-
-    claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-
-    assertThat(present(id).id().key().value()).isEqualTo(everyChar.toString());
-  }
-
-  @Test
-  void aKeyOfMaximumLengthIsStored() {
-    Scope scope = newScope();
-    String longest = "k".repeat(IdempotencyKey.MAX_LENGTH - 1);
-    RecordId id = RecordId.of(scope, IdempotencyKey.of(longest + "x"));
-
-    claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-
-    assertThat(present(id).id()).isEqualTo(id);
-    assertThat(store.get(RecordId.of(scope, IdempotencyKey.of(longest + "y")))).isEmpty();
-  }
-
-  @Test
-  void keysThatDifferOnlyInCaseOrWildcardsAreDifferentRecords() {
-    Scope scope = newScope();
-    List<String> keys = List.of("order-abc", "ORDER-ABC", "order-ab_", "order-ab%", "order-ab*", "order-ab\\");
-
-    for (String key : keys) {
-      claimed(store.claim(request(RecordId.of(scope, IdempotencyKey.of(key)), newFingerprint(), LONG, TTL)));
+      assertSameBytes(present(id).recoveryPoint(), Samples.everyByteValue(), "recovery point");
     }
 
-    for (String key : keys) {
-      assertThat(present(RecordId.of(scope, IdempotencyKey.of(key))).id().key().value()).isEqualTo(key);
+    @Test
+    void anEmptyResultStaysEmpty() {
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+      assertThat(store.complete(id, claimed.token(), new byte[0], TTL)).isTrue();
+
+      assertThat(present(id).result()).isNotNull().isEmpty();
     }
   }
 
-  @Test
-  void scopesThatDifferOnlyInCaseSpacingOrNormalisationAreDifferentRecords() {
-    String unique = Samples.unique();
-    List<String> tenants = List.of("tenant-é", "tenant-É", Normalizer.normalize("tenant-é", Normalizer.Form.NFD),
-        "tenant-é ", "tenant-e");
-    IdempotencyKey key = IdempotencyKey.of("k-" + unique);
+  /** Scopes and keys: unicode, maximum lengths, and what makes two of them different. */
+  @Nested
+  class ScopesAndKeys {
 
-    for (String tenant : tenants) {
-      claimed(store.claim(request(RecordId.of(Scope.of(unique, tenant), key), newFingerprint(), LONG, TTL)));
+    @Test
+    void aUnicodeScopeIsStoredAndReadBack() {
+      Scope scope = Scope.of("tenant-ü-日本-😀", Samples.unique(), "POST /payments");
+      RecordId id = RecordId.of(scope, IdempotencyKey.of("key-" + Samples.unique()));
+
+      assertThat(store.claim(request(id, newFingerprint(), LONG, TTL))).isInstanceOf(Claimed.class);
+
+      assertThat(present(id).id()).isEqualTo(id);
+      assertThat(present(id).id().scope().value()).isEqualTo(scope.value());
     }
 
-    for (String tenant : tenants) {
-      assertThat(present(RecordId.of(Scope.of(unique, tenant), key)).id().scope().value())
-          .isEqualTo(Scope.of(unique, tenant).value());
+    @Test
+    void aScopeOfMaximumLengthInFourByteCharactersIsStored() {
+      String unique = Samples.unique();
+      String emoji = "😀".repeat((Scope.MAX_LENGTH - unique.length()) / 2);
+      Scope scope = new Scope(unique + emoji);
+      assertThat(scope.value()).hasSize(Scope.MAX_LENGTH);
+      RecordId id = RecordId.of(scope, IdempotencyKey.of("k"));
+
+      claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+      assertThat(present(id).id()).isEqualTo(id);
+      assertThat(store.get(RecordId.of(new Scope(unique + emoji.substring(2)), id.key()))).isEmpty();
+    }
+
+    @Test
+    void aKeyWithEveryPrintableAsciiCharacterIsStored() {
+      StringBuilder everyChar = new StringBuilder();
+      for (char c = 0x21; c <= 0x7E; c++) {
+        everyChar.append(c);
+      }
+      RecordId id = RecordId.of(newScope(), IdempotencyKey.of(everyChar.toString()));
+
+      claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+      assertThat(present(id).id().key().value()).isEqualTo(everyChar.toString());
+    }
+
+    @Test
+    void aKeyOfMaximumLengthIsStored() {
+      Scope scope = newScope();
+      String longest = "k".repeat(IdempotencyKey.MAX_LENGTH - 1);
+      RecordId id = RecordId.of(scope, IdempotencyKey.of(longest + "x"));
+
+      claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+      assertThat(present(id).id()).isEqualTo(id);
+      assertThat(store.get(RecordId.of(scope, IdempotencyKey.of(longest + "y")))).isEmpty();
+    }
+
+    @Test
+    void keysThatDifferOnlyInCaseOrWildcardsAreDifferentRecords() {
+      Scope scope = newScope();
+      List<String> keys = List.of("order-abc", "ORDER-ABC", "order-ab_", "order-ab%", "order-ab*", "order-ab\\");
+
+      for (String key : keys) {
+        claimed(store.claim(request(RecordId.of(scope, IdempotencyKey.of(key)), newFingerprint(), LONG, TTL)));
+      }
+
+      for (String key : keys) {
+        assertThat(present(RecordId.of(scope, IdempotencyKey.of(key))).id().key().value()).isEqualTo(key);
+      }
+    }
+
+    @Test
+    void scopesThatDifferOnlyInCaseSpacingOrNormalisationAreDifferentRecords() {
+      String unique = Samples.unique();
+      List<String> tenants = List.of("tenant-é", "tenant-É", Normalizer.normalize("tenant-é", Normalizer.Form.NFD),
+          "tenant-é ", "tenant-e");
+      IdempotencyKey key = IdempotencyKey.of("k-" + unique);
+
+      for (String tenant : tenants) {
+        claimed(store.claim(request(RecordId.of(Scope.of(unique, tenant), key), newFingerprint(), LONG, TTL)));
+      }
+
+      for (String tenant : tenants) {
+        assertThat(present(RecordId.of(Scope.of(unique, tenant), key)).id().scope().value())
+            .isEqualTo(Scope.of(unique, tenant).value());
+      }
+    }
+
+    @Test
+    void theSameKeyInTwoScopesIsTwoIndependentRecords() {
+      IdempotencyKey key = IdempotencyKey.of("shared-" + Samples.unique());
+      RecordId a = RecordId.of(newScope(), key);
+      RecordId b = RecordId.of(newScope(), key);
+      Claimed inA = claimed(store.claim(request(a, newFingerprint(), LONG, TTL)));
+      Claimed inB = claimed(store.claim(request(b, newFingerprint(), LONG, TTL)));
+
+      assertThat(inB.stolen()).isFalse();
+      assertThat(store.complete(a, inA.token(), utf8("a's result"), TTL)).isTrue();
+      assertThat(present(b).state()).isEqualTo(RecordState.IN_PROGRESS);
+      assertThat(store.release(b, inB.token())).isTrue();
+      assertThat(present(a).result()).isEqualTo(utf8("a's result"));
+      assertThat(store.get(b)).isEmpty();
     }
   }
 
-  @Test
-  void theSameKeyInTwoScopesIsTwoIndependentRecords() {
-    IdempotencyKey key = IdempotencyKey.of("shared-" + Samples.unique());
-    RecordId a = RecordId.of(newScope(), key);
-    RecordId b = RecordId.of(newScope(), key);
-    Claimed inA = claimed(store.claim(request(a, newFingerprint(), LONG, TTL)));
-    Claimed inB = claimed(store.claim(request(b, newFingerprint(), LONG, TTL)));
+  /** observedAt and leaseRemaining, on the store's clock. */
+  @Nested
+  class TimeAsTheStoreSeesIt {
 
-    assertThat(inB.stolen()).isFalse();
-    assertThat(store.complete(a, inA.token(), utf8("a's result"), TTL)).isTrue();
-    assertThat(present(b).state()).isEqualTo(RecordState.IN_PROGRESS);
-    assertThat(store.release(b, inB.token())).isTrue();
-    assertThat(present(a).result()).isEqualTo(utf8("a's result"));
-    assertThat(store.get(b)).isEmpty();
+    @Test
+    void observedAtAndLeaseRemainingAreSane() {
+      RecordId id = newId();
+      Duration lease = Duration.ofMinutes(5);
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), lease, TTL)));
+
+      IdempotencyRecord record = present(id);
+
+      Instant claimedAt = claimed.leaseUntil().minus(lease);
+      assertThat(record.observedAt()).isAfterOrEqualTo(claimedAt).isBefore(claimedAt.plusSeconds(30));
+      assertThat(record.leaseRemaining()).isPositive().isLessThanOrEqualTo(lease);
+      assertThat(record.isStealable()).isFalse();
+      assertThat(record.expiresAt()).isAfterOrEqualTo(record.leaseUntil())
+          .isAfter(claimedAt.plus(TTL).minusSeconds(30))
+          .isBeforeOrEqualTo(claimedAt.plus(TTL).plusSeconds(1));
+    }
+
+    @Test
+    void anEndedLeaseShowsAsStealableWithNothingRemaining() {
+      RecordId id = newId();
+      claimed(store.claim(request(id, newFingerprint(), shortLease(), TTL)));
+
+      advanceTime(shortLease());
+
+      IdempotencyRecord record = present(id);
+      assertThat(record.isStealable()).isTrue();
+      assertThat(record.leaseRemaining()).isZero();
+    }
+
+    @Test
+    void observedAtFollowsTheStoresClock() {
+      RecordId id = newId();
+      claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+      Instant before = present(id).observedAt();
+
+      advanceTime(shortLease());
+
+      assertThat(present(id).observedAt()).isAfterOrEqualTo(before.plus(shortLease()));
+    }
   }
 
-  // ---------------------------------------------------------------- time as the store sees it
+  /** Concurrent callers on one key. */
+  @Nested
+  class Races {
 
-  @Test
-  void observedAtAndLeaseRemainingAreSane() {
-    RecordId id = newId();
-    Duration lease = Duration.ofMinutes(5);
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), lease, TTL)));
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void sixtyFourThreadsRacingForOneKeyProduceExactlyOneLease() throws Exception {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
 
-    IdempotencyRecord record = present(id);
+      List<ClaimResult> results = race(RACERS, i -> store.claim(request(id, fingerprint, LONG, TTL)));
 
-    Instant claimedAt = claimed.leaseUntil().minus(lease);
-    assertThat(record.observedAt()).isAfterOrEqualTo(claimedAt).isBefore(claimedAt.plusSeconds(30));
-    assertThat(record.leaseRemaining()).isPositive().isLessThanOrEqualTo(lease);
-    assertThat(record.isStealable()).isFalse();
-    assertThat(record.expiresAt()).isAfterOrEqualTo(record.leaseUntil())
-        .isAfter(claimedAt.plus(TTL).minusSeconds(30))
-        .isBeforeOrEqualTo(claimedAt.plus(TTL).plusSeconds(1));
+      List<Claimed> winners = claimedOnly(results);
+      assertThat(winners).as("leases granted").hasSize(1);
+      long token = winners.get(0).token();
+      assertThat(results).filteredOn(Existing.class::isInstance).hasSize(RACERS - 1)
+          .allSatisfy(r -> assertThat(((Existing) r).record().token()).isEqualTo(token));
+      assertThat(present(id).token()).isEqualTo(token);
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void sixtyFourThreadsRacingToStealOneEndedLeaseProduceExactlyOneSteal() throws Exception {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      Claimed first = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
+      assertThat(store.checkpoint(id, first.token(), utf8("halfway"), shortLease())).isTrue();
+      advanceTime(shortLease());
+
+      List<ClaimResult> results = race(RACERS, i -> store.claim(request(id, fingerprint, LONG, TTL)));
+
+      List<Claimed> thieves = claimedOnly(results);
+      assertThat(thieves).as("steals granted").hasSize(1);
+      Claimed thief = thieves.get(0);
+      assertThat(thief.stolen()).isTrue();
+      assertThat(thief.recoveryPoint()).isEqualTo(utf8("halfway"));
+      assertThat(results).filteredOn(Existing.class::isInstance).hasSize(RACERS - 1)
+          .allSatisfy(r -> assertThat(((Existing) r).record().token()).isEqualTo(thief.token()));
+      assertThat(store.complete(id, first.token(), utf8("zombie"), TTL)).isFalse();
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void racingCompletionsWithTheSameTokenHaveExactlyOneWinner() throws Exception {
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+
+      List<Boolean> results = race(RACERS, i -> i % 2 == 0
+          ? store.complete(id, claimed.token(), utf8("result " + i), TTL)
+          : store.failFinal(id, claimed.token(), utf8("result " + i), TTL));
+
+      assertThat(results).filteredOn(Boolean::booleanValue).hasSize(1);
+      int winner = results.indexOf(true);
+      IdempotencyRecord record = present(id);
+      assertThat(record.result()).isEqualTo(utf8("result " + winner));
+      assertThat(record.state()).isEqualTo(winner % 2 == 0 ? RecordState.COMPLETED : RecordState.FAILED_FINAL);
+    }
+
+    /**
+     * Eight threads run random operations on four keys, then the whole history is checked against the
+     * invariants in {@link HistoryChecker}. Set {@code -Donce.tck.seed=N} to replay a failing seed's
+     * operations; the interleaving is up to the scheduler.
+     */
+    @Test
+    void racingClaimsAndReleasesOnOneKeyGrantStrictlyIncreasingTokens() throws Exception {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      int racers = 8;
+      int rounds = 40;
+      // Each grant as [claim began, claim returned, token], by System.nanoTime.
+      List<List<long[]>> grants = race(racers, racer -> {
+        List<long[]> mine = new ArrayList<>();
+        for (int round = 0; round < rounds; round++) {
+          long began = System.nanoTime();
+          ClaimResult result = store.claim(request(id, fingerprint, LONG, TTL));
+          long returned = System.nanoTime();
+          if (result instanceof Claimed c) {
+            mine.add(new long[] {began, returned, c.token()});
+            assertThat(store.release(id, c.token())).as("release of token %d", c.token()).isTrue();
+          }
+        }
+        return mine;
+      });
+
+      List<long[]> all = grants.stream().flatMap(List::stream).toList();
+      assertThat(all).as("grants").isNotEmpty();
+      assertThat(all.stream().map(g -> g[2]).distinct().count()).as("distinct tokens").isEqualTo(all.size());
+      for (long[] earlier : all) {
+        for (long[] later : all) {
+          if (earlier[1] < later[0] && earlier[2] >= later[2]) {
+            fail("token " + later[2] + " was granted after token " + earlier[2] + " had been granted");
+          }
+        }
+      }
+    }
+
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void aRandomisedConcurrentHistoryKeepsEveryFencingInvariant() throws Exception {
+      long seed = Long.getLong("once.tck.seed", ThreadLocalRandom.current().nextLong());
+      Consumer<Duration> clock = IdempotencyStoreContract.this::advanceTime;
+      RandomHistory history = new RandomHistory(store, clock, shortLease(), 8, 200, 4, seed, Duration.ofSeconds(90));
+
+      List<HistoryEvent> events = history.run();
+
+      HistoryChecker checker = new HistoryChecker(shortLease());
+      List<String> violations = checker.check(events);
+      if (!violations.isEmpty()) {
+        fail("the history of " + events.size() + " operations with seed " + seed + " (rerun with -Donce.tck.seed="
+            + seed + ") broke " + checker.violationCount() + " invariant(s):\n  " + String.join("\n  ", violations));
+      }
+      assertThat(events).filteredOn(HistoryEvent::isGrant).as("leases granted").isNotEmpty();
+    }
   }
 
-  @Test
-  void anEndedLeaseShowsAsStealableWithNothingRemaining() {
-    RecordId id = newId();
-    claimed(store.claim(request(id, newFingerprint(), shortLease(), TTL)));
+  /** awaitChange: who is woken, and by what. */
+  @Nested
+  class AwaitChange {
 
-    advanceTime(shortLease());
+    @Test
+    void aWaiterIsWokenByComplete() throws Exception {
+      assumeTrue(store.notifiesChanges(), "the store does not notify changes");
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+      CompletableFuture<Void> change = store.awaitChange(id);
 
-    IdempotencyRecord record = present(id);
-    assertThat(record.isStealable()).isTrue();
-    assertThat(record.leaseRemaining()).isZero();
+      assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
+
+      change.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aWaiterIsWokenByRelease() throws Exception {
+      assumeTrue(store.notifiesChanges(), "the store does not notify changes");
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+      CompletableFuture<Void> change = store.awaitChange(id);
+
+      assertThat(store.release(id, claimed.token())).isTrue();
+
+      change.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aWaiterIsWokenByFailFinalAndNotConfusedByOtherKeys() throws Exception {
+      assumeTrue(store.notifiesChanges(), "the store does not notify changes");
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+      CompletableFuture<Void> change = store.awaitChange(id);
+      RecordId other = newId();
+      Claimed otherClaim = claimed(store.claim(request(other, newFingerprint(), LONG, TTL)));
+      assertThat(store.complete(other, otherClaim.token(), utf8("other"), TTL)).isTrue();
+
+      assertThat(store.failFinal(id, claimed.token(), utf8("declined"), TTL)).isTrue();
+
+      change.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void cancellingAWaitIsHarmless() {
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+      CompletableFuture<Void> change = store.awaitChange(id);
+
+      change.cancel(true);
+
+      assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
+      assertThat(change).isCancelled();
+    }
   }
 
-  @Test
-  void observedAtFollowsTheStoresClock() {
-    RecordId id = newId();
-    claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-    Instant before = present(id).observedAt();
+  /** Calls from a thread whose interrupt flag is set. */
+  @Nested
+  class InterruptedCallers {
 
-    advanceTime(shortLease());
+    @Test
+    void aCompletionFromAnInterruptedThreadTakesEffectIsReportedAndKeepsTheInterrupt() {
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
 
-    assertThat(present(id).observedAt()).isAfterOrEqualTo(before.plus(shortLease()));
-  }
+      // A worker being cancelled still finishes its lease: the write must land and say so.
+      Thread.currentThread().interrupt();
+      boolean completed;
+      try {
+        completed = store.complete(id, claimed.token(), utf8("done"), TTL);
+      } finally {
+        assertThat(Thread.interrupted()).as("the interrupt, still set").isTrue();
+      }
 
-  // ---------------------------------------------------------------- races
+      assertThat(completed).isTrue();
+      assertThat(present(id).state()).isEqualTo(RecordState.COMPLETED);
+    }
 
-  @Test
-  @Timeout(value = 120, unit = TimeUnit.SECONDS)
-  void sixtyFourThreadsRacingForOneKeyProduceExactlyOneLease() throws Exception {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
+    @Test
+    void aClaimAndABatchedHeartbeatFromAnInterruptedThreadTakeEffectAndKeepTheInterrupt() {
+      RecordId id = newId();
 
-    List<ClaimResult> results = race(RACERS, i -> store.claim(request(id, fingerprint, LONG, TTL)));
+      Thread.currentThread().interrupt();
+      Claimed claimed;
+      Set<LeaseToken> extended;
+      try {
+        claimed = claimed(store.claim(request(id, newFingerprint(), shortLease(), TTL)));
+        extended = store.heartbeat(List.of(new LeaseToken(id, claimed.token())), LONG);
+      } finally {
+        assertThat(Thread.interrupted()).as("the interrupt, still set").isTrue();
+      }
 
-    List<Claimed> winners = claimedOnly(results);
-    assertThat(winners).as("leases granted").hasSize(1);
-    long token = winners.get(0).token();
-    assertThat(results).filteredOn(Existing.class::isInstance).hasSize(RACERS - 1)
-        .allSatisfy(r -> assertThat(((Existing) r).record().token()).isEqualTo(token));
-    assertThat(present(id).token()).isEqualTo(token);
-  }
-
-  @Test
-  @Timeout(value = 120, unit = TimeUnit.SECONDS)
-  void sixtyFourThreadsRacingToStealOneEndedLeaseProduceExactlyOneSteal() throws Exception {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    Claimed first = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
-    assertThat(store.checkpoint(id, first.token(), utf8("halfway"), shortLease())).isTrue();
-    advanceTime(shortLease());
-
-    List<ClaimResult> results = race(RACERS, i -> store.claim(request(id, fingerprint, LONG, TTL)));
-
-    List<Claimed> thieves = claimedOnly(results);
-    assertThat(thieves).as("steals granted").hasSize(1);
-    Claimed thief = thieves.get(0);
-    assertThat(thief.stolen()).isTrue();
-    assertThat(thief.recoveryPoint()).isEqualTo(utf8("halfway"));
-    assertThat(results).filteredOn(Existing.class::isInstance).hasSize(RACERS - 1)
-        .allSatisfy(r -> assertThat(((Existing) r).record().token()).isEqualTo(thief.token()));
-    assertThat(store.complete(id, first.token(), utf8("zombie"), TTL)).isFalse();
-  }
-
-  @Test
-  @Timeout(value = 120, unit = TimeUnit.SECONDS)
-  void racingCompletionsWithTheSameTokenHaveExactlyOneWinner() throws Exception {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-
-    List<Boolean> results = race(RACERS, i -> i % 2 == 0
-        ? store.complete(id, claimed.token(), utf8("result " + i), TTL)
-        : store.failFinal(id, claimed.token(), utf8("result " + i), TTL));
-
-    assertThat(results).filteredOn(Boolean::booleanValue).hasSize(1);
-    int winner = results.indexOf(true);
-    IdempotencyRecord record = present(id);
-    assertThat(record.result()).isEqualTo(utf8("result " + winner));
-    assertThat(record.state()).isEqualTo(winner % 2 == 0 ? RecordState.COMPLETED : RecordState.FAILED_FINAL);
+      assertThat(extended).containsExactly(new LeaseToken(id, claimed.token()));
+      assertThat(present(id).leaseRemaining()).isGreaterThan(LONG.minusMinutes(1));
+    }
   }
 
   /**
-   * Eight threads run random operations on four keys, then the whole history is checked against the
-   * invariants in {@link HistoryChecker}. Set {@code -Donce.tck.seed=N} to replay a failing seed's
-   * operations; the interleaving is up to the scheduler.
+   * The groups are declared here, so reports name them {@code IdempotencyStoreContract$Claim} and
+   * so on whichever store runs them: a failure gets a note naming the store's contract test (the
+   * outermost test instance), so a report still says which store broke the contract.
    */
-  @Test
-  void racingClaimsAndReleasesOnOneKeyGrantStrictlyIncreasingTokens() throws Exception {
-    RecordId id = newId();
-    Fingerprint fingerprint = newFingerprint();
-    int racers = 8;
-    int rounds = 40;
-    // Each grant as [claim began, claim returned, token], by System.nanoTime.
-    List<List<long[]>> grants = race(racers, racer -> {
-      List<long[]> mine = new ArrayList<>();
-      for (int round = 0; round < rounds; round++) {
-        long began = System.nanoTime();
-        ClaimResult result = store.claim(request(id, fingerprint, LONG, TTL));
-        long returned = System.nanoTime();
-        if (result instanceof Claimed c) {
-          mine.add(new long[] {began, returned, c.token()});
-          assertThat(store.release(id, c.token())).as("release of token %d", c.token()).isTrue();
-        }
-      }
-      return mine;
-    });
-
-    List<long[]> all = grants.stream().flatMap(List::stream).toList();
-    assertThat(all).as("grants").isNotEmpty();
-    assertThat(all.stream().map(g -> g[2]).distinct().count()).as("distinct tokens").isEqualTo(all.size());
-    for (long[] earlier : all) {
-      for (long[] later : all) {
-        if (earlier[1] < later[0] && earlier[2] >= later[2]) {
-          fail("token " + later[2] + " was granted after token " + earlier[2] + " had been granted");
-        }
-      }
+  static final class NamesTheStore implements TestExecutionExceptionHandler {
+    @Override
+    public void handleTestExecutionException(ExtensionContext context, Throwable failure) throws Throwable {
+      Object outermost = context.getRequiredTestInstances().getAllInstances().get(0);
+      failure.addSuppressed(new StoreUnderTest(outermost.getClass().getName()));
+      throw failure;
     }
   }
 
-  @Test
-  @Timeout(value = 180, unit = TimeUnit.SECONDS)
-  void aRandomisedConcurrentHistoryKeepsEveryFencingInvariant() throws Exception {
-    long seed = Long.getLong("once.tck.seed", ThreadLocalRandom.current().nextLong());
-    Consumer<Duration> clock = this::advanceTime;
-    RandomHistory history = new RandomHistory(store, clock, shortLease(), 8, 200, 4, seed, Duration.ofSeconds(90));
+  /** The note {@link NamesTheStore} adds to a failure. */
+  static final class StoreUnderTest extends Exception {
+    private static final long serialVersionUID = 1L;
 
-    List<HistoryEvent> events = history.run();
-
-    HistoryChecker checker = new HistoryChecker(shortLease());
-    List<String> violations = checker.check(events);
-    if (!violations.isEmpty()) {
-      fail("the history of " + events.size() + " operations with seed " + seed + " (rerun with -Donce.tck.seed="
-          + seed + ") broke " + checker.violationCount() + " invariant(s):\n  " + String.join("\n  ", violations));
+    StoreUnderTest(String contractTest) {
+      super("store under test: " + contractTest, null, false, false);
     }
-    assertThat(events).filteredOn(HistoryEvent::isGrant).as("leases granted").isNotEmpty();
-  }
-
-  // ---------------------------------------------------------------- awaitChange
-
-  @Test
-  void aWaiterIsWokenByComplete() throws Exception {
-    assumeTrue(store.notifiesChanges(), "the store does not notify changes");
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-    CompletableFuture<Void> change = store.awaitChange(id);
-
-    assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
-
-    change.get(10, TimeUnit.SECONDS);
-  }
-
-  @Test
-  void aWaiterIsWokenByRelease() throws Exception {
-    assumeTrue(store.notifiesChanges(), "the store does not notify changes");
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-    CompletableFuture<Void> change = store.awaitChange(id);
-
-    assertThat(store.release(id, claimed.token())).isTrue();
-
-    change.get(10, TimeUnit.SECONDS);
-  }
-
-  @Test
-  void aWaiterIsWokenByFailFinalAndNotConfusedByOtherKeys() throws Exception {
-    assumeTrue(store.notifiesChanges(), "the store does not notify changes");
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-    CompletableFuture<Void> change = store.awaitChange(id);
-    RecordId other = newId();
-    Claimed otherClaim = claimed(store.claim(request(other, newFingerprint(), LONG, TTL)));
-    assertThat(store.complete(other, otherClaim.token(), utf8("other"), TTL)).isTrue();
-
-    assertThat(store.failFinal(id, claimed.token(), utf8("declined"), TTL)).isTrue();
-
-    change.get(10, TimeUnit.SECONDS);
-  }
-
-  @Test
-  void cancellingAWaitIsHarmless() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-    CompletableFuture<Void> change = store.awaitChange(id);
-
-    change.cancel(true);
-
-    assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
-    assertThat(change).isCancelled();
-  }
-
-  // ---------------------------------------------------------------- interrupted callers
-
-  @Test
-  void aCompletionFromAnInterruptedThreadTakesEffectIsReportedAndKeepsTheInterrupt() {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-
-    // A worker being cancelled still finishes its lease: the write must land and say so.
-    Thread.currentThread().interrupt();
-    boolean completed;
-    try {
-      completed = store.complete(id, claimed.token(), utf8("done"), TTL);
-    } finally {
-      assertThat(Thread.interrupted()).as("the interrupt, still set").isTrue();
-    }
-
-    assertThat(completed).isTrue();
-    assertThat(present(id).state()).isEqualTo(RecordState.COMPLETED);
-  }
-
-  @Test
-  void aClaimAndABatchedHeartbeatFromAnInterruptedThreadTakeEffectAndKeepTheInterrupt() {
-    RecordId id = newId();
-
-    Thread.currentThread().interrupt();
-    Claimed claimed;
-    Set<LeaseToken> extended;
-    try {
-      claimed = claimed(store.claim(request(id, newFingerprint(), shortLease(), TTL)));
-      extended = store.heartbeat(List.of(new LeaseToken(id, claimed.token())), LONG);
-    } finally {
-      assertThat(Thread.interrupted()).as("the interrupt, still set").isTrue();
-    }
-
-    assertThat(extended).containsExactly(new LeaseToken(id, claimed.token()));
-    assertThat(present(id).leaseRemaining()).isGreaterThan(LONG.minusMinutes(1));
   }
 
   // ---------------------------------------------------------------- helpers for subclasses and tests

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.store.ClaimResult;
 import dev.once.store.RecordId;
+import dev.once.tck.Eventually;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -24,9 +25,9 @@ class PostgresUnreachableTest extends UnreachableDatabaseBehaviour {
     proxy.restore();
     duringOutage.get(20, TimeUnit.SECONDS);
 
+    // Announced by a NOTIFY once the listener is back, or by the wake-up it sends when it is back.
     CompletableFuture<Void> afterOutage = store.awaitChange(id);
-    Thread.sleep(200);
-    eventually(() -> store.complete(id, c.token(), new byte[] {1}, JdbcStoreBehaviour.TTL));
+    Eventually.available("the database is back", BOUND, () -> store.complete(id, c.token(), new byte[] {1}, JdbcStoreBehaviour.TTL));
     afterOutage.get(20, TimeUnit.SECONDS);
     assertThat(afterOutage).isDone();
   }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.store.ClaimResult;
 import dev.once.store.RecordId;
+import dev.once.tck.Eventually;
 import dev.once.tck.FakeClock;
 import dev.once.store.IdempotencyStore;
 import java.lang.reflect.Proxy;
@@ -135,9 +136,13 @@ class PurgerTest {
   @Test
   void closingAnOwnPurgerStopsItsThread() throws Exception {
     Purger purger = Purger.builder(store).start();
-    Thread.sleep(100);
+    Eventually.assertThat("the purger thread runs", Duration.ofSeconds(10), () -> purgerThreads() > 0);
     purger.close();
-    Thread.sleep(200);
-    assertThat(Thread.getAllStackTraces().keySet()).noneMatch(t -> t.getName().equals("once-purger") && t.isAlive());
+    Eventually.assertThat("the purger thread ended", Duration.ofSeconds(10), () -> purgerThreads() == 0);
+  }
+
+  private static long purgerThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().equals("once-purger") && t.isAlive()).count();
   }
 }

@@ -13,6 +13,7 @@ import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.tck.ChildJvm;
+import dev.once.tck.Eventually;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -195,12 +196,9 @@ abstract class TransactionalModeBehaviour {
   }
 
   /** Returns once a statement on this table waits for a lock; bounded, so a claim that never blocks fails. */
-  private void awaitALockWait() throws InterruptedException {
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (Tables.count(pool(), database.lockWaitsOn(table)) == 0) {
-      assertThat(System.nanoTime()).as("a claim waiting for the lock").isLessThan(end);
-      Thread.sleep(5);
-    }
+  private void awaitALockWait() {
+    Eventually.assertThat("a claim waiting for the lock", Duration.ofSeconds(10),
+        () -> Tables.count(pool(), database.lockWaitsOn(table)) > 0);
   }
 
   @Test
@@ -267,7 +265,7 @@ abstract class TransactionalModeBehaviour {
         throw new IllegalStateException(e);
       }
     });
-    Thread.sleep(700);
+    awaitALockWait();
     assertThat(second).as("the duplicate waits on the unique index").isNotDone();
     release.countDown();
     first.get(10, TimeUnit.SECONDS);
@@ -282,10 +280,7 @@ abstract class TransactionalModeBehaviour {
       child.kill();
     }
     // The server rolls back once it sees the connection drop; give it a moment to notice.
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (businessRows(id) > 0 && System.nanoTime() < end) {
-      Thread.sleep(50);
-    }
+    Eventually.assertThat("the killed transaction rolled back", Duration.ofSeconds(10), () -> businessRows(id) == 0);
     assertThat(store().get(id)).isEmpty();
     assertThat(businessRows(id)).isZero();
 

@@ -8,21 +8,28 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.once.store.ClaimResult;
 import dev.once.store.RecordId;
 import dev.once.store.StoreUnavailableException;
+import dev.once.tck.Eventually;
 import dev.once.tck.FaultProxy;
 import java.time.Duration;
 import java.util.Locale;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * The database becomes unreachable (a {@link FaultProxy} cuts every connection and refuses new ones):
  * every operation throws {@link StoreUnavailableException} within a bounded time, no threads leak,
  * and the same store works again once the database is back, without being recreated.
  */
+@Timeout(120) // the waits for a database that came back are bounded by polling, not preemptively
 abstract class UnreachableDatabaseBehaviour {
 
-  /** Generous on purpose: the bound is what matters, not its exact size, on a busy machine. */
+  /**
+   * Generous on purpose: the bound is what matters, not its exact size, on a busy machine. It also
+   * bounds the wait for a database that came back: the pool may still be backing off between
+   * connection attempts (HikariCP waits up to 5 s), so the first calls may still fail fast.
+   */
   static final Duration BOUND = Duration.ofSeconds(10);
 
   final TestDatabase database;
@@ -61,22 +68,6 @@ abstract class UnreachableDatabaseBehaviour {
         assertThatThrownBy(operation::run).isInstanceOf(StoreUnavailableException.class));
   }
 
-  /**
-   * Runs {@code operation} until the store answers. Right after the database comes back the pool
-   * may still be backing off between connection attempts (HikariCP waits up to 5 s), so the first
-   * calls may still fail fast; the store itself needs nothing.
-   */
-  static <T> T eventually(java.util.function.Supplier<T> operation) {
-    return assertTimeoutPreemptively(BOUND, () -> {
-      while (true) {
-        try {
-          return operation.get();
-        } catch (StoreUnavailableException e) {
-          Thread.sleep(100);
-        }
-      }
-    });
-  }
 
   ClaimResult.Claimed claim(RecordId id) {
     return (ClaimResult.Claimed) store.claim(JdbcStoreBehaviour.request(id, JdbcStoreBehaviour.LEASE));
@@ -88,7 +79,7 @@ abstract class UnreachableDatabaseBehaviour {
     try (JdbcStore early = database.open(pool, table, false)) {
       assertUnavailable(() -> early.claim(JdbcStoreBehaviour.request(JdbcStoreBehaviour.newId(), JdbcStoreBehaviour.LEASE)));
       proxy.restore();
-      assertThat(eventually(() -> early.claim(JdbcStoreBehaviour.request(JdbcStoreBehaviour.newId(), JdbcStoreBehaviour.LEASE))))
+      assertThat(Eventually.available("the database is back", BOUND, () -> early.claim(JdbcStoreBehaviour.request(JdbcStoreBehaviour.newId(), JdbcStoreBehaviour.LEASE))))
           .isInstanceOf(ClaimResult.Claimed.class);
     }
   }
@@ -114,7 +105,7 @@ abstract class UnreachableDatabaseBehaviour {
 
     proxy.restore();
 
-    assertThat(eventually(() -> store.complete(id, c.token(), new byte[] {1}, JdbcStoreBehaviour.TTL))).isTrue();
+    assertThat(Eventually.available("the database is back", BOUND, () -> store.complete(id, c.token(), new byte[] {1}, JdbcStoreBehaviour.TTL))).isTrue();
     assertThat(store.get(id)).isPresent();
   }
 
@@ -125,14 +116,14 @@ abstract class UnreachableDatabaseBehaviour {
     for (int i = 0; i < 5; i++) {
       cycle();
     }
-    Thread.sleep(300);
-    assertThat(Thread.activeCount()).as("threads after five more outages").isLessThanOrEqualTo(before + 2);
+    Eventually.assertThat("at most two threads more after five more outages", BOUND,
+        () -> Thread.activeCount() <= before + 2);
   }
 
   private void cycle() {
     proxy.cut();
     assertUnavailable(() -> store.get(JdbcStoreBehaviour.newId()));
     proxy.restore();
-    assertThat(eventually(() -> store.get(JdbcStoreBehaviour.newId()))).isEmpty();
+    assertThat(Eventually.available("the database is back", BOUND, () -> store.get(JdbcStoreBehaviour.newId()))).isEmpty();
   }
 }

@@ -12,6 +12,7 @@ import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.store.StoreUnavailableException;
+import dev.once.tck.Eventually;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
@@ -38,6 +39,8 @@ class RedisStoreFaultTest {
 
   private static final Duration TIMEOUT = Duration.ofMillis(500);
   private static final Duration LONG = Duration.ofMinutes(30);
+  /** How long Lettuce may take to reconnect in the background after a restart. */
+  private static final Duration RECONNECT = Duration.ofSeconds(30);
 
   private RedisServerProcess server;
   private ClientResources resources;
@@ -89,7 +92,7 @@ class RedisStoreFaultTest {
     server.restart();
 
     RecordId after = dev.once.tck.Samples.newId();
-    Claimed claimed = eventually(() -> claimed(store.claim(new ClaimRequest(after, dev.once.tck.Samples.newFingerprint(), LONG, LONG))));
+    Claimed claimed = Eventually.available("Lettuce reconnected", RECONNECT, () -> claimed(store.claim(new ClaimRequest(after, dev.once.tck.Samples.newFingerprint(), LONG, LONG))));
     assertThat(store.complete(after, claimed.token(), utf8("done"), LONG)).isTrue();
     assertThat(store.get(after)).map(IdempotencyRecord::state).contains(RecordState.COMPLETED);
   }
@@ -161,10 +164,8 @@ class RedisStoreFaultTest {
     server.restart();
     // Lettuce subscribes the channel again once its pub/sub connection is back.
     String channel = new String(new KeyLayout(RedisStore.DEFAULT_KEY_PREFIX).channel(id), StandardCharsets.UTF_8);
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (!server.cli("pubsub", "numsub", channel).trim().endsWith("1") && System.nanoTime() < deadline) {
-      RedisServerProcess.sleep(100);
-    }
+    Eventually.assertThat("the store subscribed again", RECONNECT,
+        () -> server.cli("pubsub", "numsub", channel).trim().endsWith("1"));
     assertThat(store.complete(id, claimed.token(), utf8("done"), LONG)).isTrue();
 
     change.get(10, TimeUnit.SECONDS);
@@ -183,7 +184,7 @@ class RedisStoreFaultTest {
 
     server.restart();
 
-    Optional<IdempotencyRecord> record = eventually(() -> store.get(id));
+    Optional<IdempotencyRecord> record = Eventually.available("Lettuce reconnected", RECONNECT, () -> store.get(id));
     assertThat(record).isPresent();
     assertThat(record.get().state()).isEqualTo(RecordState.COMPLETED);
     assertThat(record.get().token()).isEqualTo(claimed.token());
@@ -200,7 +201,7 @@ class RedisStoreFaultTest {
     server.restart();
 
     // Documented in docs/redis-store.md: without AOF, a crash forgets every record, so a retry runs again.
-    assertThat(eventually(() -> store.get(id))).isEmpty();
+    assertThat(Eventually.available("Lettuce reconnected", RECONNECT, () -> store.get(id))).isEmpty();
   }
 
   private void open(String... serverArgs) {
@@ -211,21 +212,6 @@ class RedisStoreFaultTest {
     client = RedisClient.create(resources, RedisURI.builder().withHost("127.0.0.1").withPort(server.port())
         .withTimeout(TIMEOUT).build());
     store = RedisStore.builder(client).commandTimeout(TIMEOUT).build();
-  }
-
-  /** Retries while the store is unavailable, for at most 30 s: Lettuce reconnects in the background. */
-  private static <T> T eventually(java.util.function.Supplier<T> operation) {
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while (true) {
-      try {
-        return operation.get();
-      } catch (StoreUnavailableException e) {
-        if (System.nanoTime() > deadline) {
-          throw e;
-        }
-        RedisServerProcess.sleep(100);
-      }
-    }
   }
 
   private static Claimed claimed(Object result) {
