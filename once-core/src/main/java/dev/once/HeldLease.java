@@ -10,6 +10,7 @@ import dev.once.store.LeaseToken;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,6 +20,8 @@ final class HeldLease implements Lease {
   private static final Logger log = LoggerFactory.getLogger(HeldLease.class);
 
   /** How often a finishing write is retried when the store fails: the record must not be left behind. */
+  /** What a release passes as its payload: it writes none. */
+  private static final byte[] NO_PAYLOAD = new byte[0];
   private static final long[] FINISH_BACKOFF_MILLIS = {0, 25, 100, 400};
 
   private final IdempotencyStore store;
@@ -27,9 +30,9 @@ final class HeldLease implements Lease {
   private final long token;
   private final LeaseToken leaseToken;
   private final boolean stolen;
-  private final byte[] recoveryPoint;
+  private final byte @Nullable [] recoveryPoint;
   private final ExecutionPolicy policy;
-  private final Heartbeats heartbeats;
+  private final @Nullable Heartbeats heartbeats;
   private final AtomicBoolean finished = new AtomicBoolean();
   private final AtomicBoolean beating = new AtomicBoolean();
   private volatile boolean lost;
@@ -42,7 +45,7 @@ final class HeldLease implements Lease {
    * @param heartbeats keeps the lease alive until it is finished, or null if the policy has no heartbeat
    */
   HeldLease(IdempotencyStore store, Events events, RecordId id, long token, boolean stolen,
-      byte[] recoveryPoint, ExecutionPolicy policy, long claimedAt, Heartbeats heartbeats) {
+      byte @Nullable [] recoveryPoint, ExecutionPolicy policy, long claimedAt, @Nullable Heartbeats heartbeats) {
     this.store = store;
     this.events = events;
     this.id = id;
@@ -210,7 +213,7 @@ final class HeldLease implements Lease {
 
   @Override
   public Recording release() {
-    return finish(Write.RELEASE, null);
+    return finish(Write.RELEASE, NO_PAYLOAD);
   }
 
   @Override

@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -433,7 +434,7 @@ public final class Once implements AutoCloseable {
     private final IdempotencyStore store;
     private ExecutionPolicy defaults = ExecutionPolicy.DEFAULTS;
     private OnceListener listener = OnceListener.NONE;
-    private ScheduledExecutorService scheduler;
+    private @Nullable ScheduledExecutorService scheduler;
     private int heartbeatThreads = 4;
     private int heartbeatBatchSize = 5_000;
 

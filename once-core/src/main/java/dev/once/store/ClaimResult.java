@@ -2,6 +2,7 @@ package dev.once.store;
 
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /** What an atomic claim produced: a new lease, or the record that was already there. */
 public sealed interface ClaimResult {
@@ -14,7 +15,7 @@ public sealed interface ClaimResult {
    * @param stolen whether an earlier holder's lease ended and this claim took the record over
    * @param recoveryPoint the last checkpoint the earlier holder saved, or {@code null}
    */
-  record Claimed(long token, Instant leaseUntil, boolean stolen, byte[] recoveryPoint) implements ClaimResult {
+  record Claimed(long token, Instant leaseUntil, boolean stolen, byte @Nullable [] recoveryPoint) implements ClaimResult {
     public Claimed {
       Objects.requireNonNull(leaseUntil, "leaseUntil");
       if (!stolen && recoveryPoint != null) {

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A snapshot of one stored record, as a store returned it.
@@ -30,8 +31,8 @@ public record IdempotencyRecord(
     long token,
     Instant leaseUntil,
     Instant expiresAt,
-    byte[] recoveryPoint,
-    byte[] result,
+    byte @Nullable [] recoveryPoint,
+    byte @Nullable [] result,
     Instant observedAt) {
 
   public IdempotencyRecord {
