@@ -123,7 +123,7 @@ public final class Fingerprinter {
    * @param contentType the {@code Content-Type} header as received, or null if there was none
    * @throws IllegalArgumentException if a context part is null
    */
-  public Fingerprint content(String contentType, byte[] body, String... context) {
+  public Fingerprint content(@Nullable String contentType, byte[] body, String... context) {
     String[] parts = partsOf(context);
     String essence = contentType == null ? NO_MEDIA_TYPE : essence(contentType);
     boolean json = essence != null && (essence.equals("application/json") || essence.endsWith("+json"));

@@ -16,11 +16,17 @@ public sealed interface ClaimResult {
    * @param recoveryPoint the last checkpoint the earlier holder saved, or {@code null}
    */
   record Claimed(long token, Instant leaseUntil, boolean stolen, byte @Nullable [] recoveryPoint) implements ClaimResult {
-    public Claimed {
+    // Not a compact constructor: JDK 17's javac leaves the @Nullable of an array component off a compact
+    // constructor's parameter in the class file, and NullAway in other modules would then reject null.
+    public Claimed(long token, Instant leaseUntil, boolean stolen, byte @Nullable [] recoveryPoint) {
       Objects.requireNonNull(leaseUntil, "leaseUntil");
       if (!stolen && recoveryPoint != null) {
         throw new IllegalArgumentException("a fresh claim has no recovery point");
       }
+      this.token = token;
+      this.leaseUntil = leaseUntil;
+      this.stolen = stolen;
+      this.recoveryPoint = recoveryPoint;
     }
   }
 

@@ -35,7 +35,10 @@ public record IdempotencyRecord(
     byte @Nullable [] result,
     Instant observedAt) {
 
-  public IdempotencyRecord {
+  // Not a compact constructor: JDK 17's javac leaves the @Nullable of an array component off a compact
+  // constructor's parameter in the class file, and NullAway in other modules would then reject null.
+  public IdempotencyRecord(RecordId id, RecordState state, Fingerprint fingerprint, long token, Instant leaseUntil,
+      Instant expiresAt, byte @Nullable [] recoveryPoint, byte @Nullable [] result, Instant observedAt) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(fingerprint, "fingerprint");
@@ -45,6 +48,15 @@ public record IdempotencyRecord(
     if (state.isTerminal() && result == null) {
       throw new IllegalArgumentException("a " + state + " record must carry a result");
     }
+    this.id = id;
+    this.state = state;
+    this.fingerprint = fingerprint;
+    this.token = token;
+    this.leaseUntil = leaseUntil;
+    this.expiresAt = expiresAt;
+    this.recoveryPoint = recoveryPoint;
+    this.result = result;
+    this.observedAt = observedAt;
   }
 
   /** The time left on the lease by the store's clock; zero once it has ended. */
