@@ -111,7 +111,7 @@ public final class Exchange {
       // Nothing a classifier can judge, but the handler finished: its effect happened.
       return done();
     }
-    Optional<Outcome> verdict = classify(new StoredResponse(status, Headers.EMPTY, null));
+    Optional<Outcome> verdict = classify(new StoredResponse(status, Headers.EMPTY, new byte[0]));
     if (verdict.isEmpty()) {
       return done();
     }

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -233,11 +234,11 @@ public final class HttpIdempotency {
     return route.fingerprinter().content(contentType, request.body(), method, request.path(), request.query());
   }
 
-  private static Decision problem(ProblemType type, String detail) {
+  private static Decision problem(ProblemType type, @Nullable String detail) {
     return new Decision.Respond(Problems.render(type, detail), false);
   }
 
-  private static Decision problem(ProblemType type, String detail, java.time.Duration retryAfter) {
+  private static Decision problem(ProblemType type, @Nullable String detail, java.time.@Nullable Duration retryAfter) {
     return new Decision.Respond(Problems.render(type, detail, retryAfter), false);
   }
 
