@@ -2,6 +2,7 @@ package dev.once.messaging;
 
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a message's idempotency key comes from: a header, or any function of the message. The
@@ -17,7 +18,7 @@ public interface KeyExtractor<M> {
   String DEFAULT_HEADER = "Idempotency-Key";
 
   /** The raw key, or {@code null} if the message has none. */
-  String keyOf(M message, MessageReader<M> reader);
+  @Nullable String keyOf(M message, MessageReader<M> reader);
 
   /** The value of the header {@value #DEFAULT_HEADER}. */
   static <M> KeyExtractor<M> defaults() {
