@@ -52,7 +52,7 @@ public final class Problems {
    *
    * @param detail the handler's own message meant for the client, or {@code null}
    */
-  public static StoredResponse forStatus(int status, String detail) {
+  public static StoredResponse forStatus(int status, @Nullable String detail) {
     if (status < 400 || status > 599) {
       throw new IllegalArgumentException("a problem status must be 400-599, was " + status);
     }
