@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code --demo}: the non-idempotent {@link DemoUpstream} on a free loopback port, the gateway in
@@ -22,9 +23,9 @@ final class Demo implements AutoCloseable {
 
   private final DemoUpstream upstream;
   private final Gateway gateway;
-  private final Path tempDataDir;
+  private final @Nullable Path tempDataDir;
 
-  private Demo(DemoUpstream upstream, Gateway gateway, Path tempDataDir) {
+  private Demo(DemoUpstream upstream, Gateway gateway, @Nullable Path tempDataDir) {
     this.upstream = upstream;
     this.gateway = gateway;
     this.tempDataDir = tempDataDir;
@@ -137,7 +138,7 @@ final class Demo implements AutoCloseable {
     }
   }
 
-  private static void deleteQuietly(Path dir) {
+  private static void deleteQuietly(@Nullable Path dir) {
     if (dir == null) {
       return;
     }
