@@ -51,7 +51,7 @@ public final class Keyring {
    *
    * @throws IllegalArgumentException naming the entry (never its key) if the text is malformed
    */
-  public static Keyring parse(String spec) {
+  public static Keyring parse(@Nullable String spec) {
     if (spec == null || spec.isBlank()) {
       throw new IllegalArgumentException("keyring: no keys given; expected id:base64key[,id:base64key...]");
     }
