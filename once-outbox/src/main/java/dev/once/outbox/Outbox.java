@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A transactional outbox: messages written in the same database transaction as the business
@@ -154,7 +155,7 @@ public final class Outbox {
     private final DataSource dataSource;
     private final Database database;
     private TableName table = new TableName(null, DEFAULT_TABLE);
-    private String name;
+    private @Nullable String name;
     private Duration queryTimeout = Duration.ofSeconds(5);
     private boolean autoCreateSchema;
 
