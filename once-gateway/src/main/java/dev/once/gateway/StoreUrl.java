@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * Where the gateway keeps its records, parsed and validated from {@code --store}:
  * {@code embedded} (the default: a file in the data directory), {@code postgres://user[:password]@host[:port]/db},
  * {@code redis://[:password@]host[:port][/db]} or {@code redis-cluster://host1:port1,host2:port2}.
- * {@link #toString()} never shows a password.
+ * Its {@code toString()} never shows a password.
  */
 sealed interface StoreUrl {
 

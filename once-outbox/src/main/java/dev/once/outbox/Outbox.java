@@ -46,7 +46,7 @@ public final class Outbox {
   private Outbox(Builder b) {
     this.dataSource = b.dataSource;
     this.table = new OutboxTable(b.database, b.table, b.name == null ? b.table.qualified() : b.name,
-        (int) b.queryTimeout.getSeconds());
+        (int) b.queryTimeout.toSeconds());
   }
 
   /** An outbox in PostgreSQL (11 or later), over the application's pool, which it never closes. */

@@ -85,8 +85,8 @@ public final class SqsConsumer implements AutoCloseable {
     this.sqs = b.sqs;
     this.queueUrl = b.queueUrl;
     this.processor = b.processor;
-    this.visibilitySeconds = (int) b.visibilityTimeout.getSeconds();
-    this.waitSeconds = (int) b.receiveWait.getSeconds();
+    this.visibilitySeconds = (int) b.visibilityTimeout.toSeconds();
+    this.waitSeconds = (int) b.receiveWait.toSeconds();
     this.batchSize = b.batchSize;
     this.deadLetterQueueUrl = b.deadLetterQueueUrl;
     ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
