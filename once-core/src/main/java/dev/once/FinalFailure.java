@@ -1,5 +1,7 @@
 package dev.once;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Thrown by an operation to say it failed deterministically: a retry would fail the same way, so the
  * failure is recorded and every retry gets it back instead of running again. Any other exception is
@@ -16,11 +18,11 @@ public class FinalFailure extends RuntimeException {
    * @param code a stable, machine-readable reason such as {@code insufficient-funds}
    * @param message a human-readable explanation
    */
-  public FinalFailure(String code, String message) {
+  public FinalFailure(String code, @Nullable String message) {
     this(code, message, false);
   }
 
-  FinalFailure(String code, String message, boolean replayed) {
+  FinalFailure(String code, @Nullable String message, boolean replayed) {
     super(message, null, false, !replayed);
     if (code == null || code.isEmpty()) {
       throw new IllegalArgumentException("a final failure needs a non-empty code");

@@ -1,6 +1,7 @@
 package dev.once;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The digest of a canonical request, tagged with the version of the algorithm that produced it, so
@@ -22,7 +23,7 @@ import java.util.Objects;
  * @param previous the same request's fingerprint under an older version, or null if unknown (as for
  *     a fingerprint read from a store); its version must be lower than {@code version}
  */
-public record Fingerprint(int version, String hex, Fingerprint previous) {
+public record Fingerprint(int version, String hex, @Nullable Fingerprint previous) {
 
   public Fingerprint {
     if (version < 1 || version > 255) {

@@ -17,6 +17,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,10 +57,10 @@ final class Heartbeats implements AutoCloseable {
    * @param threads how many batches may be in the store at once
    * @param batchSize the most leases one store call extends
    */
-  Heartbeats(IdempotencyStore store, ScheduledExecutorService ticker, int threads, int batchSize) {
+  Heartbeats(IdempotencyStore store, @Nullable ScheduledExecutorService ticker, int threads, int batchSize) {
     this.store = store;
     this.ownsTicker = ticker == null;
-    this.ticker = ownsTicker ? newTicker() : ticker;
+    this.ticker = ticker == null ? newTicker() : ticker;
     this.threads = threads;
     this.batchSize = batchSize;
     this.beaters = newBeaters(threads);
@@ -208,7 +209,7 @@ final class Heartbeats implements AutoCloseable {
     final Duration lease;
     final long periodNanos;
     final Set<HeldLease> leases = ConcurrentHashMap.newKeySet();
-    volatile ScheduledFuture<?> tick;
+    volatile @Nullable ScheduledFuture<?> tick;
 
     Cohort(Duration lease) {
       this.lease = lease;

@@ -14,6 +14,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,6 +24,8 @@ final class HeldLease implements Lease {
   private static final Logger log = LoggerFactory.getLogger(HeldLease.class);
 
   /** How often a finishing write is retried when the store fails: the record must not be left behind. */
+  /** What a release passes as its payload: it writes none. */
+  private static final byte[] NO_PAYLOAD = new byte[0];
   private static final long[] FINISH_BACKOFF_MILLIS = {0, 25, 100, 400};
 
   private final IdempotencyStore store;
@@ -31,9 +34,9 @@ final class HeldLease implements Lease {
   private final long token;
   private final LeaseToken leaseToken;
   private final boolean stolen;
-  private final byte[] recoveryPoint;
+  private final byte @Nullable [] recoveryPoint;
   private final ExecutionPolicy policy;
-  private final Heartbeats heartbeats;
+  private final @Nullable Heartbeats heartbeats;
   private final Executor blocking;
   private final AtomicBoolean finished = new AtomicBoolean();
   private final AtomicBoolean beating = new AtomicBoolean();
@@ -48,7 +51,8 @@ final class HeldLease implements Lease {
    * @param blocking where the asynchronous finishing calls of a blocking store run
    */
   HeldLease(IdempotencyStore store, Events events, RecordId id, long token, boolean stolen,
-      byte[] recoveryPoint, ExecutionPolicy policy, long claimedAt, Heartbeats heartbeats, Executor blocking) {
+      byte @Nullable [] recoveryPoint, ExecutionPolicy policy, long claimedAt, @Nullable Heartbeats heartbeats,
+      Executor blocking) {
     this.store = store;
     this.events = events;
     this.id = id;
@@ -217,7 +221,7 @@ final class HeldLease implements Lease {
 
   @Override
   public Recording release() {
-    return finish(Write.RELEASE, null);
+    return finish(Write.RELEASE, NO_PAYLOAD);
   }
 
   @Override
@@ -243,7 +247,7 @@ final class HeldLease implements Lease {
 
   @Override
   public CompletionStage<Recording> releaseAsync() {
-    return finishAsync(Write.RELEASE, null);
+    return finishAsync(Write.RELEASE, NO_PAYLOAD);
   }
 
   @Override
@@ -312,7 +316,7 @@ final class HeldLease implements Lease {
    * cannot keep, the same check that an attempt whose answer was lost did land, and no thread held.
    */
   private CompletionStage<Recording> writeAsync(Write write, byte[] payload, int attempt,
-      StoreUnavailableException failure) {
+      @Nullable StoreUnavailableException failure) {
     if (attempt == FINISH_BACKOFF_MILLIS.length) {
       log.warn("could not record the outcome of {} (token {}); the record stays in progress until its lease ends",
           id, token, failure);

@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +48,7 @@ public final class Once implements AutoCloseable {
   /** Where the asynchronous calls of a store without an asynchronous client block. */
   private final Executor blocking;
   /** The engine's own store executor, which it shuts down on close; null if it was given one. */
-  private final ExecutorService ownExecutor;
+  private final @Nullable ExecutorService ownExecutor;
   private volatile boolean closed;
 
   private Once(Builder b) {
@@ -55,8 +56,14 @@ public final class Once implements AutoCloseable {
     this.defaults = b.defaults;
     this.events = Events.of(b.listener);
     this.heartbeats = new Heartbeats(store, b.scheduler, b.heartbeatThreads, b.heartbeatBatchSize);
-    this.ownExecutor = b.storeExecutor == null ? StoreExecutor.create(b.storeThreads) : null;
-    this.blocking = b.storeExecutor == null ? ownExecutor : b.storeExecutor;
+    if (b.storeExecutor == null) {
+      ExecutorService own = StoreExecutor.create(b.storeThreads);
+      this.ownExecutor = own;
+      this.blocking = own;
+    } else {
+      this.ownExecutor = null;
+      this.blocking = b.storeExecutor;
+    }
   }
 
   /** Starts building an engine over this store. */
@@ -575,10 +582,10 @@ public final class Once implements AutoCloseable {
     private final IdempotencyStore store;
     private ExecutionPolicy defaults = ExecutionPolicy.DEFAULTS;
     private OnceListener listener = OnceListener.NONE;
-    private ScheduledExecutorService scheduler;
+    private @Nullable ScheduledExecutorService scheduler;
     private int heartbeatThreads = 4;
     private int heartbeatBatchSize = 5_000;
-    private Executor storeExecutor;
+    private @Nullable Executor storeExecutor;
     private int storeThreads = StoreExecutor.DEFAULT_THREADS;
 
     private Builder(IdempotencyStore store) {

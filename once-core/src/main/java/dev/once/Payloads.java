@@ -4,6 +4,7 @@ import dev.once.store.IdempotencyRecord;
 import dev.once.store.RecordState;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 
 /**
  * The framing of what the engine stores as a record's result: one tag byte, then the value. The tag
@@ -41,7 +42,7 @@ final class Payloads {
 
   /** What a terminal record replays as. */
   static Admission replay(IdempotencyRecord record) {
-    byte[] payload = record.result();
+    byte[] payload = Objects.requireNonNull(record.result(), "a terminal record carries a result");
     Outcome outcome = record.state() == RecordState.COMPLETED ? Outcome.COMPLETED : Outcome.FAILED_FINAL;
     if (payload.length == 0) {
       return new Admission.ResponseUnavailable();

@@ -7,6 +7,7 @@ import dev.once.Once;
 import dev.once.ResultCodec;
 import dev.once.Scope;
 import dev.once.store.InMemoryStore;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -34,7 +35,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(org.openjdk.jmh.annotations.Scope.Benchmark)
 public class EngineBenchmark {
 
-  private static final byte[] RESULT = "{\"payment_id\":\"pay_123\",\"status\":\"succeeded\"}".getBytes();
+  private static final byte[] RESULT = "{\"payment_id\":\"pay_123\",\"status\":\"succeeded\"}".getBytes(StandardCharsets.UTF_8);
 
   private final Scope scope = Scope.of("sha256:0123456789abcdef", "POST /payments");
   private final Fingerprint fingerprint = new Fingerprint(1, "ab".repeat(32));

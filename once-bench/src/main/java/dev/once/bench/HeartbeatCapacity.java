@@ -170,10 +170,12 @@ public final class HeartbeatCapacity {
         case "memory" -> {
           InMemoryStore store = InMemoryStore.create();
           yield new Backend() {
+            @Override
             public IdempotencyStore store() {
               return store;
             }
 
+            @Override
             public void close() {}
           };
         }
@@ -181,10 +183,12 @@ public final class HeartbeatCapacity {
           HikariDataSource pool = PostgresBench.pool(24);
           IdempotencyStore store = PostgresBench.freshStore(pool);
           yield new Backend() {
+            @Override
             public IdempotencyStore store() {
               return store;
             }
 
+            @Override
             public void close() {
               store.close();
               pool.close();
@@ -195,10 +199,12 @@ public final class HeartbeatCapacity {
           RedisClient client = RedisClient.create("redis://127.0.0.1:6379");
           RedisStore store = RedisStore.builder(client).keyPrefix("once-bench-hb:").build();
           yield new Backend() {
+            @Override
             public IdempotencyStore store() {
               return store;
             }
 
+            @Override
             public void close() {
               store.close();
               client.shutdown();

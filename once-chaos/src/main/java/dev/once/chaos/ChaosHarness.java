@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntConsumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -391,7 +392,7 @@ if (logged++ < MAX_LOGGED) {
         .initialBackoff(Duration.ofMillis(100)).maxBackoff(Duration.ofSeconds(2)).build();
   }
 
-  private static String id(String body) {
+  private static @Nullable String id(@Nullable String body) {
     if (body == null) {
       return null;
     }

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A server process the harness owns (a gateway or application JVM, a redis-server): started with a
@@ -27,7 +28,7 @@ final class ChildProcess implements AutoCloseable {
   private final Duration startTimeout;
   private final Path log;
   private final Thread cleanup;
-  private volatile Process process;
+  private volatile @Nullable Process process;
   private int starts;
 
   ChildProcess(String name, List<String> command, Pattern ready, Duration startTimeout, Path log) {

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /** Running short external commands, bounded in time, and the small chores around them. */
 final class Commands {
@@ -90,7 +91,7 @@ final class Commands {
   }
 
   /** Deletes a directory tree; what cannot be deleted is left (a temp dir left behind is harmless). */
-  static void deleteTree(Path dir) {
+  static void deleteTree(@Nullable Path dir) {
     if (dir == null || !Files.exists(dir)) {
       return;
     }

@@ -33,6 +33,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -197,8 +198,8 @@ public final class FailoverHarness {
     return report;
   }
 
-  /** Retries until the key is replayed or executed, waiting out a lease left by the dead primary. */
-  private static ExecutionResult<String> settle(Worker once, String key) throws InterruptedException {
+  /** Retries until the key is replayed or executed, waiting out a lease left by the dead primary; null if every try threw. */
+  private static @Nullable ExecutionResult<String> settle(Worker once, String key) throws InterruptedException {
     ExecutionResult<String> r = null;
     for (int attempt = 0; attempt < 10; attempt++) {
       try {

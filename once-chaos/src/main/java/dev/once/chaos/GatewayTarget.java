@@ -11,7 +11,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The gateway as a child JVM on a fixed loopback port, in front of a {@link LedgerUpstream}, over
@@ -26,13 +28,13 @@ final class GatewayTarget implements Target {
   private final Duration lease;
   private final Path dir;
   private final LedgerUpstream upstream;
-  private final PostgresCluster postgres;
-  private final RedisServer redis;
+  private final @Nullable PostgresCluster postgres;
+  private final @Nullable RedisServer redis;
   private final int port;
   private final ChildProcess gateway;
 
-  private GatewayTarget(Store store, Duration lease, Path dir, LedgerUpstream upstream, PostgresCluster postgres,
-      RedisServer redis, int port, ChildProcess gateway) {
+  private GatewayTarget(Store store, Duration lease, Path dir, LedgerUpstream upstream, @Nullable PostgresCluster postgres,
+      @Nullable RedisServer redis, int port, ChildProcess gateway) {
     this.store = store;
     this.lease = lease;
     this.dir = dir;
@@ -141,8 +143,8 @@ final class GatewayTarget implements Target {
   @Override
   public void crashAndRestartStore() {
     switch (store) {
-      case POSTGRES -> postgres.crashAndRestartPrimary();
-      case REDIS -> redis.crashAndRestart();
+      case POSTGRES -> Objects.requireNonNull(postgres, "a POSTGRES target has its cluster").crashAndRestartPrimary();
+      case REDIS -> Objects.requireNonNull(redis, "a REDIS target has its server").crashAndRestart();
       case EMBEDDED -> throw new IllegalStateException("the embedded store lives in the gateway process");
     }
   }
@@ -168,7 +170,8 @@ final class GatewayTarget implements Target {
     closeAll(upstream, postgres, redis, dir);
   }
 
-  private static void closeAll(LedgerUpstream upstream, PostgresCluster postgres, RedisServer redis, Path dir) {
+  private static void closeAll(@Nullable LedgerUpstream upstream, @Nullable PostgresCluster postgres, @Nullable RedisServer redis,
+      @Nullable Path dir) {
     if (upstream != null) {
       upstream.close();
     }

@@ -98,7 +98,7 @@ final class LedgerUpstream implements AutoCloseable {
     synchronized (this) {
       String first = key == null ? null : chargeOfKey.get(key);
       boolean charged = mode == Mode.NAIVE || first == null;
-      String charge = charged ? "{\"id\":\"ch_" + (++charges) + "\",\"amount\":" + amount + "}" : first;
+      String charge = charged || first == null ? "{\"id\":\"ch_" + (++charges) + "\",\"amount\":" + amount + "}" : first;
       if (charged && key != null) {
         chargeOfKey.putIfAbsent(key, charge);
       }

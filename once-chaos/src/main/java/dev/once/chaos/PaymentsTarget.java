@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The payments example (examples/payments, Spring Boot, transactional mode) as a child JVM on a
@@ -146,7 +147,7 @@ final class PaymentsTarget implements Target {
     closeAll(postgres, dir);
   }
 
-  private static void closeAll(PostgresCluster postgres, Path dir) {
+  private static void closeAll(@Nullable PostgresCluster postgres, @Nullable Path dir) {
     if (postgres != null) {
       postgres.close();
     }

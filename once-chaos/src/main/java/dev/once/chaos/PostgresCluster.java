@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,11 +40,11 @@ public final class PostgresCluster implements AutoCloseable {
 
   private final Path dir;
   private final PostgresInstance primary;
-  private final PostgresInstance replica;
+  private final @Nullable PostgresInstance replica;
   private final Replication replication;
   private final Thread cleanup;
 
-  private PostgresCluster(Path dir, PostgresInstance primary, PostgresInstance replica, Replication replication) {
+  private PostgresCluster(Path dir, PostgresInstance primary, @Nullable PostgresInstance replica, Replication replication) {
     this.dir = dir;
     this.primary = primary;
     this.replica = replica;

@@ -11,6 +11,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,18 +29,18 @@ final class Call<T> {
   private final OnceHttpClient client;
   private final HttpRequest request;
   private final HttpResponse.BodyHandler<T> handler;
-  private final String key;
-  private final String keyHeader;
+  private final @Nullable String key;
+  private final @Nullable String keyHeader;
   private final Retries.Mode mode;
   private final Instant deadline;
   private final CompletableFuture<OnceResponse<T>> result = new CompletableFuture<>();
-  private volatile CompletableFuture<?> exchange;
+  private volatile @Nullable CompletableFuture<?> exchange;
 
   private int attempts;
   private int lastStatus;
-  private IOException lastError;
+  private @Nullable IOException lastError;
 
-  Call(OnceHttpClient client, HttpRequest request, HttpResponse.BodyHandler<T> handler, String key) {
+  Call(OnceHttpClient client, HttpRequest request, HttpResponse.BodyHandler<T> handler, @Nullable String key) {
     this.client = client;
     this.request = request;
     this.handler = handler;
@@ -147,7 +148,7 @@ final class Call<T> {
     }
   }
 
-  private void retry(int status, IOException error, Optional<Duration> hint) {
+  private void retry(int status, @Nullable IOException error, Optional<Duration> hint) {
     lastStatus = status;
     lastError = error;
     if (attempts >= client.maxAttempts()) {

@@ -1,5 +1,7 @@
 package dev.once.client;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The server refused the request because its key was used before with a different request
  * (HTTP 422, problem {@code idempotency-key-reused}). Never retried: the key belongs to another
@@ -7,7 +9,7 @@ package dev.once.client;
  */
 public final class KeyReusedException extends OnceClientException {
 
-  KeyReusedException(String key, int attempts) {
+  KeyReusedException(@Nullable String key, int attempts) {
     super("The Idempotency-Key was used before with a different request (HTTP 422); use a new key for "
         + "a new operation", key, attempts, null);
   }

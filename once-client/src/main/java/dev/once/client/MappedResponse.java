@@ -7,14 +7,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Optional;
 import javax.net.ssl.SSLSession;
+import org.jspecify.annotations.Nullable;
 
 /** A response of one attempt with the caller's body in place of the client's classification. */
 final class MappedResponse<T> implements HttpResponse<T> {
 
   private final HttpResponse<?> raw;
-  private final T body;
+  private final @Nullable T body;
 
-  MappedResponse(HttpResponse<?> raw, T body) {
+  MappedResponse(HttpResponse<?> raw, @Nullable T body) {
     this.raw = raw;
     this.body = body;
   }
@@ -41,7 +42,7 @@ final class MappedResponse<T> implements HttpResponse<T> {
   }
 
   @Override
-  public T body() {
+  public @Nullable T body() {
     return body;
   }
 

@@ -2,6 +2,7 @@ package dev.once.client;
 
 import java.io.IOException;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Why a call of {@link OnceHttpClient} ended without a response to hand back. Sealed: switch over
@@ -11,10 +12,10 @@ import java.util.Optional;
 public abstract sealed class OnceClientException extends IOException
     permits KeyReusedException, ResponseUnavailableException, RetriesExhaustedException {
 
-  private final String key;
+  private final @Nullable String key;
   private final int attempts;
 
-  OnceClientException(String message, String key, int attempts, Throwable cause) {
+  OnceClientException(String message, @Nullable String key, int attempts, @Nullable Throwable cause) {
     super(message, cause);
     this.key = key;
     this.attempts = attempts;

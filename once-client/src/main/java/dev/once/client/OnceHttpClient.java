@@ -20,6 +20,7 @@ import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
 import java.util.stream.Collectors;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link HttpClient} that makes each logical operation safe to repeat: it sends a new
@@ -151,7 +152,7 @@ public final class OnceHttpClient {
     Objects.requireNonNull(handler, "handler");
   }
 
-  private static String headerKey(HttpRequest request) {
+  private static @Nullable String headerKey(HttpRequest request) {
     return request.headers().firstValue(WireProtocol.KEY_HEADER)
         .map(v -> KeySyntax.parseHeader(v, IllegalArgumentException::new)).orElse(null);
   }
@@ -218,7 +219,7 @@ public final class OnceHttpClient {
   public static final class Builder {
     private static final Duration LONGEST = Duration.ofDays(1);
 
-    private final HttpClient http;
+    private final @Nullable HttpClient http;
     private Set<String> coveredMethods = Set.of("POST", "PATCH");
     private int maxAttempts = 5;
     private Duration deadline = Duration.ofSeconds(60);
@@ -226,9 +227,9 @@ public final class OnceHttpClient {
     private Duration maxBackoff = Duration.ofSeconds(10);
     private RandomGenerator random = () -> ThreadLocalRandom.current().nextLong();
     private Clock clock = Clock.systemUTC();
-    private Scheduler scheduler;
+    private @Nullable Scheduler scheduler;
 
-    private Builder(HttpClient http) {
+    private Builder(@Nullable HttpClient http) {
       this.http = http;
     }
 

@@ -4,6 +4,7 @@ import dev.once.protocol.WireProtocol;
 import java.net.http.HttpHeaders;
 import java.net.http.HttpResponse;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The final answer to one logical operation, with what it took to get it.
@@ -13,10 +14,10 @@ import java.util.Optional;
 public final class OnceResponse<T> {
 
   private final HttpResponse<T> response;
-  private final String key;
+  private final @Nullable String key;
   private final int attempts;
 
-  OnceResponse(HttpResponse<T> response, String key, int attempts) {
+  OnceResponse(HttpResponse<T> response, @Nullable String key, int attempts) {
     this.response = response;
     this.key = key;
     this.attempts = attempts;

@@ -1,5 +1,7 @@
 package dev.once.client;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The operation happened, but the server cannot replay its answer (HTTP 409, problem
  * {@code idempotency-response-unavailable}: the first answer was streamed or too large to store).
@@ -7,7 +9,7 @@ package dev.once.client;
  */
 public final class ResponseUnavailableException extends OnceClientException {
 
-  ResponseUnavailableException(String key, int attempts) {
+  ResponseUnavailableException(@Nullable String key, int attempts) {
     super("The operation was processed, but the server cannot replay its response (HTTP 409); do not "
         + "repeat it, look the result up instead", key, attempts, null);
   }

@@ -1,6 +1,7 @@
 package dev.once.client;
 
 import java.util.OptionalInt;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every allowed attempt failed in a retryable way, or the deadline came first. Whether the
@@ -20,13 +21,13 @@ public final class RetriesExhaustedException extends OnceClientException {
   private final Reason reason;
   private final int lastStatus;
 
-  RetriesExhaustedException(Reason reason, String key, int attempts, int lastStatus, Throwable cause) {
+  RetriesExhaustedException(Reason reason, @Nullable String key, int attempts, int lastStatus, @Nullable Throwable cause) {
     super(message(reason, attempts, lastStatus, cause), key, attempts, cause);
     this.reason = reason;
     this.lastStatus = lastStatus;
   }
 
-  private static String message(Reason reason, int attempts, int lastStatus, Throwable cause) {
+  private static String message(Reason reason, int attempts, int lastStatus, @Nullable Throwable cause) {
     String last = lastStatus > 0 ? "HTTP " + lastStatus
         : cause != null ? cause.getClass().getSimpleName() : "no answer";
     return (reason == Reason.DEADLINE ? "Deadline reached" : "Gave up") + " after " + attempts

@@ -10,6 +10,7 @@ import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoField;
 import java.util.Locale;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a {@code Retry-After} value (RFC 9110 §10.2.3): either whole seconds or an HTTP-date, in
@@ -28,7 +29,7 @@ final class RetryAfter {
 
   private RetryAfter() {}
 
-  static Optional<Duration> parse(String value, Instant now) {
+  static Optional<Duration> parse(@Nullable String value, Instant now) {
     if (value == null) {
       return Optional.empty();
     }

@@ -1,5 +1,7 @@
 package dev.once.fingerprint;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One pass over UTF-8 JSON that checks it is I-JSON and writes its RFC 8785 form.
  *
@@ -35,7 +37,9 @@ final class CanonicalParser {
   private final ByteSink keys = new ByteSink(256);
   private final MemberTable members = new MemberTable();
 
-  private byte[] in;
+  private static final byte[] NO_INPUT = new byte[0];
+
+  private byte[] in = NO_INPUT;
   private int pos;
   private int end;
   /** Numbers in their exact form (fingerprints) rather than as the nearest double (RFC 8785). */
@@ -54,7 +58,7 @@ final class CanonicalParser {
    *
    * @throws InvalidJsonException if {@code json} is not I-JSON
    */
-  void canonicalize(byte[] json, ExclusionTree excluded, boolean exactNumbers) {
+  void canonicalize(byte[] json, @Nullable ExclusionTree excluded, boolean exactNumbers) {
     if (json.length > MAX_INPUT) {
       throw new InvalidJsonException("input too large to canonicalise", 0);
     }
@@ -100,7 +104,7 @@ final class CanonicalParser {
 
   /** Lets go of the input and of buffers a huge input made grow past {@code limit} bytes. */
   void release(int limit) {
-    in = null;
+    in = NO_INPUT;
     out.shrinkTo(limit, 1024);
     reordered.shrinkTo(limit, 1024);
     reordering.shrinkTo(limit);
@@ -114,7 +118,7 @@ final class CanonicalParser {
    * closes too. The innermost container's {@link Frame} is kept in a local, and the common path —
    * scalar, comma, next scalar — makes no call that is not inlined.
    */
-  private void readDocument(ExclusionTree rootExclusions) {
+  private void readDocument(@Nullable ExclusionTree rootExclusions) {
     ExclusionTree next = rootExclusions;
     Frame top = null;
     while (true) {
@@ -179,7 +183,7 @@ final class CanonicalParser {
     pos = after;
   }
 
-  private Frame open(boolean object, ExclusionTree exclusions) {
+  private Frame open(boolean object, @Nullable ExclusionTree exclusions) {
     if (depth == MAX_DEPTH) {
       throw new InvalidJsonException("nesting is deeper than " + MAX_DEPTH + " levels", pos);
     }
@@ -202,7 +206,7 @@ final class CanonicalParser {
   }
 
   /** Writes the closing bracket, sorting an object's members first; returns the parent frame. */
-  private Frame close(Frame frame) {
+  private @Nullable Frame close(Frame frame) {
     if (frame.object) {
       if (frame.unsorted) {
         members.plan(frame.firstMember, frame.bodyStart, out.len, out.buf, keys.buf, reordering,
@@ -218,7 +222,7 @@ final class CanonicalParser {
   }
 
   /** After a comma or an opening bracket: begins an item; returns the exclusions below it. */
-  private ExclusionTree beginItem(Frame frame) {
+  private @Nullable ExclusionTree beginItem(Frame frame) {
     frame.itemStart = out.len;
     if (frame.written > 0) {
       out.write((byte) ',');
@@ -230,7 +234,7 @@ final class CanonicalParser {
     return node == null ? enter(frame, null) : enter(frame, node.element(frame.index));
   }
 
-  private ExclusionTree beginMember(Frame frame) {
+  private @Nullable ExclusionTree beginMember(Frame frame) {
     if (peekAfterWhitespace() != '"') {
       throw new InvalidJsonException("expected a member name", pos);
     }
@@ -271,7 +275,7 @@ final class CanonicalParser {
   }
 
   /** Notes whether the item is excluded; returns the exclusions below it, for a container. */
-  private static ExclusionTree enter(Frame frame, ExclusionTree child) {
+  private static @Nullable ExclusionTree enter(Frame frame, @Nullable ExclusionTree child) {
     boolean excluded = child != null && child.terminal();
     frame.itemExcluded = excluded;
     return excluded ? null : child;

@@ -1,5 +1,7 @@
 package dev.once.fingerprint;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Writes string lists into digest input so that different lists never give the same bytes: a
  * 4-byte big-endian count, then each string's 4-byte big-endian length and its UTF-8 bytes.
@@ -27,7 +29,7 @@ final class DigestInput {
    * Writes one optional string: like a part, or, when absent (null), the length {@code 0xFFFFFFFF},
    * which no part has, so that absent differs from every string, the empty one included.
    */
-  static void writeOptional(String part, ByteSink out) {
+  static void writeOptional(@Nullable String part, ByteSink out) {
     if (part == null) {
       out.ensure(out.len + 4);
       writeInt(-1, out);

@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Formats doubles exactly as ECMAScript's {@code Number.prototype.toString} does, which RFC 8785
@@ -60,6 +61,9 @@ final class EcmaScriptNumbers {
     while (best == null && p < 17) {
       best = candidate(exact, ++p, d);
     }
+    if (best == null) {
+      throw new AssertionError("17 significant digits always read back as " + d);
+    }
     for (int q = p - 1; q >= 1; q--) {
       BigDecimal shorter = candidate(exact, q, d);
       if (shorter == null) {
@@ -71,7 +75,7 @@ final class EcmaScriptNumbers {
   }
 
   /** Returns the p-digit decimal next to {@code exact} that reads back as d, or null if none does. */
-  private static BigDecimal candidate(BigDecimal exact, int p, double d) {
+  private static @Nullable BigDecimal candidate(BigDecimal exact, int p, double d) {
     BigDecimal below = exact.round(new MathContext(p, RoundingMode.FLOOR));
     BigDecimal above = exact.round(new MathContext(p, RoundingMode.CEILING));
     boolean belowOk = below.doubleValue() == d;

@@ -3,6 +3,7 @@ package dev.once.fingerprint;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collection;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The excluded JSON pointers as a tree of reference tokens, walked by the parser as it descends so
@@ -21,7 +22,7 @@ final class ExclusionTree {
   private ExclusionTree[] children = NO_CHILDREN;
 
   /** Returns the tree of these pointers, or {@code null} when there are none. */
-  static ExclusionTree of(Collection<JsonPointer> pointers) {
+  static @Nullable ExclusionTree of(Collection<JsonPointer> pointers) {
     if (pointers.isEmpty()) {
       return null;
     }
@@ -41,7 +42,7 @@ final class ExclusionTree {
   }
 
   /** Returns the node for the member whose UTF-8 name is {@code key[start, start+length)}. */
-  ExclusionTree member(byte[] key, int start, int length) {
+  @Nullable ExclusionTree member(byte[] key, int start, int length) {
     for (int i = 0; i < names.length; i++) {
       if (Arrays.equals(names[i], 0, names[i].length, key, start, start + length)) {
         return children[i];
@@ -51,7 +52,7 @@ final class ExclusionTree {
   }
 
   /** Returns the node for the array element at {@code index}. */
-  ExclusionTree element(int index) {
+  @Nullable ExclusionTree element(int index) {
     for (int i = 0; i < indexes.length; i++) {
       if (indexes[i] == index) {
         return children[i];

@@ -8,6 +8,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.TreeMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Computes request {@link Fingerprint}s: SHA-256 over the request's context parts (method, route,
@@ -52,12 +53,12 @@ public final class Fingerprinter {
   private static final byte[] NO_BODY = new byte[0];
   private static final String[] NO_PARTS = new String[0];
   /** A body fingerprinted by {@link #json} or {@link #raw} has no media type, as opposed to any given one. */
-  private static final String NO_MEDIA_TYPE = null;
+  private static final @Nullable String NO_MEDIA_TYPE = null;
   private static final HexFormat HEX = HexFormat.of();
   private static final Fingerprinter DEFAULTS = new Fingerprinter(List.of());
 
   private final List<String> exclusions;
-  private final ExclusionTree exclusionTree;
+  private final @Nullable ExclusionTree exclusionTree;
   private final byte[] exclusionsDigest;
 
   private Fingerprinter(List<JsonPointer> pointers) {
@@ -122,7 +123,7 @@ public final class Fingerprinter {
    * @param contentType the {@code Content-Type} header as received, or null if there was none
    * @throws IllegalArgumentException if a context part is null
    */
-  public Fingerprint content(String contentType, byte[] body, String... context) {
+  public Fingerprint content(@Nullable String contentType, byte[] body, String... context) {
     String[] parts = partsOf(context);
     String essence = contentType == null ? NO_MEDIA_TYPE : essence(contentType);
     boolean json = essence != null && (essence.equals("application/json") || essence.endsWith("+json"));
@@ -140,7 +141,7 @@ public final class Fingerprinter {
     return (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim().toLowerCase(Locale.ROOT);
   }
 
-  private Fingerprint fingerprint(String mediaType, boolean json, byte[] body, String[] parts, String[] version1Parts) {
+  private Fingerprint fingerprint(@Nullable String mediaType, boolean json, byte[] body, String[] parts, String[] version1Parts) {
     Workspace workspace = Workspace.current();
     try {
       if (!json) {
@@ -161,7 +162,7 @@ public final class Fingerprinter {
   }
 
   /** The body's canonical form, numbers exact or as RFC 8785 writes them; null if it is not I-JSON. */
-  private ByteSink canonical(Workspace workspace, byte[] body, boolean exactNumbers) {
+  private @Nullable ByteSink canonical(Workspace workspace, byte[] body, boolean exactNumbers) {
     try {
       workspace.parser.canonicalize(body, exclusionTree, exactNumbers);
       return workspace.parser.result();
@@ -174,7 +175,7 @@ public final class Fingerprinter {
    * Hashes the layout of {@code version} (described above; version 1 has no media type) over the
    * canonical form if there is one, else over the raw body.
    */
-  private String hash(Workspace workspace, int version, String[] parts, String mediaType, ByteSink canonical,
+  private String hash(Workspace workspace, int version, String[] parts, @Nullable String mediaType, @Nullable ByteSink canonical,
       byte[] body) {
     ByteSink header = workspace.header;
     header.reset(64);

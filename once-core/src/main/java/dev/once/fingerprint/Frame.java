@@ -1,5 +1,7 @@
 package dev.once.fingerprint;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The state of one open array or object while {@link CanonicalParser} is inside it. Frames are
  * preallocated per depth and reused, so opening a container allocates nothing.
@@ -24,10 +26,10 @@ final class Frame {
   /** The number of reordering plans when this container opened: later ones lie inside it. */
   int firstPlan;
   /** The exclusions below this container, or null. */
-  ExclusionTree exclusions;
+  @Nullable ExclusionTree exclusions;
 
   void open(boolean isObject, int bodyStart, int firstMember, int keyMark, int firstPlan,
-      ExclusionTree exclusions) {
+      @Nullable ExclusionTree exclusions) {
     this.object = isObject;
     this.bodyStart = bodyStart;
     this.written = 0;

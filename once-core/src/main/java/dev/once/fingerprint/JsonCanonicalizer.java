@@ -3,6 +3,7 @@ package dev.once.fingerprint;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Canonicalises JSON per RFC 8785 (JSON Canonicalization Scheme): the same data, however it was
@@ -54,7 +55,7 @@ public final class JsonCanonicalizer {
    * @throws IllegalArgumentException if a pointer is malformed
    * @throws InvalidJsonException if {@code json} is not I-JSON
    */
-  public static byte[] canonicalize(byte[] json, Set<String> excludedPointers) {
+  public static byte[] canonicalize(byte[] json, @Nullable Set<String> excludedPointers) {
     ExclusionTree excluded = excludedPointers == null ? null : ExclusionTree.of(parseAll(excludedPointers));
     return run(json, excluded, false);
   }
@@ -75,7 +76,7 @@ public final class JsonCanonicalizer {
     return run(json, null, true);
   }
 
-  private static byte[] run(byte[] json, ExclusionTree excluded, boolean exactNumbers) {
+  private static byte[] run(byte[] json, @Nullable ExclusionTree excluded, boolean exactNumbers) {
     if (json == null) {
       throw new IllegalArgumentException("json must not be null");
     }

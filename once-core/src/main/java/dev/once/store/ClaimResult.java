@@ -2,6 +2,7 @@ package dev.once.store;
 
 import java.time.Instant;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /** What an atomic claim produced: a new lease, or the record that was already there. */
 public sealed interface ClaimResult {
@@ -14,12 +15,18 @@ public sealed interface ClaimResult {
    * @param stolen whether an earlier holder's lease ended and this claim took the record over
    * @param recoveryPoint the last checkpoint the earlier holder saved, or {@code null}
    */
-  record Claimed(long token, Instant leaseUntil, boolean stolen, byte[] recoveryPoint) implements ClaimResult {
-    public Claimed {
+  record Claimed(long token, Instant leaseUntil, boolean stolen, byte @Nullable [] recoveryPoint) implements ClaimResult {
+    // Not a compact constructor: JDK 17's javac leaves the @Nullable of an array component off a compact
+    // constructor's parameter in the class file, and NullAway in other modules would then reject null.
+    public Claimed(long token, Instant leaseUntil, boolean stolen, byte @Nullable [] recoveryPoint) {
       Objects.requireNonNull(leaseUntil, "leaseUntil");
       if (!stolen && recoveryPoint != null) {
         throw new IllegalArgumentException("a fresh claim has no recovery point");
       }
+      this.token = token;
+      this.leaseUntil = leaseUntil;
+      this.stolen = stolen;
+      this.recoveryPoint = recoveryPoint;
     }
   }
 

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A snapshot of one stored record, as a store returned it.
@@ -30,11 +31,14 @@ public record IdempotencyRecord(
     long token,
     Instant leaseUntil,
     Instant expiresAt,
-    byte[] recoveryPoint,
-    byte[] result,
+    byte @Nullable [] recoveryPoint,
+    byte @Nullable [] result,
     Instant observedAt) {
 
-  public IdempotencyRecord {
+  // Not a compact constructor: JDK 17's javac leaves the @Nullable of an array component off a compact
+  // constructor's parameter in the class file, and NullAway in other modules would then reject null.
+  public IdempotencyRecord(RecordId id, RecordState state, Fingerprint fingerprint, long token, Instant leaseUntil,
+      Instant expiresAt, byte @Nullable [] recoveryPoint, byte @Nullable [] result, Instant observedAt) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(fingerprint, "fingerprint");
@@ -44,6 +48,15 @@ public record IdempotencyRecord(
     if (state.isTerminal() && result == null) {
       throw new IllegalArgumentException("a " + state + " record must carry a result");
     }
+    this.id = id;
+    this.state = state;
+    this.fingerprint = fingerprint;
+    this.token = token;
+    this.leaseUntil = leaseUntil;
+    this.expiresAt = expiresAt;
+    this.recoveryPoint = recoveryPoint;
+    this.result = result;
+    this.observedAt = observedAt;
   }
 
   /** The time left on the lease by the store's clock; zero once it has ended. */

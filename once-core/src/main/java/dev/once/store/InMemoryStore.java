@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An {@link IdempotencyStore} in this JVM's memory: for tests, single-instance services and as the
@@ -97,7 +98,7 @@ public final class InMemoryStore implements IdempotencyStore {
    * changes only by expiring, so if it is still live when the clock is read after the map, it was
    * there unchanged at that instant.
    */
-  private ClaimResult existingTerminal(RecordId id) {
+  private @Nullable ClaimResult existingTerminal(RecordId id) {
     StoredRecord current = records.get(id);
     if (current == null || !current.state().isTerminal()) {
       return null;
@@ -107,7 +108,7 @@ public final class InMemoryStore implements IdempotencyStore {
   }
 
   /** Returns the claim's result, or {@code null} if the key is new and the store is full. */
-  private ClaimResult tryClaim(ClaimRequest request) {
+  private @Nullable ClaimResult tryClaim(ClaimRequest request) {
     ClaimResult[] result = new ClaimResult[1];
     records.compute(request.id(), (id, current) -> {
       Instant now = clock.instant();
@@ -134,7 +135,7 @@ public final class InMemoryStore implements IdempotencyStore {
    * Grants a new lease. {@code stolenFrom} is the expiry of the record taken over, or {@code null}
    * for a fresh claim; a steal never shortens the record's life.
    */
-  private StoredRecord grant(ClaimRequest request, Instant now, byte[] recoveryPoint, Instant stolenFrom,
+  private StoredRecord grant(ClaimRequest request, Instant now, byte @Nullable [] recoveryPoint, @Nullable Instant stolenFrom,
       ClaimResult[] result) {
     long token = lastToken.incrementAndGet();
     Instant leaseUntil = plus(now, request.lease());
@@ -360,7 +361,7 @@ public final class InMemoryStore implements IdempotencyStore {
 
   @FunctionalInterface
   private interface Change {
-    StoredRecord apply(StoredRecord stored, Instant now);
+    @Nullable StoredRecord apply(StoredRecord stored, Instant now);
   }
 
   /**

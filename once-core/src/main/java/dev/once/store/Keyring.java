@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import javax.crypto.SecretKey;
 import javax.crypto.spec.SecretKeySpec;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The AES keys of an {@link EncryptingStore}: one <em>active</em> key that every new payload is
@@ -35,8 +36,8 @@ public final class Keyring {
   private final Map<String, SecretKey> keys;
 
   private Keyring(Builder b) {
-    this.activeId = b.activeId;
-    this.active = b.keys.get(b.activeId);
+    this.activeId = Objects.requireNonNull(b.activeId, "activeId"); // build() checked it
+    this.active = Objects.requireNonNull(b.keys.get(activeId), "active key"); // active() added it
     this.keys = Collections.unmodifiableMap(new LinkedHashMap<>(b.keys));
   }
 
@@ -50,7 +51,7 @@ public final class Keyring {
    *
    * @throws IllegalArgumentException naming the entry (never its key) if the text is malformed
    */
-  public static Keyring parse(String spec) {
+  public static Keyring parse(@Nullable String spec) {
     if (spec == null || spec.isBlank()) {
       throw new IllegalArgumentException("keyring: no keys given; expected id:base64key[,id:base64key...]");
     }
@@ -96,7 +97,7 @@ public final class Keyring {
   }
 
   /** The key with this id, or {@code null}. */
-  SecretKey key(String id) {
+  @Nullable SecretKey key(String id) {
     return keys.get(id);
   }
 
@@ -109,7 +110,7 @@ public final class Keyring {
     return validId(id) ? id : "<malformed id>";
   }
 
-  private static boolean validId(String id) {
+  private static boolean validId(@Nullable String id) {
     if (id == null || id.isEmpty() || id.length() > MAX_ID_LENGTH) {
       return false;
     }
@@ -125,7 +126,7 @@ public final class Keyring {
   /** Builds a {@link Keyring}; each key is checked as it is added. */
   public static final class Builder {
     private final Map<String, SecretKey> keys = new LinkedHashMap<>();
-    private String activeId;
+    private @Nullable String activeId;
 
     private Builder() {}
 
@@ -145,7 +146,7 @@ public final class Keyring {
       return this;
     }
 
-    private void add(String id, byte[] key) {
+    private void add(@Nullable String id, byte[] key) {
       if (!validId(id)) {
         throw new IllegalArgumentException("key id must be 1-" + MAX_ID_LENGTH
             + " characters of A-Z a-z 0-9 . _ -, was '" + (id == null ? null : id.replaceAll("[^ -~]", "?")) + "'");

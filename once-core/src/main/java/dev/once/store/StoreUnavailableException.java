@@ -1,5 +1,7 @@
 package dev.once.store;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The store could not be reached or did not answer in time. The outcome of the operation that threw
  * it is unknown to the caller only for writes; reads and claims change nothing when they fail.
@@ -7,7 +9,7 @@ package dev.once.store;
  */
 public class StoreUnavailableException extends RuntimeException {
 
-  public StoreUnavailableException(String message, Throwable cause) {
+  public StoreUnavailableException(String message, @Nullable Throwable cause) {
     super(message, cause);
   }
 

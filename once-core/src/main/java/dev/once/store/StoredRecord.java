@@ -2,6 +2,7 @@ package dev.once.store;
 
 import dev.once.Fingerprint;
 import java.time.Instant;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What {@link InMemoryStore} keeps for one (scope, key): immutable, so every transition installs a
@@ -13,8 +14,8 @@ record StoredRecord(
     long token,
     Instant leaseUntil,
     Instant expiresAt,
-    byte[] recoveryPoint,
-    byte[] result) {
+    byte @Nullable [] recoveryPoint,
+    byte @Nullable [] result) {
 
   /** Whether the record has expired at {@code now}; an expired record behaves as absent. */
   boolean isExpiredAt(Instant now) {
@@ -34,7 +35,7 @@ record StoredRecord(
         && this.fingerprint.equals(fingerprint);
   }
 
-  StoredRecord withLease(Instant leaseUntil, byte[] recoveryPoint) {
+  StoredRecord withLease(Instant leaseUntil, byte @Nullable [] recoveryPoint) {
     return new StoredRecord(state, fingerprint, token, leaseUntil, later(expiresAt, leaseUntil), recoveryPoint, result);
   }
 

@@ -1,6 +1,7 @@
 package dev.once.store;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A stored record's payload (its result or recovery point) cannot be read back: it was encrypted
@@ -25,9 +26,9 @@ public final class UnreadableRecordException extends RuntimeException {
 
   private final transient RecordId id;
   private final Reason reason;
-  private final String keyId;
+  private final @Nullable String keyId;
 
-  UnreadableRecordException(RecordId id, Reason reason, String keyId, Throwable cause) {
+  UnreadableRecordException(RecordId id, Reason reason, @Nullable String keyId, @Nullable Throwable cause) {
     super("the payload of record " + id + " is unreadable: " + reason
         + (keyId == null ? "" : " (key id '" + keyId + "')"), cause);
     this.id = Objects.requireNonNull(id, "id");
@@ -45,7 +46,7 @@ public final class UnreadableRecordException extends RuntimeException {
   }
 
   /** The key id the payload names, or {@code null} if the payload is malformed. */
-  public String keyId() {
+  public @Nullable String keyId() {
     return keyId;
   }
 }

@@ -3,6 +3,8 @@ package dev.once.gateway;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The command line: {@code --name value} or {@code --name=value} for every {@link Option}, plus
@@ -23,7 +25,7 @@ final class Cli {
    * @param flags option values by option name, in the order given (a repeated flag: the last wins)
    * @param configFile {@code --config}, or {@code null}
    */
-  record Parsed(boolean help, boolean demo, Map<String, String> flags, Path configFile) {}
+  record Parsed(boolean help, boolean demo, Map<String, String> flags, @Nullable Path configFile) {}
 
   private Cli() {}
 
@@ -83,7 +85,8 @@ final class Cli {
       }
     }
     Map<String, Option> known = Options.byName();
-    parsed.flags().forEach((name, value) -> known.get(name).apply(builder, value, "--" + name));
+    // parse() let only known names through.
+    parsed.flags().forEach((name, value) -> Objects.requireNonNull(known.get(name)).apply(builder, value, "--" + name));
     return builder;
   }
 

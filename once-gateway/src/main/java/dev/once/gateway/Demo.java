@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code --demo}: the non-idempotent {@link DemoUpstream} on a free loopback port, the gateway in
@@ -21,9 +22,9 @@ final class Demo implements AutoCloseable {
 
   private final DemoUpstream upstream;
   private final Gateway gateway;
-  private final Path tempDataDir;
+  private final @Nullable Path tempDataDir;
 
-  private Demo(DemoUpstream upstream, Gateway gateway, Path tempDataDir) {
+  private Demo(DemoUpstream upstream, Gateway gateway, @Nullable Path tempDataDir) {
     this.upstream = upstream;
     this.gateway = gateway;
     this.tempDataDir = tempDataDir;
@@ -136,7 +137,7 @@ final class Demo implements AutoCloseable {
     }
   }
 
-  private static void deleteQuietly(Path dir) {
+  private static void deleteQuietly(@Nullable Path dir) {
     if (dir == null) {
       return;
     }

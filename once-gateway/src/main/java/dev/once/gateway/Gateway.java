@@ -14,6 +14,7 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -235,7 +236,7 @@ public final class Gateway implements AutoCloseable {
     return s.toString();
   }
 
-  private static void closeQuietly(AutoCloseable c, Throwable into) {
+  private static void closeQuietly(@Nullable AutoCloseable c, Throwable into) {
     if (c != null) {
       try {
         c.close();

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Everything a {@link Gateway} needs, immutable once built. Each setter rejects a bad value with an
@@ -52,8 +53,8 @@ public final class GatewayConfig {
   private final EmbeddedStore.Durability durability;
   private final String tenantHeader;
   private final boolean requireTenant;
-  private final String adminToken;
-  private final Keyring encryptionKeys;
+  private final @Nullable String adminToken;
+  private final @Nullable Keyring encryptionKeys;
   private final NewKeyLimit newKeyLimit;
   private final Duration upstreamConnectTimeout;
   private final Duration upstreamIdleTimeout;
@@ -74,7 +75,7 @@ public final class GatewayConfig {
     this.bind = b.bind;
     this.port = b.port;
     this.managementPort = b.managementPort;
-    this.upstream = b.upstream;
+    this.upstream = Objects.requireNonNull(b.upstream, "upstream"); // build() checked it
     this.dataDir = b.dataDir;
     this.store = b.store;
     this.storePoolSize = b.storePoolSize;
@@ -158,12 +159,12 @@ public final class GatewayConfig {
   }
 
   /** The admin API's bearer token, or {@code null}: the admin API is off. */
-  String adminToken() {
+  @Nullable String adminToken() {
     return adminToken;
   }
 
   /** The keys results are encrypted with at rest, or {@code null}: stored in clear. */
-  Keyring encryptionKeys() {
+  @Nullable Keyring encryptionKeys() {
     return encryptionKeys;
   }
 
@@ -252,7 +253,7 @@ public final class GatewayConfig {
     private String bind = "0.0.0.0";
     private int port = 8080;
     private int managementPort = 8081;
-    private URI upstream;
+    private @Nullable URI upstream;
     private Path dataDir = Path.of("data");
     private StoreUrl store = new StoreUrl.Embedded();
     private int storePoolSize = 16;
@@ -260,8 +261,8 @@ public final class GatewayConfig {
     private EmbeddedStore.Durability durability = EmbeddedStore.Durability.SURVIVES_POWER_LOSS;
     private String tenantHeader = "Api-Key";
     private boolean requireTenant;
-    private String adminToken;
-    private Keyring encryptionKeys;
+    private @Nullable String adminToken;
+    private @Nullable Keyring encryptionKeys;
     private double newKeysPerSecond;
     private int newKeysBurst;
     private Duration upstreamConnectTimeout = Duration.ofSeconds(2);

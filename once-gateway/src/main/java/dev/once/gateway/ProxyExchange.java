@@ -14,6 +14,7 @@ import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One request through the proxy, from its first byte to the last byte of its answer: the typed
@@ -23,6 +24,9 @@ import org.eclipse.jetty.util.Callback;
  * and Jetty's callback is completed ({@link #complete}).
  */
 final class ProxyExchange {
+
+  /** What an unread body counts as (IncomingRequest reads null as empty, too). */
+  private static final byte[] NOT_READ = new byte[0];
 
   final Request request;
   final Response response;
@@ -41,8 +45,8 @@ final class ProxyExchange {
   private long reserved;
   /** Whether the reservation was given back: a late reservation (a read racing a timeout) is refused. */
   private boolean returned;
-  private volatile byte[] body;
-  private volatile Exchange guard;
+  private volatile byte @Nullable [] body;
+  private volatile @Nullable Exchange guard;
   private volatile long guardedAt;
 
   ProxyExchange(Request request, Response response, Callback callback, String path, Route route, Endings endings,
@@ -60,11 +64,12 @@ final class ProxyExchange {
 
   /** The request as {@link dev.once.http.HttpIdempotency} judges it; {@code body} may be null (not read). */
   IncomingRequest incoming() {
-    return new IncomingRequest(method, path, request.getHttpURI().getQuery(), headers, body, null);
+    byte[] read = body;
+    return new IncomingRequest(method, path, request.getHttpURI().getQuery(), headers, read == null ? NOT_READ : read, null);
   }
 
   /** The whole request body, if it was read (guarded requests); null if it streams to the upstream. */
-  byte[] body() {
+  byte @Nullable [] body() {
     return body;
   }
 
@@ -73,7 +78,7 @@ final class ProxyExchange {
   }
 
   /** The lease this request runs under, or null if it is not guarded. */
-  Exchange guard() {
+  @Nullable Exchange guard() {
     return guard;
   }
 
@@ -155,7 +160,7 @@ final class ProxyExchange {
   }
 
   /** Ends the exchange: gives its buffers back and completes Jetty's callback, once. */
-  void complete(Throwable failure) {
+  void complete(@Nullable Throwable failure) {
     if (!completed.compareAndSet(false, true)) {
       return;
     }

@@ -7,12 +7,13 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where the gateway keeps its records, parsed and validated from {@code --store}:
  * {@code embedded} (the default: a file in the data directory), {@code postgres://user[:password]@host[:port]/db},
  * {@code redis://[:password@]host[:port][/db]} or {@code redis-cluster://host1:port1,host2:port2}.
- * {@link #toString()} never shows a password.
+ * Its {@code toString()} never shows a password.
  */
 sealed interface StoreUrl {
 
@@ -28,7 +29,7 @@ sealed interface StoreUrl {
   }
 
   /** PostgreSQL, shared by many gateway instances. */
-  record Postgres(String host, int port, String database, String user, String password, String query) implements StoreUrl {
+  record Postgres(String host, int port, String database, String user, @Nullable String password, String query) implements StoreUrl {
     String jdbcUrl() {
       return "jdbc:postgresql://" + host + ":" + port + "/" + database + (query.isEmpty() ? "" : "?" + query);
     }

@@ -88,7 +88,7 @@ final class YamlConfig {
     } catch (IOException e) {
       throw new ConfigException("config " + file + ": cannot read it (" + e.getMessage() + ")");
     } catch (YAMLException e) {
-      throw new ConfigException("config " + file + ": not valid YAML: " + e.getMessage().replace('\n', ' '));
+      throw new ConfigException("config " + file + ": not valid YAML: " + String.valueOf(e.getMessage()).replace('\n', ' '));
     }
     if (doc == null) {
       return Map.of();

@@ -118,11 +118,11 @@ public final class Exchange {
     }
     Outcome outcome = verdict.get();
     if (outcome == Outcome.TRANSIENT) {
-      return new Finish(outcome, Finish.Write.RELEASE, null);
+      return new Finish(outcome, Finish.Write.RELEASE, Finish.NOTHING);
     }
     if (response.body().length > policy.execution().maxResultBytes()) {
       // The cap counts the body; the headers have room of their own (Route.HEADER_ALLOWANCE).
-      return new Finish(outcome, Finish.Write.WITHOUT_RESULT, null);
+      return new Finish(outcome, Finish.Write.WITHOUT_RESULT, Finish.NOTHING);
     }
     StoredResponse kept = new StoredResponse(response.status(), replayable(response.headers()), response.body());
     byte[] encoded;
@@ -131,7 +131,7 @@ public final class Exchange {
     } catch (RuntimeException e) {
       // The effect happened; a response we cannot store must not make it happen twice.
       log.warn("could not encode the response of key {}; retries will get 'response unavailable'", lease.key(), e);
-      return new Finish(outcome, Finish.Write.WITHOUT_RESULT, null);
+      return new Finish(outcome, Finish.Write.WITHOUT_RESULT, Finish.NOTHING);
     }
     return new Finish(outcome, outcome == Outcome.COMPLETED ? Finish.Write.COMPLETE : Finish.Write.FAIL_FINAL, encoded);
   }
@@ -141,12 +141,12 @@ public final class Exchange {
       // Nothing a classifier can judge, but the handler finished: its effect happened.
       return Finish.DONE;
     }
-    Optional<Outcome> verdict = classify(new StoredResponse(status, Headers.EMPTY, null));
+    Optional<Outcome> verdict = classify(new StoredResponse(status, Headers.EMPTY, new byte[0]));
     if (verdict.isEmpty()) {
       return Finish.DONE;
     }
     Outcome outcome = verdict.get();
-    return new Finish(outcome, outcome == Outcome.TRANSIENT ? Finish.Write.RELEASE : Finish.Write.WITHOUT_RESULT, null);
+    return new Finish(outcome, outcome == Outcome.TRANSIENT ? Finish.Write.RELEASE : Finish.Write.WITHOUT_RESULT, Finish.NOTHING);
   }
 
   /**
@@ -155,12 +155,15 @@ public final class Exchange {
    *
    * @param outcome the route's verdict, reported with the recording
    * @param write the lease call that finishes it
-   * @param encoded the stored response, for {@link Write#COMPLETE} and {@link Write#FAIL_FINAL}
+   * @param encoded the stored response, for {@link Write#COMPLETE} and {@link Write#FAIL_FINAL}; else {@link #NOTHING}
    */
   private record Finish(Outcome outcome, Write write, byte[] encoded) {
 
+    /** What {@code encoded} holds for the writes that store no response. */
+    static final byte[] NOTHING = new byte[0];
+
     /** The handler produced a response, so its effect happened: never released, whatever went wrong after. */
-    static final Finish DONE = new Finish(Outcome.COMPLETED, Write.WITHOUT_RESULT, null);
+    static final Finish DONE = new Finish(Outcome.COMPLETED, Write.WITHOUT_RESULT, Finish.NOTHING);
 
     enum Write { RELEASE, WITHOUT_RESULT, COMPLETE, FAIL_FINAL }
 

@@ -18,6 +18,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -93,15 +95,13 @@ public final class HttpIdempotency {
 
   /** Decides what to do with a request whose whole body has been read. */
   public Decision begin(Route route, IncomingRequest request) {
-    Prepared p = prepare(route, request);
-    if (p.answer() != null) {
-      return p.answer();
-    }
-    if (!p.newKeyWait().isZero()) {
-      // Over the limit: a retry of a known key is still answered (one store read); a new key is refused.
-      return overTheLimit(route, p, once.existing(p.scope(), p.key(), p.fingerprint()));
-    }
-    return refundUnlessCreated(p, admit(route, p));
+    return prepare(route, request).then(ready -> {
+      if (!ready.newKeyWait().isZero()) {
+        // Over the limit: a retry of a known key is still answered (one store read); a new key is refused.
+        return overTheLimit(route, ready, once.existing(ready.scope(), ready.key(), ready.fingerprint()));
+      }
+      return refundUnlessCreated(ready, admit(route, ready));
+    });
   }
 
   /**
@@ -109,28 +109,48 @@ public final class HttpIdempotency {
    * {@link Once#beginAsync}); a duplicate in wait mode holds no thread while it waits.
    */
   public CompletionStage<Decision> beginAsync(Route route, IncomingRequest request) {
-    Prepared p = prepare(route, request);
-    if (p.answer() != null) {
-      return CompletableFuture.completedFuture(p.answer());
-    }
-    if (!p.newKeyWait().isZero()) {
-      return once.existingAsync(p.scope(), p.key(), p.fingerprint()).thenApply(known -> overTheLimit(route, p, known));
-    }
-    return admitAsync(route, p).thenApply(decision -> refundUnlessCreated(p, decision));
+    return prepare(route, request).thenAsync(ready -> {
+      if (!ready.newKeyWait().isZero()) {
+        return once.existingAsync(ready.scope(), ready.key(), ready.fingerprint())
+            .thenApply(known -> overTheLimit(route, ready, known));
+      }
+      return admitAsync(route, ready).thenApply(decision -> refundUnlessCreated(ready, decision));
+    });
   }
 
   /**
-   * A request checked and fingerprinted: either already answered (not covered, no key, a bad key, a
-   * body too large, an ambiguous tenant), or ready to be admitted.
-   *
-   * @param answer the answer, if the request needs no store call; else null
-   * @param newKeyWait zero, or how long the tenant must wait before it may create another record
+   * A request checked and fingerprinted: either answered already (not covered, no key, a bad key, a
+   * body too large, an ambiguous tenant: no store call needed) or {@link Ready} to be admitted.
    */
-  private record Prepared(Decision answer, String tenant, Scope scope, IdempotencyKey key, Fingerprint fingerprint,
-      java.time.Duration newKeyWait) {
+  private interface Prepared {
+    Decision then(Function<Ready, Decision> admit);
 
-    static Prepared answered(Decision answer) {
-      return new Prepared(answer, null, null, null, null, null);
+    CompletionStage<Decision> thenAsync(Function<Ready, CompletionStage<Decision>> admit);
+  }
+
+  private record Answered(Decision answer) implements Prepared {
+    @Override
+    public Decision then(Function<Ready, Decision> admit) {
+      return answer;
+    }
+
+    @Override
+    public CompletionStage<Decision> thenAsync(Function<Ready, CompletionStage<Decision>> admit) {
+      return CompletableFuture.completedFuture(answer);
+    }
+  }
+
+  /** @param newKeyWait zero, or how long the tenant must wait before it may create another record */
+  private record Ready(String tenant, Scope scope, IdempotencyKey key, Fingerprint fingerprint,
+      java.time.Duration newKeyWait) implements Prepared {
+    @Override
+    public Decision then(Function<Ready, Decision> admit) {
+      return admit.apply(this);
+    }
+
+    @Override
+    public CompletionStage<Decision> thenAsync(Function<Ready, CompletionStage<Decision>> admit) {
+      return admit.apply(this);
     }
   }
 
@@ -138,49 +158,49 @@ public final class HttpIdempotency {
     RoutePolicy policy = route.policy();
     String method = request.method().toUpperCase(Locale.ROOT);
     if (!policy.covers(method)) {
-      return Prepared.answered(new Decision.PassThrough(Decision.Reason.NOT_COVERED));
+      return new Answered(new Decision.PassThrough(Decision.Reason.NOT_COVERED));
     }
     List<String> keyHeaders = request.headers().all(KEY_HEADER);
     if (keyHeaders.isEmpty()) {
-      return Prepared.answered(policy.keyRequired()
+      return new Answered(policy.keyRequired()
           ? problem(ProblemType.KEY_MISSING, "This route requires an Idempotency-Key header.")
           : new Decision.PassThrough(Decision.Reason.NO_KEY));
     }
     if (keyHeaders.size() > 1) {
-      return Prepared.answered(problem(ProblemType.KEY_INVALID, "Send exactly one Idempotency-Key header."));
+      return new Answered(problem(ProblemType.KEY_INVALID, "Send exactly one Idempotency-Key header."));
     }
     IdempotencyKey key;
     try {
       key = IdempotencyKey.parseHeader(keyHeaders.get(0));
     } catch (InvalidIdempotencyKeyException e) {
-      return Prepared.answered(problem(ProblemType.KEY_INVALID, e.getMessage() + "."));
+      return new Answered(problem(ProblemType.KEY_INVALID, e.getMessage() + "."));
     }
     if (request.body().length > policy.maxRequestBytes()) {
-      return Prepared.answered(new Decision.Respond(Problems.bodyTooLarge(policy.maxRequestBytes()), false));
+      return new Answered(new Decision.Respond(Problems.bodyTooLarge(policy.maxRequestBytes()), false));
     }
     String tenant;
     try {
       tenant = scopes.tenantOf(request);
     } catch (TenantException e) {
-      return Prepared.answered(problem(e.problem(), e.getMessage())); // names the header, never its values
+      return new Answered(problem(e.problem(), e.getMessage())); // names the header, never its values
     }
-    return new Prepared(null, tenant, scopeOf(tenant, route, method), key, fingerprint(route, method, request),
+    return new Ready(tenant, scopeOf(tenant, route, method), key, fingerprint(route, method, request),
         newKeys.acquire(tenant));
   }
 
-  private static Decision overTheLimit(Route route, Prepared p, Optional<Admission> known) {
+  private static Decision overTheLimit(Route route, Ready p, Optional<Admission> known) {
     return known.map(k -> decide(route, k)).orElseGet(() -> problem(ProblemType.RATE_LIMITED,
         "Too many new idempotency keys from this client; retry later.", p.newKeyWait()));
   }
 
-  private Decision refundUnlessCreated(Prepared p, Decision decision) {
+  private Decision refundUnlessCreated(Ready p, Decision decision) {
     if (!decision.accept(CREATED_RECORD)) {
       newKeys.refund(p.tenant()); // no record was created: replays and conflicts are never limited
     }
     return decision;
   }
 
-  private Decision admit(Route route, Prepared p) {
+  private Decision admit(Route route, Ready p) {
     ExecutionPolicy execution = route.leasing();
     if (!(execution.inFlight() instanceof InFlightPolicy.Wait)) {
       return decide(route, once.begin(p.scope(), p.key(), p.fingerprint(), execution));
@@ -193,7 +213,7 @@ public final class HttpIdempotency {
     }
   }
 
-  private CompletionStage<Decision> admitAsync(Route route, Prepared p) {
+  private CompletionStage<Decision> admitAsync(Route route, Ready p) {
     ExecutionPolicy execution = route.leasing();
     if (!(execution.inFlight() instanceof InFlightPolicy.Wait)) {
       return once.beginAsync(p.scope(), p.key(), p.fingerprint(), execution).thenApply(a -> decide(route, a));
@@ -302,11 +322,11 @@ public final class HttpIdempotency {
     return route.fingerprinter().content(contentType, request.body(), method, request.path(), request.query());
   }
 
-  private static Decision problem(ProblemType type, String detail) {
+  private static Decision problem(ProblemType type, @Nullable String detail) {
     return new Decision.Respond(Problems.render(type, detail), false);
   }
 
-  private static Decision problem(ProblemType type, String detail, java.time.Duration retryAfter) {
+  private static Decision problem(ProblemType type, @Nullable String detail, java.time.@Nullable Duration retryAfter) {
     return new Decision.Respond(Problems.render(type, detail, retryAfter), false);
   }
 

@@ -1,6 +1,7 @@
 package dev.once.http;
 
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A request as the idempotency layer sees it, whatever the framework.
@@ -12,7 +13,7 @@ import java.util.Objects;
  * @param body the whole request body (already bounded by the route's {@code maxRequestBytes})
  * @param principal the authenticated principal's name, or {@code null}
  */
-public record IncomingRequest(String method, String path, String query, Headers headers, byte[] body, String principal) {
+public record IncomingRequest(String method, String path, String query, Headers headers, byte[] body, @Nullable String principal) {
 
   public IncomingRequest {
     Objects.requireNonNull(method, "method");

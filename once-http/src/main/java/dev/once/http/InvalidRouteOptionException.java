@@ -1,5 +1,7 @@
 package dev.once.http;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A route option's value was refused. Front ends report it under their own spelling of the option
  * (a YAML path, a Spring property) using {@link #option()} and {@link #reason()}.
@@ -9,9 +11,9 @@ public final class InvalidRouteOptionException extends IllegalArgumentException 
   private static final long serialVersionUID = 1L;
 
   private final String option;
-  private final String reason;
+  private final @Nullable String reason;
 
-  InvalidRouteOptionException(String option, String reason) {
+  InvalidRouteOptionException(String option, @Nullable String reason) {
     super(option + ": " + reason);
     this.option = option;
     this.reason = reason;
@@ -23,7 +25,7 @@ public final class InvalidRouteOptionException extends IllegalArgumentException 
   }
 
   /** Why the value was refused, without the option's name. */
-  public String reason() {
+  public @Nullable String reason() {
     return reason;
   }
 }

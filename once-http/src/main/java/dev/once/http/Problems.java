@@ -3,6 +3,7 @@ package dev.once.http;
 import dev.once.protocol.WireProtocol;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /** Renders {@link ProblemType}s as RFC 9457 responses. */
 public final class Problems {
@@ -13,12 +14,12 @@ public final class Problems {
   private Problems() {}
 
   /** The problem response, with {@code detail} (never user data that could hold secrets). */
-  public static StoredResponse render(ProblemType type, String detail) {
+  public static StoredResponse render(ProblemType type, @Nullable String detail) {
     return render(type, detail, null);
   }
 
   /** The problem response with a {@code Retry-After} header in whole seconds. */
-  public static StoredResponse render(ProblemType type, String detail, Duration retryAfter) {
+  public static StoredResponse render(ProblemType type, @Nullable String detail, @Nullable Duration retryAfter) {
     StringBuilder json = new StringBuilder(256);
     json.append("{\"type\":");
     quote(json, type.uri());
@@ -52,7 +53,7 @@ public final class Problems {
    *
    * @param detail the handler's own message meant for the client, or {@code null}
    */
-  public static StoredResponse forStatus(int status, String detail) {
+  public static StoredResponse forStatus(int status, @Nullable String detail) {
     if (status < 400 || status > 599) {
       throw new IllegalArgumentException("a problem status must be 400-599, was " + status);
     }

@@ -3,6 +3,7 @@ package dev.once.http;
 import dev.once.ExecutionPolicy;
 import dev.once.InFlightPolicy;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A route being built from options. In-flight mode and its wait bound are kept apart until
@@ -14,8 +15,8 @@ final class RouteDraft {
   final RoutePolicy.Builder route;
   final ExecutionPolicy.Builder execution;
   private final InFlightPolicy baseInFlight;
-  private String inFlight;
-  private Duration maxWait;
+  private @Nullable String inFlight;
+  private @Nullable Duration maxWait;
 
   RouteDraft(RoutePolicy base) {
     this.route = base.toBuilder();

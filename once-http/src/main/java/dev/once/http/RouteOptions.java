@@ -11,6 +11,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every option a route takes, declared once: the gateway's YAML, the Spring Boot properties and their
@@ -92,7 +93,7 @@ public final class RouteOptions {
   }
 
   /** The option called {@code name}, or null. */
-  public static RouteOption named(String name) {
+  public static @Nullable RouteOption named(String name) {
     return BY_NAME.get(name);
   }
 

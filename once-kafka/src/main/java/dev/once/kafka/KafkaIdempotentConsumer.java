@@ -30,6 +30,7 @@ import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -80,8 +81,8 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
   public static final String ORIGIN_HEADER = "x-once-origin";
 
   private final KafkaConsumer<byte[], byte[]> consumer;
-  private final KafkaProducer<byte[], byte[]> deadLetters;
-  private final String deadLetterTopic;
+  private final @Nullable KafkaProducer<byte[], byte[]> deadLetters;
+  private final @Nullable String deadLetterTopic;
   private final Duration deadLetterTimeout;
   private final MessageProcessor<ConsumerRecord<byte[], byte[]>> processor;
   private final Duration pollTimeout;
@@ -186,7 +187,7 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
 
   /** Dead-letters the record, then commits past it; if the dead letter was not sent, seeks back to it. */
   private boolean deadLetterAndCommit(TopicPartition tp, ConsumerRecord<byte[], byte[]> record, String reason,
-      String failureCode) {
+      @Nullable String failureCode) {
     if (!deadLetter(record, reason, failureCode)) {
       redeliver(tp, record.offset(), Duration.ofSeconds(1));
       return false;
@@ -212,7 +213,7 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
    * failure leaves the record uncommitted; note that its redelivery is then a recorded duplicate,
    * which is acknowledged without being dead-lettered again (see docs/messaging.md, Kafka).
    */
-  private boolean deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, String failureCode) {
+  private boolean deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, @Nullable String failureCode) {
     if (deadLetters == null) {
       return true;
     }
@@ -344,7 +345,7 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
     private final List<String> topics;
     private final MessageProcessor<ConsumerRecord<byte[], byte[]>> processor;
     private Duration pollTimeout = Duration.ofMillis(200);
-    private String deadLetterTopic;
+    private @Nullable String deadLetterTopic;
     private final Duration deadLetterTimeout = Duration.ofSeconds(30);
     private final Map<String, Object> producerConfig = new HashMap<>();
     private String threadName = "once-kafka-consumer";

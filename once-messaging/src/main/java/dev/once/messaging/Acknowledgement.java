@@ -3,6 +3,7 @@ package dev.once.messaging;
 import dev.once.FinalFailure;
 import java.time.Duration;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a consumer does with a message once {@link MessageIdempotency} has processed it. Broker
@@ -88,7 +89,7 @@ public sealed interface Acknowledgement {
    *
    * @param cause the failure, if one caused this (a transient exception, the store's); else null
    */
-  record Redeliver(Duration delay, RedeliverReason reason, Throwable cause) implements Acknowledgement {
+  record Redeliver(Duration delay, RedeliverReason reason, @Nullable Throwable cause) implements Acknowledgement {
     public Redeliver {
       Objects.requireNonNull(delay, "delay");
       Objects.requireNonNull(reason, "reason");

@@ -4,6 +4,7 @@ import dev.once.Recording;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,7 +17,7 @@ final class JdbcUnit implements MessageSemantics.Unit {
   private static final Logger log = LoggerFactory.getLogger(JdbcUnit.class);
 
   private final Connection connection;
-  private Savepoint savepoint;
+  private @Nullable Savepoint savepoint;
   private boolean ended;
 
   JdbcUnit(Connection connection) {

@@ -3,6 +3,7 @@ package dev.once.messaging;
 import dev.once.protocol.WireProtocol;
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a message's idempotency key comes from: a header, or any function of the message. The
@@ -18,7 +19,7 @@ public interface KeyExtractor<M> {
   String DEFAULT_HEADER = WireProtocol.KEY_HEADER;
 
   /** The raw key, or {@code null} if the message has none. */
-  String keyOf(M message, MessageReader<M> reader);
+  @Nullable String keyOf(M message, MessageReader<M> reader);
 
   /** The value of the header {@value #DEFAULT_HEADER}. */
   static <M> KeyExtractor<M> defaults() {

@@ -9,6 +9,7 @@ import dev.once.internal.Arguments;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The options both consumers share, each validated when set; {@code build()} checks combinations.
@@ -24,9 +25,9 @@ abstract class MessageOptions<M, B extends MessageOptions<M, B>> {
   final MessageReader<M> reader;
   KeyExtractor<M> keys = KeyExtractor.defaults();
   boolean messageIdFallback = true;
-  Function<? super M, Scope> scopes;
+  @Nullable Function<? super M, Scope> scopes;
   Function<? super M, Fingerprint> fingerprints;
-  ExecutionPolicy policy;
+  @Nullable ExecutionPolicy policy;
   OutcomeClassifier<Object> classifier = OutcomeClassifier.defaults();
   Duration inFlightRedeliveryDelay = DEFAULT_DELAY;
   Duration retryDelay = DEFAULT_DELAY;

@@ -22,6 +22,7 @@ import dev.once.messaging.Acknowledgement.Redeliver;
 import dev.once.messaging.Acknowledgement.Reject;
 import dev.once.messaging.Acknowledgement.RejectReason;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -55,7 +56,7 @@ final class MessageSemantics<M> {
     this.reader = o.reader;
     this.keys = o.keys;
     this.messageIdFallback = o.messageIdFallback;
-    this.scopes = o.scopes;
+    this.scopes = Objects.requireNonNull(o.scopes, "scopes"); // semantics() checked it
     this.fingerprints = o.fingerprints;
     this.classifier = o.classifier;
     this.policy = policy;
@@ -114,7 +115,7 @@ final class MessageSemantics<M> {
     try {
       key = IdempotencyKey.of(raw);
     } catch (InvalidIdempotencyKeyException e) {
-      return refuse(RejectReason.KEY_INVALID, e.getMessage());
+      return refuse(RejectReason.KEY_INVALID, Objects.requireNonNull(e.getMessage(), "message"));
     }
     Scope scope = scopes.apply(message);
     if (scope == null) {

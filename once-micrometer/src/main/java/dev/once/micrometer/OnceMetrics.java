@@ -63,6 +63,7 @@ public final class OnceMetrics implements OnceListener {
   /** The counter an event increments; one visitor for all events, so counting allocates no visitor. */
   private final OnceEvent.Visitor<Optional<Counter>> counterOf = new OnceEvent.Visitor<>() {
     @Override
+    @SuppressWarnings("NullAway") // safe: the constructor puts a counter for every outcome and every recording
     public Optional<Counter> executed(OnceEvent.Executed executed) {
       return Optional.of(executions.get(executed.outcome()).get(executed.recording()));
     }

@@ -1,6 +1,7 @@
 package dev.once.outbox;
 
 import java.sql.SQLException;
+import org.jspecify.annotations.Nullable;
 
 /** What differs between the databases an outbox runs on: the clock, time arithmetic, duplicates. */
 enum Database {
@@ -34,9 +35,9 @@ enum Database {
 
   final String folder;
   final String now;
-  final String schemaLock;
+  final @Nullable String schemaLock;
 
-  Database(String folder, String now, String schemaLock) {
+  Database(String folder, String now, @Nullable String schemaLock) {
     this.folder = folder;
     this.now = now;
     this.schemaLock = schemaLock;

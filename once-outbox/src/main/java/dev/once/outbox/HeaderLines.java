@@ -3,6 +3,7 @@ package dev.once.outbox;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Headers in one text column, a {@code name:value} line each: names are HTTP tokens (no colon) and
@@ -12,7 +13,7 @@ final class HeaderLines {
 
   private HeaderLines() {}
 
-  static String encode(Map<String, String> headers) {
+  static @Nullable String encode(Map<String, String> headers) {
     if (headers.isEmpty()) {
       return null;
     }

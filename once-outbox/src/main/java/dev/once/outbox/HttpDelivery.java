@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Delivers outbox messages as HTTP POSTs with the JDK {@link HttpClient}: the payload is the body,
@@ -34,8 +35,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class HttpDelivery implements Delivery {
 
   private final HttpClient client;
-  private final ExecutorService executor;
-  private final URI baseUri;
+  private final @Nullable ExecutorService executor;
+  private final @Nullable URI baseUri;
   private final Duration requestTimeout;
 
   private HttpDelivery(Builder b) {
@@ -140,11 +141,11 @@ public final class HttpDelivery implements Delivery {
   /** Options of an {@link HttpDelivery}. */
   public static final class Builder {
 
-    private URI baseUri;
+    private @Nullable URI baseUri;
     private Duration requestTimeout = Duration.ofSeconds(10);
     private Duration connectTimeout = Duration.ofSeconds(5);
     private int threads = 2;
-    private HttpClient client;
+    private @Nullable HttpClient client;
 
     private Builder() {}
 

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A transactional outbox: messages written in the same database transaction as the business
@@ -46,7 +47,7 @@ public final class Outbox {
   private Outbox(Builder b) {
     this.dataSource = b.dataSource;
     this.table = new OutboxTable(b.database, b.table, b.name == null ? b.table.qualified() : b.name,
-        (int) b.queryTimeout.getSeconds());
+        (int) b.queryTimeout.toSeconds());
   }
 
   /** An outbox in PostgreSQL (11 or later), over the application's pool, which it never closes. */
@@ -155,7 +156,7 @@ public final class Outbox {
     private final DataSource dataSource;
     private final Database database;
     private TableName table = new TableName(null, DEFAULT_TABLE);
-    private String name;
+    private @Nullable String name;
     private Duration queryTimeout = Duration.ofSeconds(5);
     private boolean autoCreateSchema;
 

@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A message to send once its business transaction commits.
@@ -27,7 +28,7 @@ import java.util.regex.Pattern;
  * @param headers header names (HTTP tokens) and values (no control characters), in order
  * @param payload the body; copied in and out, never shared
  */
-public record OutboxMessage(String id, String destination, String key, Map<String, String> headers, byte[] payload) {
+public record OutboxMessage(String id, String destination, @Nullable String key, Map<String, String> headers, byte[] payload) {
 
   private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}");
   private static final int MAX_DESTINATION = 1024;
@@ -132,9 +133,9 @@ public record OutboxMessage(String id, String destination, String key, Map<Strin
 
     private final String id;
     private final String destination;
-    private String key;
+    private @Nullable String key;
     private final Map<String, String> headers = new LinkedHashMap<>();
-    private byte[] payload = new byte[0];
+    private byte @Nullable [] payload = new byte[0];
 
     private Builder(String id, String destination) {
       this.id = id;
@@ -154,17 +155,18 @@ public record OutboxMessage(String id, String destination, String key, Map<Strin
     }
 
     /** The body; default empty. */
-    public Builder payload(byte[] payload) {
+    public Builder payload(byte @Nullable [] payload) {
       this.payload = payload;
       return this;
     }
 
     /** The body as UTF-8. */
-    public Builder payload(String utf8) {
+    public Builder payload(@Nullable String utf8) {
       this.payload = utf8 == null ? null : utf8.getBytes(java.nio.charset.StandardCharsets.UTF_8);
       return this;
     }
 
+    @SuppressWarnings("NullAway") // safe: the record refuses a null payload with an IllegalArgumentException
     public OutboxMessage build() {
       return new OutboxMessage(id, destination, key, headers, payload);
     }

@@ -184,6 +184,7 @@ final class OutboxTable {
   }
 
   /** Applies the schema file, serialised against concurrent creation where the database needs it. */
+  @SuppressWarnings("NullAway") // safe: the work's result is a Void, whose only value is null, and nobody reads it
   void createSchema(DataSource ds) throws SQLException {
     try (Connection c = ds.getConnection()) {
       inTransaction(c, () -> {

@@ -17,6 +17,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeoutException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,8 +68,8 @@ public final class RabbitConsumer implements AutoCloseable {
   private final Channel channel;
   private final String queue;
   private final MessageProcessor<Delivery> processor;
-  private final String deadLetterExchange;
-  private final String deadLetterRoutingKey;
+  private final @Nullable String deadLetterExchange;
+  private final @Nullable String deadLetterRoutingKey;
   private final boolean delayedRedelivery;
   private final long confirmTimeoutMillis;
   private final Set<String> retryQueues = ConcurrentHashMap.newKeySet();
@@ -175,7 +176,7 @@ public final class RabbitConsumer implements AutoCloseable {
     void run() throws IOException, TimeoutException, InterruptedException;
   }
 
-  private void deadLetter(Delivery delivery, String reason, String failureCode)
+  private void deadLetter(Delivery delivery, String reason, @Nullable String failureCode)
       throws IOException, TimeoutException, InterruptedException {
     long tag = delivery.getEnvelope().getDeliveryTag();
     if (deadLetterExchange == null) {
@@ -188,7 +189,8 @@ public final class RabbitConsumer implements AutoCloseable {
     if (failureCode != null) {
       headers.put(FAILURE_CODE_HEADER, failureCode);
     }
-    publishConfirmed(deadLetterExchange, deadLetterRoutingKey, props.builder().headers(headers).build(), delivery.getBody());
+    // deadLetter(exchange, routingKey) sets both.
+    publishConfirmed(deadLetterExchange, Objects.requireNonNull(deadLetterRoutingKey), props.builder().headers(headers).build(), delivery.getBody());
     channel.basicAck(tag, false);
   }
 
@@ -243,8 +245,8 @@ public final class RabbitConsumer implements AutoCloseable {
     private final String queue;
     private final MessageProcessor<Delivery> processor;
     private int prefetch = 16;
-    private String deadLetterExchange;
-    private String deadLetterRoutingKey;
+    private @Nullable String deadLetterExchange;
+    private @Nullable String deadLetterRoutingKey;
     private boolean delayedRedelivery = true;
     private Duration confirmTimeout = Duration.ofSeconds(10);
 

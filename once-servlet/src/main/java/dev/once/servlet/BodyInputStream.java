@@ -3,13 +3,14 @@ package dev.once.servlet;
 import jakarta.servlet.ReadListener;
 import jakarta.servlet.ServletInputStream;
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 
 /** A request body already in memory, served as the container's stream would serve it. */
 final class BodyInputStream extends ServletInputStream {
 
   private final byte[] body;
   private int position;
-  private ReadListener listener;
+  private @Nullable ReadListener listener;
 
   BodyInputStream(byte[] body) {
     this.body = body;

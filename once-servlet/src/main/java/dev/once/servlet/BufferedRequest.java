@@ -21,6 +21,7 @@ import java.util.Collection;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The request as the handler sees it after the filter read its body: the body can be read again,
@@ -30,11 +31,11 @@ import java.util.Map;
 final class BufferedRequest extends HttpServletRequestWrapper {
 
   private final byte[] body;
-  private GuardedExchange guard;
-  private GuardedAsyncContext async;
-  private ServletInputStream stream;
-  private BufferedReader reader;
-  private Map<String, String[]> parameters;
+  private @Nullable GuardedExchange guard;
+  private @Nullable GuardedAsyncContext async;
+  private @Nullable ServletInputStream stream;
+  private @Nullable BufferedReader reader;
+  private @Nullable Map<String, String[]> parameters;
 
   BufferedRequest(HttpServletRequest request, byte[] body) {
     super(request);
@@ -95,7 +96,7 @@ final class BufferedRequest extends HttpServletRequestWrapper {
   }
 
   @Override
-  public String getParameter(String name) {
+  public @Nullable String getParameter(String name) {
     String[] values = parameters().get(name);
     return values == null ? null : values[0];
   }
@@ -111,7 +112,7 @@ final class BufferedRequest extends HttpServletRequestWrapper {
   }
 
   @Override
-  public String[] getParameterValues(String name) {
+  public String @Nullable [] getParameterValues(String name) {
     String[] values = parameters().get(name);
     return values == null ? null : values.clone();
   }

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The response as the handler writes it. Status and headers go straight to the real response (which
@@ -47,6 +48,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
   private final String outerContentType;
 
   private byte[] buffer = new byte[512];
+  private static final byte[] RELEASED = new byte[0];
   private int count;
   /** A flush arrived with bytes held: the next write means the handler streams. */
   private boolean flushPending;
@@ -56,14 +58,14 @@ final class CapturingResponse extends HttpServletResponseWrapper {
   /** After sendError, sendRedirect or close, the body is complete. */
   private boolean closed;
   private int errorStatus = -1;
-  private String errorMessage;
+  private @Nullable String errorMessage;
   private long declaredLength = -1;
 
-  private Body body;
-  private PrintWriter writer;
+  private @Nullable Body body;
+  private @Nullable PrintWriter writer;
   /** Set while the filter itself drains the writer, so that its flush is not the handler's. */
   private boolean draining;
-  private ServletOutputStream realStream;
+  private @Nullable ServletOutputStream realStream;
 
   CapturingResponse(HttpServletResponse real, HttpServletRequest request, int cap) {
     super(real);
@@ -172,7 +174,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
   }
 
   @Override
-  public void sendError(int sc, String msg) throws IOException {
+  public void sendError(int sc, @Nullable String msg) throws IOException {
     if (passingThrough) {
       real.sendError(sc, msg);
       return;
@@ -376,7 +378,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     ServletOutputStream out = realStream();
     out.write(buffer, 0, count);
     count = 0;
-    buffer = null;
+    buffer = RELEASED; // streaming: what was held went out
     if (flushPending) {
       out.flush();
       flushPending = false;

@@ -8,6 +8,7 @@ import jakarta.servlet.AsyncListener;
 import jakarta.servlet.ServletRequest;
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,7 +26,7 @@ final class GuardedExchange implements AsyncListener {
   private final ServletRequest request;
   private final CapturingResponse response;
   private final AtomicBoolean finished = new AtomicBoolean();
-  private StoredResponse captured;
+  private @Nullable StoredResponse captured;
   private boolean transientOutcome;
 
   GuardedExchange(Exchange exchange, ServletRequest request, CapturingResponse response) {
@@ -52,7 +53,7 @@ final class GuardedExchange implements AsyncListener {
    * Records the handler's outcome, unless the exchange is already finished (then null). A streamed
    * response already went out: it only counts as done, or releases the key if its status is transient.
    */
-  Outcome record() {
+  @Nullable Outcome record() {
     if (!finished.compareAndSet(false, true)) {
       return null;
     }

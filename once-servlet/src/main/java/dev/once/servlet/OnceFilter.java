@@ -22,6 +22,7 @@ import java.util.Enumeration;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A servlet {@link Filter} that gives every route of an application the idempotency semantics of
@@ -135,7 +136,7 @@ public final class OnceFilter implements Filter {
     }
     if (request.getHeader(HttpIdempotency.KEY_HEADER) == null) {
       // Nothing to fingerprint nor store: the body stays unread for the handler to stream.
-      http.begin(route, incoming(request, method, path, null)).accept(new Decision.Visitor<Send>() {
+      http.begin(route, incoming(request, method, path, new byte[0])).accept(new Decision.Visitor<Send>() {
         @Override
         public Send respond(Decision.Respond respond) {
           return () -> {
@@ -217,8 +218,8 @@ public final class OnceFilter implements Filter {
     private final HttpServletResponse response;
     private final FilterChain chain;
     private final IncomingRequest incoming;
-    private Decision decision;
-    private GuardedExchange guard;
+    private @Nullable Decision decision;
+    private @Nullable GuardedExchange guard;
     private boolean async;
 
     Attempt(Route route, BufferedRequest request, HttpServletResponse response, FilterChain chain,
@@ -261,13 +262,13 @@ public final class OnceFilter implements Filter {
     }
 
     void send() throws IOException, ServletException {
-      decision.accept(new Decision.Visitor<Send>() {
+      Objects.requireNonNull(decision, "send() follows run()").accept(new Decision.Visitor<Send>() {
         @Override
         public Send proceed(Decision.Proceed proceed) {
           // An asynchronous handler is sent when it completes, by its GuardedExchange.
           return () -> {
             if (!async) {
-              guard.send();
+              Objects.requireNonNull(guard, "a proceeding attempt has its guard").send();
             }
           };
         }

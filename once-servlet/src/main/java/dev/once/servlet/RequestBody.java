@@ -3,6 +3,7 @@ package dev.once.servlet;
 import jakarta.servlet.http.HttpServletRequest;
 import java.io.IOException;
 import java.io.InputStream;
+import org.jspecify.annotations.Nullable;
 
 /** Reads a request body that must be fingerprinted, never more than one byte past its limit. */
 final class RequestBody {
@@ -13,7 +14,7 @@ final class RequestBody {
    * The whole body, or {@code null} if it is larger than {@code max} bytes: refused up front when
    * {@code Content-Length} says so, else after reading at most {@code max + 1} bytes of it.
    */
-  static byte[] read(HttpServletRequest request, int max) throws IOException {
+  static byte @Nullable [] read(HttpServletRequest request, int max) throws IOException {
     long declared = request.getContentLengthLong();
     if (declared > max) {
       return null;

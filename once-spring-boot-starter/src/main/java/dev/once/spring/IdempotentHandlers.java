@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.convert.DurationStyle;
@@ -85,7 +86,7 @@ final class IdempotentHandlers {
   }
 
   /** The annotation's settings, or null if the handler answers only safe methods. */
-  static OnceProperties.Policy policyOf(Idempotent a, UnaryOperator<String> name, Environment env, Set<String> mapped) {
+  static OnceProperties.@Nullable Policy policyOf(Idempotent a, UnaryOperator<String> name, Environment env, Set<String> mapped) {
     OnceProperties.Policy p = new OnceProperties.Policy();
     if (a.methods().length > 0) {
       p.setMethods(List.of(a.methods()));
@@ -113,7 +114,7 @@ final class IdempotentHandlers {
     return p;
   }
 
-  private static <T> T parse(String text, String attribute, UnaryOperator<String> name, Environment env,
+  private static <T> @Nullable T parse(String text, String attribute, UnaryOperator<String> name, Environment env,
       Function<String, T> parser) {
     if (text.isEmpty()) {
       return null;
@@ -125,18 +126,18 @@ final class IdempotentHandlers {
     }
   }
 
-  private static Boolean single(boolean[] values, String attribute, UnaryOperator<String> name) {
+  private static @Nullable Boolean single(boolean[] values, String attribute, UnaryOperator<String> name) {
     if (values.length > 1) {
       throw new InvalidOncePropertyException(name.apply(attribute), Arrays.toString(values), "give at most one value");
     }
     return values.length == 0 ? null : values[0];
   }
 
-  private static Integer single(int[] values, String attribute, UnaryOperator<String> name) {
+  private static @Nullable Integer single(int[] values, String attribute, UnaryOperator<String> name) {
     return single(Arrays.stream(values).boxed().toArray(Integer[]::new), attribute, name);
   }
 
-  private static <T> T single(T[] values, String attribute, UnaryOperator<String> name) {
+  private static <T> @Nullable T single(T[] values, String attribute, UnaryOperator<String> name) {
     if (values.length > 1) {
       throw new InvalidOncePropertyException(name.apply(attribute), Arrays.toString(values), "give at most one value");
     }

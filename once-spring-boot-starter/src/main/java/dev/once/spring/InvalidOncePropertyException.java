@@ -1,5 +1,7 @@
 package dev.once.spring;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A {@code once.*} property or an {@link Idempotent} attribute that the core refused. The message
  * names the property (or the attribute and its method), the value and the core's reason; at
@@ -10,9 +12,9 @@ public class InvalidOncePropertyException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
 
   private final String property;
-  private final String reason;
+  private final @Nullable String reason;
 
-  InvalidOncePropertyException(String property, Object value, String reason) {
+  InvalidOncePropertyException(String property, @Nullable Object value, @Nullable String reason) {
     super(value == null ? property + ": " + reason : "Invalid value '" + value + "' for " + property + ": " + reason);
     this.property = property;
     this.reason = reason;
@@ -24,7 +26,7 @@ public class InvalidOncePropertyException extends IllegalArgumentException {
   }
 
   /** Why the value was refused. */
-  public String getReason() {
+  public @Nullable String getReason() {
     return reason;
   }
 }

@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Locale;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /** Opens the JDBC store that matches the application's database. */
 final class JdbcStores {
@@ -15,7 +16,7 @@ final class JdbcStores {
   private JdbcStores() {}
 
   /** PostgreSQL or MariaDB from the driver's product name; null for any other database. */
-  static IdempotencyStore open(DataSource dataSource, OnceProperties.Store properties) {
+  static @Nullable IdempotencyStore open(DataSource dataSource, OnceProperties.Store properties) {
     String product = productName(dataSource);
     String p = product.toLowerCase(Locale.ROOT);
     if (p.contains("postgres")) {
@@ -34,7 +35,7 @@ final class JdbcStores {
   }
 
   /** The transactional view factory of a store that has one, else null. */
-  static TransactionalStore transactional(IdempotencyStore store) {
+  static @Nullable TransactionalStore transactional(IdempotencyStore store) {
     if (store instanceof PostgresStore pg) {
       return pg.transactional();
     }

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -180,7 +181,7 @@ public class OnceAutoConfiguration {
   @ConditionalOnBean({DataSource.class, PlatformTransactionManager.class})
   static class TransactionConfiguration {
     @Bean
-    TransactionJoin onceTransactionJoin(IdempotencyStore store, ObjectProvider<DataSource> dataSource) {
+    @Nullable TransactionJoin onceTransactionJoin(IdempotencyStore store, ObjectProvider<DataSource> dataSource) {
       TransactionalStore transactional = JdbcStores.transactional(store);
       DataSource ds = dataSource.getIfUnique();
       // Without a transactional view, or with several DataSources to choose from, no route can join.

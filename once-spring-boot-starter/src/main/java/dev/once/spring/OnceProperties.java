@@ -4,6 +4,7 @@ import dev.once.FailureMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
@@ -99,16 +100,16 @@ public class OnceProperties {
      * The keyring, id:base64key[,id:base64key...]: the first key encrypts, the others only decrypt
      * (rotation). Unset: responses are stored as they are. Never logged.
      */
-    private String keys;
+    private @Nullable String keys;
 
     /** Whether records written before encryption was switched on are still read (a migration). */
     private boolean readPlaintext;
 
-    public String getKeys() {
+    public @Nullable String getKeys() {
       return keys;
     }
 
-    public void setKeys(String keys) {
+    public void setKeys(@Nullable String keys) {
       this.keys = keys;
     }
 
@@ -130,35 +131,35 @@ public class OnceProperties {
   public static class NewKeys {
 
     /** New records per tenant per second, sustained. Unset: no limit. */
-    private Double perSecond;
+    private @Nullable Double perSecond;
 
     /** How many new records a tenant may create at once above the sustained rate; unset: the core's default. */
-    private Integer burst;
+    private @Nullable Integer burst;
 
     /** How many tenants are tracked one by one; the rest share one bucket. Unset: the core's default. */
-    private Integer maxTenants;
+    private @Nullable Integer maxTenants;
 
-    public Double getPerSecond() {
+    public @Nullable Double getPerSecond() {
       return perSecond;
     }
 
-    public void setPerSecond(Double perSecond) {
+    public void setPerSecond(@Nullable Double perSecond) {
       this.perSecond = perSecond;
     }
 
-    public Integer getBurst() {
+    public @Nullable Integer getBurst() {
       return burst;
     }
 
-    public void setBurst(Integer burst) {
+    public void setBurst(@Nullable Integer burst) {
       this.burst = burst;
     }
 
-    public Integer getMaxTenants() {
+    public @Nullable Integer getMaxTenants() {
       return maxTenants;
     }
 
-    public void setMaxTenants(Integer maxTenants) {
+    public void setMaxTenants(@Nullable Integer maxTenants) {
       this.maxTenants = maxTenants;
     }
   }
@@ -255,13 +256,13 @@ public class OnceProperties {
     private StoreType type = StoreType.AUTO;
 
     /** The JDBC store's table, name or schema.name; unset: once_records. */
-    private String tableName;
+    private @Nullable String tableName;
 
     /** Whether the JDBC store creates its table at startup if it is missing. */
     private boolean autoCreateSchema = true;
 
     /** The longest one JDBC store statement may run; unset: 5 seconds. */
-    private Duration queryTimeout;
+    private @Nullable Duration queryTimeout;
 
     private final Purge purge = new Purge();
 
@@ -275,11 +276,11 @@ public class OnceProperties {
       this.type = type;
     }
 
-    public String getTableName() {
+    public @Nullable String getTableName() {
       return tableName;
     }
 
-    public void setTableName(String tableName) {
+    public void setTableName(@Nullable String tableName) {
       this.tableName = tableName;
     }
 
@@ -291,11 +292,11 @@ public class OnceProperties {
       this.autoCreateSchema = autoCreateSchema;
     }
 
-    public Duration getQueryTimeout() {
+    public @Nullable Duration getQueryTimeout() {
       return queryTimeout;
     }
 
-    public void setQueryTimeout(Duration queryTimeout) {
+    public void setQueryTimeout(@Nullable Duration queryTimeout) {
       this.queryTimeout = queryTimeout;
     }
 
@@ -312,24 +313,24 @@ public class OnceProperties {
   public static class Redis {
 
     /** The prefix of every key the store writes; unset: once: */
-    private String keyPrefix;
+    private @Nullable String keyPrefix;
 
     /** The longest one Redis command may take; unset: 2 seconds. */
-    private Duration commandTimeout;
+    private @Nullable Duration commandTimeout;
 
-    public String getKeyPrefix() {
+    public @Nullable String getKeyPrefix() {
       return keyPrefix;
     }
 
-    public void setKeyPrefix(String keyPrefix) {
+    public void setKeyPrefix(@Nullable String keyPrefix) {
       this.keyPrefix = keyPrefix;
     }
 
-    public Duration getCommandTimeout() {
+    public @Nullable Duration getCommandTimeout() {
       return commandTimeout;
     }
 
-    public void setCommandTimeout(Duration commandTimeout) {
+    public void setCommandTimeout(@Nullable Duration commandTimeout) {
       this.commandTimeout = commandTimeout;
     }
   }
@@ -380,147 +381,147 @@ public class OnceProperties {
    */
   public static class Policy {
 
-    private List<String> methods;
+    private @Nullable List<String> methods;
 
-    private Boolean keyRequired;
+    private @Nullable Boolean keyRequired;
 
-    private Duration lease;
+    private @Nullable Duration lease;
 
-    private Duration ttl;
+    private @Nullable Duration ttl;
 
-    private InFlightMode inFlight;
+    private @Nullable InFlightMode inFlight;
 
-    private Duration maxWait;
+    private @Nullable Duration maxWait;
 
-    private FailureMode failureMode;
+    private @Nullable FailureMode failureMode;
 
-    private DataSize maxRequestBytes;
+    private @Nullable DataSize maxRequestBytes;
 
-    private DataSize maxResponseBytes;
+    private @Nullable DataSize maxResponseBytes;
 
-    private Integer maxWaitersPerKey;
+    private @Nullable Integer maxWaitersPerKey;
 
-    private Duration storeRetryAfter;
+    private @Nullable Duration storeRetryAfter;
 
-    private List<String> excludedJsonPointers;
+    private @Nullable List<String> excludedJsonPointers;
 
-    private List<String> replayHeaderDenylist;
+    private @Nullable List<String> replayHeaderDenylist;
 
     /**
      * Whether the claim, the handler's database writes and the recorded response commit in one
      * transaction (needs a PostgreSQL or MariaDB DataSource store and a transaction manager).
      */
-    private Boolean transactional;
+    private @Nullable Boolean transactional;
 
-    public List<String> getMethods() {
+    public @Nullable List<String> getMethods() {
       return methods;
     }
 
-    public void setMethods(List<String> methods) {
+    public void setMethods(@Nullable List<String> methods) {
       this.methods = methods;
     }
 
-    public Boolean getKeyRequired() {
+    public @Nullable Boolean getKeyRequired() {
       return keyRequired;
     }
 
-    public void setKeyRequired(Boolean keyRequired) {
+    public void setKeyRequired(@Nullable Boolean keyRequired) {
       this.keyRequired = keyRequired;
     }
 
-    public Duration getLease() {
+    public @Nullable Duration getLease() {
       return lease;
     }
 
-    public void setLease(Duration lease) {
+    public void setLease(@Nullable Duration lease) {
       this.lease = lease;
     }
 
-    public Duration getTtl() {
+    public @Nullable Duration getTtl() {
       return ttl;
     }
 
-    public void setTtl(Duration ttl) {
+    public void setTtl(@Nullable Duration ttl) {
       this.ttl = ttl;
     }
 
-    public InFlightMode getInFlight() {
+    public @Nullable InFlightMode getInFlight() {
       return inFlight;
     }
 
-    public void setInFlight(InFlightMode inFlight) {
+    public void setInFlight(@Nullable InFlightMode inFlight) {
       this.inFlight = inFlight;
     }
 
-    public Duration getMaxWait() {
+    public @Nullable Duration getMaxWait() {
       return maxWait;
     }
 
-    public void setMaxWait(Duration maxWait) {
+    public void setMaxWait(@Nullable Duration maxWait) {
       this.maxWait = maxWait;
     }
 
-    public FailureMode getFailureMode() {
+    public @Nullable FailureMode getFailureMode() {
       return failureMode;
     }
 
-    public void setFailureMode(FailureMode failureMode) {
+    public void setFailureMode(@Nullable FailureMode failureMode) {
       this.failureMode = failureMode;
     }
 
-    public DataSize getMaxRequestBytes() {
+    public @Nullable DataSize getMaxRequestBytes() {
       return maxRequestBytes;
     }
 
-    public void setMaxRequestBytes(DataSize maxRequestBytes) {
+    public void setMaxRequestBytes(@Nullable DataSize maxRequestBytes) {
       this.maxRequestBytes = maxRequestBytes;
     }
 
-    public DataSize getMaxResponseBytes() {
+    public @Nullable DataSize getMaxResponseBytes() {
       return maxResponseBytes;
     }
 
-    public void setMaxResponseBytes(DataSize maxResponseBytes) {
+    public void setMaxResponseBytes(@Nullable DataSize maxResponseBytes) {
       this.maxResponseBytes = maxResponseBytes;
     }
 
-    public Integer getMaxWaitersPerKey() {
+    public @Nullable Integer getMaxWaitersPerKey() {
       return maxWaitersPerKey;
     }
 
-    public void setMaxWaitersPerKey(Integer maxWaitersPerKey) {
+    public void setMaxWaitersPerKey(@Nullable Integer maxWaitersPerKey) {
       this.maxWaitersPerKey = maxWaitersPerKey;
     }
 
-    public Duration getStoreRetryAfter() {
+    public @Nullable Duration getStoreRetryAfter() {
       return storeRetryAfter;
     }
 
-    public void setStoreRetryAfter(Duration storeRetryAfter) {
+    public void setStoreRetryAfter(@Nullable Duration storeRetryAfter) {
       this.storeRetryAfter = storeRetryAfter;
     }
 
-    public List<String> getExcludedJsonPointers() {
+    public @Nullable List<String> getExcludedJsonPointers() {
       return excludedJsonPointers;
     }
 
-    public void setExcludedJsonPointers(List<String> excludedJsonPointers) {
+    public void setExcludedJsonPointers(@Nullable List<String> excludedJsonPointers) {
       this.excludedJsonPointers = excludedJsonPointers;
     }
 
-    public List<String> getReplayHeaderDenylist() {
+    public @Nullable List<String> getReplayHeaderDenylist() {
       return replayHeaderDenylist;
     }
 
-    public void setReplayHeaderDenylist(List<String> replayHeaderDenylist) {
+    public void setReplayHeaderDenylist(@Nullable List<String> replayHeaderDenylist) {
       this.replayHeaderDenylist = replayHeaderDenylist;
     }
 
-    public Boolean getTransactional() {
+    public @Nullable Boolean getTransactional() {
       return transactional;
     }
 
-    public void setTransactional(Boolean transactional) {
+    public void setTransactional(@Nullable Boolean transactional) {
       this.transactional = transactional;
     }
   }
@@ -532,13 +533,13 @@ public class OnceProperties {
      * The path pattern inside the application: literal segments, * or {name} for one segment, and a
      * final ** for the rest.
      */
-    private String pattern;
+    private @Nullable String pattern;
 
-    public String getPattern() {
+    public @Nullable String getPattern() {
       return pattern;
     }
 
-    public void setPattern(String pattern) {
+    public void setPattern(@Nullable String pattern) {
       this.pattern = pattern;
     }
   }

@@ -7,8 +7,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Every route of the application, in the order they are matched: the {@link Idempotent} handlers
@@ -25,7 +27,7 @@ final class OnceRoutes {
    * @param name where it was configured, for messages
    * @param transactionalProperty the property that made it transactional, or null
    */
-  record Entry(String pattern, String name, RoutePolicy policy, boolean transactional, String transactionalProperty) {}
+  record Entry(String pattern, String name, RoutePolicy policy, boolean transactional, @Nullable String transactionalProperty) {}
 
   private final Entry defaults;
   private final List<Entry> routes;
@@ -71,6 +73,7 @@ final class OnceRoutes {
             "both handle " + pattern + " with different settings; give them the same settings or different paths");
       }
     }
+    Objects.requireNonNull(first, "a mapped path has a handler");
     RoutePolicy policy = first.policy().toBuilder().methods(methods.toArray(String[]::new)).build();
     return new Entry(pattern, first.name(), policy, first.transactional(), first.transactionalProperty());
   }
@@ -111,7 +114,7 @@ final class OnceRoutes {
   }
 
   /** The first property that asks for a transaction, or null if none does. */
-  String firstTransactionalProperty() {
+  @Nullable String firstTransactionalProperty() {
     return all().stream().filter(Entry::transactional).map(Entry::transactionalProperty).findFirst().orElse(null);
   }
 

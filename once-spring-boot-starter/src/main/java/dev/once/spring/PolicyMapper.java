@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.BeanWrapper;
 import org.springframework.beans.PropertyAccessorFactory;
 import org.springframework.util.unit.DataSize;
@@ -42,7 +43,7 @@ final class PolicyMapper {
   }
 
   /** A route's policy, and whether it runs in a transaction (with the property that said so). */
-  record Resolved(RoutePolicy policy, boolean transactional, String transactionalProperty) {}
+  record Resolved(RoutePolicy policy, boolean transactional, @Nullable String transactionalProperty) {}
 
   /** An option's value as Spring bound it, and the property (or attribute) it was written under. */
   private record Setting(String property, Object value) {}
@@ -118,7 +119,7 @@ final class PolicyMapper {
   }
 
   /** Calls the core setter; a refusal is reported under the property's name. Does nothing for null. */
-  static <T> void set(String property, T value, Consumer<T> setter) {
+  static <T> void set(String property, @Nullable T value, Consumer<T> setter) {
     if (value == null) {
       return;
     }

@@ -3,6 +3,7 @@ package dev.once.spring;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.InMemoryStore;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -83,7 +84,7 @@ final class StoreConfigurations {
     }
 
     /** The in-memory store; {@code unsupportedDatabase} names a DataSource the JDBC store could not use. */
-    static IdempotencyStore create(OnceProperties properties, String unsupportedDatabase) {
+    static IdempotencyStore create(OnceProperties properties, @Nullable String unsupportedDatabase) {
       OnceProperties.StoreType type = properties.getStore().getType();
       // An explicit choice that cannot be honoured is a misconfiguration, never a silent downgrade.
       if (type == OnceProperties.StoreType.JDBC) {

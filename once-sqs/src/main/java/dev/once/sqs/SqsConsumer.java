@@ -16,6 +16,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -75,7 +76,7 @@ public final class SqsConsumer implements AutoCloseable {
   private final int visibilitySeconds;
   private final int waitSeconds;
   private final int batchSize;
-  private final String deadLetterQueueUrl;
+  private final @Nullable String deadLetterQueueUrl;
   private final ConsumerCounters counters = new ConsumerCounters();
   private final ScheduledExecutorService heartbeats;
   private final List<Thread> workers = new ArrayList<>();
@@ -85,8 +86,8 @@ public final class SqsConsumer implements AutoCloseable {
     this.sqs = b.sqs;
     this.queueUrl = b.queueUrl;
     this.processor = b.processor;
-    this.visibilitySeconds = (int) b.visibilityTimeout.getSeconds();
-    this.waitSeconds = (int) b.receiveWait.getSeconds();
+    this.visibilitySeconds = (int) b.visibilityTimeout.toSeconds();
+    this.waitSeconds = (int) b.receiveWait.toSeconds();
     this.batchSize = b.batchSize;
     this.deadLetterQueueUrl = b.deadLetterQueueUrl;
     ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
@@ -206,7 +207,7 @@ public final class SqsConsumer implements AutoCloseable {
     });
   }
 
-  private void deadLetter(Message m, String reason, String failureCode) {
+  private void deadLetter(Message m, String reason, @Nullable String failureCode) {
     if (deadLetterQueueUrl != null) {
       Map<String, MessageAttributeValue> attributes = new HashMap<>(m.messageAttributes());
       attributes.put(REASON_ATTRIBUTE, text(reason));
@@ -263,7 +264,7 @@ public final class SqsConsumer implements AutoCloseable {
     private Duration receiveWait = Duration.ofSeconds(1);
     private int batchSize = 10;
     private int workers = 1;
-    private String deadLetterQueueUrl;
+    private @Nullable String deadLetterQueueUrl;
 
     private Builder(SqsClient sqs, String queueUrl, MessageProcessor<Message> processor) {
       this.sqs = Objects.requireNonNull(sqs, "sqs");

@@ -118,7 +118,7 @@ public abstract class EngineContract {
       runs.incrementAndGet();
       throw new IllegalArgumentException("the operation failed");
     })).isInstanceOf(IllegalArgumentException.class)
-        .satisfies(e -> assertThat(e.getSuppressed()).anyMatch(s -> s.getMessage().equals("classifier bug")));
+        .satisfies(e -> assertThat(e.getSuppressed()).anyMatch(s -> "classifier bug".equals(s.getMessage())));
 
     // Neither released (the effect is unknown) nor kept alive: a retry takes over once the lease ends.
     assertThat(store.get(id)).hasValueSatisfying(r -> assertThat(r.state()).isEqualTo(RecordState.IN_PROGRESS));

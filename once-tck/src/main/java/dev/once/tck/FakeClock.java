@@ -47,7 +47,7 @@ public final class FakeClock extends Clock {
 
   @Override
   public Instant instant() {
-    return now.get();
+    return Objects.requireNonNull(now.get()); // set in the constructor, never to null
   }
 
   @Override

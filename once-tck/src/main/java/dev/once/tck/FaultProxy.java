@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -191,7 +192,7 @@ public final class FaultProxy implements AutoCloseable {
               return;
             }
             if (takeOne(delays)) {
-              Thread.sleep(delay.get().toMillis());
+              Thread.sleep(Objects.requireNonNull(delay.get()).toMillis());
             }
           }
           out.write(buffer, 0, n);

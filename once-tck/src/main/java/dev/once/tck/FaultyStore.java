@@ -131,7 +131,7 @@ public final class FaultyStore extends ForwardingStore {
 
   /** How many calls of this kind were made, faulty or not; a batched heartbeat counts once. */
   public int calls(Call call) {
-    return calls.get(call).get();
+    return counter(call).get();
   }
 
   private synchronized FaultyStore set(Fault fault, Call[] which, Set<Call> all) {
@@ -144,8 +144,12 @@ public final class FaultyStore extends ForwardingStore {
     return this;
   }
 
+  private AtomicInteger counter(Call call) {
+    return Objects.requireNonNull(calls.get(call)); // the constructor puts every call
+  }
+
   private <T> T call(Call call, Supplier<T> operation) {
-    calls.get(call).incrementAndGet();
+    counter(call).incrementAndGet();
     sleepNanos(latencyNanos.getOrDefault(call, 0L));
     Fault fault = faults.get(call);
     if (fault == Fault.PAUSE) {
@@ -277,7 +281,7 @@ public final class FaultyStore extends ForwardingStore {
       waiter.start();
       return result;
     }
-    calls.get(call).incrementAndGet();
+    counter(call).incrementAndGet();
     if (fault == Fault.DOWN) {
       return CompletableFuture.failedFuture(new StoreUnavailableException("injected: " + call + " failed", null));
     }

@@ -14,6 +14,8 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checks a concurrent history from {@link RandomHistory} against what any linearisable store must
@@ -156,7 +158,7 @@ final class HistoryChecker {
         fail("a steal was granted on a key that never had a lease", grant);
         continue;
       }
-      if (!grant.fingerprint().equals(previous.fingerprint())) {
+      if (!Objects.equals(grant.fingerprint(), previous.fingerprint())) {
         fail("a steal was granted to a different fingerprint", previous, grant);
       }
       Instant stolenAt = claimed.leaseUntil().minus(lease);
@@ -181,7 +183,7 @@ final class HistoryChecker {
     }
   }
 
-  private void checkHandOver(HistoryEvent steal, HistoryEvent incarnation, List<HistoryEvent> writes) {
+  private void checkHandOver(HistoryEvent steal, @Nullable HistoryEvent incarnation, List<HistoryEvent> writes) {
     long from = incarnation == null ? Long.MIN_VALUE : incarnation.token();
     List<HistoryEvent> checkpoints = writes.stream().filter(w -> w.kind() == Kind.CHECKPOINT
         && w.token() >= from && w.token() < steal.token()).toList();

@@ -6,6 +6,8 @@ import dev.once.store.ClaimResult.Claimed;
 import dev.once.store.ClaimResult.Existing;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.RecordId;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One operation of a concurrent history, with the real-time interval it ran in. Two events whose
@@ -31,13 +33,13 @@ record HistoryEvent(
     Kind kind,
     RecordId id,
     long token,
-    Fingerprint fingerprint,
-    byte[] bytes,
+    @Nullable Fingerprint fingerprint,
+    byte @Nullable [] bytes,
     long start,
     long end,
     boolean succeeded,
-    ClaimResult claim,
-    IdempotencyRecord seen) {
+    @Nullable ClaimResult claim,
+    @Nullable IdempotencyRecord seen) {
 
   enum Kind { CLAIM, COMPLETE, FAIL_FINAL, RELEASE, HEARTBEAT, CHECKPOINT, GET }
 
@@ -54,7 +56,7 @@ record HistoryEvent(
   }
 
   Claimed granted() {
-    return (Claimed) claim;
+    return (Claimed) Objects.requireNonNull(claim, "not a claim");
   }
 
   /** Whether this event certainly took effect before {@code other} began. */

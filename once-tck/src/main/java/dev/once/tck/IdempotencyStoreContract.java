@@ -33,6 +33,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
@@ -1397,7 +1398,7 @@ public abstract class IdempotencyStoreContract {
     throw new AssertionError("purgeExpired(" + batchSize + ") kept returning full batches");
   }
 
-  private static void assertSameBytes(byte[] actual, byte[] expected, String what) {
+  private static void assertSameBytes(byte @Nullable [] actual, byte[] expected, String what) {
     assertThat(actual).as(what).isNotNull();
     assertThat(actual.length).as("%s length", what).isEqualTo(expected.length);
     for (int i = 0; i < expected.length; i++) {

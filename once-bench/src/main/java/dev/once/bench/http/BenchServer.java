@@ -15,6 +15,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.PreparedStatement;
 import java.util.EnumSet;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import javax.sql.DataSource;
 import org.eclipse.jetty.ee10.servlet.FilterHolder;
@@ -23,6 +24,7 @@ import org.eclipse.jetty.ee10.servlet.ServletHolder;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.ContextHandlerCollection;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One Jetty with one context per configuration, all serving the same trivial POST handler, so
@@ -75,7 +77,7 @@ final class BenchServer implements AutoCloseable {
     return context(contextPath, null, new RedisHandler(redis));
   }
 
-  private BenchServer context(String contextPath, OnceFilter filter, HttpServlet handler) {
+  private BenchServer context(String contextPath, @Nullable OnceFilter filter, HttpServlet handler) {
     ServletContextHandler context = new ServletContextHandler(contextPath);
     if (filter != null) {
       FilterHolder holder = new FilterHolder(filter);
@@ -126,10 +128,10 @@ final class BenchServer implements AutoCloseable {
   private static final class Handler extends HttpServlet {
     private static final long serialVersionUID = 1L;
     private static final AtomicLong ROWS = new AtomicLong();
-    private final transient DataSource pool;
+    private final transient @Nullable DataSource pool;
     private final boolean writes;
 
-    Handler(DataSource pool, boolean writes) {
+    Handler(@Nullable DataSource pool, boolean writes) {
       this.pool = pool;
       this.writes = writes;
     }
@@ -151,8 +153,9 @@ final class BenchServer implements AutoCloseable {
     }
 
     /** One statement on a connection of its own, committed on its own, as each store call is. */
-    private void statement(String sql, String parameter) throws IOException {
-      try (Connection c = pool.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
+    private void statement(String sql, @Nullable String parameter) throws IOException {
+      // Called only when there is a pool (see service).
+      try (Connection c = Objects.requireNonNull(pool).getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
         if (parameter != null) {
           s.setString(1, parameter);
         }

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What {@code OnceFilter} costs a servlet application: the same trivial POST handler on one Jetty,
@@ -104,18 +105,24 @@ public final class ServletFilterOverhead {
     }
   }
 
+  /** The configuration named {@code name}, one of the map's own keys. */
+  private static String config(Map<String, String> configs, String name) {
+    return Objects.requireNonNull(configs.get(name), name);
+  }
+
   private static Map<String, List<LoopbackLoad.Result>> measure(int port, Map<String, String> configs, int connections,
       int rounds, double seconds) throws Exception {
     Map<String, List<LoopbackLoad.Result>> results = new LinkedHashMap<>();
     List<String> names = new ArrayList<>(configs.keySet());
     for (String name : names) {
       results.put(name, new ArrayList<>());
-      LoopbackLoad.run(port, configs.get(name), connections, 1.5, MAX_REQUESTS_PER_PHASE); // warm-up
+      LoopbackLoad.run(port, config(configs, name), connections, 1.5, MAX_REQUESTS_PER_PHASE); // warm-up
     }
     for (int r = 0; r < rounds; r++) {
       for (int i = 0; i < names.size(); i++) {
         String name = names.get((i + r) % names.size());
-        results.get(name).add(LoopbackLoad.run(port, configs.get(name), connections, seconds, MAX_REQUESTS_PER_PHASE));
+        Objects.requireNonNull(results.get(name))
+            .add(LoopbackLoad.run(port, config(configs, name), connections, seconds, MAX_REQUESTS_PER_PHASE));
       }
     }
     return results;

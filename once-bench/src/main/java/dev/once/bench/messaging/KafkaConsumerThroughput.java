@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -78,7 +79,7 @@ public final class KafkaConsumerThroughput {
         int r = Math.max(round, 0);
         rates.get("bare")[r] = bare(broker.bootstrapServers(), records, effectNanos);
         for (Map.Entry<String, Supplier<IdempotencyStore>> e : factories.entrySet()) {
-          rates.get(e.getKey())[r] = guarded(broker.bootstrapServers(), records, effectNanos, e.getValue().get());
+          Objects.requireNonNull(rates.get(e.getKey()))[r] = guarded(broker.bootstrapServers(), records, effectNanos, e.getValue().get());
         }
       }
       double bare = median(rates.get("bare"));

@@ -15,6 +15,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -84,7 +85,7 @@ public final class OutboxRelayThroughput {
       int workers) throws Exception {
     execute(pool, "TRUNCATE once_bench_outbox");
     List<OutboxMessage> messages = new ArrayList<>(rows);
-    byte[] payload = "{\"amount\":100,\"currency\":\"EUR\",\"account\":\"acct-1\"}".getBytes();
+    byte[] payload = "{\"amount\":100,\"currency\":\"EUR\",\"account\":\"acct-1\"}".getBytes(StandardCharsets.UTF_8);
     long run = System.nanoTime();
     for (int i = 0; i < rows; i++) {
       messages.add(OutboxMessage.builder("m-" + run + "-" + i, destination).key("k" + (i % 64)).payload(payload).build());

@@ -5,6 +5,7 @@ import dev.once.store.StoreUnavailableException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.awscore.AwsRequestOverrideConfiguration;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -54,8 +55,8 @@ final class Calls {
    * (empty if there was none): the one DynamoDB returned with the failure, else {@code reread}'s, else
    * an empty map.
    */
-  Map<String, AttributeValue> conditionally(String operation, RecordId id, Supplier<?> write,
-      Supplier<Map<String, AttributeValue>> reread) {
+  @Nullable Map<String, AttributeValue> conditionally(String operation, @Nullable RecordId id, Supplier<?> write,
+      @Nullable Supplier<Map<String, AttributeValue>> reread) {
     try {
       uninterrupted(write);
       return null;

@@ -38,6 +38,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -152,7 +153,7 @@ public final class DynamoDbStore implements IdempotencyStore {
     Map<String, AttributeValue> seen = null;
     for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       long now = nowMicros();
-      if (!Items.isLive(seen, now)) {
+      if (seen == null || !Items.isLive(seen, now)) {
         long floor = seen == null || seen.isEmpty() ? Long.MIN_VALUE : Items.number(seen, TOKEN);
         long token = nextToken(now, floor);
         long leaseUntil = now + micros(request.lease());
@@ -247,7 +248,7 @@ public final class DynamoDbStore implements IdempotencyStore {
    * the new lease, is one update; if the lease would outlast the record, a second update pushes the
    * expiry too (DynamoDB cannot compute a maximum in one update).
    */
-  private boolean extendLease(RecordId id, long token, Duration lease, SdkBytes recoveryPoint) {
+  private boolean extendLease(RecordId id, long token, Duration lease, @Nullable SdkBytes recoveryPoint) {
     for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       long now = nowMicros();
       long leaseUntil = now + micros(lease);
@@ -369,7 +370,7 @@ public final class DynamoDbStore implements IdempotencyStore {
    * Makes the record absent if {@code condition} holds: a tombstone that keeps its token until the
    * retention ends, or, with no retention, no item at all. Returns whether it did.
    */
-  private boolean bury(String operation, RecordId id, Map<String, AttributeValue> key, String condition,
+  private boolean bury(String operation, @Nullable RecordId id, Map<String, AttributeValue> key, String condition,
       Map<String, AttributeValue> values, long now) {
     if (retentionMicros == 0) {
       return calls.conditionally(operation, id, () -> client.deleteItem(r -> r.tableName(table).key(key)
@@ -386,7 +387,7 @@ public final class DynamoDbStore implements IdempotencyStore {
    * A conditional {@code UpdateItem}: {@code null} if applied, else the item as it stood (see
    * {@link Calls#conditionally}); with {@code returnOld}, DynamoDB sends it with the failure.
    */
-  private Map<String, AttributeValue> update(String operation, RecordId id, Map<String, AttributeValue> key,
+  private @Nullable Map<String, AttributeValue> update(String operation, @Nullable RecordId id, Map<String, AttributeValue> key,
       String update, String condition, Map<String, AttributeValue> values, boolean returnOld) {
     return calls.conditionally(operation, id, () -> client.updateItem(r -> r.tableName(table).key(key)
         .updateExpression(update).conditionExpression(condition)
@@ -426,7 +427,7 @@ public final class DynamoDbStore implements IdempotencyStore {
   }
 
   private static boolean isHeldBy(Map<String, AttributeValue> item, long token, long now) {
-    return Items.isLive(item, now) && IN_PROGRESS.equals(item.get(STATE).s()) && Items.number(item, TOKEN) == token;
+    return Items.isLive(item, now) && IN_PROGRESS.equals(Items.string(item, STATE)) && Items.number(item, TOKEN) == token;
   }
 
   private static Map<String, AttributeValue> heldValues(long token, long now) {

@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
@@ -39,7 +40,7 @@ final class Expressions {
   }
 
   /** The values the expressions use; {@code null} if none, since DynamoDB also rejects an empty map. */
-  static Map<String, AttributeValue> values(Map<String, AttributeValue> available, String... expressions) {
+  static @Nullable Map<String, AttributeValue> values(Map<String, AttributeValue> available, String... expressions) {
     Map<String, AttributeValue> values = new HashMap<>();
     for (String expression : expressions) {
       Matcher m = VALUE.matcher(expression);

@@ -8,6 +8,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
@@ -54,7 +56,7 @@ final class Items {
         + id.key().value().length() + valueBytes;
   }
 
-  static boolean isLive(Map<String, AttributeValue> item, long nowMicros) {
+  static boolean isLive(@Nullable Map<String, AttributeValue> item, long nowMicros) {
     if (item == null || item.isEmpty() || !item.containsKey(STATE)) {
       return false;
     }
@@ -63,16 +65,16 @@ final class Items {
   }
 
   static boolean isStealable(Map<String, AttributeValue> item, long nowMicros, Fingerprint fingerprint) {
-    return IN_PROGRESS.equals(item.get(STATE).s())
+    return IN_PROGRESS.equals(string(item, STATE))
         && nowMicros >= number(item, LEASE_UNTIL)
-        && fingerprint.encoded().equals(item.get(FINGERPRINT).s());
+        && fingerprint.encoded().equals(string(item, FINGERPRINT));
   }
 
   static IdempotencyRecord toRecord(RecordId id, Map<String, AttributeValue> item, long nowMicros) {
     return new IdempotencyRecord(
         id,
-        RecordState.valueOf(item.get(STATE).s()),
-        Fingerprint.parse(item.get(FINGERPRINT).s()),
+        RecordState.valueOf(string(item, STATE)),
+        Fingerprint.parse(string(item, FINGERPRINT)),
         number(item, TOKEN),
         instant(number(item, LEASE_UNTIL)),
         instant(number(item, EXPIRES_AT)),
@@ -81,7 +83,12 @@ final class Items {
         instant(nowMicros));
   }
 
-  static byte[] bytes(Map<String, AttributeValue> item, String name) {
+  /** A string attribute every record item has; a NullPointerException names it if the item lacks it. */
+  static String string(Map<String, AttributeValue> item, String name) {
+    return Objects.requireNonNull(item.get(name), name).s();
+  }
+
+  static byte @Nullable [] bytes(Map<String, AttributeValue> item, String name) {
     AttributeValue value = item.get(name);
     return value == null ? null : BinaryValues.decode(value.b());
   }

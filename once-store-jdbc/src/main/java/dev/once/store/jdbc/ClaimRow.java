@@ -1,6 +1,7 @@
 package dev.once.store.jdbc;
 
 import dev.once.store.IdempotencyRecord;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What a dialect's claim primitive read back: the record as it stands after the statement, and
@@ -10,4 +11,4 @@ import dev.once.store.IdempotencyRecord;
  * @param attempt 1 for a lease on a fresh record, more for a lease taken over from an earlier holder
  * @param record the record, or {@code null} if the statement saw none (a concurrent release or purge)
  */
-record ClaimRow(boolean claimed, int attempt, IdempotencyRecord record) {}
+record ClaimRow(boolean claimed, int attempt, @Nullable IdempotencyRecord record) {}

@@ -3,6 +3,7 @@ package dev.once.store.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 
 /** Where an operation gets its connection, and what it does with it afterwards. */
 interface Connections {
@@ -19,7 +20,7 @@ interface Connections {
    * Hands back the connection of an operation that failed with {@code failure} (null if unknown);
    * never throws.
    */
-  void release(Connection connection, Exception failure);
+  void release(Connection connection, @Nullable Exception failure);
 
   /** Who ends the transactions of operations on these connections. */
   TransactionControl control();
@@ -38,7 +39,7 @@ interface Connections {
       }
 
       @Override
-      public void release(Connection connection, Exception failure) {
+      public void release(Connection connection, @Nullable Exception failure) {
         try {
           connection.close();
         } catch (SQLException e) {
@@ -65,7 +66,7 @@ interface Connections {
       public void done(Connection c) {}
 
       @Override
-      public void release(Connection c, Exception failure) {}
+      public void release(Connection c, @Nullable Exception failure) {}
 
       @Override
       public TransactionControl control() {

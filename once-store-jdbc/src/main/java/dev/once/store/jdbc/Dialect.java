@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What differs between databases: the clock and time arithmetic in SQL, how times are read, the
@@ -141,7 +142,7 @@ abstract class Dialect {
    * A statement that serialises concurrent schema creation for the rest of the transaction, or
    * {@code null} where the schema file is safe to run concurrently as it stands.
    */
-  String schemaLock() {
+  @Nullable String schemaLock() {
     return null;
   }
 

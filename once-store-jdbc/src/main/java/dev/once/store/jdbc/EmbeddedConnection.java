@@ -8,6 +8,7 @@ import java.sql.Statement;
 import java.time.Clock;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
 import org.sqlite.Function;
 import org.sqlite.ProgressHandler;
 import org.sqlite.SQLiteConfig;
@@ -118,7 +119,7 @@ final class EmbeddedConnection implements Connections {
   }
 
   @Override
-  public void done(Connection c) throws SQLException {
+  public void done(@Nullable Connection c) throws SQLException {
     lentUntil = NOT_LENT;
     Batch mine = current;
     lock.unlock();
@@ -126,7 +127,7 @@ final class EmbeddedConnection implements Connections {
   }
 
   @Override
-  public void release(Connection c, Exception failure) {
+  public void release(Connection c, @Nullable Exception failure) {
     lentUntil = NOT_LENT;
     try {
       recoverTransaction(failure);
@@ -140,7 +141,7 @@ final class EmbeddedConnection implements Connections {
    * batch's transaction back, fails the batch with {@code cause}, since none of it was stored.
    * Called holding {@link #lock}.
    */
-  private void recoverTransaction(Exception cause) {
+  private void recoverTransaction(@Nullable Exception cause) {
     boolean lost;
     try {
       begin();
@@ -260,7 +261,7 @@ final class EmbeddedConnection implements Connections {
   private static final class Batch {
     private boolean led;
     private boolean committed;
-    private SQLException failure;
+    private @Nullable SQLException failure;
 
     /**
      * Returns once the batch is committed, leading its commit if no one else does; throws if it
@@ -313,7 +314,7 @@ final class EmbeddedConnection implements Connections {
       }
     }
 
-    synchronized void finish(SQLException outcome) {
+    synchronized void finish(@Nullable SQLException outcome) {
       if (!committed) {
         committed = true;
         failure = outcome;

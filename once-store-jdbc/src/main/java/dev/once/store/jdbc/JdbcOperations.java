@@ -58,7 +58,7 @@ final class JdbcOperations implements IdempotencyStore {
       for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
         ClaimRow row = dialect.claim(session, request);
         if (row.claimed()) {
-          IdempotencyRecord r = row.record();
+          IdempotencyRecord r = Objects.requireNonNull(row.record(), "a claimed row carries its record");
           boolean stolen = row.attempt() > 1;
           return new ClaimResult.Claimed(r.token(), r.leaseUntil(), stolen, stolen ? r.recoveryPoint() : null);
         }

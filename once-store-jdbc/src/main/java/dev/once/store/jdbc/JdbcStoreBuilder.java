@@ -52,7 +52,7 @@ abstract class JdbcStoreBuilder<B extends JdbcStoreBuilder<B>> {
   }
 
   int timeoutSeconds() {
-    return (int) queryTimeout.getSeconds();
+    return (int) queryTimeout.toSeconds();
   }
 
   @SuppressWarnings("unchecked")

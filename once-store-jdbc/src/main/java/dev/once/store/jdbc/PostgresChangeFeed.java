@@ -11,6 +11,7 @@ import java.sql.Statement;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 import org.slf4j.Logger;
@@ -48,7 +49,7 @@ final class PostgresChangeFeed implements ChangeFeed {
   private final Waiters waiters = new Waiters();
   private final CompletableFuture<Void> firstListen = new CompletableFuture<>();
   private final Object lock = new Object();
-  private Thread thread;
+  private @Nullable Thread thread;
   private volatile boolean closed;
 
   PostgresChangeFeed(DataSource dataSource, TableName table, int timeoutSeconds) {

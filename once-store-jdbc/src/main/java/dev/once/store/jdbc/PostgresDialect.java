@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * PostgreSQL: the claim is one statement, one round trip.
@@ -134,7 +135,7 @@ final class PostgresDialect extends Dialect {
    * shares) can still collide in the catalog; one advisory lock for all Once tables orders them.
    */
   @Override
-  String schemaLock() {
+  @Nullable String schemaLock() {
     return "SELECT pg_advisory_xact_lock(hashtext('dev.once schema'))";
   }
 

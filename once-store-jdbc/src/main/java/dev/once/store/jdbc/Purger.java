@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +43,7 @@ public final class Purger implements AutoCloseable {
   private final ScheduledExecutorService executor;
   private final boolean ownsExecutor;
   private final Object lock = new Object();
-  private ScheduledFuture<?> next;
+  private @Nullable ScheduledFuture<?> next;
   private boolean closed;
   private long roundTotal;
 
@@ -133,7 +134,7 @@ public final class Purger implements AutoCloseable {
     private Duration interval = Duration.ofMinutes(1);
     private Duration pause = Duration.ofMillis(50);
     private Duration initialDelay = Duration.ZERO;
-    private ScheduledExecutorService executor;
+    private @Nullable ScheduledExecutorService executor;
 
     private Builder(IdempotencyStore store) {
       if (store == null) {
@@ -198,7 +199,7 @@ public final class Purger implements AutoCloseable {
         throw new IllegalStateException("pause (" + pause + ") must be shorter than interval (" + interval + ")");
       }
       boolean own = executor == null;
-      ScheduledExecutorService ex = own ? Executors.newSingleThreadScheduledExecutor(r -> {
+      ScheduledExecutorService ex = executor == null ? Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "once-purger");
         t.setDaemon(true);
         return t;

@@ -11,9 +11,11 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The waiters of {@code awaitChange}, over one pub/sub connection per store, opened on the first
@@ -35,7 +37,7 @@ final class ChangeSubscriptions implements AutoCloseable {
   private final Supplier<StatefulRedisPubSubConnection<byte[], byte[]>> connector;
   private final ScriptRunner runner;
   private final Map<ByteBuffer, Subscription> subscriptions = new HashMap<>();
-  private StatefulRedisPubSubConnection<byte[], byte[]> connection;
+  private @Nullable StatefulRedisPubSubConnection<byte[], byte[]> connection;
   private boolean closed;
 
   ChangeSubscriptions(Supplier<StatefulRedisPubSubConnection<byte[], byte[]>> connector, ScriptRunner runner) {
@@ -100,20 +102,27 @@ final class ChangeSubscriptions implements AutoCloseable {
   }
 
   private StatefulRedisPubSubConnection<byte[], byte[]> connection() {
-    if (connection == null) {
+    StatefulRedisPubSubConnection<byte[], byte[]> current = connection;
+    if (current == null) {
       try {
-        connection = connector.get();
+        current = connector.get();
       } catch (RedisException e) {
         throw runner.unavailable("the pub/sub connection", e);
       }
-      connection.addListener(new RedisPubSubAdapter<>() {
+      connection = current;
+      current.addListener(new RedisPubSubAdapter<>() {
         @Override
         public void message(byte[] channel, byte[] message) {
           changed(channel);
         }
       });
     }
-    return connection;
+    return current;
+  }
+
+  /** The connection, while there are subscriptions: the first opened it, and closing removes them all. */
+  private StatefulRedisPubSubConnection<byte[], byte[]> subscribed() {
+    return Objects.requireNonNull(connection, "a subscription without a connection");
   }
 
   private void changed(byte[] channel) {
@@ -124,7 +133,7 @@ final class ChangeSubscriptions implements AutoCloseable {
       if (subscription == null) {
         return;
       }
-      connection.async().unsubscribe(channel);
+      subscribed().async().unsubscribe(channel);
       toWake = new ArrayList<>(subscription.waiters);
     }
     toWake.forEach(f -> f.completeAsync(() -> null));
@@ -135,7 +144,7 @@ final class ChangeSubscriptions implements AutoCloseable {
       Subscription subscription = subscriptions.get(name);
       if (subscription != null && subscription.waiters.remove(change) && subscription.waiters.isEmpty()) {
         subscriptions.remove(name);
-        connection.async().unsubscribe(name.array());
+        subscribed().async().unsubscribe(name.array());
       }
     }
   }

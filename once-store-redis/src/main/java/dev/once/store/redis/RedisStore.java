@@ -37,6 +37,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -362,13 +363,13 @@ public final class RedisStore implements IdempotencyStore {
 
     private static final int MAX_PREFIX_LENGTH = 100;
 
-    private final RedisClient client;
-    private final RedisClusterClient clusterClient;
+    private final @Nullable RedisClient client;
+    private final @Nullable RedisClusterClient clusterClient;
     private String keyPrefix = DEFAULT_KEY_PREFIX;
     private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
     private Duration retentionAfterExpiry = DEFAULT_RETENTION_AFTER_EXPIRY;
 
-    private Builder(RedisClient client, RedisClusterClient clusterClient) {
+    private Builder(@Nullable RedisClient client, @Nullable RedisClusterClient clusterClient) {
       this.client = client;
       this.clusterClient = clusterClient;
     }
@@ -439,10 +440,11 @@ public final class RedisStore implements IdempotencyStore {
           store = new RedisStore(this, connection, connection.async(),
               () -> client.connectPubSub(ByteArrayCodec.INSTANCE), key -> 0);
         } else {
-          StatefulRedisClusterConnection<byte[], byte[]> connection = clusterClient.connect(ByteArrayCodec.INSTANCE);
+          RedisClusterClient cluster = Objects.requireNonNull(clusterClient, "clusterClient"); // a builder has one client
+          StatefulRedisClusterConnection<byte[], byte[]> connection = cluster.connect(ByteArrayCodec.INSTANCE);
           connection.setTimeout(commandTimeout);
           store = new RedisStore(this, connection, connection.async(),
-              () -> clusterClient.connectPubSub(ByteArrayCodec.INSTANCE), SlotHash::getSlot);
+              () -> cluster.connectPubSub(ByteArrayCodec.INSTANCE), SlotHash::getSlot);
         }
       } catch (RedisException e) {
         throw new StoreUnavailableException("cannot connect to Redis: " + e.getMessage(), e);

@@ -90,8 +90,9 @@ final class ScriptRunner {
       Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
       if (cause instanceof RedisNoScriptException) {
         log.debug("{} was not in the node's script cache; sending its source", script);
-        resent.set(commands.eval(script.source(), type, keys, args));
-        return resent.get().toCompletableFuture();
+        RedisFuture<T> again = commands.eval(script.source(), type, keys, args);
+        resent.set(again);
+        return again.toCompletableFuture();
       }
       return CompletableFuture.failedFuture(cause);
     });

@@ -1,5 +1,7 @@
 package dev.once.examples.payments;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The body of {@code POST /api/payments}.
  *
@@ -11,7 +13,7 @@ package dev.once.examples.payments;
 public record PaymentRequest(Long amount, String currency, String source, String destination) {
 
   /** Why the request cannot be a payment, or null if it can. */
-  String problem() {
+  @Nullable String problem() {
     if (amount == null || amount <= 0 || amount > 1_000_000_000_000L) {
       return "amount must be a positive number of minor units, at most 10^12";
     }

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a versioned schema file (the same file Flyway or Liquibase users apply) and adapts it to a
@@ -37,7 +38,7 @@ public final class Migrations {
    * {@code lockStatement} unless it is null, in the caller's transaction: the caller commits.
    */
   public static void apply(Connection connection, String resource, String placeholder, TableName table,
-      String lockStatement, int timeoutSeconds) throws SQLException {
+      @Nullable String lockStatement, int timeoutSeconds) throws SQLException {
     try (Statement s = connection.createStatement()) {
       s.setQueryTimeout(timeoutSeconds);
       if (lockStatement != null) {

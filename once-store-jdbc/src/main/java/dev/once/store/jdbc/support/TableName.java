@@ -1,6 +1,7 @@
 package dev.once.store.jdbc.support;
 
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A validated table name, optionally schema-qualified ({@code schema.table}). Part of the JDBC
@@ -12,7 +13,7 @@ import java.util.regex.Pattern;
  * can change the shape of a statement; and it leaves room for the suffixes of derived objects
  * ({@code _seq}, {@code _expires_idx}) within every database's 64-character identifier limit.
  */
-public record TableName(String schema, String name) {
+public record TableName(@Nullable String schema, String name) {
 
   private static final Pattern PART = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,47}");
 
@@ -49,7 +50,7 @@ public record TableName(String schema, String name) {
     return schema == null ? name : schema + "." + name;
   }
 
-  private static IllegalArgumentException invalid(String value) {
+  private static IllegalArgumentException invalid(@Nullable String value) {
     return new IllegalArgumentException("tableName must be an identifier [A-Za-z_][A-Za-z0-9_]{0,47}, optionally "
         + "schema-qualified as schema.table; was " + (value == null ? "null" : "'" + value + "'"));
   }
