@@ -16,8 +16,9 @@ import java.util.Objects;
 public sealed interface Admission {
 
   /**
-   * One method per variant of {@link Admission}. It has no default methods on purpose: a new variant
-   * adds a method here, and every visitor stops compiling until it decides what that variant means.
+   * One method per variant of {@link Admission}. It has no default methods on purpose: a new
+   * variant adds a method here, and every visitor stops compiling until it decides what that
+   * variant means.
    *
    * @param <R> what the visit answers
    */
@@ -113,7 +114,8 @@ public sealed interface Admission {
   }
 
   /** The store is unavailable and the policy is fail-closed. */
-  record StoreUnavailable(Duration retryAfter, StoreUnavailableException cause) implements Admission {
+  record StoreUnavailable(Duration retryAfter, StoreUnavailableException cause)
+      implements Admission {
     public StoreUnavailable {
       Objects.requireNonNull(retryAfter, "retryAfter");
       Objects.requireNonNull(cause, "cause");

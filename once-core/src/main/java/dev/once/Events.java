@@ -10,16 +10,32 @@ import dev.once.store.StoreUnavailableException;
  */
 class Events {
 
-  static final Events SILENT = new Events(OnceListener.NONE) {
-    @Override void executed(RecordId id, Outcome o, Recording r, long nanos) {}
-    @Override void replayed(RecordId id, Outcome o) {}
-    @Override void inFlightConflict(RecordId id) {}
-    @Override void fingerprintMismatch(RecordId id) {}
-    @Override void leaseStolen(RecordId id, long token) {}
-    @Override void leaseLost(RecordId id, long token) {}
-    @Override void failOpen(RecordId id, StoreUnavailableException e) {}
-    @Override void storeFailure(RecordId id, StoreUnavailableException e) {}
-  };
+  static final Events SILENT =
+      new Events(OnceListener.NONE) {
+        @Override
+        void executed(RecordId id, Outcome o, Recording r, long nanos) {}
+
+        @Override
+        void replayed(RecordId id, Outcome o) {}
+
+        @Override
+        void inFlightConflict(RecordId id) {}
+
+        @Override
+        void fingerprintMismatch(RecordId id) {}
+
+        @Override
+        void leaseStolen(RecordId id, long token) {}
+
+        @Override
+        void leaseLost(RecordId id, long token) {}
+
+        @Override
+        void failOpen(RecordId id, StoreUnavailableException e) {}
+
+        @Override
+        void storeFailure(RecordId id, StoreUnavailableException e) {}
+      };
 
   private final OnceListener listener;
 
@@ -68,7 +84,8 @@ class Events {
       listener.onEvent(event);
     } catch (RuntimeException e) {
       // A broken listener must never break an execution.
-      org.slf4j.LoggerFactory.getLogger(Events.class).warn("listener failed on {}", event.getClass().getSimpleName(), e);
+      org.slf4j.LoggerFactory.getLogger(Events.class)
+          .warn("listener failed on {}", event.getClass().getSimpleName(), e);
     }
   }
 }

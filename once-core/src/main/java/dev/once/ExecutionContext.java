@@ -24,7 +24,9 @@ public interface ExecutionContext {
   /** Whether this lease was stolen from a holder whose lease had ended. */
   boolean stolen();
 
-  /** The last recovery point the previous holder saved, if this lease was stolen and it saved one. */
+  /**
+   * The last recovery point the previous holder saved, if this lease was stolen and it saved one.
+   */
   Optional<byte[]> recoveryPoint();
 
   /**
@@ -39,8 +41,8 @@ public interface ExecutionContext {
 
   /**
    * The context of a run without a lease, as a fail-open policy runs when the store is down: token
-   * 0, no recovery point, checkpoints go nowhere and the lease is never lost. For callers of
-   * {@link Once#begin} that get {@link Admission.Unguarded}.
+   * 0, no recovery point, checkpoints go nowhere and the lease is never lost. For callers of {@link
+   * Once#begin} that get {@link Admission.Unguarded}.
    */
   static ExecutionContext unguarded(Scope scope, IdempotencyKey key) {
     return new UnguardedContext(scope, key);

@@ -11,12 +11,15 @@ import java.util.Objects;
  *
  * @param lease how long a lease lasts before another worker may steal it (default 30 s)
  * @param ttl how long a finished record is kept and replayed (default 24 h)
- * @param inFlight what a duplicate does while the first executes (default {@link InFlightPolicy#reject()})
- * @param failureMode what happens when the store is unavailable (default {@link FailureMode#FAIL_CLOSED})
+ * @param inFlight what a duplicate does while the first executes (default {@link
+ *     InFlightPolicy#reject()})
+ * @param failureMode what happens when the store is unavailable (default {@link
+ *     FailureMode#FAIL_CLOSED})
  * @param maxResultBytes the largest encoded result stored; larger ones are not stored and retries
  *     get {@link ExecutionResult.ResponseUnavailable} (default 4 MiB)
- * @param heartbeat whether the lease is extended automatically while the operation runs (default true;
- *     turn it off in transactional mode, where the record is invisible to others until commit)
+ * @param heartbeat whether the lease is extended automatically while the operation runs (default
+ *     true; turn it off in transactional mode, where the record is invisible to others until
+ *     commit)
  * @param storeRetryAfter the retry hint given when the store is unavailable (default 1 s)
  */
 public record ExecutionPolicy(
@@ -37,11 +40,14 @@ public record ExecutionPolicy(
     Objects.requireNonNull(inFlight, "inFlight");
     Objects.requireNonNull(failureMode, "failureMode");
     if (maxResultBytes < 0) {
-      throw new IllegalArgumentException("maxResultBytes must not be negative, was " + maxResultBytes);
+      throw new IllegalArgumentException(
+          "maxResultBytes must not be negative, was " + maxResultBytes);
     }
-    Arguments.between("storeRetryAfter", storeRetryAfter, Duration.ofSeconds(1), Duration.ofHours(1));
+    Arguments.between(
+        "storeRetryAfter", storeRetryAfter, Duration.ofSeconds(1), Duration.ofHours(1));
     if (ttl.compareTo(lease) < 0) {
-      throw new IllegalStateException("ttl (" + ttl + ") must not be shorter than lease (" + lease + ")");
+      throw new IllegalStateException(
+          "ttl (" + ttl + ") must not be shorter than lease (" + lease + ")");
     }
   }
 
@@ -61,7 +67,10 @@ public record ExecutionPolicy(
     return b;
   }
 
-  /** Builds an {@link ExecutionPolicy}; each setter validates its value, {@link #build()} the combination. */
+  /**
+   * Builds an {@link ExecutionPolicy}; each setter validates its value, {@link #build()} the
+   * combination.
+   */
   public static final class Builder {
     private Duration lease = Duration.ofSeconds(30);
     private Duration ttl = Duration.ofHours(24);
@@ -97,7 +106,8 @@ public record ExecutionPolicy(
 
     public Builder maxResultBytes(int maxResultBytes) {
       if (maxResultBytes < 0) {
-        throw new IllegalArgumentException("maxResultBytes must not be negative, was " + maxResultBytes);
+        throw new IllegalArgumentException(
+            "maxResultBytes must not be negative, was " + maxResultBytes);
       }
       this.maxResultBytes = maxResultBytes;
       return this;
@@ -109,14 +119,18 @@ public record ExecutionPolicy(
     }
 
     public Builder storeRetryAfter(Duration storeRetryAfter) {
-      Arguments.between("storeRetryAfter", storeRetryAfter, Duration.ofSeconds(1), Duration.ofHours(1));
+      Arguments.between(
+          "storeRetryAfter", storeRetryAfter, Duration.ofSeconds(1), Duration.ofHours(1));
       this.storeRetryAfter = storeRetryAfter;
       return this;
     }
 
-    /** @throws IllegalStateException if ttl is shorter than the lease */
+    /**
+     * @throws IllegalStateException if ttl is shorter than the lease
+     */
     public ExecutionPolicy build() {
-      return new ExecutionPolicy(lease, ttl, inFlight, failureMode, maxResultBytes, heartbeat, storeRetryAfter);
+      return new ExecutionPolicy(
+          lease, ttl, inFlight, failureMode, maxResultBytes, heartbeat, storeRetryAfter);
     }
   }
 }

@@ -6,8 +6,8 @@ import java.util.Objects;
 
 /**
  * What {@link Once#execute} did. Take it apart with {@link #accept(Visitor)}, which the compiler
- * checks for every variant on Java 17 (on Java 21 a pattern {@code switch} over the sealed type does
- * the same):
+ * checks for every variant on Java 17 (on Java 21 a pattern {@code switch} over the sealed type
+ * does the same):
  *
  * <pre>{@code
  * Response response = once.execute(scope, key, fingerprint, codec, op).accept(new ExecutionResult.Visitor<>() {
@@ -140,7 +140,8 @@ public sealed interface ExecutionResult<T> {
    * The store could not be reached and the policy is fail-closed: nothing ran, try again after
    * {@code retryAfter}.
    */
-  record StoreUnavailable<T>(Duration retryAfter, StoreUnavailableException cause) implements ExecutionResult<T> {
+  record StoreUnavailable<T>(Duration retryAfter, StoreUnavailableException cause)
+      implements ExecutionResult<T> {
     public StoreUnavailable {
       Objects.requireNonNull(retryAfter, "retryAfter");
       Objects.requireNonNull(cause, "cause");

@@ -3,9 +3,9 @@ package dev.once;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Thrown by an operation to say it failed deterministically: a retry would fail the same way, so the
- * failure is recorded and every retry gets it back instead of running again. Any other exception is
- * transient unless an {@link OutcomeClassifier} says otherwise.
+ * Thrown by an operation to say it failed deterministically: a retry would fail the same way, so
+ * the failure is recorded and every retry gets it back instead of running again. Any other
+ * exception is transient unless an {@link OutcomeClassifier} says otherwise.
  *
  * <p>Only the {@link #code()} and the message are recorded; they must not hold secrets.
  */

@@ -27,16 +27,17 @@ import org.slf4j.LoggerFactory;
  * <p>Why batches: one blocking heartbeat call per lease makes the capacity of a heartbeat thread
  * {@code period / latency} leases — about 330 at a 30 s lease and a 30 ms store — and beyond that
  * live leases lapse and retries steal them from holders that are still running. Here the leases
- * with the same lease length form a cohort; a tick per cohort, every third of the lease, gathers the
- * cohort's leases that are due and spreads them over a small pool of beaters, each of which extends
- * its whole batch with one {@link IdempotencyStore#heartbeat(java.util.Collection, Duration)} call.
- * 10,000 leases on a store answering in 50 ms cost four calls of 2,500 a tick, made at once: about
- * one round trip.
+ * with the same lease length form a cohort; a tick per cohort, every third of the lease, gathers
+ * the cohort's leases that are due and spreads them over a small pool of beaters, each of which
+ * extends its whole batch with one {@link IdempotencyStore#heartbeat(java.util.Collection,
+ * Duration)} call. 10,000 leases on a store answering in 50 ms cost four calls of 2,500 a tick,
+ * made at once: about one round trip.
  *
  * <p>A lease is in at most one batch at a time: while its beat is under way (a slow store), later
  * ticks skip it instead of piling calls onto the store. Each lease keeps its local deadline (see
- * {@link HeldLease#leaseLost()}): a batch moves it to the batch's send time plus the lease, and a tick
- * that finds it passed takes the lease out of the cohort, for the holder can no longer count on it.
+ * {@link HeldLease#leaseLost()}): a batch moves it to the batch's send time plus the lease, and a
+ * tick that finds it passed takes the lease out of the cohort, for the holder can no longer count
+ * on it.
  */
 final class Heartbeats implements AutoCloseable {
 
@@ -57,7 +58,11 @@ final class Heartbeats implements AutoCloseable {
    * @param threads how many batches may be in the store at once
    * @param batchSize the most leases one store call extends
    */
-  Heartbeats(IdempotencyStore store, @Nullable ScheduledExecutorService ticker, int threads, int batchSize) {
+  Heartbeats(
+      IdempotencyStore store,
+      @Nullable ScheduledExecutorService ticker,
+      int threads,
+      int batchSize) {
     this.store = store;
     this.ownsTicker = ticker == null;
     this.ticker = ticker == null ? newTicker() : ticker;
@@ -66,7 +71,9 @@ final class Heartbeats implements AutoCloseable {
     this.beaters = newBeaters(threads);
   }
 
-  /** Whether leases can be kept alive: false once closed, or once a caller's ticker was shut down. */
+  /**
+   * Whether leases can be kept alive: false once closed, or once a caller's ticker was shut down.
+   */
   boolean running() {
     return !closed && !ticker.isShutdown();
   }
@@ -112,8 +119,9 @@ final class Heartbeats implements AutoCloseable {
       throw new RejectedExecutionException("closed");
     }
     Cohort cohort = new Cohort(lease);
-    cohort.tick = ticker.scheduleAtFixedRate(() -> tick(cohort), cohort.periodNanos, cohort.periodNanos,
-        TimeUnit.NANOSECONDS);
+    cohort.tick =
+        ticker.scheduleAtFixedRate(
+            () -> tick(cohort), cohort.periodNanos, cohort.periodNanos, TimeUnit.NANOSECONDS);
     return cohort;
   }
 
@@ -140,9 +148,9 @@ final class Heartbeats implements AutoCloseable {
   }
 
   /**
-   * Spreads the due leases over every beater, so a tick costs about one store round trip rather than
-   * one per {@code batchSize} leases in turn; but never splits below {@value #MIN_SPLIT} leases a
-   * call, nor puts more than {@code batchSize} in one.
+   * Spreads the due leases over every beater, so a tick costs about one store round trip rather
+   * than one per {@code batchSize} leases in turn; but never splits below {@value #MIN_SPLIT}
+   * leases a call, nor puts more than {@code batchSize} in one.
    */
   private int batchSizeFor(int due) {
     int batches = Math.max(ceilDiv(due, batchSize), Math.min(threads, ceilDiv(due, MIN_SPLIT)));
@@ -219,15 +227,22 @@ final class Heartbeats implements AutoCloseable {
   }
 
   private static ScheduledExecutorService newTicker() {
-    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, daemon("once-heartbeat-tick"));
+    ScheduledThreadPoolExecutor executor =
+        new ScheduledThreadPoolExecutor(1, daemon("once-heartbeat-tick"));
     executor.setRemoveOnCancelPolicy(true);
     return executor;
   }
 
   private static ThreadPoolExecutor newBeaters(int threads) {
     // Unbounded queue, yet bounded in practice: a lease is in at most one queued or running batch.
-    ThreadPoolExecutor executor = new ThreadPoolExecutor(threads, threads, 30, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), daemon("once-heartbeat-"));
+    ThreadPoolExecutor executor =
+        new ThreadPoolExecutor(
+            threads,
+            threads,
+            30,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            daemon("once-heartbeat-"));
     executor.allowCoreThreadTimeOut(true);
     return executor;
   }

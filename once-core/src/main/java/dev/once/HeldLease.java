@@ -2,11 +2,11 @@ package dev.once;
 
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.store.ResultTooLargeException;
 import dev.once.store.StoreUnavailableException;
-import dev.once.store.LeaseToken;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -23,9 +23,13 @@ final class HeldLease implements Lease {
 
   private static final Logger log = LoggerFactory.getLogger(HeldLease.class);
 
-  /** How often a finishing write is retried when the store fails: the record must not be left behind. */
+  /**
+   * How often a finishing write is retried when the store fails: the record must not be left
+   * behind.
+   */
   /** What a release passes as its payload: it writes none. */
   private static final byte[] NO_PAYLOAD = new byte[0];
+
   private static final long[] FINISH_BACKOFF_MILLIS = {0, 25, 100, 400};
 
   private final IdempotencyStore store;
@@ -41,17 +45,31 @@ final class HeldLease implements Lease {
   private final AtomicBoolean finished = new AtomicBoolean();
   private final AtomicBoolean beating = new AtomicBoolean();
   private volatile boolean lost;
-  /** When the last extension that succeeded was sent (or the claim, before any), by {@link System#nanoTime()}. */
+
+  /**
+   * When the last extension that succeeded was sent (or the claim, before any), by {@link
+   * System#nanoTime()}.
+   */
   private volatile long extendedAt;
 
   /**
-   * @param claimedAt when the claim that granted the lease was sent, by {@link System#nanoTime()}: the
-   *     store started the lease no earlier, so the local deadline is never later than the store's
-   * @param heartbeats keeps the lease alive until it is finished, or null if the policy has no heartbeat
+   * @param claimedAt when the claim that granted the lease was sent, by {@link System#nanoTime()}:
+   *     the store started the lease no earlier, so the local deadline is never later than the
+   *     store's
+   * @param heartbeats keeps the lease alive until it is finished, or null if the policy has no
+   *     heartbeat
    * @param blocking where the asynchronous finishing calls of a blocking store run
    */
-  HeldLease(IdempotencyStore store, Events events, RecordId id, long token, boolean stolen,
-      byte @Nullable [] recoveryPoint, ExecutionPolicy policy, long claimedAt, @Nullable Heartbeats heartbeats,
+  HeldLease(
+      IdempotencyStore store,
+      Events events,
+      RecordId id,
+      long token,
+      boolean stolen,
+      byte @Nullable [] recoveryPoint,
+      ExecutionPolicy policy,
+      long claimedAt,
+      @Nullable Heartbeats heartbeats,
       Executor blocking) {
     this.store = store;
     this.events = events;
@@ -76,7 +94,9 @@ final class HeldLease implements Lease {
     return leaseToken;
   }
 
-  /** Whether the local deadline (the last extension sent, plus the lease) has passed at {@code now}. */
+  /**
+   * Whether the local deadline (the last extension sent, plus the lease) has passed at {@code now}.
+   */
   boolean deadlinePassed(long now) {
     return now - (extendedAt + policy.lease().toNanos()) >= 0;
   }
@@ -102,7 +122,9 @@ final class HeldLease implements Lease {
     }
   }
 
-  /** The store refused to extend the lease: taken over, unless this holder finished it meanwhile. */
+  /**
+   * The store refused to extend the lease: taken over, unless this holder finished it meanwhile.
+   */
   void refused() {
     if (!finished.get()) {
       markLost("was taken over");
@@ -126,8 +148,11 @@ final class HeldLease implements Lease {
     if (!lost) {
       lost = true;
       stopHeartbeat();
-      log.warn("lease on {} with token {} {}; this worker's writes will be rejected unless the store still holds it",
-          id, token, why);
+      log.warn(
+          "lease on {} with token {} {}; this worker's writes will be rejected unless the store still holds it",
+          id,
+          token,
+          why);
       events.leaseLost(id, token);
     }
   }
@@ -190,8 +215,6 @@ final class HeldLease implements Lease {
     }
     return finish(Write.COMPLETE, Payloads.value(value));
   }
-
-
 
   @Override
   public Recording failFinal(byte[] value) {
@@ -284,11 +307,15 @@ final class HeldLease implements Lease {
           }
           // Refused before anything was written: record the outcome without its result, so the
           // operation still counts as done instead of leaving a record a thief could re-run.
-          log.warn("the store cannot keep the result of {} ({}); recording the outcome without it", id, e.getMessage());
+          log.warn(
+              "the store cannot keep the result of {} ({}); recording the outcome without it",
+              id,
+              e.getMessage());
           return notStored(write(write, Payloads.notStored()));
         }
         if (applied || (failure != null && alreadyApplied(write))) {
-          // Applied now, or by an earlier attempt that reached the store although its answer was lost.
+          // Applied now, or by an earlier attempt that reached the store although its answer was
+          // lost.
           return written(write);
         }
         return lostToAnother();
@@ -296,8 +323,11 @@ final class HeldLease implements Lease {
         failure = e;
       }
     }
-    log.warn("could not record the outcome of {} (token {}); the record stays in progress until its lease ends",
-        id, token, failure);
+    log.warn(
+        "could not record the outcome of {} (token {}); the record stays in progress until its lease ends",
+        id,
+        token,
+        failure);
     return Recording.UNKNOWN;
   }
 
@@ -312,48 +342,64 @@ final class HeldLease implements Lease {
   }
 
   /**
-   * {@link #write}, one attempt per stage: the same backoff, the same fallback for a result the store
-   * cannot keep, the same check that an attempt whose answer was lost did land, and no thread held.
+   * {@link #write}, one attempt per stage: the same backoff, the same fallback for a result the
+   * store cannot keep, the same check that an attempt whose answer was lost did land, and no thread
+   * held.
    */
-  private CompletionStage<Recording> writeAsync(Write write, byte[] payload, int attempt,
-      @Nullable StoreUnavailableException failure) {
+  private CompletionStage<Recording> writeAsync(
+      Write write, byte[] payload, int attempt, @Nullable StoreUnavailableException failure) {
     if (attempt == FINISH_BACKOFF_MILLIS.length) {
-      log.warn("could not record the outcome of {} (token {}); the record stays in progress until its lease ends",
-          id, token, failure);
+      log.warn(
+          "could not record the outcome of {} (token {}); the record stays in progress until its lease ends",
+          id,
+          token,
+          failure);
       return CompletableFuture.completedFuture(Recording.UNKNOWN);
     }
     return after(FINISH_BACKOFF_MILLIS[attempt])
         .thenCompose(v -> write.applyAsync(store, id, token, payload, policy, blocking))
-        .handle((applied, error) -> {
-          Throwable cause = error == null ? null : Causes.of(error);
-          if (cause == null) {
-            if (applied) {
-              return CompletableFuture.completedFuture(written(write));
-            }
-            if (failure == null) {
-              return CompletableFuture.completedFuture(lostToAnother());
-            }
-            return store.getAsync(id, blocking).handle((now, e) -> e == null && alreadyApplied(write, now)
-                ? written(write) : lostToAnother());
-          }
-          if (cause instanceof ResultTooLargeException e) {
-            if (payload == Payloads.notStored()) {
-              return CompletableFuture.<Recording>failedFuture(e);
-            }
-            log.warn("the store cannot keep the result of {} ({}); recording the outcome without it", id, e.getMessage());
-            return writeAsync(write, Payloads.notStored(), 0, null).thenApply(HeldLease::notStored);
-          }
-          if (cause instanceof StoreUnavailableException e) {
-            return writeAsync(write, payload, attempt + 1, e);
-          }
-          return CompletableFuture.<Recording>failedFuture(cause);
-        })
+        .handle(
+            (applied, error) -> {
+              Throwable cause = error == null ? null : Causes.of(error);
+              if (cause == null) {
+                if (applied) {
+                  return CompletableFuture.completedFuture(written(write));
+                }
+                if (failure == null) {
+                  return CompletableFuture.completedFuture(lostToAnother());
+                }
+                return store
+                    .getAsync(id, blocking)
+                    .handle(
+                        (now, e) ->
+                            e == null && alreadyApplied(write, now)
+                                ? written(write)
+                                : lostToAnother());
+              }
+              if (cause instanceof ResultTooLargeException e) {
+                if (payload == Payloads.notStored()) {
+                  return CompletableFuture.<Recording>failedFuture(e);
+                }
+                log.warn(
+                    "the store cannot keep the result of {} ({}); recording the outcome without it",
+                    id,
+                    e.getMessage());
+                return writeAsync(write, Payloads.notStored(), 0, null)
+                    .thenApply(HeldLease::notStored);
+              }
+              if (cause instanceof StoreUnavailableException e) {
+                return writeAsync(write, payload, attempt + 1, e);
+              }
+              return CompletableFuture.<Recording>failedFuture(cause);
+            })
         .thenCompose(stage -> stage);
   }
 
   private static CompletionStage<Void> after(long millis) {
-    return millis == 0 ? CompletableFuture.completedFuture(null)
-        : CompletableFuture.runAsync(() -> {}, CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS));
+    return millis == 0
+        ? CompletableFuture.completedFuture(null)
+        : CompletableFuture.runAsync(
+            () -> {}, CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS));
   }
 
   private static Recording written(Write write) {
@@ -378,7 +424,9 @@ final class HeldLease implements Lease {
     if (write == Write.RELEASE) {
       return now.isEmpty() || now.get().token() > token;
     }
-    return now.isPresent() && now.get().token() == token && now.get().state() != RecordState.IN_PROGRESS;
+    return now.isPresent()
+        && now.get().token() == token
+        && now.get().state() != RecordState.IN_PROGRESS;
   }
 
   private static boolean sleep(long millis) {
@@ -396,7 +444,9 @@ final class HeldLease implements Lease {
 
   /** The three fenced writes that finish a lease. */
   private enum Write {
-    COMPLETE, FAIL_FINAL, RELEASE;
+    COMPLETE,
+    FAIL_FINAL,
+    RELEASE;
 
     boolean apply(IdempotencyStore s, RecordId id, long token, byte[] payload, ExecutionPolicy p) {
       return switch (this) {
@@ -406,7 +456,12 @@ final class HeldLease implements Lease {
       };
     }
 
-    CompletionStage<Boolean> applyAsync(IdempotencyStore s, RecordId id, long token, byte[] payload, ExecutionPolicy p,
+    CompletionStage<Boolean> applyAsync(
+        IdempotencyStore s,
+        RecordId id,
+        long token,
+        byte[] payload,
+        ExecutionPolicy p,
         Executor blocking) {
       return switch (this) {
         case COMPLETE -> s.completeAsync(id, token, payload, p.ttl(), blocking);

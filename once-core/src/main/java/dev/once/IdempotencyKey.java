@@ -6,8 +6,8 @@ import dev.once.internal.KeySyntax;
  * The client's idempotency key: 1 to 255 printable ASCII characters ({@code 0x21}–{@code 0x7E}).
  *
  * <p>Create one from a raw value with {@link #of(String)}, or from an {@code Idempotency-Key}
- * header value with {@link #parseHeader(String)}, which accepts both the structured-field string
- * of draft-ietf-httpapi-idempotency-key-header ({@code "abc"}) and the bare form most clients send
+ * header value with {@link #parseHeader(String)}, which accepts both the structured-field string of
+ * draft-ietf-httpapi-idempotency-key-header ({@code "abc"}) and the bare form most clients send
  * ({@code abc}). Both throw {@link InvalidIdempotencyKeyException} for anything else.
  *
  * @param value the key, already unquoted
@@ -27,12 +27,13 @@ public record IdempotencyKey(String value) {
   }
 
   /**
-   * Parses an {@code Idempotency-Key} header value: optional surrounding spaces or tabs, then either
-   * a structured-field string ({@code "..."} with {@code \"} and {@code \\} escapes, RFC 8941 §3.3.3)
-   * or a bare value. A value that starts with a quote must be a complete sf-string.
+   * Parses an {@code Idempotency-Key} header value: optional surrounding spaces or tabs, then
+   * either a structured-field string ({@code "..."} with {@code \"} and {@code \\} escapes, RFC
+   * 8941 §3.3.3) or a bare value. A value that starts with a quote must be a complete sf-string.
    */
   public static IdempotencyKey parseHeader(String headerValue) {
-    return new IdempotencyKey(KeySyntax.parseHeader(headerValue, InvalidIdempotencyKeyException::new));
+    return new IdempotencyKey(
+        KeySyntax.parseHeader(headerValue, InvalidIdempotencyKeyException::new));
   }
 
   @Override

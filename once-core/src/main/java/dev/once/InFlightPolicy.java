@@ -11,8 +11,8 @@ public sealed interface InFlightPolicy {
   }
 
   /**
-   * Hold the duplicate until the first finishes, then replay its result; give up with
-   * {@link ExecutionResult.InFlight} after {@code maxWait}.
+   * Hold the duplicate until the first finishes, then replay its result; give up with {@link
+   * ExecutionResult.InFlight} after {@code maxWait}.
    */
   static InFlightPolicy waitUpTo(Duration maxWait) {
     return new Wait(maxWait);
@@ -30,8 +30,12 @@ public sealed interface InFlightPolicy {
    */
   record Wait(Duration maxWait) implements InFlightPolicy {
     public Wait {
-      if (maxWait == null || maxWait.isNegative() || maxWait.isZero() || maxWait.compareTo(Duration.ofHours(1)) > 0) {
-        throw new IllegalArgumentException("maxWait must be positive and at most 1 hour, was " + maxWait);
+      if (maxWait == null
+          || maxWait.isNegative()
+          || maxWait.isZero()
+          || maxWait.compareTo(Duration.ofHours(1)) > 0) {
+        throw new IllegalArgumentException(
+            "maxWait must be positive and at most 1 hour, was " + maxWait);
       }
     }
   }

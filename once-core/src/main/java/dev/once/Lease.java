@@ -4,9 +4,9 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * A held lease, from {@link Admission.Proceed}. While held, it is extended by heartbeat (if the
- * policy says so). Finish it exactly once with one of {@link #complete}, {@link #failFinal(byte[])},
- * {@link #failFinal(FinalFailure)}, {@link #completeWithoutResult()}, {@link #release()} or
- * {@link #abandon()}; a second finish throws {@link IllegalStateException}.
+ * policy says so). Finish it exactly once with one of {@link #complete}, {@link
+ * #failFinal(byte[])}, {@link #failFinal(FinalFailure)}, {@link #completeWithoutResult()}, {@link
+ * #release()} or {@link #abandon()}; a second finish throws {@link IllegalStateException}.
  *
  * <p>Every finish is fenced by the lease's token: if the lease was stolen, it changes nothing and
  * answers {@link Recording#LEASE_LOST}.
@@ -39,8 +39,8 @@ public interface Lease extends ExecutionContext {
 
   /**
    * {@link #complete}, without a thread waiting for the store where its client is asynchronous
-   * (others are called on the engine's store executor); retries a failing store as {@link #complete}
-   * does, without holding a thread between attempts.
+   * (others are called on the engine's store executor); retries a failing store as {@link
+   * #complete} does, without holding a thread between attempts.
    */
   CompletionStage<Recording> completeAsync(byte[] value);
 

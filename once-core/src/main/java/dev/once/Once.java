@@ -12,8 +12,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -32,8 +32,8 @@ import org.slf4j.LoggerFactory;
  *     Fingerprinter.defaults().json(body), ResultCodec.utf8(), ctx -> charge(body));
  * }</pre>
  *
- * <p>Thread-safe; build one per application and share it. {@link #close()} stops its heartbeats
- * but never closes the store.
+ * <p>Thread-safe; build one per application and share it. {@link #close()} stops its heartbeats but
+ * never closes the store.
  */
 public final class Once implements AutoCloseable {
 
@@ -45,10 +45,13 @@ public final class Once implements AutoCloseable {
   private final ExecutionPolicy defaults;
   private final Events events;
   private final Heartbeats heartbeats;
+
   /** Where the asynchronous calls of a store without an asynchronous client block. */
   private final Executor blocking;
+
   /** The engine's own store executor, which it shuts down on close; null if it was given one. */
   private final @Nullable ExecutorService ownExecutor;
+
   private volatile boolean closed;
 
   private Once(Builder b) {
@@ -82,66 +85,81 @@ public final class Once implements AutoCloseable {
   }
 
   /** Runs the operation once per (scope, key) with the default policy and classifier. */
-  public <T> ExecutionResult<T> execute(Scope scope, IdempotencyKey key, Fingerprint fingerprint,
-      ResultCodec<T> codec, Operation<T> operation) {
-    return execute(scope, key, fingerprint, codec, OutcomeClassifier.defaults(), defaults, operation);
+  public <T> ExecutionResult<T> execute(
+      Scope scope,
+      IdempotencyKey key,
+      Fingerprint fingerprint,
+      ResultCodec<T> codec,
+      Operation<T> operation) {
+    return execute(
+        scope, key, fingerprint, codec, OutcomeClassifier.defaults(), defaults, operation);
   }
 
   /**
    * Runs the operation once per (scope, key).
    *
    * <p>If this call wins the claim, the operation runs here: its value is classified, and a
-   * completed or finally failed outcome is recorded for replay; a transient outcome releases the key.
-   * A transient exception propagates after the release (checked ones wrapped in
-   * {@link OperationFailedException}). Otherwise the result says why nothing ran.
+   * completed or finally failed outcome is recorded for replay; a transient outcome releases the
+   * key. A transient exception propagates after the release (checked ones wrapped in {@link
+   * OperationFailedException}). Otherwise the result says why nothing ran.
    */
-  public <T> ExecutionResult<T> execute(Scope scope, IdempotencyKey key, Fingerprint fingerprint,
-      ResultCodec<T> codec, OutcomeClassifier<? super T> classifier, ExecutionPolicy policy,
+  public <T> ExecutionResult<T> execute(
+      Scope scope,
+      IdempotencyKey key,
+      Fingerprint fingerprint,
+      ResultCodec<T> codec,
+      OutcomeClassifier<? super T> classifier,
+      ExecutionPolicy policy,
       Operation<T> operation) {
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(classifier, "classifier");
     Objects.requireNonNull(operation, "operation");
-    return begin(scope, key, fingerprint, policy).accept(new Admission.Visitor<ExecutionResult<T>>() {
-      @Override
-      public ExecutionResult<T> proceed(Admission.Proceed proceed) {
-        return run(proceed.lease(), codec, classifier, operation);
-      }
+    return begin(scope, key, fingerprint, policy)
+        .accept(
+            new Admission.Visitor<ExecutionResult<T>>() {
+              @Override
+              public ExecutionResult<T> proceed(Admission.Proceed proceed) {
+                return run(proceed.lease(), codec, classifier, operation);
+              }
 
-      @Override
-      public ExecutionResult<T> unguarded(Admission.Unguarded unguarded) {
-        return runUnguarded(scope, key, classifier, operation);
-      }
+              @Override
+              public ExecutionResult<T> unguarded(Admission.Unguarded unguarded) {
+                return runUnguarded(scope, key, classifier, operation);
+              }
 
-      @Override
-      public ExecutionResult<T> replay(Admission.Replay replay) {
-        return decode(RecordId.of(scope, key), replay, codec);
-      }
+              @Override
+              public ExecutionResult<T> replay(Admission.Replay replay) {
+                return decode(RecordId.of(scope, key), replay, codec);
+              }
 
-      @Override
-      public ExecutionResult<T> replayFailure(Admission.ReplayFailure replayFailure) {
-        return new ExecutionResult.Failed<>(replayFailure.failure());
-      }
+              @Override
+              public ExecutionResult<T> replayFailure(Admission.ReplayFailure replayFailure) {
+                return new ExecutionResult.Failed<>(replayFailure.failure());
+              }
 
-      @Override
-      public ExecutionResult<T> inFlight(Admission.InFlight inFlight) {
-        return new ExecutionResult.InFlight<>(inFlight.retryAfter());
-      }
+              @Override
+              public ExecutionResult<T> inFlight(Admission.InFlight inFlight) {
+                return new ExecutionResult.InFlight<>(inFlight.retryAfter());
+              }
 
-      @Override
-      public ExecutionResult<T> fingerprintMismatch(Admission.FingerprintMismatch mismatch) {
-        return new ExecutionResult.FingerprintMismatch<>();
-      }
+              @Override
+              public ExecutionResult<T> fingerprintMismatch(
+                  Admission.FingerprintMismatch mismatch) {
+                return new ExecutionResult.FingerprintMismatch<>();
+              }
 
-      @Override
-      public ExecutionResult<T> responseUnavailable(Admission.ResponseUnavailable unavailable) {
-        return new ExecutionResult.ResponseUnavailable<>();
-      }
+              @Override
+              public ExecutionResult<T> responseUnavailable(
+                  Admission.ResponseUnavailable unavailable) {
+                return new ExecutionResult.ResponseUnavailable<>();
+              }
 
-      @Override
-      public ExecutionResult<T> storeUnavailable(Admission.StoreUnavailable unavailable) {
-        return new ExecutionResult.StoreUnavailable<>(unavailable.retryAfter(), unavailable.cause());
-      }
-    });
+              @Override
+              public ExecutionResult<T> storeUnavailable(Admission.StoreUnavailable unavailable) {
+                return new ExecutionResult.StoreUnavailable<>(
+                    unavailable.retryAfter(), unavailable.cause());
+              }
+            });
   }
 
   /**
@@ -152,7 +170,8 @@ public final class Once implements AutoCloseable {
    * @throws IllegalStateException if the engine was closed (or the heartbeat scheduler it was given
    *     was shut down): refused before anything is claimed, so no key is left in flight
    */
-  public Admission begin(Scope scope, IdempotencyKey key, Fingerprint fingerprint, ExecutionPolicy policy) {
+  public Admission begin(
+      Scope scope, IdempotencyKey key, Fingerprint fingerprint, ExecutionPolicy policy) {
     Objects.requireNonNull(policy, "policy");
     RecordId id = RecordId.of(scope, key);
     ClaimRequest request = new ClaimRequest(id, fingerprint, policy.lease(), policy.ttl());
@@ -160,13 +179,15 @@ public final class Once implements AutoCloseable {
     try {
       long claimedAt = System.nanoTime();
       ClaimResult claim = store.claim(request);
-      return answer(request, claim, policy, claimedAt).orElseGet(() -> {
-        IdempotencyRecord existing = ((ClaimResult.Existing) claim).record();
-        if (policy.inFlight() instanceof InFlightPolicy.Wait w) {
-          return awaitFirst(request, existing, w.maxWait(), policy);
-        }
-        return conflict(id, existing);
-      });
+      return answer(request, claim, policy, claimedAt)
+          .orElseGet(
+              () -> {
+                IdempotencyRecord existing = ((ClaimResult.Existing) claim).record();
+                if (policy.inFlight() instanceof InFlightPolicy.Wait w) {
+                  return awaitFirst(request, existing, w.maxWait(), policy);
+                }
+                return conflict(id, existing);
+              });
     } catch (StoreUnavailableException e) {
       return storeUnavailable(id, e, policy);
     } catch (UnreadableRecordException e) {
@@ -176,13 +197,13 @@ public final class Once implements AutoCloseable {
 
   /**
    * {@link #begin}, without a thread waiting for the store where its client is asynchronous (see
-   * {@link IdempotencyStore}); other stores are called on the engine's store executor
-   * ({@link Builder#storeExecutor}). In wait mode a duplicate holds no thread while it waits. The
-   * stage completes with the admission {@link #begin} would return, or exceptionally with the
-   * {@link IllegalStateException} it would throw.
+   * {@link IdempotencyStore}); other stores are called on the engine's store executor ({@link
+   * Builder#storeExecutor}). In wait mode a duplicate holds no thread while it waits. The stage
+   * completes with the admission {@link #begin} would return, or exceptionally with the {@link
+   * IllegalStateException} it would throw.
    */
-  public CompletionStage<Admission> beginAsync(Scope scope, IdempotencyKey key, Fingerprint fingerprint,
-      ExecutionPolicy policy) {
+  public CompletionStage<Admission> beginAsync(
+      Scope scope, IdempotencyKey key, Fingerprint fingerprint, ExecutionPolicy policy) {
     Objects.requireNonNull(policy, "policy");
     RecordId id = RecordId.of(scope, key);
     ClaimRequest request = new ClaimRequest(id, fingerprint, policy.lease(), policy.ttl());
@@ -192,38 +213,48 @@ public final class Once implements AutoCloseable {
       return CompletableFuture.failedFuture(e);
     }
     long claimedAt = System.nanoTime();
-    return store.claimAsync(request, blocking).handle((claim, failure) -> {
-      if (failure != null) {
-        Throwable cause = Causes.of(failure);
-        if (cause instanceof StoreUnavailableException e) {
-          return CompletableFuture.completedFuture(storeUnavailable(id, e, policy));
-        }
-        if (cause instanceof UnreadableRecordException e) {
-          return CompletableFuture.completedFuture(unreadable(e));
-        }
-        return CompletableFuture.<Admission>failedFuture(cause);
-      }
-      try {
-        Optional<Admission> answer = answer(request, claim, policy, claimedAt);
-        if (answer.isPresent()) {
-          return CompletableFuture.completedFuture(answer.get());
-        }
-      } catch (UnreadableRecordException e) {
-        return CompletableFuture.completedFuture(unreadable(e));
-      }
-      IdempotencyRecord existing = ((ClaimResult.Existing) claim).record();
-      if (policy.inFlight() instanceof InFlightPolicy.Wait w) {
-        return awaitFirstAsync(request, existing, System.nanoTime() + w.maxWait().toNanos(), MIN_POLL_NANOS, policy);
-      }
-      return CompletableFuture.completedFuture(conflict(id, existing));
-    }).thenCompose(stage -> stage);
+    return store
+        .claimAsync(request, blocking)
+        .handle(
+            (claim, failure) -> {
+              if (failure != null) {
+                Throwable cause = Causes.of(failure);
+                if (cause instanceof StoreUnavailableException e) {
+                  return CompletableFuture.completedFuture(storeUnavailable(id, e, policy));
+                }
+                if (cause instanceof UnreadableRecordException e) {
+                  return CompletableFuture.completedFuture(unreadable(e));
+                }
+                return CompletableFuture.<Admission>failedFuture(cause);
+              }
+              try {
+                Optional<Admission> answer = answer(request, claim, policy, claimedAt);
+                if (answer.isPresent()) {
+                  return CompletableFuture.completedFuture(answer.get());
+                }
+              } catch (UnreadableRecordException e) {
+                return CompletableFuture.completedFuture(unreadable(e));
+              }
+              IdempotencyRecord existing = ((ClaimResult.Existing) claim).record();
+              if (policy.inFlight() instanceof InFlightPolicy.Wait w) {
+                return awaitFirstAsync(
+                    request,
+                    existing,
+                    System.nanoTime() + w.maxWait().toNanos(),
+                    MIN_POLL_NANOS,
+                    policy);
+              }
+              return CompletableFuture.completedFuture(conflict(id, existing));
+            })
+        .thenCompose(stage -> stage);
   }
 
   /**
    * What a claim settles for this request: the lease, a replay or a mismatch; empty while another
    * request holds the key, which the caller answers as it waits or refuses.
    */
-  private Optional<Admission> answer(ClaimRequest request, ClaimResult claim, ExecutionPolicy policy, long claimedAt) {
+  private Optional<Admission> answer(
+      ClaimRequest request, ClaimResult claim, ExecutionPolicy policy, long claimedAt) {
     if (claim instanceof ClaimResult.Claimed c) {
       return Optional.of(proceed(request.id(), c, policy, claimedAt));
     }
@@ -242,9 +273,9 @@ public final class Once implements AutoCloseable {
   }
 
   /**
-   * What a duplicate of (scope, key) would be answered, without claiming: a replay, a mismatch or an
-   * in-flight conflict if a record exists; empty if none does (or the store cannot say), so a claim
-   * would create one. For callers that must not create a record now but should still answer
+   * What a duplicate of (scope, key) would be answered, without claiming: a replay, a mismatch or
+   * an in-flight conflict if a record exists; empty if none does (or the store cannot say), so a
+   * claim would create one. For callers that must not create a record now but should still answer
    * retries, such as a rate limit on new keys. One store read; never runs or waits for anything.
    */
   public Optional<Admission> existing(Scope scope, IdempotencyKey key, Fingerprint fingerprint) {
@@ -259,45 +290,57 @@ public final class Once implements AutoCloseable {
   }
 
   /** {@link #existing}, asynchronously, as {@link #beginAsync} calls the store. */
-  public CompletionStage<Optional<Admission>> existingAsync(Scope scope, IdempotencyKey key, Fingerprint fingerprint) {
+  public CompletionStage<Optional<Admission>> existingAsync(
+      Scope scope, IdempotencyKey key, Fingerprint fingerprint) {
     RecordId id = RecordId.of(scope, key);
-    return store.getAsync(id, blocking).handle((record, failure) -> {
-      Throwable cause = failure == null ? null : Causes.of(failure);
-      if (cause instanceof StoreUnavailableException) {
-        return Optional.<Admission>empty();
-      }
-      try {
-        if (cause != null) {
-          throw cause instanceof RuntimeException r ? r : new java.util.concurrent.CompletionException(cause);
-        }
-        return existing(id, record, fingerprint);
-      } catch (UnreadableRecordException e) {
-        return Optional.of(unreadable(e));
-      }
-    });
+    return store
+        .getAsync(id, blocking)
+        .handle(
+            (record, failure) -> {
+              Throwable cause = failure == null ? null : Causes.of(failure);
+              if (cause instanceof StoreUnavailableException) {
+                return Optional.<Admission>empty();
+              }
+              try {
+                if (cause != null) {
+                  throw cause instanceof RuntimeException r
+                      ? r
+                      : new java.util.concurrent.CompletionException(cause);
+                }
+                return existing(id, record, fingerprint);
+              } catch (UnreadableRecordException e) {
+                return Optional.of(unreadable(e));
+              }
+            });
   }
 
-  private Optional<Admission> existing(RecordId id, Optional<IdempotencyRecord> record, Fingerprint fingerprint) {
+  private Optional<Admission> existing(
+      RecordId id, Optional<IdempotencyRecord> record, Fingerprint fingerprint) {
     if (record.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(settle(id, record.get(), fingerprint)
-        .orElseGet(() -> new Admission.InFlight(retryAfter(record.get()))));
+    return Optional.of(
+        settle(id, record.get(), fingerprint)
+            .orElseGet(() -> new Admission.InFlight(retryAfter(record.get()))));
   }
 
   /**
-   * What an existing record settles for this request: a mismatch or a replay; empty while the record
-   * is in progress under the same request, which the caller answers as it waits or refuses.
+   * What an existing record settles for this request: a mismatch or a replay; empty while the
+   * record is in progress under the same request, which the caller answers as it waits or refuses.
    */
-  private Optional<Admission> settle(RecordId id, IdempotencyRecord existing, Fingerprint fingerprint) {
+  private Optional<Admission> settle(
+      RecordId id, IdempotencyRecord existing, Fingerprint fingerprint) {
     if (!fingerprint.matches(existing.fingerprint())) {
       events.fingerprintMismatch(id);
       return Optional.of(new Admission.FingerprintMismatch());
     }
     if (existing.state().isTerminal()) {
       Admission replay = Payloads.replay(existing);
-      events.replayed(id, existing.state() == dev.once.store.RecordState.COMPLETED
-          ? Outcome.COMPLETED : Outcome.FAILED_FINAL);
+      events.replayed(
+          id,
+          existing.state() == dev.once.store.RecordState.COMPLETED
+              ? Outcome.COMPLETED
+              : Outcome.FAILED_FINAL);
       return Optional.of(replay);
     }
     return Optional.empty();
@@ -307,8 +350,8 @@ public final class Once implements AutoCloseable {
    * Holds a duplicate until the record changes, re-claiming after each change so that a released
    * key or an ended lease is taken over by this caller, and gives up at the deadline.
    */
-  private Admission awaitFirst(ClaimRequest request, IdempotencyRecord existing, Duration maxWait,
-      ExecutionPolicy policy) {
+  private Admission awaitFirst(
+      ClaimRequest request, IdempotencyRecord existing, Duration maxWait, ExecutionPolicy policy) {
     RecordId id = request.id();
     long deadline = System.nanoTime() + maxWait.toNanos();
     long poll = MIN_POLL_NANOS;
@@ -341,11 +384,15 @@ public final class Once implements AutoCloseable {
   }
 
   /**
-   * {@link #awaitFirst} without a thread: each round subscribes to changes, re-claims, and, while the
-   * key is still held, resumes when the record changes or the round's wait is over.
+   * {@link #awaitFirst} without a thread: each round subscribes to changes, re-claims, and, while
+   * the key is still held, resumes when the record changes or the round's wait is over.
    */
-  private CompletionStage<Admission> awaitFirstAsync(ClaimRequest request, IdempotencyRecord last, long deadline,
-      long poll, ExecutionPolicy policy) {
+  private CompletionStage<Admission> awaitFirstAsync(
+      ClaimRequest request,
+      IdempotencyRecord last,
+      long deadline,
+      long poll,
+      ExecutionPolicy policy) {
     RecordId id = request.id();
     long left = deadline - System.nanoTime();
     if (left <= 0) {
@@ -353,39 +400,48 @@ public final class Once implements AutoCloseable {
     }
     CompletableFuture<Void> change = store.awaitChange(id);
     long claimedAt = System.nanoTime();
-    return store.claimAsync(request, blocking).handle((claim, failure) -> {
-      if (failure != null) {
-        change.cancel(false);
-        Throwable cause = Causes.of(failure);
-        if (cause instanceof StoreUnavailableException e) {
-          return CompletableFuture.completedFuture(unavailableWhileWaiting(id, last, e));
-        }
-        return CompletableFuture.<Admission>failedFuture(cause);
-      }
-      Optional<Admission> answer;
-      try {
-        answer = answer(request, claim, policy, claimedAt);
-      } catch (UnreadableRecordException e) {
-        change.cancel(false);
-        return CompletableFuture.completedFuture(unreadable(e));
-      }
-      if (answer.isPresent()) {
-        change.cancel(false);
-        return CompletableFuture.completedFuture(answer.get());
-      }
-      IdempotencyRecord now = ((ClaimResult.Existing) claim).record();
-      // A separate future for the timeout: the store's own future must only ever be cancelled.
-      CompletableFuture<Void> woken = new CompletableFuture<>();
-      change.whenComplete((v, e) -> woken.complete(null));
-      woken.completeOnTimeout(null, waitNanos(left, now, poll), TimeUnit.NANOSECONDS);
-      return woken.thenCompose(v -> {
-        change.cancel(false);
-        return awaitFirstAsync(request, now, deadline, nextPoll(poll), policy);
-      });
-    }).thenCompose(stage -> stage);
+    return store
+        .claimAsync(request, blocking)
+        .handle(
+            (claim, failure) -> {
+              if (failure != null) {
+                change.cancel(false);
+                Throwable cause = Causes.of(failure);
+                if (cause instanceof StoreUnavailableException e) {
+                  return CompletableFuture.completedFuture(unavailableWhileWaiting(id, last, e));
+                }
+                return CompletableFuture.<Admission>failedFuture(cause);
+              }
+              Optional<Admission> answer;
+              try {
+                answer = answer(request, claim, policy, claimedAt);
+              } catch (UnreadableRecordException e) {
+                change.cancel(false);
+                return CompletableFuture.completedFuture(unreadable(e));
+              }
+              if (answer.isPresent()) {
+                change.cancel(false);
+                return CompletableFuture.completedFuture(answer.get());
+              }
+              IdempotencyRecord now = ((ClaimResult.Existing) claim).record();
+              // A separate future for the timeout: the store's own future must only ever be
+              // cancelled.
+              CompletableFuture<Void> woken = new CompletableFuture<>();
+              change.whenComplete((v, e) -> woken.complete(null));
+              woken.completeOnTimeout(null, waitNanos(left, now, poll), TimeUnit.NANOSECONDS);
+              return woken.thenCompose(
+                  v -> {
+                    change.cancel(false);
+                    return awaitFirstAsync(request, now, deadline, nextPoll(poll), policy);
+                  });
+            })
+        .thenCompose(stage -> stage);
   }
 
-  /** How long one round of waiting lasts: until the lease ends at the latest (a crashed holder sends no notification). */
+  /**
+   * How long one round of waiting lasts: until the lease ends at the latest (a crashed holder sends
+   * no notification).
+   */
   private long waitNanos(long left, IdempotencyRecord last, long poll) {
     long wait = Math.min(left, last.leaseRemaining().toNanos() + MIN_POLL_NANOS);
     return store.notifiesChanges() ? wait : Math.min(wait, poll);
@@ -395,7 +451,8 @@ public final class Once implements AutoCloseable {
     return store.notifiesChanges() ? poll : Math.min(poll * 2, MAX_POLL_NANOS);
   }
 
-  private Admission unavailableWhileWaiting(RecordId id, IdempotencyRecord last, StoreUnavailableException e) {
+  private Admission unavailableWhileWaiting(
+      RecordId id, IdempotencyRecord last, StoreUnavailableException e) {
     // The store said the first request is in flight: running this duplicate unguarded now
     // (fail-open) could run the operation twice. Answer what is known.
     log.debug("store unavailable while {} waited on a request in flight: {}", id, e.toString());
@@ -424,14 +481,26 @@ public final class Once implements AutoCloseable {
     }
   }
 
-  private Admission proceed(RecordId id, ClaimResult.Claimed c, ExecutionPolicy policy, long claimedAt) {
-    HeldLease lease = new HeldLease(store, events, id, c.token(), c.stolen(), c.recoveryPoint(), policy,
-        claimedAt, policy.heartbeat() ? heartbeats : null, blocking);
+  private Admission proceed(
+      RecordId id, ClaimResult.Claimed c, ExecutionPolicy policy, long claimedAt) {
+    HeldLease lease =
+        new HeldLease(
+            store,
+            events,
+            id,
+            c.token(),
+            c.stolen(),
+            c.recoveryPoint(),
+            policy,
+            claimedAt,
+            policy.heartbeat() ? heartbeats : null,
+            blocking);
     if (policy.heartbeat()) {
       try {
         heartbeats.register(lease);
       } catch (IllegalStateException e) {
-        // Closed between the check and the claim: nothing ran, so the key is released, not left in flight.
+        // Closed between the check and the claim: nothing ran, so the key is released, not left in
+        // flight.
         lease.release();
         throw e;
       }
@@ -442,9 +511,13 @@ public final class Once implements AutoCloseable {
     return new Admission.Proceed(lease);
   }
 
-  private Admission storeUnavailable(RecordId id, StoreUnavailableException e, ExecutionPolicy policy) {
+  private Admission storeUnavailable(
+      RecordId id, StoreUnavailableException e, ExecutionPolicy policy) {
     if (policy.failureMode() == FailureMode.FAIL_OPEN) {
-      log.warn("store unavailable; running {} WITHOUT idempotency protection (fail-open): {}", id, e.toString());
+      log.warn(
+          "store unavailable; running {} WITHOUT idempotency protection (fail-open): {}",
+          id,
+          e.toString());
       events.failOpen(id, e);
       return new Admission.Unguarded(e);
     }
@@ -453,8 +526,11 @@ public final class Once implements AutoCloseable {
     return new Admission.StoreUnavailable(policy.storeRetryAfter(), e);
   }
 
-  private <T> ExecutionResult<T> run(Lease lease, ResultCodec<T> codec,
-      OutcomeClassifier<? super T> classifier, Operation<T> operation) {
+  private <T> ExecutionResult<T> run(
+      Lease lease,
+      ResultCodec<T> codec,
+      OutcomeClassifier<? super T> classifier,
+      Operation<T> operation) {
     RecordId id = RecordId.of(lease.scope(), lease.key());
     long start = System.nanoTime();
     T value;
@@ -467,15 +543,20 @@ public final class Once implements AutoCloseable {
     try {
       outcome = Objects.requireNonNull(classifier.classify(value), "the classifier returned null");
     } catch (RuntimeException e) {
-      // The operation returned, so its effect happened: record it as done without a result, as for a
+      // The operation returned, so its effect happened: record it as done without a result, as for
+      // a
       // codec failure, so a retry never runs it again; the bug is logged, not rethrown, because the
       // caller's work did succeed.
-      log.error("the classifier failed on the result of {}; recording it as done without a result", id, e);
+      log.error(
+          "the classifier failed on the result of {}; recording it as done without a result",
+          id,
+          e);
       Recording recording = lease.completeWithoutResult();
       events.executed(id, Outcome.COMPLETED, recording, System.nanoTime() - start);
       return new ExecutionResult.Executed<>(value, Outcome.COMPLETED, recording);
     }
-    Recording recording = outcome == Outcome.TRANSIENT ? lease.release() : record(lease, codec, value, outcome);
+    Recording recording =
+        outcome == Outcome.TRANSIENT ? lease.release() : record(lease, codec, value, outcome);
     events.executed(id, outcome, recording, System.nanoTime() - start);
     return new ExecutionResult.Executed<>(value, outcome, recording);
   }
@@ -487,14 +568,21 @@ public final class Once implements AutoCloseable {
       bytes = Objects.requireNonNull(codec.encode(value), "the codec encoded a value as null");
     } catch (RuntimeException e) {
       // The work is done; it must not run again just because its result cannot be encoded.
-      log.warn("could not encode the result of {}; retries will get 'response unavailable'", lease.key(), e);
+      log.warn(
+          "could not encode the result of {}; retries will get 'response unavailable'",
+          lease.key(),
+          e);
       return lease.completeWithoutResult();
     }
     return outcome == Outcome.COMPLETED ? lease.complete(bytes) : lease.failFinal(bytes);
   }
 
-  private <T> ExecutionResult<T> failed(Lease lease, RecordId id, long start,
-      OutcomeClassifier<? super T> classifier, Throwable error) {
+  private <T> ExecutionResult<T> failed(
+      Lease lease,
+      RecordId id,
+      long start,
+      OutcomeClassifier<? super T> classifier,
+      Throwable error) {
     Outcome outcome;
     try {
       outcome = OutcomeClassifier.outcomeOfError(classifier, error);
@@ -511,8 +599,10 @@ public final class Once implements AutoCloseable {
       events.executed(id, Outcome.TRANSIENT, recording, System.nanoTime() - start);
       throw propagate(error);
     }
-    FinalFailure failure = error instanceof FinalFailure f ? f
-        : new FinalFailure(error.getClass().getName(), error.getMessage());
+    FinalFailure failure =
+        error instanceof FinalFailure f
+            ? f
+            : new FinalFailure(error.getClass().getName(), error.getMessage());
     Recording recording = lease.failFinal(failure);
     events.executed(id, Outcome.FAILED_FINAL, recording, System.nanoTime() - start);
     return new ExecutionResult.Failed<>(failure);
@@ -531,17 +621,22 @@ public final class Once implements AutoCloseable {
     return new OperationFailedException(error);
   }
 
-  private <T> ExecutionResult<T> decode(RecordId id, Admission.Replay replay, ResultCodec<T> codec) {
+  private <T> ExecutionResult<T> decode(
+      RecordId id, Admission.Replay replay, ResultCodec<T> codec) {
     try {
       return new ExecutionResult.Replayed<>(codec.decode(replay.value()), replay.outcome());
     } catch (RuntimeException e) {
-      log.warn("could not decode the recorded result of {}; answering 'response unavailable'", id, e);
+      log.warn(
+          "could not decode the recorded result of {}; answering 'response unavailable'", id, e);
       return new ExecutionResult.ResponseUnavailable<>();
     }
   }
 
-  private <T> ExecutionResult<T> runUnguarded(Scope scope, IdempotencyKey key,
-      OutcomeClassifier<? super T> classifier, Operation<T> operation) {
+  private <T> ExecutionResult<T> runUnguarded(
+      Scope scope,
+      IdempotencyKey key,
+      OutcomeClassifier<? super T> classifier,
+      Operation<T> operation) {
     UnguardedContext context = new UnguardedContext(scope, key);
     T value;
     try {
@@ -550,8 +645,10 @@ public final class Once implements AutoCloseable {
       if (OutcomeClassifier.outcomeOfError(classifier, error) == Outcome.TRANSIENT) {
         throw propagate(error);
       }
-      return new ExecutionResult.Failed<>(error instanceof FinalFailure f ? f
-          : new FinalFailure(error.getClass().getName(), error.getMessage()));
+      return new ExecutionResult.Failed<>(
+          error instanceof FinalFailure f
+              ? f
+              : new FinalFailure(error.getClass().getName(), error.getMessage()));
     }
     return new ExecutionResult.Executed<>(value, classifier.classify(value), Recording.UNGUARDED);
   }
@@ -563,8 +660,8 @@ public final class Once implements AutoCloseable {
   }
 
   /**
-   * Stops the engine's heartbeats; leases still held stop being extended. Later calls to
-   * {@link #begin} and {@link #execute} throw {@link IllegalStateException} before claiming anything.
+   * Stops the engine's heartbeats; leases still held stop being extended. Later calls to {@link
+   * #begin} and {@link #execute} throw {@link IllegalStateException} before claiming anything.
    * Never closes the store or a scheduler the engine was given.
    */
   @Override
@@ -605,9 +702,9 @@ public final class Once implements AutoCloseable {
     }
 
     /**
-     * Times heartbeats on this scheduler instead of the engine's own daemon thread; the engine never
-     * shuts it down, and refuses new work once it is shut down. The store calls themselves run on the
-     * engine's heartbeat threads, never on the scheduler.
+     * Times heartbeats on this scheduler instead of the engine's own daemon thread; the engine
+     * never shuts it down, and refuses new work once it is shut down. The store calls themselves
+     * run on the engine's heartbeat threads, never on the scheduler.
      */
     public Builder heartbeatScheduler(ScheduledExecutorService scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
@@ -616,36 +713,38 @@ public final class Once implements AutoCloseable {
 
     /**
      * How many heartbeat store calls may be under way at once (default 4, 1 to 256). The leases due
-     * at a tick are spread over them, each call extending up to {@link #heartbeatBatchSize} leases, so
-     * with the defaults one round trip extends up to 20,000 leases; raise it for a slow store with
-     * more leases than that, of a few seconds each.
+     * at a tick are spread over them, each call extending up to {@link #heartbeatBatchSize} leases,
+     * so with the defaults one round trip extends up to 20,000 leases; raise it for a slow store
+     * with more leases than that, of a few seconds each.
      */
     public Builder heartbeatThreads(int threads) {
       if (threads < 1 || threads > 256) {
-        throw new IllegalArgumentException("heartbeatThreads must be between 1 and 256, was " + threads);
+        throw new IllegalArgumentException(
+            "heartbeatThreads must be between 1 and 256, was " + threads);
       }
       this.heartbeatThreads = threads;
       return this;
     }
 
     /**
-     * The most leases one heartbeat store call extends (default 5,000, 1 to 100,000). Stores split a
-     * batch further where their protocol needs it.
+     * The most leases one heartbeat store call extends (default 5,000, 1 to 100,000). Stores split
+     * a batch further where their protocol needs it.
      */
     public Builder heartbeatBatchSize(int batchSize) {
       if (batchSize < 1 || batchSize > 100_000) {
-        throw new IllegalArgumentException("heartbeatBatchSize must be between 1 and 100000, was " + batchSize);
+        throw new IllegalArgumentException(
+            "heartbeatBatchSize must be between 1 and 100000, was " + batchSize);
       }
       this.heartbeatBatchSize = batchSize;
       return this;
     }
 
     /**
-     * Runs the asynchronous calls ({@link Once#beginAsync}, {@link Lease#completeAsync} …) of a store
-     * whose client is blocking (JDBC, SQLite) on this executor instead of the engine's own pool of
-     * {@link #storeThreads} threads. It should be bounded: a call it refuses is answered as the store
-     * being unavailable. The engine never shuts it down. Stores with an asynchronous client (Redis,
-     * in memory) do not use it.
+     * Runs the asynchronous calls ({@link Once#beginAsync}, {@link Lease#completeAsync} …) of a
+     * store whose client is blocking (JDBC, SQLite) on this executor instead of the engine's own
+     * pool of {@link #storeThreads} threads. It should be bounded: a call it refuses is answered as
+     * the store being unavailable. The engine never shuts it down. Stores with an asynchronous
+     * client (Redis, in memory) do not use it.
      */
     public Builder storeExecutor(Executor executor) {
       this.storeExecutor = Objects.requireNonNull(executor, "executor");
@@ -653,13 +752,14 @@ public final class Once implements AutoCloseable {
     }
 
     /**
-     * The size of the engine's own store executor (default 16, 1 to 1024), used when no
-     * {@link #storeExecutor} is given: at most this many blocking store calls of asynchronous callers
-     * run at once, and up to {@value StoreExecutor#QUEUE_PER_THREAD} per thread wait for one.
+     * The size of the engine's own store executor (default 16, 1 to 1024), used when no {@link
+     * #storeExecutor} is given: at most this many blocking store calls of asynchronous callers run
+     * at once, and up to {@value StoreExecutor#QUEUE_PER_THREAD} per thread wait for one.
      */
     public Builder storeThreads(int threads) {
       if (threads < 1 || threads > 1024) {
-        throw new IllegalArgumentException("storeThreads must be between 1 and 1024, was " + threads);
+        throw new IllegalArgumentException(
+            "storeThreads must be between 1 and 1024, was " + threads);
       }
       this.storeThreads = threads;
       return this;

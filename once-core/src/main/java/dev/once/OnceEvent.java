@@ -5,8 +5,8 @@ import dev.once.store.StoreUnavailableException;
 
 /**
  * What the engine reports to an {@link OnceListener}, for metrics and logs. Events are created only
- * when a listener is registered. None of them carries a result body. Take one apart with
- * {@link #accept(Visitor)}, so that a listener learns at compile time of an event added later.
+ * when a listener is registered. None of them carries a result body. Take one apart with {@link
+ * #accept(Visitor)}, so that a listener learns at compile time of an event added later.
  */
 public sealed interface OnceEvent {
 
@@ -41,7 +41,8 @@ public sealed interface OnceEvent {
   RecordId id();
 
   /** An operation ran and finished with this outcome; {@code nanos} is its duration. */
-  record Executed(RecordId id, Outcome outcome, Recording recording, long nanos) implements OnceEvent {
+  record Executed(RecordId id, Outcome outcome, Recording recording, long nanos)
+      implements OnceEvent {
     @Override
     public <R> R accept(Visitor<R> visitor) {
       return visitor.executed(this);

@@ -9,8 +9,8 @@ package dev.once;
 public interface Operation<T> {
 
   /**
-   * Does the work. Return a value (classified by the {@link OutcomeClassifier}), throw
-   * {@link FinalFailure} for a deterministic failure, or throw anything else for a transient one.
+   * Does the work. Return a value (classified by the {@link OutcomeClassifier}), throw {@link
+   * FinalFailure} for a deterministic failure, or throw anything else for a transient one.
    */
   T run(ExecutionContext context) throws Exception;
 }

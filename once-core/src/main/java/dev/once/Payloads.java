@@ -32,7 +32,10 @@ final class Payloads {
     String message = failure.getMessage();
     byte[] text = message == null ? new byte[0] : message.getBytes(StandardCharsets.UTF_8);
     return ByteBuffer.allocate(1 + 4 + code.length + text.length)
-        .put(FAILURE).putInt(code.length).put(code).put(text)
+        .put(FAILURE)
+        .putInt(code.length)
+        .put(code)
+        .put(text)
         .array();
   }
 
@@ -43,7 +46,8 @@ final class Payloads {
   /** What a terminal record replays as. */
   static Admission replay(IdempotencyRecord record) {
     byte[] payload = Objects.requireNonNull(record.result(), "a terminal record carries a result");
-    Outcome outcome = record.state() == RecordState.COMPLETED ? Outcome.COMPLETED : Outcome.FAILED_FINAL;
+    Outcome outcome =
+        record.state() == RecordState.COMPLETED ? Outcome.COMPLETED : Outcome.FAILED_FINAL;
     if (payload.length == 0) {
       return new Admission.ResponseUnavailable();
     }
@@ -71,7 +75,8 @@ final class Payloads {
     }
     String code = new String(payload, 5, codeLength, StandardCharsets.UTF_8);
     int textStart = 5 + codeLength;
-    String message = new String(payload, textStart, payload.length - textStart, StandardCharsets.UTF_8);
+    String message =
+        new String(payload, textStart, payload.length - textStart, StandardCharsets.UTF_8);
     return new FinalFailure(code, message.isEmpty() ? null : message, true);
   }
 }

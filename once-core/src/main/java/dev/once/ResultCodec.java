@@ -26,14 +26,30 @@ public interface ResultCodec<T> {
 }
 
 final class Codecs {
-  static final ResultCodec<byte[]> BYTES = new ResultCodec<>() {
-    @Override public byte[] encode(byte[] value) { return value; }
-    @Override public byte[] decode(byte[] bytes) { return bytes; }
-  };
-  static final ResultCodec<String> UTF8 = new ResultCodec<>() {
-    @Override public byte[] encode(String value) { return value.getBytes(StandardCharsets.UTF_8); }
-    @Override public String decode(byte[] bytes) { return new String(bytes, StandardCharsets.UTF_8); }
-  };
+  static final ResultCodec<byte[]> BYTES =
+      new ResultCodec<>() {
+        @Override
+        public byte[] encode(byte[] value) {
+          return value;
+        }
+
+        @Override
+        public byte[] decode(byte[] bytes) {
+          return bytes;
+        }
+      };
+  static final ResultCodec<String> UTF8 =
+      new ResultCodec<>() {
+        @Override
+        public byte[] encode(String value) {
+          return value.getBytes(StandardCharsets.UTF_8);
+        }
+
+        @Override
+        public String decode(byte[] bytes) {
+          return new String(bytes, StandardCharsets.UTF_8);
+        }
+      };
 
   private Codecs() {}
 }

@@ -30,7 +30,11 @@ public record Scope(String value) {
     }
     if (value.length() > MAX_LENGTH) {
       throw new IllegalArgumentException(
-          "scope is " + value.length() + " characters long; at most " + MAX_LENGTH + " are allowed");
+          "scope is "
+              + value.length()
+              + " characters long; at most "
+              + MAX_LENGTH
+              + " are allowed");
     }
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
@@ -38,8 +42,10 @@ public record Scope(String value) {
         throw new IllegalArgumentException("scope has a control character at index " + i);
       }
       if (Character.isSurrogate(c)) {
-        boolean paired = Character.isHighSurrogate(c) && i + 1 < value.length()
-            && Character.isLowSurrogate(value.charAt(i + 1));
+        boolean paired =
+            Character.isHighSurrogate(c)
+                && i + 1 < value.length()
+                && Character.isLowSurrogate(value.charAt(i + 1));
         if (!paired) {
           throw new IllegalArgumentException("scope has a lone surrogate at index " + i);
         }
@@ -85,7 +91,8 @@ public record Scope(String value) {
       throw new IllegalArgumentException("secret must not be null");
     }
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8));
+      byte[] digest =
+          MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8));
       return "sha256:" + HexFormat.of().formatHex(digest);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required of every Java platform", e);

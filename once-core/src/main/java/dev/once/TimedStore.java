@@ -2,11 +2,11 @@ package dev.once;
 
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
-import dev.once.store.IdempotencyRecord;
 import dev.once.store.ForwardingStore;
+import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
-import dev.once.store.RecordId;
 import dev.once.store.LeaseToken;
+import dev.once.store.RecordId;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Optional;
@@ -142,14 +142,14 @@ final class TimedStore extends ForwardingStore {
   }
 
   @Override
-  public CompletionStage<Boolean> completeAsync(RecordId id, long token, byte[] result, Duration ttl,
-      Executor blocking) {
+  public CompletionStage<Boolean> completeAsync(
+      RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
     return timedAsync("complete", () -> delegate.completeAsync(id, token, result, ttl, blocking));
   }
 
   @Override
-  public CompletionStage<Boolean> failFinalAsync(RecordId id, long token, byte[] result, Duration ttl,
-      Executor blocking) {
+  public CompletionStage<Boolean> failFinalAsync(
+      RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
     return timedAsync("failFinal", () -> delegate.failFinalAsync(id, token, result, ttl, blocking));
   }
 

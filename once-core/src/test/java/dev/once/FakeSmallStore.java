@@ -6,7 +6,10 @@ import dev.once.store.RecordId;
 import dev.once.store.ResultTooLargeException;
 import java.time.Duration;
 
-/** A store with a small item limit, like DynamoDB's 400 KB: larger results are refused before writing. */
+/**
+ * A store with a small item limit, like DynamoDB's 400 KB: larger results are refused before
+ * writing.
+ */
 final class FakeSmallStore extends ForwardingStore {
   private final IdempotencyStore delegate;
   private final int maxBytes;
@@ -28,13 +31,18 @@ final class FakeSmallStore extends ForwardingStore {
     return value;
   }
 
-  @Override public boolean checkpoint(RecordId id, long token, byte[] point, Duration lease) {
+  @Override
+  public boolean checkpoint(RecordId id, long token, byte[] point, Duration lease) {
     return delegate.checkpoint(id, token, fitting(point), lease);
   }
-  @Override public boolean complete(RecordId id, long token, byte[] result, Duration ttl) {
+
+  @Override
+  public boolean complete(RecordId id, long token, byte[] result, Duration ttl) {
     return delegate.complete(id, token, fitting(result), ttl);
   }
-  @Override public boolean failFinal(RecordId id, long token, byte[] result, Duration ttl) {
+
+  @Override
+  public boolean failFinal(RecordId id, long token, byte[] result, Duration ttl) {
     return delegate.failFinal(id, token, fitting(result), ttl);
   }
 }

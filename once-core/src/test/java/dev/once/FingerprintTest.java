@@ -26,7 +26,8 @@ class FingerprintTest {
   void aRecordOfAVersionTheFingerprintDoesNotCarryMatchesNothing() {
     assertThat(V2.matches(new Fingerprint(3, "22".repeat(32)))).isFalse();
     assertThat(new Fingerprint(2, "22".repeat(32)).matches(V1)).isFalse();
-    assertThat(new Fingerprint(3, "33".repeat(32), new Fingerprint(2, "22".repeat(32))).matches(V1)).isFalse();
+    assertThat(new Fingerprint(3, "33".repeat(32), new Fingerprint(2, "22".repeat(32))).matches(V1))
+        .isFalse();
   }
 
   @Test
@@ -40,8 +41,10 @@ class FingerprintTest {
   @Test
   void aPreviousFingerprintMustBeOfAnOlderVersion() {
     assertThatThrownBy(() -> new Fingerprint(1, "11".repeat(32), V2))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("older version");
-    assertThatThrownBy(() -> new Fingerprint(2, "11".repeat(32), new Fingerprint(2, "22".repeat(32))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("older version");
+    assertThatThrownBy(
+            () -> new Fingerprint(2, "11".repeat(32), new Fingerprint(2, "22".repeat(32))))
         .isInstanceOf(IllegalArgumentException.class);
   }
 

@@ -10,16 +10,19 @@ import org.junit.jupiter.params.provider.CsvSource;
 class IdempotencyKeyTest {
 
   @ParameterizedTest(name = "[{index}] {0} -> {1}")
-  @CsvSource(delimiter = '|', quoteCharacter = '\'', value = {
-      "abc|abc",
-      "'\"abc\"'|abc",
-      "'  abc\t'|abc",
-      "'\"a\\\"b\"'|a\"b",
-      "'\"a\\\\b\"'|a\\b",
-      "0190a5e4-7c1e-7d2b-9c3a-1f2e3d4c5b6a|0190a5e4-7c1e-7d2b-9c3a-1f2e3d4c5b6a",
-      "'a\"b'|a\"b",
-      "'a,b'|a,b",
-  })
+  @CsvSource(
+      delimiter = '|',
+      quoteCharacter = '\'',
+      value = {
+        "abc|abc",
+        "'\"abc\"'|abc",
+        "'  abc\t'|abc",
+        "'\"a\\\"b\"'|a\"b",
+        "'\"a\\\\b\"'|a\\b",
+        "0190a5e4-7c1e-7d2b-9c3a-1f2e3d4c5b6a|0190a5e4-7c1e-7d2b-9c3a-1f2e3d4c5b6a",
+        "'a\"b'|a\"b",
+        "'a,b'|a,b",
+      })
   void headerValuesInBothFormsParseToTheKey(String header, String expected) {
     assertThat(IdempotencyKey.parseHeader(header).value()).isEqualTo(expected);
   }
@@ -36,11 +39,13 @@ class IdempotencyKeyTest {
   @Test
   void theLongestKeyIs255Characters() {
     assertThat(IdempotencyKey.of("k".repeat(255)).value()).hasSize(255);
-    assertThatThrownBy(() -> IdempotencyKey.of("k".repeat(256))).isInstanceOf(InvalidIdempotencyKeyException.class);
+    assertThatThrownBy(() -> IdempotencyKey.of("k".repeat(256)))
+        .isInstanceOf(InvalidIdempotencyKeyException.class);
   }
 
   @Test
   void aQuotedKeyWithASpaceIsRejectedBecauseKeysAreSpaceFree() {
-    assertThatThrownBy(() -> IdempotencyKey.parseHeader("\"a b\"")).isInstanceOf(InvalidIdempotencyKeyException.class);
+    assertThatThrownBy(() -> IdempotencyKey.parseHeader("\"a b\""))
+        .isInstanceOf(InvalidIdempotencyKeyException.class);
   }
 }

@@ -44,14 +44,17 @@ class OnceTest {
   }
 
   private ExecutionResult<String> charge(IdempotencyKey key, Fingerprint fp) {
-    return once.execute(SCOPE, key, fp, ResultCodec.utf8(), ctx -> "charge-" + runs.incrementAndGet());
+    return once.execute(
+        SCOPE, key, fp, ResultCodec.utf8(), ctx -> "charge-" + runs.incrementAndGet());
   }
 
   @Test
   void firstCallExecutesAndRecords() {
     ExecutionResult<String> r = charge(newKey(), FP);
 
-    assertThat(r).isEqualTo(new ExecutionResult.Executed<>("charge-1", Outcome.COMPLETED, Recording.RECORDED));
+    assertThat(r)
+        .isEqualTo(
+            new ExecutionResult.Executed<>("charge-1", Outcome.COMPLETED, Recording.RECORDED));
   }
 
   @Test
@@ -83,10 +86,13 @@ class OnceTest {
     Fingerprint v1 = new Fingerprint(1, "11".repeat(32));
     charge(key, v1); // written before the upgrade
     Fingerprint sameRequestNow = new Fingerprint(2, "22".repeat(32), v1);
-    Fingerprint otherRequestNow = new Fingerprint(2, "33".repeat(32), new Fingerprint(1, "44".repeat(32)));
+    Fingerprint otherRequestNow =
+        new Fingerprint(2, "33".repeat(32), new Fingerprint(1, "44".repeat(32)));
 
-    assertThat(charge(key, sameRequestNow)).isEqualTo(new ExecutionResult.Replayed<>("charge-1", Outcome.COMPLETED));
-    assertThat(charge(key, otherRequestNow)).isInstanceOf(ExecutionResult.FingerprintMismatch.class);
+    assertThat(charge(key, sameRequestNow))
+        .isEqualTo(new ExecutionResult.Replayed<>("charge-1", Outcome.COMPLETED));
+    assertThat(charge(key, otherRequestNow))
+        .isInstanceOf(ExecutionResult.FingerprintMismatch.class);
     assertThat(runs).hasValue(1);
   }
 
@@ -95,10 +101,17 @@ class OnceTest {
     IdempotencyKey key = newKey();
     charge(key, FP);
 
-    ExecutionResult<String> other = once.execute(Scope.of("merchant-2", "POST /payments"), key, FP,
-        ResultCodec.utf8(), ctx -> "charge-" + runs.incrementAndGet());
+    ExecutionResult<String> other =
+        once.execute(
+            Scope.of("merchant-2", "POST /payments"),
+            key,
+            FP,
+            ResultCodec.utf8(),
+            ctx -> "charge-" + runs.incrementAndGet());
 
-    assertThat(other).isEqualTo(new ExecutionResult.Executed<>("charge-2", Outcome.COMPLETED, Recording.RECORDED));
+    assertThat(other)
+        .isEqualTo(
+            new ExecutionResult.Executed<>("charge-2", Outcome.COMPLETED, Recording.RECORDED));
   }
 
   @Test
@@ -108,11 +121,19 @@ class OnceTest {
     CountDownLatch finish = new CountDownLatch(1);
     ExecutorService pool = Executors.newSingleThreadExecutor();
     try {
-      Future<ExecutionResult<String>> first = pool.submit(() -> once.execute(SCOPE, key, FP, ResultCodec.utf8(), ctx -> {
-        started.countDown();
-        finish.await();
-        return "first";
-      }));
+      Future<ExecutionResult<String>> first =
+          pool.submit(
+              () ->
+                  once.execute(
+                      SCOPE,
+                      key,
+                      FP,
+                      ResultCodec.utf8(),
+                      ctx -> {
+                        started.countDown();
+                        finish.await();
+                        return "first";
+                      }));
       started.await();
 
       ExecutionResult<String> dup = charge(key, FP);
@@ -122,7 +143,8 @@ class OnceTest {
       assertThat(retryAfter).isBetween(Duration.ofSeconds(1), once.defaults().lease());
       finish.countDown();
       assertThat(first.get()).isInstanceOf(ExecutionResult.Executed.class);
-      assertThat(charge(key, FP)).isEqualTo(new ExecutionResult.Replayed<>("first", Outcome.COMPLETED));
+      assertThat(charge(key, FP))
+          .isEqualTo(new ExecutionResult.Replayed<>("first", Outcome.COMPLETED));
     } finally {
       pool.shutdownNow();
     }
@@ -131,23 +153,43 @@ class OnceTest {
   @Test
   void inWaitModeADuplicateGetsTheFirstResultWhenItFinishes() throws Exception {
     IdempotencyKey key = newKey();
-    ExecutionPolicy waiting = ExecutionPolicy.builder().inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(10))).build();
+    ExecutionPolicy waiting =
+        ExecutionPolicy.builder().inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(10))).build();
     CountDownLatch started = new CountDownLatch(1);
     CountDownLatch finish = new CountDownLatch(1);
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
-      pool.submit(() -> once.execute(SCOPE, key, FP, ResultCodec.utf8(), OutcomeClassifier.defaults(), waiting, ctx -> {
-        started.countDown();
-        finish.await();
-        return "first";
-      }));
+      pool.submit(
+          () ->
+              once.execute(
+                  SCOPE,
+                  key,
+                  FP,
+                  ResultCodec.utf8(),
+                  OutcomeClassifier.defaults(),
+                  waiting,
+                  ctx -> {
+                    started.countDown();
+                    finish.await();
+                    return "first";
+                  }));
       started.await();
-      Future<ExecutionResult<String>> dup = pool.submit(() -> once.execute(SCOPE, key, FP, ResultCodec.utf8(),
-          OutcomeClassifier.defaults(), waiting, ctx -> "second"));
+      Future<ExecutionResult<String>> dup =
+          pool.submit(
+              () ->
+                  once.execute(
+                      SCOPE,
+                      key,
+                      FP,
+                      ResultCodec.utf8(),
+                      OutcomeClassifier.defaults(),
+                      waiting,
+                      ctx -> "second"));
 
       finish.countDown();
 
-      assertThat(dup.get(10, TimeUnit.SECONDS)).isEqualTo(new ExecutionResult.Replayed<>("first", Outcome.COMPLETED));
+      assertThat(dup.get(10, TimeUnit.SECONDS))
+          .isEqualTo(new ExecutionResult.Replayed<>("first", Outcome.COMPLETED));
     } finally {
       pool.shutdownNow();
     }
@@ -156,11 +198,19 @@ class OnceTest {
   @Test
   void inWaitModeADuplicateGivesUpAtItsDeadline() throws Exception {
     IdempotencyKey key = newKey();
-    ExecutionPolicy waiting = ExecutionPolicy.builder().inFlight(InFlightPolicy.waitUpTo(Duration.ofMillis(200))).build();
+    ExecutionPolicy waiting =
+        ExecutionPolicy.builder().inFlight(InFlightPolicy.waitUpTo(Duration.ofMillis(200))).build();
     Lease held = ((Admission.Proceed) once.begin(SCOPE, key, FP, once.defaults())).lease();
 
-    ExecutionResult<String> dup = once.execute(SCOPE, key, FP, ResultCodec.utf8(), OutcomeClassifier.defaults(),
-        waiting, ctx -> "second");
+    ExecutionResult<String> dup =
+        once.execute(
+            SCOPE,
+            key,
+            FP,
+            ResultCodec.utf8(),
+            OutcomeClassifier.defaults(),
+            waiting,
+            ctx -> "second");
 
     assertThat(dup).isInstanceOf(ExecutionResult.InFlight.class);
     held.release();
@@ -169,18 +219,29 @@ class OnceTest {
   @Test
   void inWaitModeADuplicateRunsItselfWhenTheFirstReleasesTheKey() throws Exception {
     IdempotencyKey key = newKey();
-    ExecutionPolicy waiting = ExecutionPolicy.builder().inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(10))).build();
+    ExecutionPolicy waiting =
+        ExecutionPolicy.builder().inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(10))).build();
     Lease held = ((Admission.Proceed) once.begin(SCOPE, key, FP, once.defaults())).lease();
     ExecutorService pool = Executors.newSingleThreadExecutor();
     try {
-      Future<ExecutionResult<String>> dup = pool.submit(() -> once.execute(SCOPE, key, FP, ResultCodec.utf8(),
-          OutcomeClassifier.defaults(), waiting, ctx -> "second"));
+      Future<ExecutionResult<String>> dup =
+          pool.submit(
+              () ->
+                  once.execute(
+                      SCOPE,
+                      key,
+                      FP,
+                      ResultCodec.utf8(),
+                      OutcomeClassifier.defaults(),
+                      waiting,
+                      ctx -> "second"));
       store.awaitParked(Duration.ofSeconds(10)); // the duplicate waits for the key
 
       held.release();
 
       assertThat(dup.get(10, TimeUnit.SECONDS))
-          .isEqualTo(new ExecutionResult.Executed<>("second", Outcome.COMPLETED, Recording.RECORDED));
+          .isEqualTo(
+              new ExecutionResult.Executed<>("second", Outcome.COMPLETED, Recording.RECORDED));
     } finally {
       pool.shutdownNow();
     }
@@ -190,9 +251,18 @@ class OnceTest {
   void transientExceptionReleasesTheKeyAndPropagates() {
     IdempotencyKey key = newKey();
 
-    assertThatThrownBy(() -> once.execute(SCOPE, key, FP, ResultCodec.utf8(), ctx -> {
-      throw new IllegalStateException("downstream timed out");
-    })).isInstanceOf(IllegalStateException.class).hasMessage("downstream timed out");
+    assertThatThrownBy(
+            () ->
+                once.execute(
+                    SCOPE,
+                    key,
+                    FP,
+                    ResultCodec.utf8(),
+                    ctx -> {
+                      throw new IllegalStateException("downstream timed out");
+                    }))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("downstream timed out");
 
     assertThat(store.get(RecordId.of(SCOPE, key))).isEmpty();
     assertThat(charge(key, FP)).isInstanceOf(ExecutionResult.Executed.class);
@@ -202,9 +272,18 @@ class OnceTest {
   void checkedExceptionIsWrappedAfterTheRelease() {
     IdempotencyKey key = newKey();
 
-    assertThatThrownBy(() -> once.execute(SCOPE, key, FP, ResultCodec.utf8(), ctx -> {
-      throw new IOException("connection reset");
-    })).isInstanceOf(OperationFailedException.class).hasCauseInstanceOf(IOException.class);
+    assertThatThrownBy(
+            () ->
+                once.execute(
+                    SCOPE,
+                    key,
+                    FP,
+                    ResultCodec.utf8(),
+                    ctx -> {
+                      throw new IOException("connection reset");
+                    }))
+        .isInstanceOf(OperationFailedException.class)
+        .hasCauseInstanceOf(IOException.class);
 
     assertThat(store.get(RecordId.of(SCOPE, key))).isEmpty();
   }
@@ -212,64 +291,105 @@ class OnceTest {
   @Test
   void finalFailureIsRecordedAndReplayed() {
     IdempotencyKey key = newKey();
-    Operation<String> declined = ctx -> {
-      runs.incrementAndGet();
-      throw new FinalFailure("insufficient-funds", "balance 3.00 < 10.00");
-    };
+    Operation<String> declined =
+        ctx -> {
+          runs.incrementAndGet();
+          throw new FinalFailure("insufficient-funds", "balance 3.00 < 10.00");
+        };
 
     ExecutionResult<String> first = once.execute(SCOPE, key, FP, ResultCodec.utf8(), declined);
     ExecutionResult<String> retry = once.execute(SCOPE, key, FP, ResultCodec.utf8(), declined);
 
-    assertThat(first).isInstanceOfSatisfying(ExecutionResult.Failed.class, f -> {
-      assertThat(f.failure().code()).isEqualTo("insufficient-funds");
-      assertThat(f.failure().replayed()).isFalse();
-    });
-    assertThat(retry).isInstanceOfSatisfying(ExecutionResult.Failed.class, f -> {
-      assertThat(f.failure().code()).isEqualTo("insufficient-funds");
-      assertThat(f.failure().getMessage()).isEqualTo("balance 3.00 < 10.00");
-      assertThat(f.failure().replayed()).isTrue();
-    });
+    assertThat(first)
+        .isInstanceOfSatisfying(
+            ExecutionResult.Failed.class,
+            f -> {
+              assertThat(f.failure().code()).isEqualTo("insufficient-funds");
+              assertThat(f.failure().replayed()).isFalse();
+            });
+    assertThat(retry)
+        .isInstanceOfSatisfying(
+            ExecutionResult.Failed.class,
+            f -> {
+              assertThat(f.failure().code()).isEqualTo("insufficient-funds");
+              assertThat(f.failure().getMessage()).isEqualTo("balance 3.00 < 10.00");
+              assertThat(f.failure().replayed()).isTrue();
+            });
     assertThat(runs).hasValue(1);
   }
 
   @Test
   void classifierCanMakeAnExceptionFinal() {
     IdempotencyKey key = newKey();
-    OutcomeClassifier<String> validationIsFinal = new OutcomeClassifier<>() {
-      @Override
-      public Outcome classifyError(Throwable error) {
-        return error instanceof IllegalArgumentException ? Outcome.FAILED_FINAL : Outcome.TRANSIENT;
-      }
-    };
+    OutcomeClassifier<String> validationIsFinal =
+        new OutcomeClassifier<>() {
+          @Override
+          public Outcome classifyError(Throwable error) {
+            return error instanceof IllegalArgumentException
+                ? Outcome.FAILED_FINAL
+                : Outcome.TRANSIENT;
+          }
+        };
 
-    ExecutionResult<String> r = once.execute(SCOPE, key, FP, ResultCodec.utf8(), validationIsFinal, once.defaults(),
-        ctx -> {
-          throw new IllegalArgumentException("amount must be positive");
-        });
+    ExecutionResult<String> r =
+        once.execute(
+            SCOPE,
+            key,
+            FP,
+            ResultCodec.utf8(),
+            validationIsFinal,
+            once.defaults(),
+            ctx -> {
+              throw new IllegalArgumentException("amount must be positive");
+            });
 
-    assertThat(r).isInstanceOfSatisfying(ExecutionResult.Failed.class,
-        f -> assertThat(f.failure().code()).isEqualTo(IllegalArgumentException.class.getName()));
-    assertThat(store.get(RecordId.of(SCOPE, key))).hasValueSatisfying(
-        rec -> assertThat(rec.state()).isEqualTo(RecordState.FAILED_FINAL));
+    assertThat(r)
+        .isInstanceOfSatisfying(
+            ExecutionResult.Failed.class,
+            f ->
+                assertThat(f.failure().code()).isEqualTo(IllegalArgumentException.class.getName()));
+    assertThat(store.get(RecordId.of(SCOPE, key)))
+        .hasValueSatisfying(rec -> assertThat(rec.state()).isEqualTo(RecordState.FAILED_FINAL));
   }
 
   @Test
   void valueClassifiedTransientIsReturnedButNotRecorded() {
     IdempotencyKey key = newKey();
-    OutcomeClassifier<String> statusCodes = new OutcomeClassifier<>() {
-      @Override
-      public Outcome classify(String result) {
-        return result.startsWith("503") ? Outcome.TRANSIENT : result.startsWith("4") ? Outcome.FAILED_FINAL : Outcome.COMPLETED;
-      }
-    };
+    OutcomeClassifier<String> statusCodes =
+        new OutcomeClassifier<>() {
+          @Override
+          public Outcome classify(String result) {
+            return result.startsWith("503")
+                ? Outcome.TRANSIENT
+                : result.startsWith("4") ? Outcome.FAILED_FINAL : Outcome.COMPLETED;
+          }
+        };
 
-    ExecutionResult<String> r = once.execute(SCOPE, key, FP, ResultCodec.utf8(), statusCodes, once.defaults(), ctx -> "503 busy");
-    ExecutionResult<String> again = once.execute(SCOPE, key, FP, ResultCodec.utf8(), statusCodes, once.defaults(), ctx -> "402 declined");
-    ExecutionResult<String> replay = once.execute(SCOPE, key, FP, ResultCodec.utf8(), statusCodes, once.defaults(), ctx -> "201 ok");
+    ExecutionResult<String> r =
+        once.execute(
+            SCOPE, key, FP, ResultCodec.utf8(), statusCodes, once.defaults(), ctx -> "503 busy");
+    ExecutionResult<String> again =
+        once.execute(
+            SCOPE,
+            key,
+            FP,
+            ResultCodec.utf8(),
+            statusCodes,
+            once.defaults(),
+            ctx -> "402 declined");
+    ExecutionResult<String> replay =
+        once.execute(
+            SCOPE, key, FP, ResultCodec.utf8(), statusCodes, once.defaults(), ctx -> "201 ok");
 
-    assertThat(r).isEqualTo(new ExecutionResult.Executed<>("503 busy", Outcome.TRANSIENT, Recording.RELEASED));
-    assertThat(again).isEqualTo(new ExecutionResult.Executed<>("402 declined", Outcome.FAILED_FINAL, Recording.RECORDED));
-    assertThat(replay).isEqualTo(new ExecutionResult.Replayed<>("402 declined", Outcome.FAILED_FINAL));
+    assertThat(r)
+        .isEqualTo(
+            new ExecutionResult.Executed<>("503 busy", Outcome.TRANSIENT, Recording.RELEASED));
+    assertThat(again)
+        .isEqualTo(
+            new ExecutionResult.Executed<>(
+                "402 declined", Outcome.FAILED_FINAL, Recording.RECORDED));
+    assertThat(replay)
+        .isEqualTo(new ExecutionResult.Replayed<>("402 declined", Outcome.FAILED_FINAL));
   }
 
   @Test
@@ -278,10 +398,15 @@ class OnceTest {
     ExecutionPolicy small = ExecutionPolicy.builder().maxResultBytes(8).build();
     Operation<String> big = ctx -> "x".repeat(9 + runs.incrementAndGet() * 0);
 
-    ExecutionResult<String> first = once.execute(SCOPE, key, FP, ResultCodec.utf8(), OutcomeClassifier.defaults(), small, big);
-    ExecutionResult<String> retry = once.execute(SCOPE, key, FP, ResultCodec.utf8(), OutcomeClassifier.defaults(), small, big);
+    ExecutionResult<String> first =
+        once.execute(SCOPE, key, FP, ResultCodec.utf8(), OutcomeClassifier.defaults(), small, big);
+    ExecutionResult<String> retry =
+        once.execute(SCOPE, key, FP, ResultCodec.utf8(), OutcomeClassifier.defaults(), small, big);
 
-    assertThat(first).isEqualTo(new ExecutionResult.Executed<>("x".repeat(9), Outcome.COMPLETED, Recording.RESULT_NOT_STORED));
+    assertThat(first)
+        .isEqualTo(
+            new ExecutionResult.Executed<>(
+                "x".repeat(9), Outcome.COMPLETED, Recording.RESULT_NOT_STORED));
     assertThat(retry).isInstanceOf(ExecutionResult.ResponseUnavailable.class);
     assertThat(runs).hasValue(1);
   }
@@ -295,8 +420,10 @@ class OnceTest {
       ExecutionResult<String> first = small.execute(SCOPE, key, FP, ResultCodec.utf8(), big);
       ExecutionResult<String> retry = small.execute(SCOPE, key, FP, ResultCodec.utf8(), big);
 
-      assertThat(first).isEqualTo(new ExecutionResult.Executed<>("payment-1-with-a-long-receipt", Outcome.COMPLETED,
-          Recording.RESULT_NOT_STORED));
+      assertThat(first)
+          .isEqualTo(
+              new ExecutionResult.Executed<>(
+                  "payment-1-with-a-long-receipt", Outcome.COMPLETED, Recording.RESULT_NOT_STORED));
       assertThat(retry).isInstanceOf(ExecutionResult.ResponseUnavailable.class);
       assertThat(runs).hasValue(1);
     }
@@ -305,64 +432,99 @@ class OnceTest {
   @Test
   void resultThatCannotBeEncodedCountsAsDone() {
     IdempotencyKey key = newKey();
-    ResultCodec<String> broken = new ResultCodec<>() {
-      @Override public byte[] encode(String value) { throw new IllegalStateException("not serialisable"); }
-      @Override public String decode(byte[] bytes) { return new String(bytes, StandardCharsets.UTF_8); }
-    };
+    ResultCodec<String> broken =
+        new ResultCodec<>() {
+          @Override
+          public byte[] encode(String value) {
+            throw new IllegalStateException("not serialisable");
+          }
 
-    ExecutionResult<String> first = once.execute(SCOPE, key, FP, broken, ctx -> "v" + runs.incrementAndGet());
-    ExecutionResult<String> retry = once.execute(SCOPE, key, FP, broken, ctx -> "v" + runs.incrementAndGet());
+          @Override
+          public String decode(byte[] bytes) {
+            return new String(bytes, StandardCharsets.UTF_8);
+          }
+        };
 
-    assertThat(first).isEqualTo(new ExecutionResult.Executed<>("v1", Outcome.COMPLETED, Recording.RESULT_NOT_STORED));
+    ExecutionResult<String> first =
+        once.execute(SCOPE, key, FP, broken, ctx -> "v" + runs.incrementAndGet());
+    ExecutionResult<String> retry =
+        once.execute(SCOPE, key, FP, broken, ctx -> "v" + runs.incrementAndGet());
+
+    assertThat(first)
+        .isEqualTo(
+            new ExecutionResult.Executed<>("v1", Outcome.COMPLETED, Recording.RESULT_NOT_STORED));
     assertThat(retry).isInstanceOf(ExecutionResult.ResponseUnavailable.class);
   }
 
   @Test
   void aLeaseWhoseHolderDiedIsStolenWithItsRecoveryPoint() throws Exception {
     IdempotencyKey key = newKey();
-    ExecutionPolicy shortLease = ExecutionPolicy.builder().lease(Duration.ofMillis(100)).heartbeat(false).build();
+    ExecutionPolicy shortLease =
+        ExecutionPolicy.builder().lease(Duration.ofMillis(100)).heartbeat(false).build();
     Lease dead = ((Admission.Proceed) once.begin(SCOPE, key, FP, shortLease)).lease();
     dead.checkpoint("step-1-done".getBytes(StandardCharsets.UTF_8));
     dead.abandon();
     Thread.sleep(150);
 
-    ExecutionResult<String> r = once.execute(SCOPE, key, FP, ResultCodec.utf8(), OutcomeClassifier.defaults(), shortLease,
-        ctx -> {
-          assertThat(ctx.stolen()).isTrue();
-          assertThat(ctx.token()).isGreaterThan(dead.token());
-          return "resumed after " + new String(ctx.recoveryPoint().orElseThrow(), StandardCharsets.UTF_8);
-        });
+    ExecutionResult<String> r =
+        once.execute(
+            SCOPE,
+            key,
+            FP,
+            ResultCodec.utf8(),
+            OutcomeClassifier.defaults(),
+            shortLease,
+            ctx -> {
+              assertThat(ctx.stolen()).isTrue();
+              assertThat(ctx.token()).isGreaterThan(dead.token());
+              return "resumed after "
+                  + new String(ctx.recoveryPoint().orElseThrow(), StandardCharsets.UTF_8);
+            });
 
-    assertThat(r).isEqualTo(new ExecutionResult.Executed<>("resumed after step-1-done", Outcome.COMPLETED, Recording.RECORDED));
+    assertThat(r)
+        .isEqualTo(
+            new ExecutionResult.Executed<>(
+                "resumed after step-1-done", Outcome.COMPLETED, Recording.RECORDED));
     assertThat(listener.events).anyMatch(e -> e instanceof OnceEvent.LeaseStolen);
   }
 
   @Test
   void aZombieCannotOverwriteTheNewOwnersRecord() throws Exception {
     IdempotencyKey key = newKey();
-    ExecutionPolicy shortLease = ExecutionPolicy.builder().lease(Duration.ofMillis(100)).heartbeat(false).build();
+    ExecutionPolicy shortLease =
+        ExecutionPolicy.builder().lease(Duration.ofMillis(100)).heartbeat(false).build();
     Lease zombie = ((Admission.Proceed) once.begin(SCOPE, key, FP, shortLease)).lease();
     Thread.sleep(150);
-    ExecutionResult<String> thief = once.execute(SCOPE, key, FP, ResultCodec.utf8(), OutcomeClassifier.defaults(),
-        shortLease, ctx -> "thief");
+    ExecutionResult<String> thief =
+        once.execute(
+            SCOPE,
+            key,
+            FP,
+            ResultCodec.utf8(),
+            OutcomeClassifier.defaults(),
+            shortLease,
+            ctx -> "thief");
 
     Recording late = zombie.complete("zombie".getBytes(StandardCharsets.UTF_8));
 
     assertThat(thief).isInstanceOf(ExecutionResult.Executed.class);
     assertThat(late).isEqualTo(Recording.LEASE_LOST);
-    assertThat(charge(key, FP)).isEqualTo(new ExecutionResult.Replayed<>("thief", Outcome.COMPLETED));
+    assertThat(charge(key, FP))
+        .isEqualTo(new ExecutionResult.Replayed<>("thief", Outcome.COMPLETED));
     assertThat(listener.events).anyMatch(e -> e instanceof OnceEvent.LeaseLost);
   }
 
   @Test
   void checkpointAfterTheLeaseWasStolenTellsTheZombieToStop() throws Exception {
     IdempotencyKey key = newKey();
-    ExecutionPolicy shortLease = ExecutionPolicy.builder().lease(Duration.ofMillis(100)).heartbeat(false).build();
+    ExecutionPolicy shortLease =
+        ExecutionPolicy.builder().lease(Duration.ofMillis(100)).heartbeat(false).build();
     Lease zombie = ((Admission.Proceed) once.begin(SCOPE, key, FP, shortLease)).lease();
     Thread.sleep(150);
     once.begin(SCOPE, key, FP, shortLease);
 
-    assertThatThrownBy(() -> zombie.checkpoint(new byte[] {1})).isInstanceOf(LeaseLostException.class);
+    assertThatThrownBy(() -> zombie.checkpoint(new byte[] {1}))
+        .isInstanceOf(LeaseLostException.class);
     assertThat(zombie.leaseLost()).isTrue();
   }
 
@@ -374,21 +536,38 @@ class OnceTest {
     CountDownLatch finish = new CountDownLatch(1);
     ExecutorService pool = Executors.newSingleThreadExecutor();
     try {
-      Future<ExecutionResult<String>> slow = pool.submit(() -> once.execute(SCOPE, key, FP, ResultCodec.utf8(),
-          OutcomeClassifier.defaults(), shortLease, ctx -> {
-            started.countDown();
-            finish.await();
-            return "slow";
-          }));
+      Future<ExecutionResult<String>> slow =
+          pool.submit(
+              () ->
+                  once.execute(
+                      SCOPE,
+                      key,
+                      FP,
+                      ResultCodec.utf8(),
+                      OutcomeClassifier.defaults(),
+                      shortLease,
+                      ctx -> {
+                        started.countDown();
+                        finish.await();
+                        return "slow";
+                      }));
       started.await();
       Thread.sleep(600); // four leases long: only heartbeats keep it
 
-      ExecutionResult<String> dup = once.execute(SCOPE, key, FP, ResultCodec.utf8(), OutcomeClassifier.defaults(),
-          shortLease, ctx -> "stolen");
+      ExecutionResult<String> dup =
+          once.execute(
+              SCOPE,
+              key,
+              FP,
+              ResultCodec.utf8(),
+              OutcomeClassifier.defaults(),
+              shortLease,
+              ctx -> "stolen");
 
       assertThat(dup).isInstanceOf(ExecutionResult.InFlight.class);
       finish.countDown();
-      assertThat(slow.get()).isEqualTo(new ExecutionResult.Executed<>("slow", Outcome.COMPLETED, Recording.RECORDED));
+      assertThat(slow.get())
+          .isEqualTo(new ExecutionResult.Executed<>("slow", Outcome.COMPLETED, Recording.RECORDED));
     } finally {
       pool.shutdownNow();
     }
@@ -397,10 +576,14 @@ class OnceTest {
   @Test
   void failClosedRefusesWhenTheStoreIsDown() {
     try (Once down = Once.of(new FakeUnavailableStore())) {
-      ExecutionResult<String> r = down.execute(SCOPE, newKey(), FP, ResultCodec.utf8(), ctx -> "ran" + runs.incrementAndGet());
+      ExecutionResult<String> r =
+          down.execute(
+              SCOPE, newKey(), FP, ResultCodec.utf8(), ctx -> "ran" + runs.incrementAndGet());
 
-      assertThat(r).isInstanceOfSatisfying(ExecutionResult.StoreUnavailable.class,
-          s -> assertThat(s.retryAfter()).isEqualTo(Duration.ofSeconds(1)));
+      assertThat(r)
+          .isInstanceOfSatisfying(
+              ExecutionResult.StoreUnavailable.class,
+              s -> assertThat(s.retryAfter()).isEqualTo(Duration.ofSeconds(1)));
       assertThat(runs).hasValue(0);
     }
   }
@@ -409,10 +592,13 @@ class OnceTest {
   void failOpenRunsUnguardedWhenTheStoreIsDown() {
     ExecutionPolicy open = ExecutionPolicy.builder().failureMode(FailureMode.FAIL_OPEN).build();
     RecordingListener events = new RecordingListener();
-    try (Once down = Once.builder(new FakeUnavailableStore()).defaults(open).listener(events).build()) {
-      ExecutionResult<String> r = down.execute(SCOPE, newKey(), FP, ResultCodec.utf8(), ctx -> "ran");
+    try (Once down =
+        Once.builder(new FakeUnavailableStore()).defaults(open).listener(events).build()) {
+      ExecutionResult<String> r =
+          down.execute(SCOPE, newKey(), FP, ResultCodec.utf8(), ctx -> "ran");
 
-      assertThat(r).isEqualTo(new ExecutionResult.Executed<>("ran", Outcome.COMPLETED, Recording.UNGUARDED));
+      assertThat(r)
+          .isEqualTo(new ExecutionResult.Executed<>("ran", Outcome.COMPLETED, Recording.UNGUARDED));
       assertThat(events.events).anyMatch(e -> e instanceof OnceEvent.FailOpen);
     }
   }
@@ -420,20 +606,30 @@ class OnceTest {
   @Test
   void aHerdOfIdenticalRequestsRunsTheOperationOnce() throws Exception {
     IdempotencyKey key = newKey();
-    ExecutionPolicy waiting = ExecutionPolicy.builder().inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20))).build();
+    ExecutionPolicy waiting =
+        ExecutionPolicy.builder().inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20))).build();
     int herd = 64;
     CountDownLatch go = new CountDownLatch(1);
     ExecutorService pool = Executors.newFixedThreadPool(herd);
     try {
       List<Future<ExecutionResult<String>>> results = new ArrayList<>();
       for (int i = 0; i < herd; i++) {
-        results.add(pool.submit(() -> {
-          go.await();
-          return once.execute(SCOPE, key, FP, ResultCodec.utf8(), OutcomeClassifier.defaults(), waiting, ctx -> {
-            Thread.sleep(20);
-            return "charge-" + runs.incrementAndGet();
-          });
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  return once.execute(
+                      SCOPE,
+                      key,
+                      FP,
+                      ResultCodec.utf8(),
+                      OutcomeClassifier.defaults(),
+                      waiting,
+                      ctx -> {
+                        Thread.sleep(20);
+                        return "charge-" + runs.incrementAndGet();
+                      });
+                }));
       }
       go.countDown();
       int executed = 0;

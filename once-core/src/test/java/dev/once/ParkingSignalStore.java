@@ -11,8 +11,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * An in-memory store that signals each time a caller subscribes to a record's changes, which is
- * what a wait-mode duplicate does just before it parks: a test waits for {@link #awaitParked} rather
- * than sleeping and hoping the duplicate got there. Shared with other modules through the test jar.
+ * what a wait-mode duplicate does just before it parks: a test waits for {@link #awaitParked}
+ * rather than sleeping and hoping the duplicate got there. Shared with other modules through the
+ * test jar.
  */
 public final class ParkingSignalStore extends ForwardingStore {
 
@@ -31,7 +32,9 @@ public final class ParkingSignalStore extends ForwardingStore {
     return change;
   }
 
-  /** Returns once one more caller has subscribed (parked); fails if none does within {@code within}. */
+  /**
+   * Returns once one more caller has subscribed (parked); fails if none does within {@code within}.
+   */
   public void awaitParked(Duration within) throws InterruptedException {
     if (!parked.tryAcquire(within.toMillis(), TimeUnit.MILLISECONDS)) {
       throw new AssertionError("no caller parked on a record within " + within);

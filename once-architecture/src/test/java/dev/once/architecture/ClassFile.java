@@ -20,6 +20,7 @@ record ClassFile(String name, boolean isPublic, Set<String> references, Set<Stri
   private static final int ACC_PUBLIC = 0x0001;
   private static final int ACC_PROTECTED = 0x0004;
   private static final int ACC_SYNTHETIC = 0x1000;
+
   /** A class name as it stands in descriptors and signatures: {@code Ldev/once/store/RecordId;}. */
   private static final Pattern DESCRIBED = Pattern.compile("L([\\w/$]+)[;<]");
 
@@ -94,7 +95,8 @@ record ClassFile(String name, boolean isPublic, Set<String> references, Set<Stri
         int flags = in.readUnsignedShort();
         in.readUnsignedShort();
         String descriptor = utf8[in.readUnsignedShort()];
-        boolean visible = (flags & (ACC_PUBLIC | ACC_PROTECTED)) != 0 && (flags & ACC_SYNTHETIC) == 0;
+        boolean visible =
+            (flags & (ACC_PUBLIC | ACC_PROTECTED)) != 0 && (flags & ACC_SYNTHETIC) == 0;
         int attributes = in.readUnsignedShort();
         for (int a = 0; a < attributes; a++) {
           String attribute = utf8[in.readUnsignedShort()];

@@ -26,9 +26,9 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * What encryption at rest adds: the engine on the in-memory store, plain and through
- * {@link EncryptingStore} (AES-256-GCM), in the same run, for a new key (claim, run, seal, complete)
- * and a replay (claim, open, decode), with a small and a 16 KiB result.
+ * What encryption at rest adds: the engine on the in-memory store, plain and through {@link
+ * EncryptingStore} (AES-256-GCM), in the same run, for a new key (claim, run, seal, complete) and a
+ * replay (claim, open, decode), with a small and a 16 KiB result.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -55,9 +55,15 @@ public class EncryptionBenchmark {
     java.util.Arrays.fill(result, (byte) 'x');
     ExecutionPolicy noHeartbeat = ExecutionPolicy.builder().heartbeat(false).build();
     Keyring keys = Keyring.builder().active("k1", new byte[32]).build();
-    plain = Once.builder(InMemoryStore.builder().maxRecords(50_000_000).build()).defaults(noHeartbeat).build();
-    encrypted = Once.builder(EncryptingStore.of(InMemoryStore.builder().maxRecords(50_000_000).build(), keys))
-        .defaults(noHeartbeat).build();
+    plain =
+        Once.builder(InMemoryStore.builder().maxRecords(50_000_000).build())
+            .defaults(noHeartbeat)
+            .build();
+    encrypted =
+        Once.builder(
+                EncryptingStore.of(InMemoryStore.builder().maxRecords(50_000_000).build(), keys))
+            .defaults(noHeartbeat)
+            .build();
     plain.execute(scope, recorded, fingerprint, ResultCodec.bytes(), ctx -> result);
     encrypted.execute(scope, recorded, fingerprint, ResultCodec.bytes(), ctx -> result);
   }
@@ -70,14 +76,22 @@ public class EncryptionBenchmark {
 
   @Benchmark
   public ExecutionResult<byte[]> newKeyPlain() {
-    return plain.execute(scope, IdempotencyKey.of("k-" + sequence.incrementAndGet()), fingerprint,
-        ResultCodec.bytes(), ctx -> result);
+    return plain.execute(
+        scope,
+        IdempotencyKey.of("k-" + sequence.incrementAndGet()),
+        fingerprint,
+        ResultCodec.bytes(),
+        ctx -> result);
   }
 
   @Benchmark
   public ExecutionResult<byte[]> newKeyEncrypted() {
-    return encrypted.execute(scope, IdempotencyKey.of("k-" + sequence.incrementAndGet()), fingerprint,
-        ResultCodec.bytes(), ctx -> result);
+    return encrypted.execute(
+        scope,
+        IdempotencyKey.of("k-" + sequence.incrementAndGet()),
+        fingerprint,
+        ResultCodec.bytes(),
+        ctx -> result);
   }
 
   @Benchmark

@@ -25,7 +25,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The engine's own cost per execute on the in-memory store, against the bare operation in the same
  * run: a new key each time (claim, run, complete) and a replay of a recorded key (claim answers
- * with the record). The fingerprint is computed once outside; {@code FingerprintBenchmark} measures it.
+ * with the record). The fingerprint is computed once outside; {@code FingerprintBenchmark} measures
+ * it.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -35,7 +36,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @State(org.openjdk.jmh.annotations.Scope.Benchmark)
 public class EngineBenchmark {
 
-  private static final byte[] RESULT = "{\"payment_id\":\"pay_123\",\"status\":\"succeeded\"}".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] RESULT =
+      "{\"payment_id\":\"pay_123\",\"status\":\"succeeded\"}".getBytes(StandardCharsets.UTF_8);
 
   private final Scope scope = Scope.of("sha256:0123456789abcdef", "POST /payments");
   private final Fingerprint fingerprint = new Fingerprint(1, "ab".repeat(32));
@@ -50,8 +52,10 @@ public class EngineBenchmark {
   public void setUp() {
     store = InMemoryStore.builder().maxRecords(50_000_000).build();
     once = Once.of(store);
-    onceWithoutHeartbeat = Once.builder(store)
-        .defaults(dev.once.ExecutionPolicy.builder().heartbeat(false).build()).build();
+    onceWithoutHeartbeat =
+        Once.builder(store)
+            .defaults(dev.once.ExecutionPolicy.builder().heartbeat(false).build())
+            .build();
     recorded = IdempotencyKey.of("recorded-key");
     once.execute(scope, recorded, fingerprint, ResultCodec.bytes(), ctx -> RESULT);
     keys = new String[1 << 16];
@@ -85,7 +89,8 @@ public class EngineBenchmark {
   public ExecutionResult<byte[]> executeNewKeyWithoutHeartbeat() {
     long n = sequence.incrementAndGet();
     IdempotencyKey key = IdempotencyKey.of(keys[(int) (n & (keys.length - 1))] + n);
-    return onceWithoutHeartbeat.execute(scope, key, fingerprint, ResultCodec.bytes(), ctx -> RESULT.clone());
+    return onceWithoutHeartbeat.execute(
+        scope, key, fingerprint, ResultCodec.bytes(), ctx -> RESULT.clone());
   }
 
   /** A retry: the claim finds the record and the result is replayed. */

@@ -23,16 +23,16 @@ import org.openjdk.jmh.annotations.Warmup;
  * bytes with a reused digest (the strategy the fingerprinter uses too):
  *
  * <ul>
- *   <li>{@code sha256} — the floor;</li>
+ *   <li>{@code sha256} — the floor;
  *   <li>{@code sha256NewDigest} — the same with {@code MessageDigest.getInstance} per call, which
- *       is what reusing a digest per thread saves;</li>
- *   <li>{@code canonicalize} — RFC 8785 canonicalisation alone, returning a fresh array;</li>
- *   <li>{@code canonicalizeExact} — the same with exact numbers, the form fingerprints hash;</li>
+ *       is what reusing a digest per thread saves;
+ *   <li>{@code canonicalize} — RFC 8785 canonicalisation alone, returning a fresh array;
+ *   <li>{@code canonicalizeExact} — the same with exact numbers, the form fingerprints hash;
  *   <li>{@code fingerprint} — {@link Fingerprinter#json}: canonicalise, hash with the context, hex,
- *       and hash the same bytes again for the version-1 fingerprint every fingerprint carries;</li>
- *   <li>{@code fingerprintWithExclusions} — the same with two excluded pointers;</li>
+ *       and hash the same bytes again for the version-1 fingerprint every fingerprint carries;
+ *   <li>{@code fingerprintWithExclusions} — the same with two excluded pointers;
  *   <li>{@code fingerprintContent} — {@link Fingerprinter#content} as once-http calls it, with
- *       {@code application/json; charset=utf-8}.</li>
+ *       {@code application/json; charset=utf-8}.
  * </ul>
  */
 @BenchmarkMode(Mode.AverageTime)
@@ -56,7 +56,11 @@ public class FingerprintBenchmark {
     body = PaymentBodies.ofSize(size);
     sha256 = MessageDigest.getInstance("SHA-256");
     fingerprinter = Fingerprinter.defaults();
-    excluding = Fingerprinter.builder().exclude("/metadata/trace_id").exclude("/metadata/requested_at").build();
+    excluding =
+        Fingerprinter.builder()
+            .exclude("/metadata/trace_id")
+            .exclude("/metadata/requested_at")
+            .build();
     JsonCanonicalizer.canonicalize(body); // fail fast if the generated body is not I-JSON
   }
 
@@ -93,6 +97,7 @@ public class FingerprintBenchmark {
 
   @Benchmark
   public Fingerprint fingerprintContent() {
-    return fingerprinter.content("application/json; charset=utf-8", body, "POST", "/api/payments", "");
+    return fingerprinter.content(
+        "application/json; charset=utf-8", body, "POST", "/api/payments", "");
   }
 }

@@ -34,9 +34,9 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * How many leases the engine keeps alive on a real store made slow: N leases claimed through
- * {@link Once#begin}, held for two lease lengths while every heartbeat call pays an injected latency
- * on top of the store's own round trip, and retries try to steal random keys. Reports, per lease
+ * How many leases the engine keeps alive on a real store made slow: N leases claimed through {@link
+ * Once#begin}, held for two lease lengths while every heartbeat call pays an injected latency on
+ * top of the store's own round trip, and retries try to steal random keys. Reports, per lease
  * length, the longest time any lease went without an extension (a lapse is one over the lease), the
  * steals and the leases reported lost, and the heartbeat calls made. Then, in the same run and with
  * no injected latency, the raw cost the batching saves: one batched heartbeat of 2,500 leases
@@ -46,8 +46,9 @@ import java.util.concurrent.TimeUnit;
  * java -cp once-bench/target/benchmarks.jar dev.once.bench.HeartbeatCapacity \
  *     memory|postgres|redis [leases] [latencyMillis] [leaseMillis...]
  * </pre>
- * Defaults: 10,000 leases, 50 ms, leases of 1 s, 5 s and 30 s. PostgreSQL as in {@link PostgresBench};
- * Redis on {@code redis://127.0.0.1:6379}.
+ *
+ * Defaults: 10,000 leases, 50 ms, leases of 1 s, 5 s and 30 s. PostgreSQL as in {@link
+ * PostgresBench}; Redis on {@code redis://127.0.0.1:6379}.
  */
 public final class HeartbeatCapacity {
 
@@ -60,12 +61,19 @@ public final class HeartbeatCapacity {
     String kind = args.length > 0 ? args[0] : "memory";
     int leases = args.length > 1 ? Integer.parseInt(args[1]) : 10_000;
     Duration latency = Duration.ofMillis(args.length > 2 ? Long.parseLong(args[2]) : 50);
-    long[] leaseMillis = args.length > 3
-        ? Arrays.stream(args, 3, args.length).mapToLong(Long::parseLong).toArray()
-        : new long[] {1_000, 5_000, 30_000};
+    long[] leaseMillis =
+        args.length > 3
+            ? Arrays.stream(args, 3, args.length).mapToLong(Long::parseLong).toArray()
+            : new long[] {1_000, 5_000, 30_000};
     try (Backend backend = Backend.of(kind)) {
-      System.out.printf(Locale.ROOT, "%s store, %,d leases, +%d ms per heartbeat call%n", kind, leases, latency.toMillis());
-      System.out.println("lease | claim s | longest gap | gap/lease | steals | lost | heartbeat calls | leases/call");
+      System.out.printf(
+          Locale.ROOT,
+          "%s store, %,d leases, +%d ms per heartbeat call%n",
+          kind,
+          leases,
+          latency.toMillis());
+      System.out.println(
+          "lease | claim s | longest gap | gap/lease | steals | lost | heartbeat calls | leases/call");
       for (long millis : leaseMillis) {
         hold(backend.store(), leases, latency, Duration.ofMillis(millis));
       }
@@ -73,7 +81,8 @@ public final class HeartbeatCapacity {
     }
   }
 
-  private static void hold(IdempotencyStore real, int count, Duration latency, Duration leaseLength) throws Exception {
+  private static void hold(IdempotencyStore real, int count, Duration latency, Duration leaseLength)
+      throws Exception {
     LeaseWatch watch = LeaseWatch.wrap(real);
     FaultyStore slow = FaultyStore.wrap(watch).latency(latency, Call.HEARTBEAT);
     ExecutionPolicy policy = ExecutionPolicy.builder().lease(leaseLength).build();
@@ -88,7 +97,8 @@ public final class HeartbeatCapacity {
       for (int attempt = 0; attempt < 1_000_000 && System.nanoTime() - until < 0; attempt++) {
         Lease victim = leases.get(ThreadLocalRandom.current().nextInt(leases.size()));
         RecordId id = RecordId.of(victim.scope(), victim.key());
-        if (real.claim(new ClaimRequest(id, FP, leaseLength, policy.ttl())) instanceof ClaimResult.Claimed) {
+        if (real.claim(new ClaimRequest(id, FP, leaseLength, policy.ttl()))
+            instanceof ClaimResult.Claimed) {
           steals++;
         }
         TimeUnit.MILLISECONDS.sleep(2);
@@ -97,9 +107,17 @@ public final class HeartbeatCapacity {
       long lost = leases.stream().filter(Lease::leaseLost).count();
       int calls = slow.calls(Call.HEARTBEAT) - callsBefore;
       long ticks = 6; // two lease lengths at a third of a lease each
-      System.out.printf(Locale.ROOT, "%5.1fs | %7.1f | %9d ms | %9.2f | %6d | %4d | %15d | %11.0f%n",
-          leaseLength.toMillis() / 1000.0, claimSeconds, gap.toMillis(), gap.toNanos() / (double) leaseLength.toNanos(),
-          steals, lost, calls, calls == 0 ? 0.0 : (double) count * ticks / calls);
+      System.out.printf(
+          Locale.ROOT,
+          "%5.1fs | %7.1f | %9d ms | %9.2f | %6d | %4d | %15d | %11.0f%n",
+          leaseLength.toMillis() / 1000.0,
+          claimSeconds,
+          gap.toMillis(),
+          gap.toNanos() / (double) leaseLength.toNanos(),
+          steals,
+          lost,
+          calls,
+          calls == 0 ? 0.0 : (double) count * ticks / calls);
       for (Lease lease : leases) {
         if (lease.release() != Recording.RELEASED && !lease.leaseLost()) {
           throw new IllegalStateException("could not release " + lease.key());
@@ -108,13 +126,15 @@ public final class HeartbeatCapacity {
     }
   }
 
-  private static List<Lease> claimAll(Once once, Scope scope, int count, ExecutionPolicy policy) throws Exception {
+  private static List<Lease> claimAll(Once once, Scope scope, int count, ExecutionPolicy policy)
+      throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(16);
     try {
       List<Future<Lease>> futures = new ArrayList<>(count);
       for (int i = 0; i < count; i++) {
         IdempotencyKey key = IdempotencyKey.of("lease-" + i);
-        futures.add(pool.submit(() -> ((Admission.Proceed) once.begin(scope, key, FP, policy)).lease()));
+        futures.add(
+            pool.submit(() -> ((Admission.Proceed) once.begin(scope, key, FP, policy)).lease()));
       }
       List<Lease> leases = new ArrayList<>(count);
       for (Future<Lease> future : futures) {
@@ -133,7 +153,8 @@ public final class HeartbeatCapacity {
     List<LeaseToken> tokens = new ArrayList<>(RAW_BATCH);
     for (int i = 0; i < RAW_BATCH; i++) {
       RecordId id = RecordId.of(scope, IdempotencyKey.of("raw-" + i));
-      ClaimResult.Claimed c = (ClaimResult.Claimed) store.claim(new ClaimRequest(id, FP, lease, Duration.ofHours(1)));
+      ClaimResult.Claimed c =
+          (ClaimResult.Claimed) store.claim(new ClaimRequest(id, FP, lease, Duration.ofHours(1)));
       tokens.add(new LeaseToken(id, c.token()));
     }
     double batched = Double.MAX_VALUE;
@@ -151,8 +172,13 @@ public final class HeartbeatCapacity {
         throw new IllegalStateException("the batch extended " + extended + " of " + RAW_BATCH);
       }
     }
-    System.out.printf(Locale.ROOT, "raw, best of 5: %,d leases in one batched call %.1f ms; one call each %.1f ms; ratio %.1fx%n",
-        RAW_BATCH, batched, single, single / batched);
+    System.out.printf(
+        Locale.ROOT,
+        "raw, best of 5: %,d leases in one batched call %.1f ms; one call each %.1f ms; ratio %.1fx%n",
+        RAW_BATCH,
+        batched,
+        single,
+        single / batched);
     for (LeaseToken token : tokens) {
       store.release(token.id(), token.token());
     }
@@ -211,7 +237,9 @@ public final class HeartbeatCapacity {
             }
           };
         }
-        default -> throw new IllegalArgumentException("store must be memory, postgres or redis; was " + kind);
+        default ->
+            throw new IllegalArgumentException(
+                "store must be memory, postgres or redis; was " + kind);
       };
     }
   }

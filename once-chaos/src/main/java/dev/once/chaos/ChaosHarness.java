@@ -49,10 +49,18 @@ import org.slf4j.LoggerFactory;
 public final class ChaosHarness {
 
   private static final Logger log = LoggerFactory.getLogger(ChaosHarness.class);
-  /** The answer's identity: the ledger upstream's charge {@code id}, the payments example's {@code payment_id}. */
+
+  /**
+   * The answer's identity: the ledger upstream's charge {@code id}, the payments example's {@code
+   * payment_id}.
+   */
   private static final Pattern ID = Pattern.compile("\"(?:id|payment_id)\"\\s*:\\s*\"([^\"]+)\"");
-  /** A crash can abandon a lease on a request that reached the upstream up to this long before it. */
+
+  /**
+   * A crash can abandon a lease on a request that reached the upstream up to this long before it.
+   */
   private static final long CRASH_SLACK_NANOS = TimeUnit.SECONDS.toNanos(5);
+
   /** Findings about single operations logged in full; the table counts them all. */
   private static final int MAX_LOGGED = 20;
 
@@ -76,9 +84,21 @@ public final class ChaosHarness {
    * @param paymentsJar the payments example's jar
    * @param seed of the fault schedule
    */
-  public record Settings(String target, GatewayTarget.Store store, LedgerUpstream.Mode upstream, int operations,
-      int clients, int kills, int storeRestarts, int dropPercent, int slowPercent, Duration lease, String gatewayMain,
-      List<String> jvmOptions, Path paymentsJar, long seed) {
+  public record Settings(
+      String target,
+      GatewayTarget.Store store,
+      LedgerUpstream.Mode upstream,
+      int operations,
+      int clients,
+      int kills,
+      int storeRestarts,
+      int dropPercent,
+      int slowPercent,
+      Duration lease,
+      String gatewayMain,
+      List<String> jvmOptions,
+      Path paymentsJar,
+      long seed) {
 
     public Settings {
       if (!"gateway".equals(target) && !"payments".equals(target)) {
@@ -95,14 +115,18 @@ public final class ChaosHarness {
       }
       jvmOptions = List.copyOf(jvmOptions);
       if ("gateway".equals(target) && store == GatewayTarget.Store.EMBEDDED && storeRestarts > 0) {
-        throw new IllegalStateException("storeRestarts (" + storeRestarts + ") needs a store process:"
-            + " the embedded store lives in the gateway (its restarts are the kills)");
+        throw new IllegalStateException(
+            "storeRestarts ("
+                + storeRestarts
+                + ") needs a store process:"
+                + " the embedded store lives in the gateway (its restarts are the kills)");
       }
     }
 
     private static void requireRange(String name, int value, int min, int max) {
       if (value < min || value > max) {
-        throw new IllegalArgumentException(name + " must be between " + min + " and " + max + ", was " + value);
+        throw new IllegalArgumentException(
+            name + " must be between " + min + " and " + max + ", was " + value);
       }
     }
   }
@@ -111,7 +135,10 @@ public final class ChaosHarness {
     this.settings = settings;
   }
 
-  /** Parses the command line, runs, prints the table; returns the exit status (0 pass, 1 fail, 2 usage). */
+  /**
+   * Parses the command line, runs, prints the table; returns the exit status (0 pass, 1 fail, 2
+   * usage).
+   */
   public static int status(String[] args) {
     Settings settings;
     try {
@@ -131,27 +158,51 @@ public final class ChaosHarness {
   }
 
   static Settings parse(String[] args) {
-    Options o = Options.parse(args, Map.ofEntries(Map.entry("target", "gateway"), Map.entry("store", "embedded"),
-        Map.entry("upstream", "chained"), Map.entry("operations", "1000"), Map.entry("clients", "8"),
-        Map.entry("kills", "2"), Map.entry("store-restarts", "0"), Map.entry("drop-percent", "5"),
-        Map.entry("slow-percent", "2"), Map.entry("lease-ms", "2000"),
-        Map.entry("gateway-main", "dev.once.gateway.Gateway"), Map.entry("jvm-options", ""),
-        Map.entry("payments-jar", System.getProperty("once.chaos.paymentsJar",
-            "examples/payments/target/once-payments.jar")),
-        Map.entry("seed", "1")));
-    return new Settings(o.get("target"), o.enumValue("store", GatewayTarget.Store.class),
-        o.enumValue("upstream", LedgerUpstream.Mode.class), o.intValue("operations", 1, 1_000_000),
-        o.intValue("clients", 1, 256), o.intValue("kills", 0, 100), o.intValue("store-restarts", 0, 100),
-        o.intValue("drop-percent", 0, 100), o.intValue("slow-percent", 0, 100),
-        Duration.ofMillis(o.intValue("lease-ms", 500, 600_000)), o.get("gateway-main"),
-        o.get("jvm-options").isBlank() ? List.of() : Arrays.asList(o.get("jvm-options").trim().split("\\s+")),
-        Path.of(o.get("payments-jar")), o.intValue("seed", 0, Integer.MAX_VALUE));
+    Options o =
+        Options.parse(
+            args,
+            Map.ofEntries(
+                Map.entry("target", "gateway"),
+                Map.entry("store", "embedded"),
+                Map.entry("upstream", "chained"),
+                Map.entry("operations", "1000"),
+                Map.entry("clients", "8"),
+                Map.entry("kills", "2"),
+                Map.entry("store-restarts", "0"),
+                Map.entry("drop-percent", "5"),
+                Map.entry("slow-percent", "2"),
+                Map.entry("lease-ms", "2000"),
+                Map.entry("gateway-main", "dev.once.gateway.Gateway"),
+                Map.entry("jvm-options", ""),
+                Map.entry(
+                    "payments-jar",
+                    System.getProperty(
+                        "once.chaos.paymentsJar", "examples/payments/target/once-payments.jar")),
+                Map.entry("seed", "1")));
+    return new Settings(
+        o.get("target"),
+        o.enumValue("store", GatewayTarget.Store.class),
+        o.enumValue("upstream", LedgerUpstream.Mode.class),
+        o.intValue("operations", 1, 1_000_000),
+        o.intValue("clients", 1, 256),
+        o.intValue("kills", 0, 100),
+        o.intValue("store-restarts", 0, 100),
+        o.intValue("drop-percent", 0, 100),
+        o.intValue("slow-percent", 0, 100),
+        Duration.ofMillis(o.intValue("lease-ms", 500, 600_000)),
+        o.get("gateway-main"),
+        o.get("jvm-options").isBlank()
+            ? List.of()
+            : Arrays.asList(o.get("jvm-options").trim().split("\\s+")),
+        Path.of(o.get("payments-jar")),
+        o.intValue("seed", 0, Integer.MAX_VALUE));
   }
 
   /** Runs the load with its faults, the final retry and the audit; always stops what it started. */
   public AuditReport run() {
     long started = System.nanoTime();
-    try (Target target = startTarget(); FaultProxy proxy = FaultProxy.to(target.port())) {
+    try (Target target = startTarget();
+        FaultProxy proxy = FaultProxy.to(target.port())) {
       Run run = new Run(target, proxy);
       run.load();
       run.settle();
@@ -166,13 +217,22 @@ public final class ChaosHarness {
 
   private Target startTarget() {
     return "gateway".equals(settings.target())
-        ? GatewayTarget.start(settings.store(), settings.upstream(), settings.lease(), settings.gatewayMain(),
+        ? GatewayTarget.start(
+            settings.store(),
+            settings.upstream(),
+            settings.lease(),
+            settings.gatewayMain(),
             settings.jvmOptions())
         : PaymentsTarget.start(settings.paymentsJar(), settings.jvmOptions());
   }
 
   /** What the client learnt of an operation. */
-  private enum Seen { NOTHING, COMPLETED, REJECTED, UNKNOWN }
+  private enum Seen {
+    NOTHING,
+    COMPLETED,
+    REJECTED,
+    UNKNOWN
+  }
 
   /** One run's state: operations, what the clients saw, and the faults injected. */
   private final class Run {
@@ -206,32 +266,39 @@ public final class ChaosHarness {
     }
 
     void load() throws InterruptedException {
-      // Each attempt times out before a slow request can finish: the client retries while it is in flight.
+      // Each attempt times out before a slow request can finish: the client retries while it is in
+      // flight.
       OnceHttpClient client = client(Duration.ofMinutes(4));
       Duration attemptTimeout = target.lease().plus(Duration.ofSeconds(1));
       URI base = URI.create("http://127.0.0.1:" + proxy.port());
-      ExecutorService clients = clients(i -> {
-        if (drop[i]) {
-          proxy.dropResponses(1);
-        }
-        send(client, base, i, attemptTimeout, false);
-        done.incrementAndGet();
-      });
+      ExecutorService clients =
+          clients(
+              i -> {
+                if (drop[i]) {
+                  proxy.dropResponses(1);
+                }
+                send(client, base, i, attemptTimeout, false);
+                done.incrementAndGet();
+              });
       injectFaults();
       awaitClients(clients, "the clients");
       proxy.dropResponses(0);
     }
 
-    /** {@link Settings#clients()} threads that run {@code operation} for every operation number, once each. */
+    /**
+     * {@link Settings#clients()} threads that run {@code operation} for every operation number,
+     * once each.
+     */
     private ExecutorService clients(IntConsumer operation) {
       AtomicInteger next = new AtomicInteger();
       ExecutorService clients = Executors.newFixedThreadPool(settings.clients());
       for (int c = 0; c < settings.clients(); c++) {
-        clients.execute(() -> {
-          for (int i; (i = next.getAndIncrement()) < n; ) {
-            operation.accept(i);
-          }
-        });
+        clients.execute(
+            () -> {
+              for (int i; (i = next.getAndIncrement()) < n; ) {
+                operation.accept(i);
+              }
+            });
       }
       clients.shutdown();
       return clients;
@@ -264,11 +331,13 @@ public final class ChaosHarness {
         }
         crashes.add(System.nanoTime());
         if (fault[1] == 0) {
-          log.info("{}: SIGKILL of the server after {} of {} operations", target.name(), done.get(), n);
+          log.info(
+              "{}: SIGKILL of the server after {} of {} operations", target.name(), done.get(), n);
           target.crashAndRestart();
           kills++;
         } else {
-          log.info("{}: SIGKILL of the store after {} of {} operations", target.name(), done.get(), n);
+          log.info(
+              "{}: SIGKILL of the store after {} of {} operations", target.name(), done.get(), n);
           target.crashAndRestartStore();
           storeRestarts++;
         }
@@ -276,11 +345,13 @@ public final class ChaosHarness {
       }
     }
 
-    private void send(OnceHttpClient client, URI base, int i, Duration attemptTimeout, boolean settling) {
+    private void send(
+        OnceHttpClient client, URI base, int i, Duration attemptTimeout, boolean settling) {
       // The final retry sends the very same request (a different one would be a key reuse, 422).
       HttpRequest.Builder request = target.request(base, i, slow[i]).timeout(attemptTimeout);
       try {
-        OnceResponse<String> r = client.send(request.build(), HttpResponse.BodyHandlers.ofString(), keys[i]);
+        OnceResponse<String> r =
+            client.send(request.build(), HttpResponse.BodyHandlers.ofString(), keys[i]);
         retries.addAndGet(r.attempts() - 1);
         Seen outcome = r.statusCode() / 100 == 2 ? Seen.COMPLETED : Seen.REJECTED;
         if (outcome == Seen.REJECTED) {
@@ -291,7 +362,8 @@ public final class ChaosHarness {
           firstAnswer[i] = id(r.body());
         } else {
           settled[i] = outcome;
-          replayedSame[i] = r.replayed() && firstAnswer[i] != null && firstAnswer[i].equals(id(r.body()));
+          replayedSame[i] =
+              r.replayed() && firstAnswer[i] != null && firstAnswer[i].equals(id(r.body()));
         }
       } catch (Exception e) {
         if (e instanceof InterruptedException) {
@@ -313,7 +385,8 @@ public final class ChaosHarness {
     void settle() throws InterruptedException {
       OnceHttpClient client = client(target.lease().multipliedBy(3).plus(Duration.ofMinutes(2)));
       URI base = URI.create("http://127.0.0.1:" + target.port());
-      awaitClients(clients(i -> send(client, base, i, Duration.ofSeconds(30), true)), "the final retry");
+      awaitClients(
+          clients(i -> send(client, base, i, Duration.ofSeconds(30), true)), "the final retry");
     }
 
     AuditReport audit(Duration duration) {
@@ -348,27 +421,36 @@ public final class ChaosHarness {
           once++;
         } else if (entry.effects() > 1) {
           duplicates++;
-if (logged++ < MAX_LOGGED) {
-          log.warn("operation {} (key {}) had {} effects", i, keys[i], entry.effects());
-}
+          if (logged++ < MAX_LOGGED) {
+            log.warn("operation {} (key {}) had {} effects", i, keys[i], entry.effects());
+          }
         }
         if (seen[i] == Seen.COMPLETED && !replayedSame[i]) {
           lost++;
-if (logged++ < MAX_LOGGED) {
-          log.warn("operation {} (key {}) completed, but its final retry was not a replay of {}", i, keys[i],
-              firstAnswer[i]);
-}
+          if (logged++ < MAX_LOGGED) {
+            log.warn(
+                "operation {} (key {}) completed, but its final retry was not a replay of {}",
+                i,
+                keys[i],
+                firstAnswer[i]);
+          }
         }
         List<Target.Delivery> d = entry.deliveries();
         for (int j = 1; j < d.size(); j++) {
-          if (d.get(j).token() > d.get(j - 1).token() && crashBetween(crashTimes, d.get(j - 1).atNanos(), d.get(j).atNanos())) {
+          if (d.get(j).token() > d.get(j - 1).token()
+              && crashBetween(crashTimes, d.get(j - 1).atNanos(), d.get(j).atNanos())) {
             afterCrash++;
           } else {
             unexplained++;
-if (logged++ < MAX_LOGGED) {
-            log.warn("operation {} (key {}) reached the upstream again with token {} after token {}, with no crash"
-                + " in between", i, keys[i], d.get(j).token(), d.get(j - 1).token());
-}
+            if (logged++ < MAX_LOGGED) {
+              log.warn(
+                  "operation {} (key {}) reached the upstream again with token {} after token {}, with no crash"
+                      + " in between",
+                  i,
+                  keys[i],
+                  d.get(j).token(),
+                  d.get(j - 1).token());
+            }
           }
         }
       }
@@ -376,9 +458,25 @@ if (logged++ < MAX_LOGGED) {
       for (boolean s : slow) {
         slowOps += s ? 1 : 0;
       }
-      return new AuditReport(target.name(), n, completed, unknown, rejected, once, duplicates, missing, lost, stuck,
-          afterCrash, unexplained, kills, storeRestarts, proxy.droppedResponses(),
-          "gateway".equals(settings.target()) ? slowOps : 0, retries.get(), duration);
+      return new AuditReport(
+          target.name(),
+          n,
+          completed,
+          unknown,
+          rejected,
+          once,
+          duplicates,
+          missing,
+          lost,
+          stuck,
+          afterCrash,
+          unexplained,
+          kills,
+          storeRestarts,
+          proxy.droppedResponses(),
+          "gateway".equals(settings.target()) ? slowOps : 0,
+          retries.get(),
+          duration);
     }
 
     private boolean crashBetween(List<Long> crashTimes, long first, long second) {
@@ -388,8 +486,12 @@ if (logged++ < MAX_LOGGED) {
 
   private static OnceHttpClient client(Duration deadline) {
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
-    return OnceHttpClient.builder(http).maxAttempts(100).deadline(deadline)
-        .initialBackoff(Duration.ofMillis(100)).maxBackoff(Duration.ofSeconds(2)).build();
+    return OnceHttpClient.builder(http)
+        .maxAttempts(100)
+        .deadline(deadline)
+        .initialBackoff(Duration.ofMillis(100))
+        .maxBackoff(Duration.ofSeconds(2))
+        .build();
   }
 
   private static @Nullable String id(@Nullable String body) {

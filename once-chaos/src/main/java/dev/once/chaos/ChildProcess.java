@@ -37,25 +37,35 @@ final class ChildProcess implements AutoCloseable {
     this.ready = ready;
     this.startTimeout = startTimeout;
     this.log = log;
-    this.cleanup = new Thread(() -> {
-      Process p = process;
-      if (p != null) {
-        p.destroyForcibly();
-      }
-    }, name + "-cleanup");
+    this.cleanup =
+        new Thread(
+            () -> {
+              Process p = process;
+              if (p != null) {
+                p.destroyForcibly();
+              }
+            },
+            name + "-cleanup");
     Runtime.getRuntime().addShutdownHook(cleanup);
   }
 
   /** {@code java} of this JVM, with a modest heap, on the harness's own class path. */
   static List<String> javaCommand(List<String> jvmOptions) {
-    List<String> command = new java.util.ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m", "-XX:+UseSerialGC",
-        "-XX:TieredStopAtLevel=1"));
+    List<String> command =
+        new java.util.ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1"));
     command.addAll(jvmOptions);
     return command;
   }
 
-  /** Starts the process and waits until it prints its ready line; fails if it dies or takes too long. */
+  /**
+   * Starts the process and waits until it prints its ready line; fails if it dies or takes too
+   * long.
+   */
   void start() {
     if (process != null && process.isAlive()) {
       throw new IllegalStateException(name + " is already running");
@@ -75,14 +85,22 @@ final class ChildProcess implements AutoCloseable {
       started.get(startTimeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (Exception e) {
       p.destroyForcibly();
-      throw new IllegalStateException(name + " did not start within " + startTimeout + "; see " + log, e);
+      throw new IllegalStateException(
+          name + " did not start within " + startTimeout + "; see " + log, e);
     }
   }
 
   private void pump(Process p, CompletableFuture<Void> started) {
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
-         PrintWriter out = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8,
-             java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND), true)) {
+    try (BufferedReader in =
+            new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        PrintWriter out =
+            new PrintWriter(
+                Files.newBufferedWriter(
+                    log,
+                    StandardCharsets.UTF_8,
+                    java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.APPEND),
+                true)) {
       out.println("---- start " + starts + ": " + String.join(" ", command));
       for (String line; (line = in.readLine()) != null; ) {
         out.println(line);

@@ -23,28 +23,36 @@ final class Commands {
 
   private Commands() {}
 
-  /** Runs {@code command} for at most {@code timeout}; returns its output, or throws if it fails. */
+  /**
+   * Runs {@code command} for at most {@code timeout}; returns its output, or throws if it fails.
+   */
   static String run(List<String> command, Duration timeout) {
     try {
       Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-      // Read on a separate thread so a command that never closes its output cannot outlive the timeout.
+      // Read on a separate thread so a command that never closes its output cannot outlive the
+      // timeout.
       StringBuilder output = new StringBuilder();
-      Thread reader = new Thread(() -> {
-        try (InputStream in = p.getInputStream()) {
-          output.append(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-        } catch (IOException e) {
-          // The process was killed.
-        }
-      }, "command-output");
+      Thread reader =
+          new Thread(
+              () -> {
+                try (InputStream in = p.getInputStream()) {
+                  output.append(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                } catch (IOException e) {
+                  // The process was killed.
+                }
+              },
+              "command-output");
       reader.setDaemon(true);
       reader.start();
       if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
         p.destroyForcibly();
-        throw new IllegalStateException(String.join(" ", command) + " did not finish within " + timeout);
+        throw new IllegalStateException(
+            String.join(" ", command) + " did not finish within " + timeout);
       }
       reader.join(5_000);
       if (p.exitValue() != 0) {
-        throw new IllegalStateException(String.join(" ", command) + " exited with " + p.exitValue() + ": " + output);
+        throw new IllegalStateException(
+            String.join(" ", command) + " exited with " + p.exitValue() + ": " + output);
       }
       return output.toString();
     } catch (IOException e) {
@@ -90,7 +98,9 @@ final class Commands {
     ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
   }
 
-  /** Deletes a directory tree; what cannot be deleted is left (a temp dir left behind is harmless). */
+  /**
+   * Deletes a directory tree; what cannot be deleted is left (a temp dir left behind is harmless).
+   */
   static void deleteTree(@Nullable Path dir) {
     if (dir == null || !Files.exists(dir)) {
       return;

@@ -11,8 +11,8 @@ public enum EffectMode {
   SEPARATE,
 
   /**
-   * In the same transaction as the claim and the completion ({@code PostgresStore.transactional()}):
-   * the effect and its record commit, or are lost, together.
+   * In the same transaction as the claim and the completion ({@code
+   * PostgresStore.transactional()}): the effect and its record commit, or are lost, together.
    */
   TRANSACTIONAL
 }

@@ -22,7 +22,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class GatewayTarget implements Target {
 
-  enum Store { EMBEDDED, POSTGRES, REDIS }
+  enum Store {
+    EMBEDDED,
+    POSTGRES,
+    REDIS
+  }
 
   private final Store store;
   private final Duration lease;
@@ -33,8 +37,15 @@ final class GatewayTarget implements Target {
   private final int port;
   private final ChildProcess gateway;
 
-  private GatewayTarget(Store store, Duration lease, Path dir, LedgerUpstream upstream, @Nullable PostgresCluster postgres,
-      @Nullable RedisServer redis, int port, ChildProcess gateway) {
+  private GatewayTarget(
+      Store store,
+      Duration lease,
+      Path dir,
+      LedgerUpstream upstream,
+      @Nullable PostgresCluster postgres,
+      @Nullable RedisServer redis,
+      int port,
+      ChildProcess gateway) {
     this.store = store;
     this.lease = lease;
     this.dir = dir;
@@ -52,7 +63,11 @@ final class GatewayTarget implements Target {
    *     deliberately broken wiring to prove the audit catches it)
    * @param jvmOptions extra options of the gateway JVM
    */
-  static GatewayTarget start(Store store, LedgerUpstream.Mode mode, Duration lease, String mainClass,
+  static GatewayTarget start(
+      Store store,
+      LedgerUpstream.Mode mode,
+      Duration lease,
+      String mainClass,
       List<String> jvmOptions) {
     Path dir = null;
     LedgerUpstream upstream = null;
@@ -61,21 +76,25 @@ final class GatewayTarget implements Target {
     try {
       dir = Files.createTempDirectory("once-chaos-gateway-");
       upstream = LedgerUpstream.start(mode);
-      String storeUrl = switch (store) {
-        case EMBEDDED -> "embedded";
-        case POSTGRES -> {
-          postgres = PostgresCluster.single();
-          yield "postgres://postgres@127.0.0.1:" + postgres.primaryPort() + "/postgres";
-        }
-        case REDIS -> {
-          redis = RedisServer.start();
-          yield redis.url();
-        }
-      };
+      String storeUrl =
+          switch (store) {
+            case EMBEDDED -> "embedded";
+            case POSTGRES -> {
+              postgres = PostgresCluster.single();
+              yield "postgres://postgres@127.0.0.1:" + postgres.primaryPort() + "/postgres";
+            }
+            case REDIS -> {
+              redis = RedisServer.start();
+              yield redis.url();
+            }
+          };
       Path yaml = dir.resolve("gateway.yaml");
       // The upstream timeout is far longer than the slow requests: the only abandoned leases are a
-      // crashed gateway's. The gateway heartbeats while it waits, so a slow upstream keeps its lease.
-      Files.writeString(yaml, """
+      // crashed gateway's. The gateway heartbeats while it waits, so a slow upstream keeps its
+      // lease.
+      Files.writeString(
+          yaml,
+          """
           upstream-timeout: 60s
           access-log: false
           defaults:
@@ -83,16 +102,42 @@ final class GatewayTarget implements Target {
           routes:
             - pattern: /charges
               key-required: true
-          """.formatted(lease.toMillis()));
+          """
+              .formatted(lease.toMillis()));
       int port = Commands.freePort();
       List<String> command = ChildProcess.javaCommand(jvmOptions);
-      command.addAll(List.of("-cp", System.getProperty("java.class.path"), mainClass,
-          "--config", yaml.toString(), "--bind", "127.0.0.1", "--port", Integer.toString(port),
-          "--management-port", "0", "--upstream", upstream.url(), "--store", storeUrl,
-          "--data-dir", dir.resolve("data").toString(), "--durability", "process-crash", "--store-pool-size", "8"));
-      ChildProcess gateway = new ChildProcess("gateway-" + port, command, Pattern.compile("once-gateway started"),
-          Duration.ofMinutes(3), dir.resolve("gateway.log"));
-      GatewayTarget target = new GatewayTarget(store, lease, dir, upstream, postgres, redis, port, gateway);
+      command.addAll(
+          List.of(
+              "-cp",
+              System.getProperty("java.class.path"),
+              mainClass,
+              "--config",
+              yaml.toString(),
+              "--bind",
+              "127.0.0.1",
+              "--port",
+              Integer.toString(port),
+              "--management-port",
+              "0",
+              "--upstream",
+              upstream.url(),
+              "--store",
+              storeUrl,
+              "--data-dir",
+              dir.resolve("data").toString(),
+              "--durability",
+              "process-crash",
+              "--store-pool-size",
+              "8"));
+      ChildProcess gateway =
+          new ChildProcess(
+              "gateway-" + port,
+              command,
+              Pattern.compile("once-gateway started"),
+              Duration.ofMinutes(3),
+              dir.resolve("gateway.log"));
+      GatewayTarget target =
+          new GatewayTarget(store, lease, dir, upstream, postgres, redis, port, gateway);
       gateway.start();
       return target;
     } catch (IOException e) {
@@ -106,8 +151,11 @@ final class GatewayTarget implements Target {
 
   @Override
   public String name() {
-    return "gateway/" + store.name().toLowerCase(java.util.Locale.ROOT) + " ("
-        + upstream.mode().name().toLowerCase(java.util.Locale.ROOT) + " upstream)";
+    return "gateway/"
+        + store.name().toLowerCase(java.util.Locale.ROOT)
+        + " ("
+        + upstream.mode().name().toLowerCase(java.util.Locale.ROOT)
+        + " upstream)";
   }
 
   @Override
@@ -143,24 +191,31 @@ final class GatewayTarget implements Target {
   @Override
   public void crashAndRestartStore() {
     switch (store) {
-      case POSTGRES -> Objects.requireNonNull(postgres, "a POSTGRES target has its cluster").crashAndRestartPrimary();
-      case REDIS -> Objects.requireNonNull(redis, "a REDIS target has its server").crashAndRestart();
-      case EMBEDDED -> throw new IllegalStateException("the embedded store lives in the gateway process");
+      case POSTGRES ->
+          Objects.requireNonNull(postgres, "a POSTGRES target has its cluster")
+              .crashAndRestartPrimary();
+      case REDIS ->
+          Objects.requireNonNull(redis, "a REDIS target has its server").crashAndRestart();
+      case EMBEDDED ->
+          throw new IllegalStateException("the embedded store lives in the gateway process");
     }
   }
 
   @Override
   public Map<Long, Ledger> ledger() {
     Map<Long, Ledger> ledger = new HashMap<>();
-    upstream.deliveries().forEach((amount, list) -> {
-      List<Delivery> deliveries = new ArrayList<>();
-      int effects = 0;
-      for (LedgerUpstream.Delivery d : list) {
-        deliveries.add(new Delivery(d.atNanos(), d.token()));
-        effects += d.charged() ? 1 : 0;
-      }
-      ledger.put(amount, new Ledger(effects, deliveries));
-    });
+    upstream
+        .deliveries()
+        .forEach(
+            (amount, list) -> {
+              List<Delivery> deliveries = new ArrayList<>();
+              int effects = 0;
+              for (LedgerUpstream.Delivery d : list) {
+                deliveries.add(new Delivery(d.atNanos(), d.token()));
+                effects += d.charged() ? 1 : 0;
+              }
+              ledger.put(amount, new Ledger(effects, deliveries));
+            });
     return ledger;
   }
 
@@ -170,7 +225,10 @@ final class GatewayTarget implements Target {
     closeAll(upstream, postgres, redis, dir);
   }
 
-  private static void closeAll(@Nullable LedgerUpstream upstream, @Nullable PostgresCluster postgres, @Nullable RedisServer redis,
+  private static void closeAll(
+      @Nullable LedgerUpstream upstream,
+      @Nullable PostgresCluster postgres,
+      @Nullable RedisServer redis,
       @Nullable Path dir) {
     if (upstream != null) {
       upstream.close();

@@ -18,8 +18,8 @@ import java.util.regex.Pattern;
 
 /**
  * The upstream behind the gateway: a payments ledger on loopback that records every request it
- * receives ({@code POST /charges}, body {@code {"amount":N}}), with the forwarded
- * {@code Idempotency-Key} and {@code Once-Token} and the time it arrived.
+ * receives ({@code POST /charges}, body {@code {"amount":N}}), with the forwarded {@code
+ * Idempotency-Key} and {@code Once-Token} and the time it arrived.
  *
  * <p>{@link Mode#NAIVE}: deliberately not idempotent, every delivery is a new charge (an effect).
  * {@link Mode#CHAINED}: key chaining as {@code docs/gateway.md} recommends: a repeated key gets its
@@ -28,7 +28,10 @@ import java.util.regex.Pattern;
  */
 final class LedgerUpstream implements AutoCloseable {
 
-  enum Mode { NAIVE, CHAINED }
+  enum Mode {
+    NAIVE,
+    CHAINED
+  }
 
   /** One request as it reached the ledger. */
   record Delivery(String key, long token, long amount, long atNanos, boolean charged) {}
@@ -46,12 +49,16 @@ final class LedgerUpstream implements AutoCloseable {
 
   private LedgerUpstream(Mode mode) throws IOException {
     this.mode = mode;
-    this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 512);
-    this.executor = Executors.newFixedThreadPool(64, r -> {
-      Thread t = new Thread(r, "ledger-upstream");
-      t.setDaemon(true);
-      return t;
-    });
+    this.server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 512);
+    this.executor =
+        Executors.newFixedThreadPool(
+            64,
+            r -> {
+              Thread t = new Thread(r, "ledger-upstream");
+              t.setDaemon(true);
+              return t;
+            });
     server.createContext("/charges", this::charge);
     server.setExecutor(executor);
   }
@@ -81,7 +88,10 @@ final class LedgerUpstream implements AutoCloseable {
       }
       Matcher m = AMOUNT.matcher(new String(body, StandardCharsets.UTF_8));
       boolean valid = ex.getRequestMethod().equals("POST") && m.find();
-      String answer = valid ? record(ex, Long.parseLong(m.group(1))) : "{\"error\":\"POST {\\\"amount\\\":N}\"}";
+      String answer =
+          valid
+              ? record(ex, Long.parseLong(m.group(1)))
+              : "{\"error\":\"POST {\\\"amount\\\":N}\"}";
       byte[] bytes = answer.getBytes(StandardCharsets.UTF_8);
       ex.getResponseHeaders().add("Content-Type", "application/json");
       ex.sendResponseHeaders(valid ? 201 : 400, bytes.length);
@@ -98,11 +108,15 @@ final class LedgerUpstream implements AutoCloseable {
     synchronized (this) {
       String first = key == null ? null : chargeOfKey.get(key);
       boolean charged = mode == Mode.NAIVE || first == null;
-      String charge = charged || first == null ? "{\"id\":\"ch_" + (++charges) + "\",\"amount\":" + amount + "}" : first;
+      String charge =
+          charged || first == null
+              ? "{\"id\":\"ch_" + (++charges) + "\",\"amount\":" + amount + "}"
+              : first;
       if (charged && key != null) {
         chargeOfKey.putIfAbsent(key, charge);
       }
-      deliveries.computeIfAbsent(amount, a -> new ArrayList<>())
+      deliveries
+          .computeIfAbsent(amount, a -> new ArrayList<>())
           .add(new Delivery(key, token, amount, System.nanoTime(), charged));
       return charge;
     }

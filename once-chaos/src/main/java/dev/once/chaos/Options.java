@@ -23,8 +23,11 @@ final class Options {
     for (int i = 0; i < args.length; i++) {
       String arg = args[i];
       if (!arg.startsWith("--") || !defaults.containsKey(arg.substring(2))) {
-        throw new IllegalArgumentException("unknown option " + arg + "; options: --" + String.join(", --",
-            defaults.keySet().stream().sorted().toList()));
+        throw new IllegalArgumentException(
+            "unknown option "
+                + arg
+                + "; options: --"
+                + String.join(", --", defaults.keySet().stream().sorted().toList()));
       }
       if (i + 1 >= args.length) {
         throw new IllegalArgumentException(arg + " needs a value");
@@ -52,7 +55,8 @@ final class Options {
     } catch (NumberFormatException e) {
       // reported below
     }
-    throw new IllegalArgumentException("--" + name + " must be a number between " + min + " and " + max + ", was " + v);
+    throw new IllegalArgumentException(
+        "--" + name + " must be a number between " + min + " and " + max + ", was " + v);
   }
 
   /** An enum constant by its name in lower case with dashes, e.g. {@code sync-remote-apply}. */
@@ -63,12 +67,15 @@ final class Options {
         return e;
       }
     }
-    throw new IllegalArgumentException("--" + name + " must be one of " + spellings(type) + ", was " + v);
+    throw new IllegalArgumentException(
+        "--" + name + " must be one of " + spellings(type) + ", was " + v);
   }
 
   /** As {@link #enumValue}, or every constant for {@code all}. */
   <E extends Enum<E>> List<E> enumValues(String name, Class<E> type) {
-    return "all".equals(get(name)) ? List.of(type.getEnumConstants()) : List.of(enumValue(name, type));
+    return "all".equals(get(name))
+        ? List.of(type.getEnumConstants())
+        : List.of(enumValue(name, type));
   }
 
   private static String spelling(Enum<?> e) {

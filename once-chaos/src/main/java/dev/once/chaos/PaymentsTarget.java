@@ -20,13 +20,15 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The payments example (examples/payments, Spring Boot, transactional mode) as a child JVM on a
- * fixed loopback port, over a PostgreSQL the harness owns: the claim, the double-entry ledger writes
- * and the recorded response commit in one transaction. The effects are rows of {@code pay_payments}.
+ * fixed loopback port, over a PostgreSQL the harness owns: the claim, the double-entry ledger
+ * writes and the recorded response commit in one transaction. The effects are rows of {@code
+ * pay_payments}.
  */
 final class PaymentsTarget implements Target {
 
   /** What every operation pays with: the example's demo merchant and wallets. */
   private static final String API_KEY = "sk_test_acme";
+
   /** The example's default lease (the starter's default). */
   private static final Duration LEASE = Duration.ofSeconds(30);
 
@@ -44,8 +46,10 @@ final class PaymentsTarget implements Target {
 
   static PaymentsTarget start(Path jar, List<String> jvmOptions) {
     if (!Files.isRegularFile(jar)) {
-      throw new IllegalArgumentException("paymentsJar must be the payments example's jar"
-          + " (mvn -pl examples/payments -am package -DskipTests), was " + jar);
+      throw new IllegalArgumentException(
+          "paymentsJar must be the payments example's jar"
+              + " (mvn -pl examples/payments -am package -DskipTests), was "
+              + jar);
     }
     Path dir = null;
     PostgresCluster postgres = null;
@@ -54,13 +58,26 @@ final class PaymentsTarget implements Target {
       postgres = PostgresCluster.single();
       int port = Commands.freePort();
       List<String> command = ChildProcess.javaCommand(jvmOptions);
-      command.addAll(List.of("-jar", jar.toString(), "--server.address=127.0.0.1", "--server.port=" + port,
-          "--spring.profiles.active=postgres",
-          "--spring.datasource.url=jdbc:postgresql://127.0.0.1:" + postgres.primaryPort() + "/postgres",
-          "--spring.datasource.username=postgres", "--spring.datasource.hikari.connection-timeout=2000",
-          "--spring.main.banner-mode=off"));
-      ChildProcess app = new ChildProcess("payments-" + port, command, Pattern.compile("Started PaymentsApplication"),
-          Duration.ofMinutes(4), dir.resolve("payments.log"));
+      command.addAll(
+          List.of(
+              "-jar",
+              jar.toString(),
+              "--server.address=127.0.0.1",
+              "--server.port=" + port,
+              "--spring.profiles.active=postgres",
+              "--spring.datasource.url=jdbc:postgresql://127.0.0.1:"
+                  + postgres.primaryPort()
+                  + "/postgres",
+              "--spring.datasource.username=postgres",
+              "--spring.datasource.hikari.connection-timeout=2000",
+              "--spring.main.banner-mode=off"));
+      ChildProcess app =
+          new ChildProcess(
+              "payments-" + port,
+              command,
+              Pattern.compile("Started PaymentsApplication"),
+              Duration.ofMinutes(4),
+              dir.resolve("payments.log"));
       PaymentsTarget target = new PaymentsTarget(dir, postgres, port, app);
       app.start();
       // Every operation debits the same wallet: give it enough for any run.
@@ -96,8 +113,11 @@ final class PaymentsTarget implements Target {
     return HttpRequest.newBuilder(base.resolve("/api/payments"))
         .header("Content-Type", "application/json")
         .header("Api-Key", API_KEY)
-        .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":" + (n + 1)
-            + ",\"currency\":\"EUR\",\"source\":\"acme_main\",\"destination\":\"acme_payouts\"}"));
+        .POST(
+            HttpRequest.BodyPublishers.ofString(
+                "{\"amount\":"
+                    + (n + 1)
+                    + ",\"currency\":\"EUR\",\"source\":\"acme_main\",\"destination\":\"acme_payouts\"}"));
   }
 
   @Override
@@ -118,8 +138,10 @@ final class PaymentsTarget implements Target {
   @Override
   public Map<Long, Ledger> ledger() {
     Map<Long, Ledger> ledger = new HashMap<>();
-    try (Connection c = connect(); Statement s = c.createStatement();
-         ResultSet rs = s.executeQuery("SELECT amount, count(*) FROM pay_payments GROUP BY amount")) {
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery("SELECT amount, count(*) FROM pay_payments GROUP BY amount")) {
       while (rs.next()) {
         ledger.put(rs.getLong(1), new Ledger(rs.getInt(2), List.of()));
       }
@@ -130,7 +152,8 @@ final class PaymentsTarget implements Target {
   }
 
   private void update(String sql) {
-    try (Connection c = connect(); Statement s = c.createStatement()) {
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
       s.executeUpdate(sql);
     } catch (SQLException e) {
       throw new IllegalStateException("cannot prepare the payments database", e);

@@ -44,7 +44,11 @@ public final class PostgresCluster implements AutoCloseable {
   private final Replication replication;
   private final Thread cleanup;
 
-  private PostgresCluster(Path dir, PostgresInstance primary, @Nullable PostgresInstance replica, Replication replication) {
+  private PostgresCluster(
+      Path dir,
+      PostgresInstance primary,
+      @Nullable PostgresInstance replica,
+      Replication replication) {
     this.dir = dir;
     this.primary = primary;
     this.replica = replica;
@@ -53,7 +57,9 @@ public final class PostgresCluster implements AutoCloseable {
     Runtime.getRuntime().addShutdownHook(cleanup);
   }
 
-  /** Whether this machine can run a cluster: the binaries, and the {@code postgres} user when root. */
+  /**
+   * Whether this machine can run a cluster: the binaries, and the {@code postgres} user when root.
+   */
   public static boolean available() {
     return PostgresInstance.available();
   }
@@ -75,9 +81,12 @@ public final class PostgresCluster implements AutoCloseable {
     Path dir = ownedTempDir();
     PostgresCluster cluster = null;
     try {
-      PostgresInstance primary = new PostgresInstance("primary", dir.resolve("primary"), Commands.freePort());
-      PostgresInstance replica = replication.isPresent()
-          ? new PostgresInstance("replica", dir.resolve("replica"), Commands.freePort()) : null;
+      PostgresInstance primary =
+          new PostgresInstance("primary", dir.resolve("primary"), Commands.freePort());
+      PostgresInstance replica =
+          replication.isPresent()
+              ? new PostgresInstance("replica", dir.resolve("replica"), Commands.freePort())
+              : null;
       cluster = new PostgresCluster(dir, primary, replica, replication.orElse(Replication.ASYNC));
       primary.initdb();
       List<String> settings = new ArrayList<>(primary.baseSettings());
@@ -91,13 +100,20 @@ public final class PostgresCluster implements AutoCloseable {
       primary.start();
       if (replica != null) {
         replica.baseBackupFrom(primary);
-        // The backup copied the primary's settings; the replica differs in port and socket directory.
-        replica.configure(List.of("port = " + replica.port(), "unix_socket_directories = '" + replica.dataDir() + "'",
-            "synchronous_standby_names = ''"));
+        // The backup copied the primary's settings; the replica differs in port and socket
+        // directory.
+        replica.configure(
+            List.of(
+                "port = " + replica.port(),
+                "unix_socket_directories = '" + replica.dataDir() + "'",
+                "synchronous_standby_names = ''"));
         replica.start();
         cluster.awaitStreaming(Duration.ofSeconds(60));
       }
-      log.info("PostgreSQL {} started in {}{}", primary, dir,
+      log.info(
+          "PostgreSQL {} started in {}{}",
+          primary,
+          dir,
           replica == null ? "" : ", replica " + replica + " (" + cluster.replication + ")");
       return cluster;
     } catch (RuntimeException e) {
@@ -114,7 +130,9 @@ public final class PostgresCluster implements AutoCloseable {
     try {
       Path dir = Files.createTempDirectory("once-chaos-pg-");
       if (Commands.root()) {
-        Commands.run(List.of("chown", PostgresInstance.OS_USER + ":", dir.toString()), Duration.ofSeconds(30));
+        Commands.run(
+            List.of("chown", PostgresInstance.OS_USER + ":", dir.toString()),
+            Duration.ofSeconds(30));
       }
       return dir;
     } catch (IOException e) {
@@ -122,12 +140,17 @@ public final class PostgresCluster implements AutoCloseable {
     }
   }
 
-  /** Waits until the primary reports a streaming replica, so a failover has something to promote. */
+  /**
+   * Waits until the primary reports a streaming replica, so a failover has something to promote.
+   */
   private void awaitStreaming(Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (System.nanoTime() < deadline) {
-      try (Connection c = primary.connect(); Statement s = c.createStatement();
-           ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")) {
+      try (Connection c = primary.connect();
+          Statement s = c.createStatement();
+          ResultSet rs =
+              s.executeQuery(
+                  "SELECT count(*) FROM pg_stat_replication WHERE state = 'streaming'")) {
         if (rs.next() && rs.getInt(1) > 0) {
           return;
         }

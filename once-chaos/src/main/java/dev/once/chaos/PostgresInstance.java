@@ -20,7 +20,8 @@ import java.util.Properties;
  */
 final class PostgresInstance {
 
-  static final Path BIN = Path.of(System.getProperty("once.chaos.pgBin", "/usr/lib/postgresql/15/bin"));
+  static final Path BIN =
+      Path.of(System.getProperty("once.chaos.pgBin", "/usr/lib/postgresql/15/bin"));
   static final String OS_USER = "postgres";
   private static final Duration COMMAND_TIMEOUT = Duration.ofMinutes(3);
 
@@ -36,7 +37,8 @@ final class PostgresInstance {
 
   /** Whether the binaries are here, and (as root) the OS user they must run as exists. */
   static boolean available() {
-    if (!Files.isExecutable(BIN.resolve("initdb")) || !Files.isExecutable(BIN.resolve("pg_basebackup"))) {
+    if (!Files.isExecutable(BIN.resolve("initdb"))
+        || !Files.isExecutable(BIN.resolve("pg_basebackup"))) {
       return false;
     }
     if (!Commands.root()) {
@@ -64,42 +66,93 @@ final class PostgresInstance {
 
   /** {@code jdbc:postgresql://127.0.0.1:port/postgres}, with short socket and connect timeouts. */
   String jdbcUrl() {
-    return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?connectTimeout=5&socketTimeout=30&tcpKeepAlive=true";
+    return "jdbc:postgresql://127.0.0.1:"
+        + port
+        + "/postgres?connectTimeout=5&socketTimeout=30&tcpKeepAlive=true";
   }
 
   /** A fresh cluster: trust authentication on loopback, replication allowed, fsync on. */
   void initdb() {
-    pg(List.of(bin("initdb"), "-D", dataDir.toString(), "-U", OS_USER, "--auth=trust", "-E", "UTF8", "--locale=C"));
+    pg(
+        List.of(
+            bin("initdb"),
+            "-D",
+            dataDir.toString(),
+            "-U",
+            OS_USER,
+            "--auth=trust",
+            "-E",
+            "UTF8",
+            "--locale=C"));
   }
 
-  /** A replica of {@code primary}: a base backup with {@code -R} (standby.signal and primary_conninfo). */
+  /**
+   * A replica of {@code primary}: a base backup with {@code -R} (standby.signal and
+   * primary_conninfo).
+   */
   void baseBackupFrom(PostgresInstance primary) {
-    pg(List.of(bin("pg_basebackup"), "-h", "127.0.0.1", "-p", Integer.toString(primary.port), "-U", OS_USER,
-        "-D", dataDir.toString(), "-R", "-X", "stream", "-c", "fast"));
+    pg(
+        List.of(
+            bin("pg_basebackup"),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            Integer.toString(primary.port),
+            "-U",
+            OS_USER,
+            "-D",
+            dataDir.toString(),
+            "-R",
+            "-X",
+            "stream",
+            "-c",
+            "fast"));
   }
 
   /** Appends settings to {@code postgresql.conf}; the last occurrence of a setting wins. */
   void configure(List<String> lines) {
     try {
-      Files.writeString(dataDir.resolve("postgresql.conf"), "\n" + String.join("\n", lines) + "\n",
+      Files.writeString(
+          dataDir.resolve("postgresql.conf"),
+          "\n" + String.join("\n", lines) + "\n",
           StandardOpenOption.APPEND);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
-  /** The settings every instance gets: its port, loopback only, a small footprint, durable commits. */
+  /**
+   * The settings every instance gets: its port, loopback only, a small footprint, durable commits.
+   */
   List<String> baseSettings() {
-    return List.of("port = " + port, "listen_addresses = '127.0.0.1'",
-        "unix_socket_directories = '" + dataDir + "'", "fsync = on", "full_page_writes = on",
-        "shared_buffers = 32MB", "max_connections = 60", "wal_level = replica", "max_wal_senders = 4",
-        "wal_keep_size = 256MB", "hot_standby = on", "logging_collector = off");
+    return List.of(
+        "port = " + port,
+        "listen_addresses = '127.0.0.1'",
+        "unix_socket_directories = '" + dataDir + "'",
+        "fsync = on",
+        "full_page_writes = on",
+        "shared_buffers = 32MB",
+        "max_connections = 60",
+        "wal_level = replica",
+        "max_wal_senders = 4",
+        "wal_keep_size = 256MB",
+        "hot_standby = on",
+        "logging_collector = off");
   }
 
   /** Starts the server and waits until it accepts connections. */
   void start() {
-    pg(List.of(bin("pg_ctl"), "-D", dataDir.toString(), "-l", dataDir.resolve("server.log").toString(),
-        "-w", "-t", "120", "start"));
+    pg(
+        List.of(
+            bin("pg_ctl"),
+            "-D",
+            dataDir.toString(),
+            "-l",
+            dataDir.resolve("server.log").toString(),
+            "-w",
+            "-t",
+            "120",
+            "start"));
   }
 
   /** Promotes a standby to a primary and waits until it accepts writes. */
@@ -111,7 +164,9 @@ final class PostgresInstance {
   void stop() {
     if (postmasterPid() > 0) {
       try {
-        pg(List.of(bin("pg_ctl"), "-D", dataDir.toString(), "-m", "fast", "-w", "-t", "60", "stop"));
+        pg(
+            List.of(
+                bin("pg_ctl"), "-D", dataDir.toString(), "-m", "fast", "-w", "-t", "60", "stop"));
       } catch (RuntimeException e) {
         kill9();
       }
@@ -127,13 +182,15 @@ final class PostgresInstance {
     if (pid <= 0) {
       return;
     }
-    ProcessHandle.of(pid).ifPresent(postmaster -> {
-      List<ProcessHandle> children = postmaster.children().toList();
-      postmaster.destroyForcibly();
-      children.forEach(ProcessHandle::destroyForcibly);
-      waitGone(postmaster);
-      children.forEach(PostgresInstance::waitGone);
-    });
+    ProcessHandle.of(pid)
+        .ifPresent(
+            postmaster -> {
+              List<ProcessHandle> children = postmaster.children().toList();
+              postmaster.destroyForcibly();
+              children.forEach(ProcessHandle::destroyForcibly);
+              waitGone(postmaster);
+              children.forEach(PostgresInstance::waitGone);
+            });
     try {
       // A postmaster killed with SIGKILL leaves its pid file; the next start must not trust it.
       Files.deleteIfExists(dataDir.resolve("postmaster.pid"));
@@ -142,7 +199,9 @@ final class PostgresInstance {
     }
   }
 
-  /** Crash and restart: SIGKILL, then start again on the same data directory (crash recovery runs). */
+  /**
+   * Crash and restart: SIGKILL, then start again on the same data directory (crash recovery runs).
+   */
   void crashAndRestart() {
     kill9();
     start();
@@ -173,7 +232,8 @@ final class PostgresInstance {
     try {
       p.onExit().get(30, java.util.concurrent.TimeUnit.SECONDS);
     } catch (Exception e) {
-      throw new IllegalStateException("process " + p.pid() + " did not die within 30 s of SIGKILL", e);
+      throw new IllegalStateException(
+          "process " + p.pid() + " did not die within 30 s of SIGKILL", e);
     }
   }
 

@@ -10,8 +10,8 @@ import java.util.regex.Pattern;
 
 /**
  * A {@code redis-server} the harness owns, on its own loopback port and directory, with the
- * durability the Redis store documents for exactly-once: {@code appendonly yes},
- * {@code appendfsync always}. A crash is SIGKILL; the restart replays the append-only file.
+ * durability the Redis store documents for exactly-once: {@code appendonly yes}, {@code appendfsync
+ * always}. A crash is SIGKILL; the restart replays the append-only file.
  */
 final class RedisServer implements AutoCloseable {
 
@@ -22,10 +22,30 @@ final class RedisServer implements AutoCloseable {
   private RedisServer(Path dir, int port) {
     this.dir = dir;
     this.port = port;
-    this.process = new ChildProcess("redis-" + port, List.of("redis-server", "--bind", "127.0.0.1",
-        "--port", Integer.toString(port), "--dir", dir.toString(), "--save", "", "--appendonly", "yes",
-        "--appendfsync", "always", "--daemonize", "no", "--protected-mode", "yes"),
-        Pattern.compile("Ready to accept connections"), Duration.ofSeconds(60), dir.resolve("redis.log"));
+    this.process =
+        new ChildProcess(
+            "redis-" + port,
+            List.of(
+                "redis-server",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                Integer.toString(port),
+                "--dir",
+                dir.toString(),
+                "--save",
+                "",
+                "--appendonly",
+                "yes",
+                "--appendfsync",
+                "always",
+                "--daemonize",
+                "no",
+                "--protected-mode",
+                "yes"),
+            Pattern.compile("Ready to accept connections"),
+            Duration.ofSeconds(60),
+            dir.resolve("redis.log"));
   }
 
   /** Whether {@code redis-server} runs here. */
@@ -40,7 +60,8 @@ final class RedisServer implements AutoCloseable {
 
   static RedisServer start() {
     try {
-      RedisServer server = new RedisServer(Files.createTempDirectory("once-chaos-redis-"), Commands.freePort());
+      RedisServer server =
+          new RedisServer(Files.createTempDirectory("once-chaos-redis-"), Commands.freePort());
       try {
         server.process.start();
       } catch (RuntimeException e) {

@@ -22,7 +22,9 @@ sealed interface Target extends AutoCloseable permits GatewayTarget, PaymentsTar
   /** How long a lease lasts: keys of a crashed server stay in flight this long. */
   Duration lease();
 
-  /** The request of operation {@code n} sent to {@code base}; {@code slow} asks for a slow upstream. */
+  /**
+   * The request of operation {@code n} sent to {@code base}; {@code slow} asks for a slow upstream.
+   */
   HttpRequest.Builder request(URI base, long n, boolean slow);
 
   /** Whether {@link #crashAndRestartStore()} restarts a separate store process. */
@@ -41,8 +43,9 @@ sealed interface Target extends AutoCloseable permits GatewayTarget, PaymentsTar
    * One operation in the ledger.
    *
    * @param effects the effects it had (charges or payments booked)
-   * @param deliveries when each request carrying its key reached the ledger ({@link System#nanoTime()})
-   *     with its fencing token; empty where the ledger cannot tell (the payments example)
+   * @param deliveries when each request carrying its key reached the ledger ({@link
+   *     System#nanoTime()}) with its fencing token; empty where the ledger cannot tell (the
+   *     payments example)
    */
   record Ledger(int effects, java.util.List<Delivery> deliveries) {}
 

@@ -24,8 +24,22 @@ class ChaosHarnessTest {
 
   @Test
   void gatewayOnTheEmbeddedStoreSurvivesAKillLostResponsesAndASlowUpstream() {
-    AuditReport report = run("--target", "gateway", "--store", "embedded", "--operations", "150", "--clients", "6",
-        "--kills", "1", "--drop-percent", "8", "--slow-percent", "3");
+    AuditReport report =
+        run(
+            "--target",
+            "gateway",
+            "--store",
+            "embedded",
+            "--operations",
+            "150",
+            "--clients",
+            "6",
+            "--kills",
+            "1",
+            "--drop-percent",
+            "8",
+            "--slow-percent",
+            "3");
 
     assertThat(report.passed()).as(report.row()).isTrue();
     assertThat(report.kills()).isEqualTo(1);
@@ -34,10 +48,27 @@ class ChaosHarnessTest {
 
   @Test
   void gatewayOnRedisSurvivesARestartOfRedis() {
-    RequiredServices.assume(RedisServer.available(), "redis-server (to start one the harness owns)");
+    RequiredServices.assume(
+        RedisServer.available(), "redis-server (to start one the harness owns)");
 
-    AuditReport report = run("--target", "gateway", "--store", "redis", "--operations", "150", "--clients", "6",
-        "--kills", "1", "--store-restarts", "1", "--drop-percent", "5", "--slow-percent", "2");
+    AuditReport report =
+        run(
+            "--target",
+            "gateway",
+            "--store",
+            "redis",
+            "--operations",
+            "150",
+            "--clients",
+            "6",
+            "--kills",
+            "1",
+            "--store-restarts",
+            "1",
+            "--drop-percent",
+            "5",
+            "--slow-percent",
+            "2");
 
     assertThat(report.passed()).as(report.row()).isTrue();
     assertThat(report.storeRestarts()).isEqualTo(1);
@@ -45,21 +76,52 @@ class ChaosHarnessTest {
 
   @Test
   void paymentsInTransactionalModeSurviveAKillAndAPostgresRestart() {
-    RequiredServices.assume(PostgresCluster.available(), "PostgreSQL 15 binaries and the postgres OS user");
+    RequiredServices.assume(
+        PostgresCluster.available(), "PostgreSQL 15 binaries and the postgres OS user");
     Path jar = Path.of(System.getProperty("once.chaos.paymentsJar", "missing"));
     RequiredServices.assume(Files.isRegularFile(jar), "the payments example's jar " + jar);
 
-    AuditReport report = run("--target", "payments", "--operations", "120", "--clients", "6", "--kills", "1",
-        "--store-restarts", "1", "--drop-percent", "8");
+    AuditReport report =
+        run(
+            "--target",
+            "payments",
+            "--operations",
+            "120",
+            "--clients",
+            "6",
+            "--kills",
+            "1",
+            "--store-restarts",
+            "1",
+            "--drop-percent",
+            "8");
 
     assertThat(report.passed()).as(report.row()).isTrue();
   }
 
   @Test
   void aGatewayThatForgetsCompletionsFailsTheAudit() {
-    int status = ChaosHarness.status(args("--target", "gateway", "--store", "embedded", "--upstream", "naive",
-        "--operations", "60", "--clients", "4", "--kills", "0", "--drop-percent", "25", "--slow-percent", "0",
-        "--gateway-main", "dev.once.gateway.ForgetfulGateway"));
+    int status =
+        ChaosHarness.status(
+            args(
+                "--target",
+                "gateway",
+                "--store",
+                "embedded",
+                "--upstream",
+                "naive",
+                "--operations",
+                "60",
+                "--clients",
+                "4",
+                "--kills",
+                "0",
+                "--drop-percent",
+                "25",
+                "--slow-percent",
+                "0",
+                "--gateway-main",
+                "dev.once.gateway.ForgetfulGateway"));
 
     assertThat(status).isEqualTo(1);
   }
@@ -67,7 +129,8 @@ class ChaosHarnessTest {
   @Test
   void aBadCommandLineExitsWithTwo() {
     assertThat(ChaosHarness.status(new String[] {"--operations", "0"})).isEqualTo(2);
-    assertThat(ChaosHarness.status(new String[] {"--store", "embedded", "--store-restarts", "1"})).isEqualTo(2);
+    assertThat(ChaosHarness.status(new String[] {"--store", "embedded", "--store-restarts", "1"}))
+        .isEqualTo(2);
     assertThat(ChaosHarness.status(new String[] {"--frobnicate", "1"})).isEqualTo(2);
   }
 

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Timeout;
  * Small failover runs: a primary with a streaming replica on loopback, load through the engine,
  * SIGKILL of the primary and its processes, promotion, audit and a final retry of every key.
  * Synchronous replication with {@code remote_apply} must lose and re-run nothing acknowledged;
- * asynchronous replication may, and whatever it did is printed, not asserted (it depends on timing).
+ * asynchronous replication may, and whatever it did is printed, not asserted (it depends on
+ * timing).
  */
 @Tag("chaos")
 @Timeout(value = 10, unit = java.util.concurrent.TimeUnit.MINUTES)
@@ -23,7 +24,8 @@ class PostgresFailoverTest {
 
   @BeforeAll
   static void binaries() {
-    RequiredServices.assume(PostgresCluster.available(),
+    RequiredServices.assume(
+        PostgresCluster.available(),
         "PostgreSQL 15 binaries (" + PostgresInstance.BIN + ") and the postgres OS user");
   }
 

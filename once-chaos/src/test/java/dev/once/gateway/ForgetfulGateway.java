@@ -25,7 +25,9 @@ public final class ForgetfulGateway {
     gateway.join();
   }
 
-  /** Completes by releasing: the record is gone, and the next request with the key executes afresh. */
+  /**
+   * Completes by releasing: the record is gone, and the next request with the key executes afresh.
+   */
   static final class Forgetful extends ForwardingStore {
     private final IdempotencyStore delegate;
 

@@ -17,12 +17,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One logical operation: its attempts, one after the other, until an answer is final or the budget
- * is spent. Nothing blocks: each attempt is an asynchronous exchange, and the wait before the next is
- * a scheduled task. Attempts never overlap, so the plain fields are only touched by one thread at a
- * time, with a happens-before edge from one attempt's callback to the next attempt's start.
+ * is spent. Nothing blocks: each attempt is an asynchronous exchange, and the wait before the next
+ * is a scheduled task. Attempts never overlap, so the plain fields are only touched by one thread
+ * at a time, with a happens-before edge from one attempt's callback to the next attempt's start.
  */
 final class Call<T> {
-
 
   private static final Logger log = LoggerFactory.getLogger(OnceHttpClient.class);
 
@@ -40,7 +39,11 @@ final class Call<T> {
   private int lastStatus;
   private @Nullable IOException lastError;
 
-  Call(OnceHttpClient client, HttpRequest request, HttpResponse.BodyHandler<T> handler, @Nullable String key) {
+  Call(
+      OnceHttpClient client,
+      HttpRequest request,
+      HttpResponse.BodyHandler<T> handler,
+      @Nullable String key) {
     this.client = client;
     this.request = request;
     this.handler = handler;
@@ -49,12 +52,13 @@ final class Call<T> {
     this.mode = Retries.mode(request.method(), key != null);
     this.deadline = client.clock().instant().plus(client.deadline());
     // Cancelling the caller's future stops the retries and aborts the exchange under way.
-    result.whenComplete((r, e) -> {
-      CompletableFuture<?> current = exchange;
-      if (result.isCancelled() && current != null) {
-        current.cancel(true);
-      }
-    });
+    result.whenComplete(
+        (r, e) -> {
+          CompletableFuture<?> current = exchange;
+          if (result.isCancelled() && current != null) {
+            current.cancel(true);
+          }
+        });
   }
 
   CompletableFuture<OnceResponse<T>> start() {
@@ -95,7 +99,9 @@ final class Call<T> {
 
   /** The caller's request with the key, and a timeout that ends no later than the deadline. */
   private HttpRequest prepare(Duration left) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(request, (name, value) -> !name.equalsIgnoreCase(WireProtocol.KEY_HEADER));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(
+            request, (name, value) -> !name.equalsIgnoreCase(WireProtocol.KEY_HEADER));
     if (keyHeader != null) {
       b.header(WireProtocol.KEY_HEADER, keyHeader);
     }
@@ -126,17 +132,21 @@ final class Call<T> {
   private void problem(HttpResponse<Reply<T>> response, Reply.Problem<T> problem) {
     switch (problem.type()) {
       case ProblemJson.IN_FLIGHT -> retry(response.statusCode(), null, retryAfter(response));
-      case ProblemJson.KEY_REUSED -> result.completeExceptionally(new KeyReusedException(key, attempts));
+      case ProblemJson.KEY_REUSED ->
+          result.completeExceptionally(new KeyReusedException(key, attempts));
       case ProblemJson.RESPONSE_UNAVAILABLE ->
           result.completeExceptionally(new ResponseUnavailableException(key, attempts));
       // The application's own problem: the caller's handler gets the bytes after all.
-      default -> Bodies.replay(handler, response, problem.bytes()).whenComplete((body, e) -> {
-        if (e != null) {
-          result.completeExceptionally(unwrap(e));
-        } else {
-          complete(response, body);
-        }
-      });
+      default ->
+          Bodies.replay(handler, response, problem.bytes())
+              .whenComplete(
+                  (body, e) -> {
+                    if (e != null) {
+                      result.completeExceptionally(unwrap(e));
+                    } else {
+                      complete(response, body);
+                    }
+                  });
     }
   }
 
@@ -161,19 +171,27 @@ final class Call<T> {
       return;
     }
     if (log.isDebugEnabled()) {
-      log.debug("{} {}: attempt {} ended in {}; retrying in {} ms{}", request.method(), request.uri().getPath(),
-          attempts, status > 0 ? "HTTP " + status : String.valueOf(error), wait.toMillis(),
+      log.debug(
+          "{} {}: attempt {} ended in {}; retrying in {} ms{}",
+          request.method(),
+          request.uri().getPath(),
+          attempts,
+          status > 0 ? "HTTP " + status : String.valueOf(error),
+          wait.toMillis(),
           hint.isPresent() ? " (Retry-After)" : "");
     }
     client.scheduler().schedule(wait, this::attempt);
   }
 
   private Optional<Duration> retryAfter(HttpResponse<?> response) {
-    return RetryAfter.parse(response.headers().firstValue(WireProtocol.RETRY_AFTER_HEADER).orElse(null), client.clock().instant());
+    return RetryAfter.parse(
+        response.headers().firstValue(WireProtocol.RETRY_AFTER_HEADER).orElse(null),
+        client.clock().instant());
   }
 
   private void giveUp(Reason reason) {
-    result.completeExceptionally(new RetriesExhaustedException(reason, key, attempts, lastStatus, lastError));
+    result.completeExceptionally(
+        new RetriesExhaustedException(reason, key, attempts, lastStatus, lastError));
   }
 
   private void complete(HttpResponse<?> response, T body) {
@@ -181,7 +199,8 @@ final class Call<T> {
   }
 
   private static Throwable unwrap(Throwable e) {
-    while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+    while ((e instanceof CompletionException || e instanceof ExecutionException)
+        && e.getCause() != null) {
       e = e.getCause();
     }
     return e;

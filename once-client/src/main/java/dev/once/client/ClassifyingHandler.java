@@ -6,8 +6,8 @@ import java.net.http.HttpResponse.BodySubscribers;
 import java.net.http.HttpResponse.ResponseInfo;
 
 /**
- * Wraps the caller's body handler so that bodies the caller will never see are not handed to it:
- * a transient answer that will be retried is discarded, and a 409 or 422 problem is read first so
+ * Wraps the caller's body handler so that bodies the caller will never see are not handed to it: a
+ * transient answer that will be retried is discarded, and a 409 or 422 problem is read first so
  * that its type can decide (it goes to the caller's handler afterwards if it is not Once's).
  */
 final class ClassifyingHandler<T> implements BodyHandler<Reply<T>> {
@@ -26,8 +26,11 @@ final class ClassifyingHandler<T> implements BodyHandler<Reply<T>> {
     if (mode != Retries.Mode.UNSAFE && Retries.transientStatus(status)) {
       return BodySubscribers.replacing(new Reply.Discarded<>());
     }
-    if (mode == Retries.Mode.KEYED && (status == 409 || status == 422) && ProblemJson.isProblem(info.headers())) {
-      return BodySubscribers.mapping(BodySubscribers.ofByteArray(),
+    if (mode == Retries.Mode.KEYED
+        && (status == 409 || status == 422)
+        && ProblemJson.isProblem(info.headers())) {
+      return BodySubscribers.mapping(
+          BodySubscribers.ofByteArray(),
           bytes -> new Reply.Problem<>(ProblemJson.type(bytes), bytes));
     }
     return BodySubscribers.mapping(handler.apply(info), Reply.Body::new);

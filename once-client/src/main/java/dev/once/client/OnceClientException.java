@@ -15,7 +15,8 @@ public abstract sealed class OnceClientException extends IOException
   private final @Nullable String key;
   private final int attempts;
 
-  OnceClientException(String message, @Nullable String key, int attempts, @Nullable Throwable cause) {
+  OnceClientException(
+      String message, @Nullable String key, int attempts, @Nullable Throwable cause) {
     super(message, cause);
     this.key = key;
     this.attempts = attempts;

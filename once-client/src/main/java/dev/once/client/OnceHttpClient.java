@@ -23,11 +23,11 @@ import java.util.stream.Collectors;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link HttpClient} that makes each logical operation safe to repeat: it sends a new
- * {@code Idempotency-Key} (a {@link UuidV7}) with every request of a covered method (POST and PATCH
- * by default), and repeats the request with the <em>same</em> key after connection failures,
- * timeouts, I/O errors, 5xx, 408, 429 and a 409 "request in flight", with exponential backoff and
- * full jitter, honouring {@code Retry-After}, until an answer is final, {@code maxAttempts} requests
+ * A {@link HttpClient} that makes each logical operation safe to repeat: it sends a new {@code
+ * Idempotency-Key} (a {@link UuidV7}) with every request of a covered method (POST and PATCH by
+ * default), and repeats the request with the <em>same</em> key after connection failures, timeouts,
+ * I/O errors, 5xx, 408, 429 and a 409 "request in flight", with exponential backoff and full
+ * jitter, honouring {@code Retry-After}, until an answer is final, {@code maxAttempts} requests
  * were sent or the {@code deadline} passed. A server that implements idempotency keys (a Once
  * server) then runs the operation once and replays its answer to every retry.
  *
@@ -55,7 +55,10 @@ public final class OnceHttpClient {
   private final Scheduler scheduler;
 
   private OnceHttpClient(Builder b) {
-    this.http = b.http != null ? b.http : HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    this.http =
+        b.http != null
+            ? b.http
+            : HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
     this.coveredMethods = b.coveredMethods;
     this.maxAttempts = b.maxAttempts;
     this.deadline = b.deadline;
@@ -63,7 +66,10 @@ public final class OnceHttpClient {
     this.maxBackoff = b.maxBackoff;
     this.random = b.random;
     this.clock = b.clock;
-    this.scheduler = b.scheduler != null ? b.scheduler : Scheduler.on(http.executor().orElse(ForkJoinPool.commonPool()));
+    this.scheduler =
+        b.scheduler != null
+            ? b.scheduler
+            : Scheduler.on(http.executor().orElse(ForkJoinPool.commonPool()));
   }
 
   /** A client over {@code http} with the defaults. */
@@ -71,12 +77,18 @@ public final class OnceHttpClient {
     return builder(http).build();
   }
 
-  /** A builder for a client over a new {@link HttpClient} (10 s connect timeout, otherwise the JDK's defaults). */
+  /**
+   * A builder for a client over a new {@link HttpClient} (10 s connect timeout, otherwise the JDK's
+   * defaults).
+   */
   public static Builder builder() {
     return new Builder(null);
   }
 
-  /** A builder for a client over {@code http}, which keeps its own settings (executor, proxy, TLS...). */
+  /**
+   * A builder for a client over {@code http}, which keeps its own settings (executor, proxy,
+   * TLS...).
+   */
   public static Builder builder(HttpClient http) {
     if (http == null) {
       throw new IllegalArgumentException("httpClient must not be null");
@@ -90,8 +102,8 @@ public final class OnceHttpClient {
    *
    * <p>A request that already has an {@code Idempotency-Key} header keeps that key.
    *
-   * @return the final answer: any 2xx or 3xx, or a 4xx other than 408 and 429, or a transient status
-   *     on a call that could not be retried (see {@code docs/client.md})
+   * @return the final answer: any 2xx or 3xx, or a 4xx other than 408 and 429, or a transient
+   *     status on a call that could not be retried (see {@code docs/client.md})
    * @throws KeyReusedException the server says the key belongs to a different request (422)
    * @throws ResponseUnavailableException the operation happened, but its answer cannot be replayed
    * @throws RetriesExhaustedException no final answer within {@code maxAttempts} or the deadline
@@ -108,10 +120,11 @@ public final class OnceHttpClient {
    * method: for example one derived from a database id, so that a crashed and restarted caller
    * repeats the same operation rather than a new one.
    *
-   * @throws IllegalArgumentException the key is not 1–255 printable ASCII characters, or the request
-   *     carries a different one in its {@code Idempotency-Key} header
+   * @throws IllegalArgumentException the key is not 1–255 printable ASCII characters, or the
+   *     request carries a different one in its {@code Idempotency-Key} header
    */
-  public <T> OnceResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler, String idempotencyKey)
+  public <T> OnceResponse<T> send(
+      HttpRequest request, HttpResponse.BodyHandler<T> handler, String idempotencyKey)
       throws IOException, InterruptedException {
     return await(sendAsync(request, handler, idempotencyKey));
   }
@@ -121,7 +134,8 @@ public final class OnceHttpClient {
    * attempts are scheduled, not slept. The future fails with the exceptions {@code send} throws;
    * cancelling it stops the retries and aborts the exchange under way.
    */
-  public <T> CompletableFuture<OnceResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
+  public <T> CompletableFuture<OnceResponse<T>> sendAsync(
+      HttpRequest request, HttpResponse.BodyHandler<T> handler) {
     requireArguments(request, handler);
     String key = headerKey(request);
     if (key == null && coveredMethods.contains(request.method().toUpperCase(Locale.ROOT))) {
@@ -131,13 +145,14 @@ public final class OnceHttpClient {
   }
 
   /** As {@link #send(HttpRequest, HttpResponse.BodyHandler, String)}, without blocking. */
-  public <T> CompletableFuture<OnceResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler,
-      String idempotencyKey) {
+  public <T> CompletableFuture<OnceResponse<T>> sendAsync(
+      HttpRequest request, HttpResponse.BodyHandler<T> handler, String idempotencyKey) {
     requireArguments(request, handler);
     String key = KeySyntax.check(idempotencyKey, IllegalArgumentException::new);
     String inHeader = headerKey(request);
     if (inHeader != null && !inHeader.equals(key)) {
-      throw new IllegalArgumentException("idempotencyKey differs from the request's Idempotency-Key header");
+      throw new IllegalArgumentException(
+          "idempotencyKey differs from the request's Idempotency-Key header");
     }
     return new Call<>(this, request, handler, key).start();
   }
@@ -153,8 +168,11 @@ public final class OnceHttpClient {
   }
 
   private static @Nullable String headerKey(HttpRequest request) {
-    return request.headers().firstValue(WireProtocol.KEY_HEADER)
-        .map(v -> KeySyntax.parseHeader(v, IllegalArgumentException::new)).orElse(null);
+    return request
+        .headers()
+        .firstValue(WireProtocol.KEY_HEADER)
+        .map(v -> KeySyntax.parseHeader(v, IllegalArgumentException::new))
+        .orElse(null);
   }
 
   private static <T> T await(CompletableFuture<T> future) throws IOException, InterruptedException {
@@ -192,11 +210,12 @@ public final class OnceHttpClient {
 
   /**
    * The wait before retry {@code retry} (1 for the first) when the server named none: full jitter,
-   * uniform between zero and a cap that doubles from {@code initialBackoff} up to {@code maxBackoff},
-   * so that a crowd of clients that failed together does not come back together.
+   * uniform between zero and a cap that doubles from {@code initialBackoff} up to {@code
+   * maxBackoff}, so that a crowd of clients that failed together does not come back together.
    */
   Duration backoff(int retry) {
-    return ExponentialBackoff.delay(initialBackoff, maxBackoff, 2.0, 1.0, Math.max(retry, 1), random);
+    return ExponentialBackoff.delay(
+        initialBackoff, maxBackoff, 2.0, 1.0, Math.max(retry, 1), random);
   }
 
   RandomGenerator random() {
@@ -212,9 +231,9 @@ public final class OnceHttpClient {
   }
 
   /**
-   * Options of an {@link OnceHttpClient}. Each setter rejects a bad value with an
-   * {@link IllegalArgumentException} naming the option; {@link #build()} rejects contradictions with
-   * an {@link IllegalStateException}.
+   * Options of an {@link OnceHttpClient}. Each setter rejects a bad value with an {@link
+   * IllegalArgumentException} naming the option; {@link #build()} rejects contradictions with an
+   * {@link IllegalStateException}.
    */
   public static final class Builder {
     private static final Duration LONGEST = Duration.ofDays(1);
@@ -244,15 +263,20 @@ public final class OnceHttpClient {
       }
       for (String m : methods) {
         if (m == null || !m.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
-          throw new IllegalArgumentException("coveredMethods must be HTTP method tokens, was " + Arrays.toString(methods));
+          throw new IllegalArgumentException(
+              "coveredMethods must be HTTP method tokens, was " + Arrays.toString(methods));
         }
       }
-      this.coveredMethods = Arrays.stream(methods).map(m -> m.toUpperCase(Locale.ROOT))
-          .collect(Collectors.toUnmodifiableSet());
+      this.coveredMethods =
+          Arrays.stream(methods)
+              .map(m -> m.toUpperCase(Locale.ROOT))
+              .collect(Collectors.toUnmodifiableSet());
       return this;
     }
 
-    /** The most requests sent for one operation, the first included (default 5; 1 means no retry). */
+    /**
+     * The most requests sent for one operation, the first included (default 5; 1 means no retry).
+     */
     public Builder maxAttempts(int maxAttempts) {
       this.maxAttempts = Arguments.between("maxAttempts", maxAttempts, 1, 100);
       return this;
@@ -267,19 +291,28 @@ public final class OnceHttpClient {
       return this;
     }
 
-    /** The cap of the first backoff (default 200 ms); it doubles for each retry up to {@link #maxBackoff}. */
+    /**
+     * The cap of the first backoff (default 200 ms); it doubles for each retry up to {@link
+     * #maxBackoff}.
+     */
     public Builder initialBackoff(Duration initialBackoff) {
       this.initialBackoff = Arguments.positive("initialBackoff", initialBackoff, LONGEST);
       return this;
     }
 
-    /** The largest cap of a backoff (default 10 s). A {@code Retry-After} from the server is not capped by it. */
+    /**
+     * The largest cap of a backoff (default 10 s). A {@code Retry-After} from the server is not
+     * capped by it.
+     */
     public Builder maxBackoff(Duration maxBackoff) {
       this.maxBackoff = Arguments.positive("maxBackoff", maxBackoff, LONGEST);
       return this;
     }
 
-    /** Where the jitter comes from (default {@link ThreadLocalRandom}); seed one for reproducible tests. */
+    /**
+     * Where the jitter comes from (default {@link ThreadLocalRandom}); seed one for reproducible
+     * tests.
+     */
     public Builder random(RandomGenerator random) {
       if (random == null) {
         throw new IllegalArgumentException("random must not be null");
@@ -288,7 +321,9 @@ public final class OnceHttpClient {
       return this;
     }
 
-    /** The clock of the deadline and of {@code Retry-After} dates (default the system clock, UTC). */
+    /**
+     * The clock of the deadline and of {@code Retry-After} dates (default the system clock, UTC).
+     */
     public Builder clock(Clock clock) {
       if (clock == null) {
         throw new IllegalArgumentException("clock must not be null");
@@ -303,14 +338,19 @@ public final class OnceHttpClient {
       return this;
     }
 
-    /** @throws IllegalStateException if {@code initialBackoff} is longer than {@code maxBackoff} */
+    /**
+     * @throws IllegalStateException if {@code initialBackoff} is longer than {@code maxBackoff}
+     */
     public OnceHttpClient build() {
       if (initialBackoff.compareTo(maxBackoff) > 0) {
-        throw new IllegalStateException("initialBackoff (" + initialBackoff + ") must not be longer than maxBackoff ("
-            + maxBackoff + ")");
+        throw new IllegalStateException(
+            "initialBackoff ("
+                + initialBackoff
+                + ") must not be longer than maxBackoff ("
+                + maxBackoff
+                + ")");
       }
       return new OnceHttpClient(this);
     }
-
   }
 }

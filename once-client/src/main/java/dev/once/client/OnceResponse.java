@@ -41,11 +41,14 @@ public final class OnceResponse<T> {
   }
 
   /**
-   * Whether the server answered with the recorded response of an earlier attempt
-   * ({@code Idempotent-Replayed: true}) instead of running the operation for this one.
+   * Whether the server answered with the recorded response of an earlier attempt ({@code
+   * Idempotent-Replayed: true}) instead of running the operation for this one.
    */
   public boolean replayed() {
-    return response.headers().firstValue(WireProtocol.REPLAYED_HEADER).map(v -> v.trim().equalsIgnoreCase("true"))
+    return response
+        .headers()
+        .firstValue(WireProtocol.REPLAYED_HEADER)
+        .map(v -> v.trim().equalsIgnoreCase("true"))
         .orElse(false);
   }
 
@@ -61,7 +64,15 @@ public final class OnceResponse<T> {
 
   @Override
   public String toString() {
-    return "OnceResponse[" + response.request().method() + " " + response.uri() + " -> " + statusCode()
-        + ", attempts=" + attempts + (replayed() ? ", replayed" : "") + "]";
+    return "OnceResponse["
+        + response.request().method()
+        + " "
+        + response.uri()
+        + " -> "
+        + statusCode()
+        + ", attempts="
+        + attempts
+        + (replayed() ? ", replayed" : "")
+        + "]";
   }
 }

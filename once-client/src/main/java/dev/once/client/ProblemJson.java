@@ -7,23 +7,27 @@ import java.util.Locale;
 
 /**
  * The few RFC 9457 problems of a Once server the client acts on (see {@code docs/http.md}), and a
- * reader for the {@code type} member of a problem body. The URIs come from once-protocol's
- * {@link WireProtocol}, as once-http's {@code ProblemType} do, so server and client cannot drift.
+ * reader for the {@code type} member of a problem body. The URIs come from once-protocol's {@link
+ * WireProtocol}, as once-http's {@code ProblemType} do, so server and client cannot drift.
  */
 final class ProblemJson {
 
   /** 409: the first request with the key still runs; retry after {@code Retry-After}. */
   static final String IN_FLIGHT = WireProtocol.PROBLEM_BASE_URI + WireProtocol.IN_FLIGHT;
+
   /** 422: the key was used with another request; never retried. */
   static final String KEY_REUSED = WireProtocol.PROBLEM_BASE_URI + WireProtocol.KEY_REUSED;
+
   /** 409: the operation happened but its answer cannot be replayed; never retried. */
-  static final String RESPONSE_UNAVAILABLE = WireProtocol.PROBLEM_BASE_URI + WireProtocol.RESPONSE_UNAVAILABLE;
+  static final String RESPONSE_UNAVAILABLE =
+      WireProtocol.PROBLEM_BASE_URI + WireProtocol.RESPONSE_UNAVAILABLE;
 
   private ProblemJson() {}
 
   /** Whether the response says its body is {@code application/problem+json}. */
   static boolean isProblem(HttpHeaders headers) {
-    return headers.firstValue("Content-Type")
+    return headers
+        .firstValue("Content-Type")
         .map(v -> v.toLowerCase(Locale.ROOT).trim().startsWith(WireProtocol.PROBLEM_MEDIA_TYPE))
         .orElse(false);
   }

@@ -22,10 +22,14 @@ final class RetryAfter {
   /** Longer hints are taken as this; the client's deadline decides whether to wait at all. */
   static final Duration LONGEST = Duration.ofDays(1);
 
-  private static final DateTimeFormatter ASCTIME = new DateTimeFormatterBuilder()
-      .appendPattern("EEE MMM ").padNext(2).appendValue(ChronoField.DAY_OF_MONTH)
-      .appendPattern(" HH:mm:ss uuuu")
-      .toFormatter(Locale.US).withZone(ZoneOffset.UTC);
+  private static final DateTimeFormatter ASCTIME =
+      new DateTimeFormatterBuilder()
+          .appendPattern("EEE MMM ")
+          .padNext(2)
+          .appendValue(ChronoField.DAY_OF_MONTH)
+          .appendPattern(" HH:mm:ss uuuu")
+          .toFormatter(Locale.US)
+          .withZone(ZoneOffset.UTC);
 
   private RetryAfter() {}
 
@@ -42,15 +46,17 @@ final class RetryAfter {
       long seconds = v.length() > 9 ? Long.MAX_VALUE : Long.parseLong(v);
       return Optional.of(seconds >= LONGEST.toSeconds() ? LONGEST : Duration.ofSeconds(seconds));
     }
-    return date(v, now).map(at -> {
-      Duration d = Duration.between(now, at);
-      return d.isNegative() ? Duration.ZERO : d.compareTo(LONGEST) > 0 ? LONGEST : d;
-    });
+    return date(v, now)
+        .map(
+            at -> {
+              Duration d = Duration.between(now, at);
+              return d.isNegative() ? Duration.ZERO : d.compareTo(LONGEST) > 0 ? LONGEST : d;
+            });
   }
 
   private static Optional<Instant> date(String v, Instant now) {
-    for (DateTimeFormatter f : new DateTimeFormatter[] {
-        DateTimeFormatter.RFC_1123_DATE_TIME, rfc850(now), ASCTIME}) {
+    for (DateTimeFormatter f :
+        new DateTimeFormatter[] {DateTimeFormatter.RFC_1123_DATE_TIME, rfc850(now), ASCTIME}) {
       try {
         return Optional.of(ZonedDateTime.parse(v, f).toInstant());
       } catch (DateTimeParseException e) {
@@ -70,6 +76,7 @@ final class RetryAfter {
         .appendPattern("EEEE, dd-MMM-")
         .appendValueReduced(ChronoField.YEAR, 2, 2, thisYear - 49)
         .appendPattern(" HH:mm:ss 'GMT'")
-        .toFormatter(Locale.US).withZone(ZoneOffset.UTC);
+        .toFormatter(Locale.US)
+        .withZone(ZoneOffset.UTC);
   }
 }

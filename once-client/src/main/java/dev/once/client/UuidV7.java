@@ -8,21 +8,22 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Time-ordered UUIDs, version 7 of RFC 9562: 48 bits of Unix time in milliseconds, the version,
- * 12 bits of counter ({@code rand_a}), the variant and 62 random bits ({@code rand_b}).
+ * Time-ordered UUIDs, version 7 of RFC 9562: 48 bits of Unix time in milliseconds, the version, 12
+ * bits of counter ({@code rand_a}), the variant and 62 random bits ({@code rand_b}).
  *
  * <p>Ids from one generator are strictly increasing, across all threads: the timestamp and the
- * counter are one 60-bit number in an {@link AtomicLong}, and each id takes
- * {@code max(previous + 1, now << 12)} with a compare-and-set (RFC 9562 §6.2, method 1, fixed-length
- * dedicated counter). No lock is taken. Within a millisecond the counter counts up from zero; when
- * it passes 4095 it carries into the timestamp, which then runs ahead of the clock until the clock
- * catches up (RFC 9562 §6.2 allows this). When the clock goes backwards the last timestamp is kept
- * and the counter keeps counting, so order is never broken. Ids from different processes are told
- * apart by the 62 random bits.
+ * counter are one 60-bit number in an {@link AtomicLong}, and each id takes {@code max(previous +
+ * 1, now << 12)} with a compare-and-set (RFC 9562 §6.2, method 1, fixed-length dedicated counter).
+ * No lock is taken. Within a millisecond the counter counts up from zero; when it passes 4095 it
+ * carries into the timestamp, which then runs ahead of the clock until the clock catches up (RFC
+ * 9562 §6.2 allows this). When the clock goes backwards the last timestamp is kept and the counter
+ * keeps counting, so order is never broken. Ids from different processes are told apart by the 62
+ * random bits.
  *
- * <p>The random bits come from {@link ThreadLocalRandom}, not a {@code SecureRandom}: an idempotency
- * key travels in clear in a header, is scoped to its owner by the server, and never returns another
- * request's result, so it needs uniqueness rather than secrecy (see {@code docs/client.md}).
+ * <p>The random bits come from {@link ThreadLocalRandom}, not a {@code SecureRandom}: an
+ * idempotency key travels in clear in a header, is scoped to its owner by the server, and never
+ * returns another request's result, so it needs uniqueness rather than secrecy (see {@code
+ * docs/client.md}).
  */
 public final class UuidV7 {
 
@@ -42,7 +43,9 @@ public final class UuidV7 {
     this.clock = Objects.requireNonNull(clock, "clock");
   }
 
-  /** Returns a new UUIDv7 from the process-wide generator: larger than every one it returned before. */
+  /**
+   * Returns a new UUIDv7 from the process-wide generator: larger than every one it returned before.
+   */
   public static UUID next() {
     return SHARED.generate();
   }
@@ -56,8 +59,11 @@ public final class UuidV7 {
    */
   public static Instant timestamp(UUID uuid) {
     if (uuid.version() != 7 || uuid.variant() != 2) {
-      throw new IllegalArgumentException("uuid must be a version 7 UUID, was version " + uuid.version()
-          + " variant " + uuid.variant());
+      throw new IllegalArgumentException(
+          "uuid must be a version 7 UUID, was version "
+              + uuid.version()
+              + " variant "
+              + uuid.variant());
     }
     return Instant.ofEpochMilli(uuid.getMostSignificantBits() >>> 16);
   }

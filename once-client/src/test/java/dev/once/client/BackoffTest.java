@@ -10,21 +10,25 @@ import org.junit.jupiter.api.Test;
 class BackoffTest {
 
   /** Always the top of the asked range (no share taken off), so that a wait equals its cap. */
-  static final RandomGenerator TOP = new RandomGenerator() {
-    @Override
-    public long nextLong() {
-      return 0;
-    }
+  static final RandomGenerator TOP =
+      new RandomGenerator() {
+        @Override
+        public long nextLong() {
+          return 0;
+        }
 
-    @Override
-    public long nextLong(long bound) {
-      return bound - 1;
-    }
-  };
+        @Override
+        public long nextLong(long bound) {
+          return bound - 1;
+        }
+      };
 
   private static OnceHttpClient client(RandomGenerator random) {
-    return OnceHttpClient.builder().initialBackoff(Duration.ofMillis(100)).maxBackoff(Duration.ofSeconds(2))
-        .random(random).build();
+    return OnceHttpClient.builder()
+        .initialBackoff(Duration.ofMillis(100))
+        .maxBackoff(Duration.ofSeconds(2))
+        .random(random)
+        .build();
   }
 
   @Test

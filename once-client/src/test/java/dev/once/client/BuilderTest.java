@@ -16,7 +16,8 @@ class BuilderTest {
 
   private static void rejects(String option, Consumer<OnceHttpClient.Builder> setter) {
     assertThatThrownBy(() -> setter.accept(OnceHttpClient.builder()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith(option);
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(option);
   }
 
   @Test
@@ -34,29 +35,41 @@ class BuilderTest {
     rejects("random", b -> b.random(null));
     rejects("clock", b -> b.clock(null));
     assertThatThrownBy(() -> OnceHttpClient.builder(null))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("httpClient");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("httpClient");
   }
 
   @Test
   void aBackoffThatStartsAboveItsMaximumIsAContradiction() {
-    assertThatThrownBy(() -> OnceHttpClient.builder()
-        .initialBackoff(Duration.ofSeconds(5)).maxBackoff(Duration.ofSeconds(1)).build())
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("initialBackoff");
+    assertThatThrownBy(
+            () ->
+                OnceHttpClient.builder()
+                    .initialBackoff(Duration.ofSeconds(5))
+                    .maxBackoff(Duration.ofSeconds(1))
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("initialBackoff");
   }
 
   @Test
   void aBadKeyIsRefusedBeforeAnythingIsSent() {
     OnceHttpClient client = OnceHttpClient.of(HttpClient.newHttpClient());
-    HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:9/x"))
-        .POST(HttpRequest.BodyPublishers.noBody()).build();
+    HttpRequest request =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:9/x"))
+            .POST(HttpRequest.BodyPublishers.noBody())
+            .build();
 
     for (String key : new String[] {"", "has space", "x".repeat(256), "caf\u00e9"}) {
       assertThatThrownBy(() -> client.sendAsync(request, BodyHandlers.discarding(), key))
-          .as(key).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("idempotency key");
+          .as(key)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("idempotency key");
     }
-    HttpRequest keyed = HttpRequest.newBuilder(request, (n, v) -> true).header("Idempotency-Key", "a").build();
+    HttpRequest keyed =
+        HttpRequest.newBuilder(request, (n, v) -> true).header("Idempotency-Key", "a").build();
     assertThatThrownBy(() -> client.sendAsync(keyed, BodyHandlers.discarding(), "b"))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("idempotencyKey");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("idempotencyKey");
   }
 
   @Test

@@ -14,11 +14,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * rather than the client's word. Behaviour by path:
  *
  * <ul>
- *   <li>{@code .../pay}: 201 with {@code {"effect":n}}; under {@code /slow/} after {@code ?ms=};</li>
- *   <li>{@code /flaky/{status}?times=n[&ra=s]}: the first {@code n} runs per key answer
- *       {@code status} (with {@code Retry-After: s}), later ones 201;</li>
- *   <li>{@code /status/{status}}: always that status, with a small JSON body;</li>
- *   <li>{@code /problem409}: the application's own 409 problem.</li>
+ *   <li>{@code .../pay}: 201 with {@code {"effect":n}}; under {@code /slow/} after {@code ?ms=};
+ *   <li>{@code /flaky/{status}?times=n[&ra=s]}: the first {@code n} runs per key answer {@code
+ *       status} (with {@code Retry-After: s}), later ones 201;
+ *   <li>{@code /status/{status}}: always that status, with a small JSON body;
+ *   <li>{@code /problem409}: the application's own 409 problem.
  * </ul>
  */
 final class CountingServlet extends HttpServlet {
@@ -32,7 +32,9 @@ final class CountingServlet extends HttpServlet {
     return n == null ? 0 : n.get();
   }
 
-  /** The {@code Idempotency-Key} header the last request to {@code path} carried, or "" for none. */
+  /**
+   * The {@code Idempotency-Key} header the last request to {@code path} carried, or "" for none.
+   */
   String lastKey(String path) {
     return lastKey.getOrDefault(path, "");
   }
@@ -48,10 +50,15 @@ final class CountingServlet extends HttpServlet {
       if (req.getParameter("ms") != null) {
         sleep(Long.parseLong(req.getParameter("ms")));
       }
-      write(resp, 201, "application/json", "{\"effect\":" + n + ",\"padding\":\"more than sixteen bytes\"}");
+      write(
+          resp,
+          201,
+          "application/json",
+          "{\"effect\":" + n + ",\"padding\":\"more than sixteen bytes\"}");
     } else if (path.startsWith("/flaky/")) {
       int times = Integer.parseInt(req.getParameter("times"));
-      int run = perKey.computeIfAbsent(path + " " + key, k -> new AtomicInteger()).incrementAndGet();
+      int run =
+          perKey.computeIfAbsent(path + " " + key, k -> new AtomicInteger()).incrementAndGet();
       if (run <= times) {
         if (req.getParameter("ra") != null) {
           resp.setHeader("Retry-After", req.getParameter("ra"));
@@ -63,14 +70,18 @@ final class CountingServlet extends HttpServlet {
     } else if (path.startsWith("/status/")) {
       write(resp, Integer.parseInt(parts[2]), "application/json", "{\"status\":" + parts[2] + "}");
     } else if (path.equals("/problem409")) {
-      write(resp, 409, "application/problem+json",
+      write(
+          resp,
+          409,
+          "application/problem+json",
           "{\"title\":\"Out of stock\",\"type\":\"https://shop.example/out-of-stock\",\"status\":409}");
     } else {
       write(resp, 404, "text/plain", "no such path");
     }
   }
 
-  private static void write(HttpServletResponse resp, int status, String type, String body) throws IOException {
+  private static void write(HttpServletResponse resp, int status, String type, String body)
+      throws IOException {
     resp.setStatus(status);
     resp.setContentType(type);
     resp.getOutputStream().write(body.getBytes(StandardCharsets.UTF_8));

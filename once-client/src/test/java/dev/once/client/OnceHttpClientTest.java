@@ -28,18 +28,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The client against a real Once server (Jetty and the servlet filter) on loopback, with a
- * {@link FaultProxy} in between that loses answers after the server processed the request. Effects
- * are counted by the application, never taken from the client's word.
+ * The client against a real Once server (Jetty and the servlet filter) on loopback, with a {@link
+ * FaultProxy} in between that loses answers after the server processed the request. Effects are
+ * counted by the application, never taken from the client's word.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class OnceHttpClientTest {
 
   private static OnceServer server;
-  private static final HttpClient HTTP = HttpClient.newBuilder()
-      .version(HttpClient.Version.HTTP_1_1)
-      .connectTimeout(Duration.ofSeconds(5))
-      .build();
+  private static final HttpClient HTTP =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
 
   private FaultProxy proxy;
   private final String run = UUID.randomUUID().toString().substring(0, 8);
@@ -48,8 +49,12 @@ class OnceHttpClientTest {
   static void startServer() throws Exception {
     server = OnceServer.start();
     // Load the server's classes now, so that no test's first request is the slow one.
-    HTTP.send(HttpRequest.newBuilder(server.uri("/warm-up/pay")).POST(BodyPublishers.ofString("{}"))
-        .header("Idempotency-Key", UUID.randomUUID().toString()).build(), BodyHandlers.discarding());
+    HTTP.send(
+        HttpRequest.newBuilder(server.uri("/warm-up/pay"))
+            .POST(BodyPublishers.ofString("{}"))
+            .header("Idempotency-Key", UUID.randomUUID().toString())
+            .build(),
+        BodyHandlers.discarding());
   }
 
   @AfterAll
@@ -69,10 +74,12 @@ class OnceHttpClientTest {
 
   /** A client with short backoffs, through the proxy. */
   private static OnceHttpClient client(UnaryOperator<OnceHttpClient.Builder> options) {
-    return options.apply(OnceHttpClient.builder(HTTP)
-        .initialBackoff(Duration.ofMillis(10))
-        .maxBackoff(Duration.ofMillis(50))
-        .deadline(Duration.ofSeconds(30)))
+    return options
+        .apply(
+            OnceHttpClient.builder(HTTP)
+                .initialBackoff(Duration.ofMillis(10))
+                .maxBackoff(Duration.ofMillis(50))
+                .deadline(Duration.ofSeconds(30)))
         .build();
   }
 
@@ -94,11 +101,13 @@ class OnceHttpClientTest {
   }
 
   @Test
-  void aResponseLostAfterProcessingIsRetriedWithTheSameKeyAndReplayedWithOneEffect() throws Exception {
+  void aResponseLostAfterProcessingIsRetriedWithTheSameKeyAndReplayedWithOneEffect()
+      throws Exception {
     String path = path("", "/pay");
     proxy.dropResponses(1);
 
-    OnceResponse<String> r = client().send(post(path, "{\"amount\":1250}"), BodyHandlers.ofString());
+    OnceResponse<String> r =
+        client().send(post(path, "{\"amount\":1250}"), BodyHandlers.ofString());
 
     assertThat(proxy.droppedResponses()).isEqualTo(1);
     assertThat(r.statusCode()).isEqualTo(201);
@@ -117,8 +126,10 @@ class OnceHttpClientTest {
     String path = path("", "/pay");
     proxy.dropResponses(2);
 
-    OnceResponse<String> r = client().sendAsync(post(path, "{\"amount\":7}"), BodyHandlers.ofString())
-        .get(30, TimeUnit.SECONDS);
+    OnceResponse<String> r =
+        client()
+            .sendAsync(post(path, "{\"amount\":7}"), BodyHandlers.ofString())
+            .get(30, TimeUnit.SECONDS);
 
     assertThat(r.statusCode()).isEqualTo(201);
     assertThat(r.replayed()).isTrue();
@@ -132,7 +143,8 @@ class OnceHttpClientTest {
     OnceHttpClient client = client();
 
     OnceResponse<String> first = client.send(post(path, "{\"amount\":1}"), BodyHandlers.ofString());
-    OnceResponse<String> second = client.send(post(path, "{\"amount\":1}"), BodyHandlers.ofString());
+    OnceResponse<String> second =
+        client.send(post(path, "{\"amount\":1}"), BodyHandlers.ofString());
 
     assertThat(first.idempotencyKey()).isNotEqualTo(second.idempotencyKey());
     assertThat(first.replayed()).isFalse();
@@ -144,8 +156,10 @@ class OnceHttpClientTest {
   void aTimedOutAttemptIsRetriedAndGetsTheReplay() throws Exception {
     String path = path("", "/pay");
     proxy.delayResponses(1, Duration.ofSeconds(3));
-    HttpRequest request = HttpRequest.newBuilder(post(path, "{}"), (n, v) -> true)
-        .timeout(Duration.ofMillis(500)).build();
+    HttpRequest request =
+        HttpRequest.newBuilder(post(path, "{}"), (n, v) -> true)
+            .timeout(Duration.ofMillis(500))
+            .build();
 
     OnceResponse<String> r = client().send(request, BodyHandlers.ofString());
 
@@ -165,8 +179,9 @@ class OnceHttpClientTest {
     awaitExecutions(path.substring(0, path.indexOf('?')), 1);
     RecordingScheduler waits = RecordingScheduler.waiting();
 
-    OnceResponse<String> second = client(b -> b.scheduler(waits))
-        .send(post(path, "{\"amount\":5}"), BodyHandlers.ofString(), key);
+    OnceResponse<String> second =
+        client(b -> b.scheduler(waits))
+            .send(post(path, "{\"amount\":5}"), BodyHandlers.ofString(), key);
 
     assertThat(second.statusCode()).isEqualTo(201);
     assertThat(second.replayed()).isTrue();
@@ -185,11 +200,14 @@ class OnceHttpClientTest {
     OnceHttpClient client = client();
     client.send(post(path, "{\"amount\":1}"), BodyHandlers.ofString(), key);
 
-    assertThatThrownBy(() -> client.send(post(path, "{\"amount\":2}"), BodyHandlers.ofString(), key))
-        .isInstanceOfSatisfying(KeyReusedException.class, e -> {
-          assertThat(e.attempts()).isEqualTo(1);
-          assertThat(e.idempotencyKey()).contains(key);
-        });
+    assertThatThrownBy(
+            () -> client.send(post(path, "{\"amount\":2}"), BodyHandlers.ofString(), key))
+        .isInstanceOfSatisfying(
+            KeyReusedException.class,
+            e -> {
+              assertThat(e.attempts()).isEqualTo(1);
+              assertThat(e.idempotencyKey()).contains(key);
+            });
     assertThat(server.app.executions(path)).isEqualTo(1);
   }
 
@@ -200,9 +218,11 @@ class OnceHttpClientTest {
     OnceHttpClient client = client();
     client.send(post(path, "{\"amount\":1}"), BodyHandlers.ofString(), key);
 
-    CompletableFuture<OnceResponse<String>> f = client.sendAsync(post(path, "{\"amount\":2}"), BodyHandlers.ofString(), key);
+    CompletableFuture<OnceResponse<String>> f =
+        client.sendAsync(post(path, "{\"amount\":2}"), BodyHandlers.ofString(), key);
 
-    assertThatThrownBy(() -> f.get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+    assertThatThrownBy(() -> f.get(30, TimeUnit.SECONDS))
+        .isInstanceOf(ExecutionException.class)
         .hasCauseInstanceOf(KeyReusedException.class);
   }
 
@@ -211,10 +231,12 @@ class OnceHttpClientTest {
     String path = path("/small", "/pay");
     String key = "order-" + run;
     OnceHttpClient client = client();
-    assertThat(client.send(post(path, "{}"), BodyHandlers.ofString(), key).statusCode()).isEqualTo(201);
+    assertThat(client.send(post(path, "{}"), BodyHandlers.ofString(), key).statusCode())
+        .isEqualTo(201);
 
     assertThatThrownBy(() -> client.send(post(path, "{}"), BodyHandlers.ofString(), key))
-        .isInstanceOfSatisfying(ResponseUnavailableException.class, e -> assertThat(e.attempts()).isEqualTo(1));
+        .isInstanceOfSatisfying(
+            ResponseUnavailableException.class, e -> assertThat(e.attempts()).isEqualTo(1));
     assertThat(server.app.executions(path)).isEqualTo(1);
   }
 
@@ -243,7 +265,8 @@ class OnceHttpClientTest {
 
   @Test
   void theApplicationsOwnConflictProblemReachesTheCallerWithItsBody() throws Exception {
-    OnceResponse<String> r = client().send(post("/problem409", "{\"run\":\"" + run + "\"}"), BodyHandlers.ofString());
+    OnceResponse<String> r =
+        client().send(post("/problem409", "{\"run\":\"" + run + "\"}"), BodyHandlers.ofString());
 
     assertThat(r.statusCode()).isEqualTo(409);
     assertThat(r.attempts()).isEqualTo(1);
@@ -269,8 +292,9 @@ class OnceHttpClientTest {
     String path = path("/flaky/429", "");
     RecordingScheduler waits = RecordingScheduler.waiting();
 
-    OnceResponse<String> r = client(b -> b.scheduler(waits))
-        .send(post(path + "?times=1&ra=1", "{}"), BodyHandlers.ofString());
+    OnceResponse<String> r =
+        client(b -> b.scheduler(waits))
+            .send(post(path + "?times=1&ra=1", "{}"), BodyHandlers.ofString());
 
     assertThat(r.statusCode()).isEqualTo(201);
     assertThat(r.attempts()).isEqualTo(2);
@@ -281,13 +305,16 @@ class OnceHttpClientTest {
   void maxAttemptsIsRespected() throws Exception {
     String path = path("/status/500", "");
 
-    assertThatThrownBy(() -> client(b -> b.maxAttempts(3)).send(post(path, "{}"), BodyHandlers.ofString()))
-        .isInstanceOfSatisfying(RetriesExhaustedException.class, e -> {
-          assertThat(e.reason()).isEqualTo(Reason.MAX_ATTEMPTS);
-          assertThat(e.attempts()).isEqualTo(3);
-          assertThat(e.lastStatus()).hasValue(500);
-          assertThat(e.idempotencyKey()).isPresent();
-        });
+    assertThatThrownBy(
+            () -> client(b -> b.maxAttempts(3)).send(post(path, "{}"), BodyHandlers.ofString()))
+        .isInstanceOfSatisfying(
+            RetriesExhaustedException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(Reason.MAX_ATTEMPTS);
+              assertThat(e.attempts()).isEqualTo(3);
+              assertThat(e.lastStatus()).hasValue(500);
+              assertThat(e.idempotencyKey()).isPresent();
+            });
     assertThat(server.app.executions(path)).isEqualTo(3);
   }
 
@@ -297,17 +324,27 @@ class OnceHttpClientTest {
     FakeClock clock = FakeClock.create();
     RecordingScheduler waits = RecordingScheduler.skipping(clock);
     // A "random" that always picks the top of the range: the waits are the caps, 1 s, 2 s, 4 s.
-    OnceHttpClient client = OnceHttpClient.builder(HTTP).clock(clock).scheduler(waits)
-        .random(BackoffTest.TOP).maxAttempts(100).deadline(Duration.ofSeconds(5))
-        .initialBackoff(Duration.ofSeconds(1)).maxBackoff(Duration.ofSeconds(8)).build();
+    OnceHttpClient client =
+        OnceHttpClient.builder(HTTP)
+            .clock(clock)
+            .scheduler(waits)
+            .random(BackoffTest.TOP)
+            .maxAttempts(100)
+            .deadline(Duration.ofSeconds(5))
+            .initialBackoff(Duration.ofSeconds(1))
+            .maxBackoff(Duration.ofSeconds(8))
+            .build();
 
     assertThatThrownBy(() -> client.send(post(path, "{}"), BodyHandlers.ofString()))
-        .isInstanceOfSatisfying(RetriesExhaustedException.class, e -> {
-          assertThat(e.reason()).isEqualTo(Reason.DEADLINE);
-          assertThat(e.attempts()).isEqualTo(3);
-          assertThat(e.lastStatus()).hasValue(503);
-        });
-    // After 1 s and 2 s the third attempt failed at t=3 s; a wait of 4 s would pass the 5 s deadline.
+        .isInstanceOfSatisfying(
+            RetriesExhaustedException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(Reason.DEADLINE);
+              assertThat(e.attempts()).isEqualTo(3);
+              assertThat(e.lastStatus()).hasValue(503);
+            });
+    // After 1 s and 2 s the third attempt failed at t=3 s; a wait of 4 s would pass the 5 s
+    // deadline.
     assertThat(waits.waits).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(2));
     assertThat(server.app.executions(path)).isEqualTo(3);
   }
@@ -317,12 +354,16 @@ class OnceHttpClientTest {
     String path = path("/flaky/503", "");
     RecordingScheduler waits = RecordingScheduler.waiting();
 
-    assertThatThrownBy(() -> client(b -> b.scheduler(waits).deadline(Duration.ofSeconds(10)))
-        .send(post(path + "?times=1&ra=120", "{}"), BodyHandlers.ofString()))
-        .isInstanceOfSatisfying(RetriesExhaustedException.class, e -> {
-          assertThat(e.reason()).isEqualTo(Reason.DEADLINE);
-          assertThat(e.attempts()).isEqualTo(1);
-        });
+    assertThatThrownBy(
+            () ->
+                client(b -> b.scheduler(waits).deadline(Duration.ofSeconds(10)))
+                    .send(post(path + "?times=1&ra=120", "{}"), BodyHandlers.ofString()))
+        .isInstanceOfSatisfying(
+            RetriesExhaustedException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(Reason.DEADLINE);
+              assertThat(e.attempts()).isEqualTo(1);
+            });
     assertThat(waits.waits).isEmpty();
   }
 
@@ -332,15 +373,19 @@ class OnceHttpClientTest {
     try (ServerSocket s = new ServerSocket(0)) {
       closedPort = s.getLocalPort();
     }
-    HttpRequest request = HttpRequest.newBuilder(OnceServer.uri(closedPort, "/pay"))
-        .POST(BodyPublishers.ofString("{}")).build();
+    HttpRequest request =
+        HttpRequest.newBuilder(OnceServer.uri(closedPort, "/pay"))
+            .POST(BodyPublishers.ofString("{}"))
+            .build();
 
     assertThatThrownBy(() -> client(b -> b.maxAttempts(3)).send(request, BodyHandlers.ofString()))
-        .isInstanceOfSatisfying(RetriesExhaustedException.class, e -> {
-          assertThat(e.attempts()).isEqualTo(3);
-          assertThat(e.lastStatus()).isEmpty();
-          assertThat(e.getCause()).isInstanceOf(ConnectException.class);
-        });
+        .isInstanceOfSatisfying(
+            RetriesExhaustedException.class,
+            e -> {
+              assertThat(e.attempts()).isEqualTo(3);
+              assertThat(e.lastStatus()).isEmpty();
+              assertThat(e.getCause()).isInstanceOf(ConnectException.class);
+            });
   }
 
   @Test
@@ -349,9 +394,11 @@ class OnceHttpClientTest {
     String key = "invoice-" + run + "-42";
     OnceHttpClient client = client();
 
-    OnceResponse<String> first = client.send(post(path, "{\"amount\":1}"), BodyHandlers.ofString(), key);
+    OnceResponse<String> first =
+        client.send(post(path, "{\"amount\":1}"), BodyHandlers.ofString(), key);
     // A restarted caller derives the same key and gets the same answer.
-    OnceResponse<String> again = client.send(post(path, "{\"amount\":1}"), BodyHandlers.ofString(), key);
+    OnceResponse<String> again =
+        client.send(post(path, "{\"amount\":1}"), BodyHandlers.ofString(), key);
 
     assertThat(server.app.lastKey(path)).isEqualTo(key);
     assertThat(first.idempotencyKey()).contains(key);
@@ -364,8 +411,10 @@ class OnceHttpClientTest {
   void aKeyAlreadyInTheRequestHeaderIsKept() throws Exception {
     String path = path("", "/pay");
     String key = "from-header-" + run;
-    HttpRequest request = HttpRequest.newBuilder(post(path, "{}"), (n, v) -> true)
-        .header("Idempotency-Key", key).build();
+    HttpRequest request =
+        HttpRequest.newBuilder(post(path, "{}"), (n, v) -> true)
+            .header("Idempotency-Key", key)
+            .build();
     proxy.dropResponses(1);
 
     OnceResponse<String> r = client().send(request, BodyHandlers.ofString());
@@ -391,7 +440,8 @@ class OnceHttpClientTest {
   @Test
   void aGetCarriesNoKeyAndIsRetriedBecauseItIsSafe() throws Exception {
     String path = path("/flaky/503", "");
-    HttpRequest get = HttpRequest.newBuilder(OnceServer.uri(proxy.port(), path + "?times=1")).GET().build();
+    HttpRequest get =
+        HttpRequest.newBuilder(OnceServer.uri(proxy.port(), path + "?times=1")).GET().build();
 
     OnceResponse<String> r = client().send(get, BodyHandlers.ofString());
 
@@ -410,7 +460,8 @@ class OnceHttpClientTest {
     OnceHttpClient client = client(b -> b.coveredMethods());
 
     assertThatThrownBy(() -> client.send(post(path, "{}"), BodyHandlers.ofString()))
-        .isInstanceOf(IOException.class).isNotInstanceOf(OnceClientException.class);
+        .isInstanceOf(IOException.class)
+        .isNotInstanceOf(OnceClientException.class);
     assertThat(server.app.executions(path)).isEqualTo(1);
     assertThat(server.app.lastKey(path)).isEmpty();
   }
@@ -419,7 +470,8 @@ class OnceHttpClientTest {
   void anUncoveredPostGetsItsTransientStatusBackUnretried() throws Exception {
     String path = path("/status/503", "");
 
-    OnceResponse<String> r = client(b -> b.coveredMethods("PATCH")).send(post(path, "{}"), BodyHandlers.ofString());
+    OnceResponse<String> r =
+        client(b -> b.coveredMethods("PATCH")).send(post(path, "{}"), BodyHandlers.ofString());
 
     assertThat(r.statusCode()).isEqualTo(503);
     assertThat(r.body()).isEqualTo("{\"status\":503}");
@@ -453,11 +505,14 @@ class OnceHttpClientTest {
   }
 
   private static void awaitHeld(RecordingScheduler scheduler) {
-    Eventually.assertThat("a retry was scheduled", Duration.ofSeconds(20), () -> !scheduler.held.isEmpty());
+    Eventually.assertThat(
+        "a retry was scheduled", Duration.ofSeconds(20), () -> !scheduler.held.isEmpty());
   }
 
   private static void awaitExecutions(String path, int n) {
-    Eventually.assertThat(path + " started " + n + " time(s)", Duration.ofSeconds(20),
+    Eventually.assertThat(
+        path + " started " + n + " time(s)",
+        Duration.ofSeconds(20),
         () -> server.app.executions(path) >= n);
   }
 }

@@ -18,9 +18,9 @@ import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
- * A real Once server on loopback: Jetty 12 with {@link OnceFilter} over an in-memory store, in front
- * of a {@link CountingServlet}. Routes: {@code /slow/**} has a 2 s lease (so a duplicate in flight
- * is told to come back within 2 s); {@code /small/**} stores at most 16 bytes of response.
+ * A real Once server on loopback: Jetty 12 with {@link OnceFilter} over an in-memory store, in
+ * front of a {@link CountingServlet}. Routes: {@code /slow/**} has a 2 s lease (so a duplicate in
+ * flight is told to come back within 2 s); {@code /small/**} stores at most 16 bytes of response.
  */
 final class OnceServer implements AutoCloseable {
 
@@ -30,12 +30,19 @@ final class OnceServer implements AutoCloseable {
   private final int port;
 
   private OnceServer() throws Exception {
-    HttpIdempotency http = HttpIdempotency.builder(once)
-        .route("/slow/**", RoutePolicy.builder()
-            .execution(ExecutionPolicy.builder().lease(Duration.ofSeconds(2)).build()).build())
-        .route("/small/**", RoutePolicy.builder()
-            .execution(ExecutionPolicy.builder().maxResultBytes(16).build()).build())
-        .build();
+    HttpIdempotency http =
+        HttpIdempotency.builder(once)
+            .route(
+                "/slow/**",
+                RoutePolicy.builder()
+                    .execution(ExecutionPolicy.builder().lease(Duration.ofSeconds(2)).build())
+                    .build())
+            .route(
+                "/small/**",
+                RoutePolicy.builder()
+                    .execution(ExecutionPolicy.builder().maxResultBytes(16).build())
+                    .build())
+            .build();
     QueuedThreadPool threads = new QueuedThreadPool(32, 4);
     threads.setName("once-server");
     jetty = new Server(threads);

@@ -23,15 +23,28 @@ class ProblemJsonTest {
   void findsTheTopLevelTypeWhereverItIs() {
     assertThat(type("{\"type\":\"a\"}")).isEqualTo("a");
     assertThat(type(" {\n \"title\" : \"x\" , \"status\": 409, \"type\" : \"b\" }")).isEqualTo("b");
-    assertThat(type("{\"ext\":{\"type\":\"nested\",\"list\":[1,{\"type\":\"x\"},\"]\"]},\"type\":\"c\"}"))
+    assertThat(
+            type(
+                "{\"ext\":{\"type\":\"nested\",\"list\":[1,{\"type\":\"x\"},\"]\"]},\"type\":\"c\"}"))
         .isEqualTo("c");
-    assertThat(type("{\"t\\\"ype\":\"no\",\"type\":\"https:\\/\\/once.dev\\u002Fp\"}")).isEqualTo("https://once.dev/p");
+    assertThat(type("{\"t\\\"ype\":\"no\",\"type\":\"https:\\/\\/once.dev\\u002Fp\"}"))
+        .isEqualTo("https://once.dev/p");
   }
 
   @Test
   void anythingElseHasNoType() {
-    for (String json : new String[] {"", "[]", "{}", "{\"type\":1}", "{\"ext\":{\"type\":\"nested\"}}",
-        "{\"type\":\"unterminated", "{\"title\":\"x\"", "not json", "{\"a\":]}"}) {
+    for (String json :
+        new String[] {
+          "",
+          "[]",
+          "{}",
+          "{\"type\":1}",
+          "{\"ext\":{\"type\":\"nested\"}}",
+          "{\"type\":\"unterminated",
+          "{\"title\":\"x\"",
+          "not json",
+          "{\"a\":]}"
+        }) {
       assertThat(type(json)).as(json).isEmpty();
     }
   }

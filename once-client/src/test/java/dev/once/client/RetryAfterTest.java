@@ -25,12 +25,14 @@ class RetryAfterTest {
 
   @Test
   void anImfFixdateIsTheTimeLeftUntilIt() {
-    assertThat(RetryAfter.parse("Sun, 06 Nov 1994 08:49:37 GMT", NOW)).contains(Duration.ofSeconds(30));
+    assertThat(RetryAfter.parse("Sun, 06 Nov 1994 08:49:37 GMT", NOW))
+        .contains(Duration.ofSeconds(30));
   }
 
   @Test
   void theObsoleteRfc850FormIsAccepted() {
-    assertThat(RetryAfter.parse("Sunday, 06-Nov-94 08:49:37 GMT", NOW)).contains(Duration.ofSeconds(30));
+    assertThat(RetryAfter.parse("Sunday, 06-Nov-94 08:49:37 GMT", NOW))
+        .contains(Duration.ofSeconds(30));
   }
 
   @Test
@@ -39,7 +41,8 @@ class RetryAfterTest {
     // 2094 would be 64 years ahead, so "94" is 1994: already past.
     assertThat(RetryAfter.parse("Sunday, 06-Nov-94 08:49:37 GMT", now)).contains(Duration.ZERO);
     // "31" is 2031.
-    assertThat(RetryAfter.parse("Wednesday, 01-Jan-31 00:00:00 GMT", now)).contains(Duration.ofDays(1));
+    assertThat(RetryAfter.parse("Wednesday, 01-Jan-31 00:00:00 GMT", now))
+        .contains(Duration.ofDays(1));
   }
 
   @Test
@@ -60,8 +63,18 @@ class RetryAfterTest {
 
   @Test
   void anythingElseIsNoHint() {
-    for (String v : new String[] {null, "", "  ", "-1", "1.5", "soon", "Sun, 06 Nov 1994", "0x10",
-        "Mon, 06 Nov 1994 08:49:37 GMT" /* 6 Nov 1994 was a Sunday */}) {
+    for (String v :
+        new String[] {
+          null,
+          "",
+          "  ",
+          "-1",
+          "1.5",
+          "soon",
+          "Sun, 06 Nov 1994",
+          "0x10",
+          "Mon, 06 Nov 1994 08:49:37 GMT" /* 6 Nov 1994 was a Sunday */
+        }) {
       assertThat(RetryAfter.parse(v, NOW)).as(v).isEmpty();
     }
   }

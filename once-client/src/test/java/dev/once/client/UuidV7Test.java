@@ -29,7 +29,8 @@ class UuidV7Test {
     assertThat(id.variant()).isEqualTo(2);
     assertThat(UuidV7.timestamp(id)).isEqualTo(Instant.ofEpochMilli(T0));
     // The 48-bit big-endian timestamp is the first 12 hex digits of the text form.
-    assertThat(id.toString().replace("-", "").substring(0, 12)).isEqualTo(String.format("%012x", T0));
+    assertThat(id.toString().replace("-", "").substring(0, 12))
+        .isEqualTo(String.format("%012x", T0));
     assertThat(id.toString().charAt(14)).isEqualTo('7');
     assertThat(id.toString().charAt(19)).isIn('8', '9', 'a', 'b');
   }
@@ -103,7 +104,8 @@ class UuidV7Test {
   @Test
   void timestampRejectsOtherVersions() {
     assertThatThrownBy(() -> UuidV7.timestamp(UUID.randomUUID()))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("version 4");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("version 4");
   }
 
   @Test
@@ -117,14 +119,16 @@ class UuidV7Test {
     try {
       List<Future<UUID[]>> results = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
-        results.add(pool.submit(() -> {
-          start.await();
-          UUID[] ids = new UUID[perThread];
-          for (int i = 0; i < perThread; i++) {
-            ids[i] = generator.generate();
-          }
-          return ids;
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  UUID[] ids = new UUID[perThread];
+                  for (int i = 0; i < perThread; i++) {
+                    ids[i] = generator.generate();
+                  }
+                  return ids;
+                }));
       }
       start.countDown();
       UUID[] all = new UUID[threads * perThread];
@@ -137,7 +141,8 @@ class UuidV7Test {
         assertThat(Arrays.equals(sorted, ids)).as("sorted order is generation order").isTrue();
         for (int i = 1; i < ids.length; i++) {
           if (ids[i].compareTo(ids[i - 1]) <= 0) {
-            throw new AssertionError("not increasing at " + i + ": " + ids[i - 1] + " then " + ids[i]);
+            throw new AssertionError(
+                "not increasing at " + i + ": " + ids[i - 1] + " then " + ids[i]);
           }
         }
         System.arraycopy(ids, 0, all, at, ids.length);

@@ -7,8 +7,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Every value is written in canonical form as it is read, into one output buffer, in input
  * order. Each object member's place is recorded in a {@link MemberTable}; names are compared as
- * they arrive, and only an object whose names came out of order is sorted when it closes, leaving
- * a plan in {@link Reordering}. If any object needed one, {@link #result()} copies the output once
+ * they arrive, and only an object whose names came out of order is sorted when it closes, leaving a
+ * plan in {@link Reordering}. If any object needed one, {@link #result()} copies the output once
  * more, following the plans. Excluded values are written and then cut off again, so they are still
  * validated.
  *
@@ -22,19 +22,27 @@ import org.jspecify.annotations.Nullable;
 final class CanonicalParser {
 
   private static final int MAX_DEPTH = JsonCanonicalizer.MAX_DEPTH;
+
   /** Keeps the buffer sizes, which add headroom to the input's length, from overflowing an int. */
   private static final int MAX_INPUT = Integer.MAX_VALUE - 1024;
+
   private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
   private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
   private static final byte[] NULL = {'n', 'u', 'l', 'l'};
 
   /** Every value in canonical form, with object members in input order. */
   private final ByteSink out = new ByteSink(1024);
+
   /** The output with the plans carried out, when there are any. */
   private final ByteSink reordered = new ByteSink(1024);
+
   private final Reordering reordering = new Reordering();
-  /** The decoded names of open objects' members that cannot be read in the output (see MemberTable). */
+
+  /**
+   * The decoded names of open objects' members that cannot be read in the output (see MemberTable).
+   */
   private final ByteSink keys = new ByteSink(256);
+
   private final MemberTable members = new MemberTable();
 
   private static final byte[] NO_INPUT = new byte[0];
@@ -42,13 +50,18 @@ final class CanonicalParser {
   private byte[] in = NO_INPUT;
   private int pos;
   private int end;
+
   /** Numbers in their exact form (fingerprints) rather than as the nearest double (RFC 8785). */
   private boolean exactNumbers;
+
   /** Whether some number's exact form may differ from its JCS form (only set in exact mode). */
   private boolean beyondJcs;
 
-  /** The open containers: {@code frames[1]} is the outermost, {@code frames[depth]} the innermost. */
+  /**
+   * The open containers: {@code frames[1]} is the outermost, {@code frames[depth]} the innermost.
+   */
   private final Frame[] frames = new Frame[MAX_DEPTH + 1];
+
   private int depth;
 
   /**
@@ -86,8 +99,8 @@ final class CanonicalParser {
 
   /**
    * Whether the last input, canonicalised with exact numbers, might have come out differently under
-   * RFC 8785: false guarantees the same bytes (every number had at most 15 significant digits and
-   * a moderate exponent), true means "possibly" (excluded values count too).
+   * RFC 8785: false guarantees the same bytes (every number had at most 15 significant digits and a
+   * moderate exponent), true means "possibly" (excluded values count too).
    */
   boolean numbersBeyondJcs() {
     return beyondJcs;
@@ -142,7 +155,8 @@ final class CanonicalParser {
           break;
         }
         if (c != (top.object ? '}' : ']')) {
-          throw new InvalidJsonException(top.object ? "expected ',' or '}'" : "expected ',' or ']'", pos);
+          throw new InvalidJsonException(
+              top.object ? "expected ',' or '}'" : "expected ',' or ']'", pos);
         }
         pos++;
         top = close(top);
@@ -209,7 +223,13 @@ final class CanonicalParser {
   private @Nullable Frame close(Frame frame) {
     if (frame.object) {
       if (frame.unsorted) {
-        members.plan(frame.firstMember, frame.bodyStart, out.len, out.buf, keys.buf, reordering,
+        members.plan(
+            frame.firstMember,
+            frame.bodyStart,
+            out.len,
+            out.buf,
+            keys.buf,
+            reordering,
             reordering.size() > frame.firstPlan);
       }
       members.truncate(frame.firstMember);
@@ -327,7 +347,8 @@ final class CanonicalParser {
       if (stops != 0 && in[p + n] == '"') {
         int o = out.len;
         out.buf[o] = '"';
-        Words.set(out.buf, o + 1, word); // the content, the closing quote, and bytes written over later
+        Words.set(
+            out.buf, o + 1, word); // the content, the closing quote, and bytes written over later
         out.len = o + n + 2;
         pos = p + n + 1;
         return false;

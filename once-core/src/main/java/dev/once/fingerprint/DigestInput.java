@@ -3,8 +3,8 @@ package dev.once.fingerprint;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Writes string lists into digest input so that different lists never give the same bytes: a
- * 4-byte big-endian count, then each string's 4-byte big-endian length and its UTF-8 bytes.
+ * Writes string lists into digest input so that different lists never give the same bytes: a 4-byte
+ * big-endian count, then each string's 4-byte big-endian length and its UTF-8 bytes.
  *
  * <p>Strings are encoded by hand because {@link String#getBytes} replaces a lone surrogate with
  * {@code ?}, which would make {@code "\uD800"} and {@code "?"} collide; here a lone surrogate gets
@@ -44,7 +44,9 @@ final class DigestInput {
     out.len += 4;
     for (int i = 0; i < part.length(); i++) {
       char c = part.charAt(i);
-      if (Character.isHighSurrogate(c) && i + 1 < part.length() && Character.isLowSurrogate(part.charAt(i + 1))) {
+      if (Character.isHighSurrogate(c)
+          && i + 1 < part.length()
+          && Character.isLowSurrogate(part.charAt(i + 1))) {
         JsonStrings.writeUtf8(Character.toCodePoint(c, part.charAt(++i)), out);
       } else {
         JsonStrings.writeUtf8(c, out);

@@ -39,9 +39,10 @@ final class EcmaScriptNumbers {
       return;
     }
     double abs = Math.abs(d);
-    BigDecimal digits = abs < EXACT_INTEGER_LIMIT && abs == Math.rint(abs)
-        ? BigDecimal.valueOf((long) abs).stripTrailingZeros()
-        : shortest(abs);
+    BigDecimal digits =
+        abs < EXACT_INTEGER_LIMIT && abs == Math.rint(abs)
+            ? BigDecimal.valueOf((long) abs).stripTrailingZeros()
+            : shortest(abs);
     byte[] ascii = digits.unscaledValue().toString().getBytes(StandardCharsets.US_ASCII);
     layout(d < 0, ascii, 0, ascii.length, ascii.length - digits.scale(), out);
   }
@@ -51,8 +52,8 @@ final class EcmaScriptNumbers {
    * finite), the one closest to {@code d} among those, and the even one of a tie.
    *
    * <p>If p digits round-trip then p+1 do too (the p-digit decimal is also a (p+1)-digit one, and
-   * the (p+1)-digit candidate on its side of d is at least as close), so the search starts from
-   * the length {@link Double#toString} found, which always round-trips, and walks down.
+   * the (p+1)-digit candidate on its side of d is at least as close), so the search starts from the
+   * length {@link Double#toString} found, which always round-trips, and walks down.
    */
   static BigDecimal shortest(double d) {
     BigDecimal exact = new BigDecimal(d);
@@ -74,7 +75,9 @@ final class EcmaScriptNumbers {
     return best.stripTrailingZeros();
   }
 
-  /** Returns the p-digit decimal next to {@code exact} that reads back as d, or null if none does. */
+  /**
+   * Returns the p-digit decimal next to {@code exact} that reads back as d, or null if none does.
+   */
   private static @Nullable BigDecimal candidate(BigDecimal exact, int p, double d) {
     BigDecimal below = exact.round(new MathContext(p, RoundingMode.FLOOR));
     BigDecimal above = exact.round(new MathContext(p, RoundingMode.CEILING));

@@ -15,29 +15,29 @@ import org.jspecify.annotations.Nullable;
  * and whatever else the caller says makes two requests the same), the media type of its body, and
  * the body.
  *
- * <p>{@link #json} hashes the canonical form of a JSON body (see
- * {@link JsonCanonicalizer#canonicalizeExact}: RFC 8785, with numbers kept exact), so key order,
+ * <p>{@link #json} hashes the canonical form of a JSON body (see {@link
+ * JsonCanonicalizer#canonicalizeExact}: RFC 8785, with numbers kept exact), so key order,
  * whitespace and number spelling do not change the fingerprint, while two different numbers always
- * do; the values at the configured JSON pointers (timestamps, trace ids) are left out. A body that is
- * not I-JSON is hashed raw instead: {@code json} never rejects a body. {@link #raw} always hashes the
- * bytes as they are. {@link #content} chooses between the two by the body's {@code Content-Type} and
- * hashes that type's essence too, as HTTP needs.
+ * do; the values at the configured JSON pointers (timestamps, trace ids) are left out. A body that
+ * is not I-JSON is hashed raw instead: {@code json} never rejects a body. {@link #raw} always
+ * hashes the bytes as they are. {@link #content} chooses between the two by the body's {@code
+ * Content-Type} and hashes that type's essence too, as HTTP needs.
  *
  * <p>The digest input is, in order: the version byte {@value #VERSION}; the number of context parts
  * (4 bytes, big-endian); each part's UTF-8 length (4 bytes) and bytes; the media type essence,
- * written like a part, or the length {@code 0xFFFFFFFF} alone when there is none; the tag
- * {@code 'J'} for a canonical JSON body or {@code 'R'} for a raw one; for {@code 'J'} only, the
- * SHA-256 of the sorted excluded pointers (their count, then each one's length and UTF-8 bytes),
- * because exclusions change what the fingerprint means; then the body. Length prefixes make the
- * parts unambiguous ({@code "ab","c"} differs from {@code "a","bc"}); the tag keeps a raw body from
- * ever matching a canonical one. A context part with a lone surrogate, which UTF-8 cannot carry, is
+ * written like a part, or the length {@code 0xFFFFFFFF} alone when there is none; the tag {@code
+ * 'J'} for a canonical JSON body or {@code 'R'} for a raw one; for {@code 'J'} only, the SHA-256 of
+ * the sorted excluded pointers (their count, then each one's length and UTF-8 bytes), because
+ * exclusions change what the fingerprint means; then the body. Length prefixes make the parts
+ * unambiguous ({@code "ab","c"} differs from {@code "a","bc"}); the tag keeps a raw body from ever
+ * matching a canonical one. A context part with a lone surrogate, which UTF-8 cannot carry, is
  * encoded in the generalised three-byte form, so that distinct strings never share bytes.
  *
- * <p>Every fingerprint also carries the same request's version-1 fingerprint as
- * {@link Fingerprint#previous()}, so records written before version 2 still match their retries
- * ({@link Fingerprint#matches}). Version 1 hashed no media type and wrote numbers as the nearest
- * double (RFC 8785); it costs one more SHA-256 of the body, and one more parse for a body whose
- * numbers the two versions write differently.
+ * <p>Every fingerprint also carries the same request's version-1 fingerprint as {@link
+ * Fingerprint#previous()}, so records written before version 2 still match their retries ({@link
+ * Fingerprint#matches}). Version 1 hashed no media type and wrote numbers as the nearest double
+ * (RFC 8785); it costs one more SHA-256 of the body, and one more parse for a body whose numbers
+ * the two versions write differently.
  *
  * <p>Immutable and thread-safe; each thread reuses its own digest and buffers.
  */
@@ -48,12 +48,18 @@ public final class Fingerprinter {
 
   /** RFC 8785 numbers and no media type; see docs/fingerprints.md. */
   private static final int VERSION_1 = 1;
+
   private static final byte JSON_TAG = 'J';
   private static final byte RAW_TAG = 'R';
   private static final byte[] NO_BODY = new byte[0];
   private static final String[] NO_PARTS = new String[0];
-  /** A body fingerprinted by {@link #json} or {@link #raw} has no media type, as opposed to any given one. */
+
+  /**
+   * A body fingerprinted by {@link #json} or {@link #raw} has no media type, as opposed to any
+   * given one.
+   */
   private static final @Nullable String NO_MEDIA_TYPE = null;
+
   private static final HexFormat HEX = HexFormat.of();
   private static final Fingerprinter DEFAULTS = new Fingerprinter(List.of());
 
@@ -109,12 +115,13 @@ public final class Fingerprinter {
   }
 
   /**
-   * Fingerprints a body by its {@code Content-Type}: as {@link #json} does for {@code application/json}
-   * and every {@code +json} type, as {@link #raw} does for any other, and with the type's essence —
-   * {@code type/subtype} lowercased, without parameters (RFC 9110 §8.3.1) — hashed too. So
-   * {@code application/merge-patch+json} and {@code application/json-patch+json} never match, while
-   * {@code text/plain} and {@code Text/Plain; charset=utf-8} do. An absent type (null) is a value of
-   * its own, unlike any given one, the empty one included. Never throws for any body or type.
+   * Fingerprints a body by its {@code Content-Type}: as {@link #json} does for {@code
+   * application/json} and every {@code +json} type, as {@link #raw} does for any other, and with
+   * the type's essence — {@code type/subtype} lowercased, without parameters (RFC 9110 §8.3.1) —
+   * hashed too. So {@code application/merge-patch+json} and {@code application/json-patch+json}
+   * never match, while {@code text/plain} and {@code Text/Plain; charset=utf-8} do. An absent type
+   * (null) is a value of its own, unlike any given one, the empty one included. Never throws for
+   * any body or type.
    *
    * <p>Its {@linkplain Fingerprint#previous() version-1 fingerprint} is the one once-http computed
    * before version 2: {@code json(body, context)} for a JSON type, else {@code raw(body, context…,
@@ -126,7 +133,8 @@ public final class Fingerprinter {
   public Fingerprint content(@Nullable String contentType, byte[] body, String... context) {
     String[] parts = partsOf(context);
     String essence = contentType == null ? NO_MEDIA_TYPE : essence(contentType);
-    boolean json = essence != null && (essence.equals("application/json") || essence.endsWith("+json"));
+    boolean json =
+        essence != null && (essence.equals("application/json") || essence.endsWith("+json"));
     String[] version1Parts = parts;
     if (!json) {
       version1Parts = Arrays.copyOf(parts, parts.length + 1);
@@ -138,30 +146,46 @@ public final class Fingerprinter {
   /** The media type without parameters, trimmed and lowercased, whether well-formed or not. */
   private static String essence(String contentType) {
     int semicolon = contentType.indexOf(';');
-    return (semicolon < 0 ? contentType : contentType.substring(0, semicolon)).trim().toLowerCase(Locale.ROOT);
+    return (semicolon < 0 ? contentType : contentType.substring(0, semicolon))
+        .trim()
+        .toLowerCase(Locale.ROOT);
   }
 
-  private Fingerprint fingerprint(@Nullable String mediaType, boolean json, byte[] body, String[] parts, String[] version1Parts) {
+  private Fingerprint fingerprint(
+      @Nullable String mediaType,
+      boolean json,
+      byte[] body,
+      String[] parts,
+      String[] version1Parts) {
     Workspace workspace = Workspace.current();
     try {
       if (!json) {
-        return new Fingerprint(VERSION, hash(workspace, VERSION, parts, mediaType, null, body),
-            new Fingerprint(VERSION_1, hash(workspace, VERSION_1, version1Parts, NO_MEDIA_TYPE, null, body)));
+        return new Fingerprint(
+            VERSION,
+            hash(workspace, VERSION, parts, mediaType, null, body),
+            new Fingerprint(
+                VERSION_1, hash(workspace, VERSION_1, version1Parts, NO_MEDIA_TYPE, null, body)));
       }
       ByteSink canonical = canonical(workspace, body, true);
       String hex = hash(workspace, VERSION, parts, mediaType, canonical, body);
       // When every number was written as RFC 8785 writes it, version 1 hashed these very bytes.
-      ByteSink version1 = canonical != null && !workspace.parser.numbersBeyondJcs()
-          ? canonical
-          : canonical(workspace, body, false);
-      return new Fingerprint(VERSION, hex,
-          new Fingerprint(VERSION_1, hash(workspace, VERSION_1, version1Parts, NO_MEDIA_TYPE, version1, body)));
+      ByteSink version1 =
+          canonical != null && !workspace.parser.numbersBeyondJcs()
+              ? canonical
+              : canonical(workspace, body, false);
+      return new Fingerprint(
+          VERSION,
+          hex,
+          new Fingerprint(
+              VERSION_1, hash(workspace, VERSION_1, version1Parts, NO_MEDIA_TYPE, version1, body)));
     } finally {
       workspace.release();
     }
   }
 
-  /** The body's canonical form, numbers exact or as RFC 8785 writes them; null if it is not I-JSON. */
+  /**
+   * The body's canonical form, numbers exact or as RFC 8785 writes them; null if it is not I-JSON.
+   */
   private @Nullable ByteSink canonical(Workspace workspace, byte[] body, boolean exactNumbers) {
     try {
       workspace.parser.canonicalize(body, exclusionTree, exactNumbers);
@@ -175,7 +199,12 @@ public final class Fingerprinter {
    * Hashes the layout of {@code version} (described above; version 1 has no media type) over the
    * canonical form if there is one, else over the raw body.
    */
-  private String hash(Workspace workspace, int version, String[] parts, @Nullable String mediaType, @Nullable ByteSink canonical,
+  private String hash(
+      Workspace workspace,
+      int version,
+      String[] parts,
+      @Nullable String mediaType,
+      @Nullable ByteSink canonical,
       byte[] body) {
     ByteSink header = workspace.header;
     header.reset(64);
@@ -229,8 +258,8 @@ public final class Fingerprinter {
 
     /**
      * Leaves the value at an RFC 6901 JSON pointer out of JSON fingerprints, for parts of a body
-     * that change between retries of the same request, such as {@code /meta/timestamp} or
-     * {@code /items/0/traceId}. A pointer to a place a body does not have is ignored for that body.
+     * that change between retries of the same request, such as {@code /meta/timestamp} or {@code
+     * /items/0/traceId}. A pointer to a place a body does not have is ignored for that body.
      *
      * @throws IllegalArgumentException naming the pointer if it is not {@code ""} or does not start
      *     with {@code /}, has a {@code ~} not followed by {@code 0} or {@code 1}, or is null

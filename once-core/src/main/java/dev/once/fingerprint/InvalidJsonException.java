@@ -3,7 +3,8 @@ package dev.once.fingerprint;
 /**
  * Thrown by {@link JsonCanonicalizer} when its input is not I-JSON (RFC 7493) that RFC 8785 can
  * canonicalise: malformed JSON, invalid UTF-8, lone surrogates, duplicate member names, numbers
- * outside the range of a double, nesting deeper than {@link JsonCanonicalizer#MAX_DEPTH}, and so on.
+ * outside the range of a double, nesting deeper than {@link JsonCanonicalizer#MAX_DEPTH}, and so
+ * on.
  *
  * <p>{@link Fingerprinter#json(byte[], String...)} never lets it escape: it hashes such bodies raw.
  */

@@ -50,9 +50,11 @@ record JsonPointer(String text, List<String> tokens) {
 
   private static void checkNotLoneSurrogate(String text, int i) {
     char c = text.charAt(i);
-    boolean paired = Character.isHighSurrogate(c)
-        ? i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))
-        : !Character.isLowSurrogate(c) || (i > 0 && Character.isHighSurrogate(text.charAt(i - 1)));
+    boolean paired =
+        Character.isHighSurrogate(c)
+            ? i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))
+            : !Character.isLowSurrogate(c)
+                || (i > 0 && Character.isHighSurrogate(text.charAt(i - 1)));
     if (!paired) {
       throw bad(text, "it has a lone surrogate at index " + i);
     }

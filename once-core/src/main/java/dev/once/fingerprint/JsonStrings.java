@@ -6,22 +6,26 @@ package dev.once.fingerprint;
  */
 final class JsonStrings {
 
-  private static final byte[] HEX = {'0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
+  private static final byte[] HEX = {
+    '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'
+  };
+
   /** The control characters RFC 8785 escapes with a letter, and those letters. */
   private static final byte[] CONTROLS = {'\b', '\t', '\n', '\f', '\r'};
+
   private static final byte[] LETTERS = {'b', 't', 'n', 'f', 'r'};
   private static final long ONES = 0x0101010101010101L;
   private static final long HIGH_BITS = 0x8080808080808080L;
 
   /**
-   * Copies the run of plain bytes at {@code p} — printable ASCII other than {@code "} and
-   * {@code \}, which RFC 8785 writes as they are — to {@code dst[o…]} and returns where the run
-   * stops: at a quote, a backslash, a control character, a non-ASCII byte, or {@code end}.
+   * Copies the run of plain bytes at {@code p} — printable ASCII other than {@code "} and {@code
+   * \}, which RFC 8785 writes as they are — to {@code dst[o…]} and returns where the run stops: at
+   * a quote, a backslash, a control character, a non-ASCII byte, or {@code end}.
    *
-   * <p>Eight bytes at a time: each word is tested for the stop bytes with the classic
-   * has-zero-byte trick, whose borrows can only mark bytes above the first real match, so the
-   * lowest marked byte is exact. Whole words are stored, so up to 7 bytes past the run may be
-   * written; the caller's buffer must have {@code end - p} bytes of room after {@code o}.
+   * <p>Eight bytes at a time: each word is tested for the stop bytes with the classic has-zero-byte
+   * trick, whose borrows can only mark bytes above the first real match, so the lowest marked byte
+   * is exact. Whole words are stored, so up to 7 bytes past the run may be written; the caller's
+   * buffer must have {@code end - p} bytes of room after {@code o}.
    */
   static int copyPlain(byte[] src, int p, int end, byte[] dst, int o) {
     int start = p;
@@ -52,10 +56,11 @@ final class JsonStrings {
   static long stopBytes(long word) {
     long quote = word ^ 0x2222222222222222L;
     long backslash = word ^ 0x5C5C5C5C5C5C5C5CL;
-    long stops = ((quote - ONES) & ~quote)
-        | ((backslash - ONES) & ~backslash)
-        | (word - 0x2020202020202020L)
-        | word;
+    long stops =
+        ((quote - ONES) & ~quote)
+            | ((backslash - ONES) & ~backslash)
+            | (word - 0x2020202020202020L)
+            | word;
     return stops & HIGH_BITS;
   }
 
@@ -100,7 +105,8 @@ final class JsonStrings {
     int next = p + 6;
     int codePoint = unit;
     if (Character.isHighSurrogate((char) unit)) {
-      int low = next + 6 <= end && in[next] == '\\' && in[next + 1] == 'u' ? hex4(in, next + 2, end) : -1;
+      int low =
+          next + 6 <= end && in[next] == '\\' && in[next + 1] == 'u' ? hex4(in, next + 2, end) : -1;
       if (low < 0 || !Character.isLowSurrogate((char) low)) {
         throw new InvalidJsonException("lone surrogate in a \\u escape", p);
       }
@@ -183,8 +189,9 @@ final class JsonStrings {
   }
 
   /**
-   * Returns the length of the well-formed UTF-8 sequence at {@code p}, whose lead byte is not ASCII,
-   * per Unicode table 3-7: no overlong forms, no surrogates (ED A0–BF), nothing past U+10FFFF.
+   * Returns the length of the well-formed UTF-8 sequence at {@code p}, whose lead byte is not
+   * ASCII, per Unicode table 3-7: no overlong forms, no surrogates (ED A0–BF), nothing past
+   * U+10FFFF.
    */
   static int utf8Length(byte[] in, int p, int end) {
     int lead = in[p] & 0xFF;
@@ -213,8 +220,8 @@ final class JsonStrings {
   }
 
   /**
-   * Decodes the canonical string content {@code buf[from, to)} (which {@link #escape} wrote, so only
-   * the escapes {@code \" \\ \b \f \n \r \t \}{@code u00xx} can occur) into its UTF-8 bytes.
+   * Decodes the canonical string content {@code buf[from, to)} (which {@link #escape} wrote, so
+   * only the escapes {@code \" \\ \b \f \n \r \t \}{@code u00xx} can occur) into its UTF-8 bytes.
    */
   static void unescapeCanonical(byte[] buf, int from, int to, ByteSink out) {
     for (int i = from; i < to; i++) {

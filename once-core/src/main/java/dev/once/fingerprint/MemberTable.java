@@ -21,12 +21,15 @@ final class MemberTable {
   private static final int TEXT_END = 3;
   private static final int INPUT_OFFSET = 4;
   private static final int WIDTH = 5;
+
   /** Marks a member whose text was dropped because a pointer excludes it. */
   private static final int EXCLUDED = -1;
 
   private int[] records = new int[WIDTH * 64];
+
   /** Per member, the first 8 bytes of its name as {@link Utf16Order#prefix} packs them. */
   private long[] prefixes = new long[64];
+
   private int size;
   private int[] order = new int[64];
   private int[] mergeSpace = new int[64];
@@ -40,8 +43,8 @@ final class MemberTable {
   }
 
   /**
-   * Records a member whose name, {@code keyLength} bytes at {@code keyBuf[keyStart]}, has been read;
-   * its value's end comes with {@link #end}. A name in the output ({@code keyRef >= 0}) is
+   * Records a member whose name, {@code keyLength} bytes at {@code keyBuf[keyStart]}, has been
+   * read; its value's end comes with {@link #end}. A name in the output ({@code keyRef >= 0}) is
    * followed by at least 8 readable bytes, as the output always has headroom.
    */
   void add(byte[] keyBuf, int keyStart, int keyRef, int keyLength, int textStart, int inputOffset) {
@@ -88,8 +91,12 @@ final class MemberTable {
     int ka = records[a * WIDTH + KEY_START];
     int kb = records[b * WIDTH + KEY_START];
     return Utf16Order.compare(
-        ka >= 0 ? out : keys, ka >= 0 ? ka : ~ka, records[a * WIDTH + KEY_LENGTH],
-        kb >= 0 ? out : keys, kb >= 0 ? kb : ~kb, records[b * WIDTH + KEY_LENGTH]);
+        ka >= 0 ? out : keys,
+        ka >= 0 ? ka : ~ka,
+        records[a * WIDTH + KEY_LENGTH],
+        kb >= 0 ? out : keys,
+        kb >= 0 ? kb : ~kb,
+        records[b * WIDTH + KEY_LENGTH]);
   }
 
   int inputOffset(int member) {
@@ -101,7 +108,13 @@ final class MemberTable {
    * their object, whose body is {@code out[bodyStart, bodyEnd)}, without the excluded members;
    * {@code holdsPlans} says whether objects inside it have plans of their own.
    */
-  void plan(int first, int bodyStart, int bodyEnd, byte[] out, byte[] keys, Reordering reordering,
+  void plan(
+      int first,
+      int bodyStart,
+      int bodyEnd,
+      byte[] out,
+      byte[] keys,
+      Reordering reordering,
       boolean holdsPlans) {
     int count = size - first;
     sort(first, count, out, keys);

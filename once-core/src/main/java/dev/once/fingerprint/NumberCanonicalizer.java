@@ -8,19 +8,19 @@ import java.nio.charset.StandardCharsets;
  * <p><b>JCS</b> (RFC 8785): ECMAScript's form of the nearest double. Three paths, cheapest first.
  * Every decimal of at most 15 significant digits reads back from its double unchanged (DBL_DIG is
  * 15), so no shorter decimal names the same double: for such a token the canonical digits are the
- * token's own. (1) A token without exponent and in ECMAScript's plain range ({@code 12.50},
- * {@code -3}, {@code 0.000125}) is then already canonical but for trailing fraction zeros, so it is
- * copied without them. (2) Other such tokens ({@code 1E30}, {@code 2e-3}, {@code 0.0000001}) get
- * their digits laid out by {@link EcmaScriptNumbers#layout}. (3) Anything longer is parsed to a
- * double and formatted by {@link EcmaScriptNumbers}, exactly and slowly.
+ * token's own. (1) A token without exponent and in ECMAScript's plain range ({@code 12.50}, {@code
+ * -3}, {@code 0.000125}) is then already canonical but for trailing fraction zeros, so it is copied
+ * without them. (2) Other such tokens ({@code 1E30}, {@code 2e-3}, {@code 0.0000001}) get their
+ * digits laid out by {@link EcmaScriptNumbers#layout}. (3) Anything longer is parsed to a double
+ * and formatted by {@link EcmaScriptNumbers}, exactly and slowly.
  *
  * <p><b>Exact</b> (fingerprints): the token's own value, never rounded. Its significant digits,
  * without leading and trailing zeros, and the position of the decimal point they imply are laid out
- * by the same ECMAScript rules. That is one string per value ({@code 1}, {@code 1.0},
- * {@code 10e-1} → {@code 1}) and one value per string, so two different numbers never meet. It
- * needs no arithmetic at all, and it is the JCS form whenever JCS loses nothing: by the argument
- * above, whenever the token has at most 15 significant digits in the range of normal doubles. Path
- * (1) therefore serves both modes; only longer or extreme tokens tell them apart.
+ * by the same ECMAScript rules. That is one string per value ({@code 1}, {@code 1.0}, {@code 10e-1}
+ * → {@code 1}) and one value per string, so two different numbers never meet. It needs no
+ * arithmetic at all, and it is the JCS form whenever JCS loses nothing: by the argument above,
+ * whenever the token has at most 15 significant digits in the range of normal doubles. Path (1)
+ * therefore serves both modes; only longer or extreme tokens tell them apart.
  */
 final class NumberCanonicalizer {
 
@@ -28,13 +28,20 @@ final class NumberCanonicalizer {
   static final int HEADROOM = 64;
 
   private static final int MAX_EXACT_DIGITS = 15;
+
   /** Keeps the short path in the range of normal doubles, far from overflow and underflow. */
   private static final int MAX_SHORT_EXPONENT = 290;
+
   private static final int SCRATCH = 32;
-  /** A number whose point position n (value 0.d… × 10^n) is above this is too large for a double. */
+
+  /**
+   * A number whose point position n (value 0.d… × 10^n) is above this is too large for a double.
+   */
   private static final int MAX_DOUBLE_EXPONENT = 309;
+
   /** Exponents are read up to this; the exact form refuses a nonzero number with a larger one. */
   private static final long EXPONENT_LIMIT = 1_000_000_000;
+
   private static final long[] POW10 = new long[MAX_EXACT_DIGITS + 1];
 
   static {
@@ -73,9 +80,12 @@ final class NumberCanonicalizer {
     if (fracEnd == intEnd + 1 || (fracEnd < end && (in[fracEnd] | 0x20) == 'e')) {
       return -1;
     }
-    boolean plain = in[intStart] == '0'
-        ? kept == intEnd || plainBelowOne(in, intEnd + 1, kept)
-        : plainFromOne(intLength, kept > intEnd ? kept - intEnd - 1 : -trailingZeros(in, intStart, intEnd));
+    boolean plain =
+        in[intStart] == '0'
+            ? kept == intEnd || plainBelowOne(in, intEnd + 1, kept)
+            : plainFromOne(
+                intLength,
+                kept > intEnd ? kept - intEnd - 1 : -trailingZeros(in, intStart, intEnd));
     if (!plain) {
       return -1;
     }
@@ -97,8 +107,8 @@ final class NumberCanonicalizer {
   }
 
   /**
-   * For an integer part of {@code intLength} digits, not starting with 0, and a fraction of
-   * {@code fraction} significant digits — or, when negative, an integer with that many trailing zeros.
+   * For an integer part of {@code intLength} digits, not starting with 0, and a fraction of {@code
+   * fraction} significant digits — or, when negative, an integer with that many trailing zeros.
    */
   private static boolean plainFromOne(int intLength, int fraction) {
     return fraction >= 0
@@ -136,7 +146,10 @@ final class NumberCanonicalizer {
     }
     int expEnd = fracEnd;
     if (fracEnd < end && (in[fracEnd] | 0x20) == 'e') {
-      int signEnd = fracEnd + 1 < end && (in[fracEnd + 1] == '+' || in[fracEnd + 1] == '-') ? fracEnd + 2 : fracEnd + 1;
+      int signEnd =
+          fracEnd + 1 < end && (in[fracEnd + 1] == '+' || in[fracEnd + 1] == '-')
+              ? fracEnd + 2
+              : fracEnd + 1;
       expEnd = requireDigits(in, signEnd, end, "an exponent needs a digit");
     }
     if (exact) {
@@ -150,8 +163,16 @@ final class NumberCanonicalizer {
 
   /** The exact form; see the class comment. Returns as {@link #canonicalizeOther} says. */
   private static int writeExact(
-      byte[] in, int start, boolean negative, int intStart, int intEnd, int fracEnd, int expEnd, ByteSink out) {
-    int first = intStart; // the first significant digit; intEnd is the point, when there is a fraction
+      byte[] in,
+      int start,
+      boolean negative,
+      int intStart,
+      int intEnd,
+      int fracEnd,
+      int expEnd,
+      ByteSink out) {
+    int first =
+        intStart; // the first significant digit; intEnd is the point, when there is a fraction
     while (first < fracEnd && (in[first] == '0' || first == intEnd)) {
       first++;
     }
@@ -168,16 +189,19 @@ final class NumberCanonicalizer {
     if (Math.abs(exponent) >= EXPONENT_LIMIT) {
       // Too large for a double one way; the other, JCS reads it as zero, and an exact form would
       // need arithmetic on exponents of any length for numbers no one sends.
-      throw new InvalidJsonException(exponent > 0
-          ? "number is too large for a double"
-          : "an exponent below -" + (EXPONENT_LIMIT - 1) + " is not supported", start);
+      throw new InvalidJsonException(
+          exponent > 0
+              ? "number is too large for a double"
+              : "an exponent below -" + (EXPONENT_LIMIT - 1) + " is not supported",
+          start);
     }
     long n = (first < intEnd ? intEnd - first : intEnd + 1 - first) + exponent;
     if (n > MAX_DOUBLE_EXPONENT
         || (n == MAX_DOUBLE_EXPONENT && Double.isInfinite(parse(in, start, expEnd)))) {
       throw new InvalidJsonException("number is too large for a double", start);
     }
-    // Gather the digits past the output's end, where the layout, which writes at most 8 bytes before
+    // Gather the digits past the output's end, where the layout, which writes at most 8 bytes
+    // before
     // its first digit, reads each digit before it writes over it.
     out.ensure(out.len + SCRATCH + (last - first + 1));
     int from = out.len + SCRATCH;
@@ -188,7 +212,8 @@ final class NumberCanonicalizer {
       }
     }
     EcmaScriptNumbers.layout(negative, out.buf, from, k, n, out);
-    boolean sameAsJcs = k <= MAX_EXACT_DIGITS && -MAX_SHORT_EXPONENT <= n && n <= MAX_SHORT_EXPONENT;
+    boolean sameAsJcs =
+        k <= MAX_EXACT_DIGITS && -MAX_SHORT_EXPONENT <= n && n <= MAX_SHORT_EXPONENT;
     return sameAsJcs ? expEnd : ~expEnd;
   }
 
@@ -209,7 +234,13 @@ final class NumberCanonicalizer {
 
   /** The middle path; returns false when the number needs the exact one. */
   private static boolean writeShort(
-      byte[] in, boolean negative, int intStart, int intEnd, int fracEnd, int expEnd, ByteSink out) {
+      byte[] in,
+      boolean negative,
+      int intStart,
+      int intEnd,
+      int fracEnd,
+      int expEnd,
+      ByteSink out) {
     long significand = 0;
     int k = 0;
     int pendingZeros = 0;
@@ -253,8 +284,8 @@ final class NumberCanonicalizer {
   }
 
   /**
-   * Reads the exponent, saturating at {@link #EXPONENT_LIMIT}, far beyond any double's, so that long
-   * exponents cannot wrap.
+   * Reads the exponent, saturating at {@link #EXPONENT_LIMIT}, far beyond any double's, so that
+   * long exponents cannot wrap.
    */
   private static long exponent(byte[] in, int fracEnd, int expEnd) {
     if (fracEnd == expEnd) {

@@ -3,8 +3,8 @@ package dev.once.fingerprint;
 import java.util.Arrays;
 
 /**
- * The objects whose members must be written in another order than they were read, and the pass
- * that writes the final output from them.
+ * The objects whose members must be written in another order than they were read, and the pass that
+ * writes the final output from them.
  *
  * <p>Moving an object's members when it closes would move everything nested in it again at every
  * enclosing object that also needs sorting: a typical body is moved several times over. Instead
@@ -19,6 +19,7 @@ final class Reordering {
 
   /** Slack {@link #copy} may read past a piece in the source and write past it in the output. */
   static final int SLACK = Long.BYTES;
+
   /** The flag of a pending range that must be preceded by a comma. */
   private static final int COMMA = 1;
 

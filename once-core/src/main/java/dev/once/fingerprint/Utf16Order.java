@@ -5,9 +5,9 @@ package dev.once.fingerprint;
  * requires for member names, without decoding them.
  *
  * <p>UTF-8 byte order is code point order. UTF-16 order differs from it in one place only: a
- * supplementary character (four UTF-8 bytes, lead byte F0–F4, a surrogate pair D800–DFFF in
- * UTF-16) sorts before U+E000–U+FFFF (lead bytes EE and EF). So the bytes are compared as they are,
- * except at a first difference between those two groups of lead bytes, where the order flips.
+ * supplementary character (four UTF-8 bytes, lead byte F0–F4, a surrogate pair D800–DFFF in UTF-16)
+ * sorts before U+E000–U+FFFF (lead bytes EE and EF). So the bytes are compared as they are, except
+ * at a first difference between those two groups of lead bytes, where the order flips.
  */
 final class Utf16Order {
 
@@ -32,8 +32,8 @@ final class Utf16Order {
   /**
    * Packs a name's first 8 bytes big-endian, zero-padded, with the lead bytes F0–F4 and EE–EF
    * swapped in order, so that whenever two prefixes differ, their unsigned order is the order
-   * {@link #compare} gives the names. Equal prefixes decide nothing unless both names are at most
-   * 8 bytes long, in which case the shorter one comes first.
+   * {@link #compare} gives the names. Equal prefixes decide nothing unless both names are at most 8
+   * bytes long, in which case the shorter one comes first.
    *
    * <p>{@code readableWord} says whether 8 bytes can be read at {@code start} even if the name is
    * shorter; then an ASCII prefix costs one load.

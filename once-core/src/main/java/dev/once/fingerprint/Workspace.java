@@ -7,10 +7,10 @@ import java.security.NoSuchAlgorithmException;
  * The reusable state of one thread: a parser with its buffers and a SHA-256 digest.
  *
  * <p>The digest is kept per thread ({@code digest()} resets it) rather than obtained per call:
- * {@link MessageDigest#getInstance} walks the security providers, which measured from nothing
- * (JMH, where the JIT sees through it: 140 vs 131 ns for 100 bytes) to ~100 ns per call (a
- * harness with polymorphic call sites: 232 vs 126 ns). Cloning a prototype digest cost as much.
- * The thread-local lookup costs nothing measurable either way.
+ * {@link MessageDigest#getInstance} walks the security providers, which measured from nothing (JMH,
+ * where the JIT sees through it: 140 vs 131 ns for 100 bytes) to ~100 ns per call (a harness with
+ * polymorphic call sites: 232 vs 126 ns). Cloning a prototype digest cost as much. The thread-local
+ * lookup costs nothing measurable either way.
  */
 final class Workspace {
 

@@ -12,7 +12,8 @@ import java.util.Objects;
  * @param fingerprint the fingerprint of the request; a stale in-progress record is stolen only when
  *     its fingerprint equals this one, so a mismatching request never takes over another's work
  * @param lease how long the granted lease lasts, by the store's clock
- * @param ttl how long the record lives from the claim; the store keeps it at least until the lease ends
+ * @param ttl how long the record lives from the claim; the store keeps it at least until the lease
+ *     ends
  */
 public record ClaimRequest(RecordId id, Fingerprint fingerprint, Duration lease, Duration ttl) {
 

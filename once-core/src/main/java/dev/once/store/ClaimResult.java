@@ -15,10 +15,14 @@ public sealed interface ClaimResult {
    * @param stolen whether an earlier holder's lease ended and this claim took the record over
    * @param recoveryPoint the last checkpoint the earlier holder saved, or {@code null}
    */
-  record Claimed(long token, Instant leaseUntil, boolean stolen, byte @Nullable [] recoveryPoint) implements ClaimResult {
-    // Not a compact constructor: JDK 17's javac leaves the @Nullable of an array component off a compact
-    // constructor's parameter in the class file, and NullAway in other modules would then reject null.
-    public Claimed(long token, Instant leaseUntil, boolean stolen, byte @Nullable [] recoveryPoint) {
+  record Claimed(long token, Instant leaseUntil, boolean stolen, byte @Nullable [] recoveryPoint)
+      implements ClaimResult {
+    // Not a compact constructor: JDK 17's javac leaves the @Nullable of an array component off a
+    // compact
+    // constructor's parameter in the class file, and NullAway in other modules would then reject
+    // null.
+    public Claimed(
+        long token, Instant leaseUntil, boolean stolen, byte @Nullable [] recoveryPoint) {
       Objects.requireNonNull(leaseUntil, "leaseUntil");
       if (!stolen && recoveryPoint != null) {
         throw new IllegalArgumentException("a fresh claim has no recovery point");
@@ -31,8 +35,8 @@ public sealed interface ClaimResult {
   }
 
   /**
-   * Someone else's record: in progress with a live lease, in progress with a different
-   * fingerprint, or terminal. The store changed nothing.
+   * Someone else's record: in progress with a live lease, in progress with a different fingerprint,
+   * or terminal. The store changed nothing.
    *
    * @param record the record as it stands
    */

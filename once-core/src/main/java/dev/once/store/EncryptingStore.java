@@ -13,8 +13,8 @@ import javax.crypto.spec.GCMParameterSpec;
 
 /**
  * Encrypts what a store keeps of a request's outcome — results and recovery points — with AES-GCM,
- * so that a copy of the store (a backup, a replica, a stolen disk) reveals no response bodies. Wraps
- * any {@link IdempotencyStore}:
+ * so that a copy of the store (a backup, a replica, a stolen disk) reveals no response bodies.
+ * Wraps any {@link IdempotencyStore}:
  *
  * <pre>{@code
  * IdempotencyStore store = EncryptingStore.of(PostgresStore.builder(ds).build(), Keyring.parse(env("ONCE_KEYS")));
@@ -22,33 +22,39 @@ import javax.crypto.spec.GCMParameterSpec;
  *
  * <p>Each payload is stored as: a format byte {@code 0xE1}; the key id's length (1 byte) and ASCII
  * bytes; a random 96-bit nonce; the ciphertext and its 128-bit tag. The associated data binds the
- * header, the kind of payload (result or recovery point) and the record's scope and key, so a payload
- * copied onto another record, or swapped between result and recovery point, fails to decrypt. Scopes,
- * keys, fingerprints, tokens and times stay in clear: stores need them to find and fence records.
+ * header, the kind of payload (result or recovery point) and the record's scope and key, so a
+ * payload copied onto another record, or swapped between result and recovery point, fails to
+ * decrypt. Scopes, keys, fingerprints, tokens and times stay in clear: stores need them to find and
+ * fence records.
  *
  * <p>A payload that cannot be decrypted — its key is not in the {@link Keyring}, or it fails
- * authentication — throws {@link UnreadableRecordException} from {@link #claim} and {@link #get}; the
- * engine answers "response unavailable" and never runs the operation again.
+ * authentication — throws {@link UnreadableRecordException} from {@link #claim} and {@link #get};
+ * the engine answers "response unavailable" and never runs the operation again.
  *
  * <p>Nonces are random, so one key should encrypt fewer than 2<sup>32</sup> payloads: rotate keys
  * (see {@link Keyring}) well before that.
  */
 public final class EncryptingStore extends ForwardingStore {
 
-  /** The first byte of every encrypted payload; never the first byte of the engine's own framing. */
+  /**
+   * The first byte of every encrypted payload; never the first byte of the engine's own framing.
+   */
   static final byte FORMAT = (byte) 0xE1;
+
   static final int NONCE_BYTES = 12;
   static final int TAG_BITS = 128;
   private static final byte RESULT = 'R';
   private static final byte RECOVERY_POINT = 'P';
   private static final SecureRandom RANDOM = new SecureRandom();
-  private static final ThreadLocal<Cipher> CIPHERS = ThreadLocal.withInitial(() -> {
-    try {
-      return Cipher.getInstance("AES/GCM/NoPadding");
-    } catch (GeneralSecurityException e) {
-      throw new IllegalStateException("AES/GCM is required of every Java platform", e);
-    }
-  });
+  private static final ThreadLocal<Cipher> CIPHERS =
+      ThreadLocal.withInitial(
+          () -> {
+            try {
+              return Cipher.getInstance("AES/GCM/NoPadding");
+            } catch (GeneralSecurityException e) {
+              throw new IllegalStateException("AES/GCM is required of every Java platform", e);
+            }
+          });
 
   private final IdempotencyStore store;
   private final Keyring keyring;
@@ -85,7 +91,10 @@ public final class EncryptingStore extends ForwardingStore {
   public ClaimResult claim(ClaimRequest request) {
     ClaimResult result = store.claim(request);
     if (result instanceof ClaimResult.Claimed c && c.recoveryPoint() != null) {
-      return new ClaimResult.Claimed(c.token(), c.leaseUntil(), c.stolen(),
+      return new ClaimResult.Claimed(
+          c.token(),
+          c.leaseUntil(),
+          c.stolen(),
           open(request.id(), RECOVERY_POINT, c.recoveryPoint()));
     }
     if (result instanceof ClaimResult.Existing e) {
@@ -100,7 +109,8 @@ public final class EncryptingStore extends ForwardingStore {
   }
 
   @Override
-  public boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, java.time.Duration lease) {
+  public boolean checkpoint(
+      RecordId id, long token, byte[] recoveryPoint, java.time.Duration lease) {
     return store.checkpoint(id, token, seal(id, RECOVERY_POINT, recoveryPoint), lease);
   }
 
@@ -120,9 +130,18 @@ public final class EncryptingStore extends ForwardingStore {
     }
     RecordId id = r.id();
     byte[] result = r.result() == null ? null : open(id, RESULT, r.result());
-    byte[] recoveryPoint = r.recoveryPoint() == null ? null : open(id, RECOVERY_POINT, r.recoveryPoint());
-    return new IdempotencyRecord(id, r.state(), r.fingerprint(), r.token(), r.leaseUntil(), r.expiresAt(),
-        recoveryPoint, result, r.observedAt());
+    byte[] recoveryPoint =
+        r.recoveryPoint() == null ? null : open(id, RECOVERY_POINT, r.recoveryPoint());
+    return new IdempotencyRecord(
+        id,
+        r.state(),
+        r.fingerprint(),
+        r.token(),
+        r.leaseUntil(),
+        r.expiresAt(),
+        recoveryPoint,
+        result,
+        r.observedAt());
   }
 
   private byte[] seal(RecordId id, byte kind, byte[] plaintext) {
@@ -148,27 +167,35 @@ public final class EncryptingStore extends ForwardingStore {
       if (readPlaintext) {
         return stored; // written before encryption was turned on
       }
-      throw new UnreadableRecordException(id, UnreadableRecordException.Reason.MALFORMED, null, null);
+      throw new UnreadableRecordException(
+          id, UnreadableRecordException.Reason.MALFORMED, null, null);
     }
     int idLength = stored.length > 1 ? stored[1] & 0xFF : 0;
     int headerLength = 2 + idLength;
-    if (idLength == 0 || idLength > Keyring.MAX_ID_LENGTH
+    if (idLength == 0
+        || idLength > Keyring.MAX_ID_LENGTH
         || stored.length < headerLength + NONCE_BYTES + TAG_BITS / 8) {
-      throw new UnreadableRecordException(id, UnreadableRecordException.Reason.MALFORMED, null, null);
+      throw new UnreadableRecordException(
+          id, UnreadableRecordException.Reason.MALFORMED, null, null);
     }
     String keyId = new String(stored, 2, idLength, StandardCharsets.US_ASCII);
     SecretKey key = keyring.key(keyId);
     if (key == null) {
-      throw new UnreadableRecordException(id, UnreadableRecordException.Reason.KEY_MISSING, keyId, null);
+      throw new UnreadableRecordException(
+          id, UnreadableRecordException.Reason.KEY_MISSING, keyId, null);
     }
     try {
       Cipher cipher = CIPHERS.get();
-      cipher.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, stored, headerLength, NONCE_BYTES));
+      cipher.init(
+          Cipher.DECRYPT_MODE,
+          key,
+          new GCMParameterSpec(TAG_BITS, stored, headerLength, NONCE_BYTES));
       cipher.updateAAD(associatedData(java.util.Arrays.copyOf(stored, headerLength), kind, id));
       int offset = headerLength + NONCE_BYTES;
       return cipher.doFinal(stored, offset, stored.length - offset);
     } catch (AEADBadTagException e) {
-      throw new UnreadableRecordException(id, UnreadableRecordException.Reason.AUTHENTICATION_FAILED, keyId, e);
+      throw new UnreadableRecordException(
+          id, UnreadableRecordException.Reason.AUTHENTICATION_FAILED, keyId, e);
     } catch (GeneralSecurityException e) {
       throw new UnreadableRecordException(id, UnreadableRecordException.Reason.MALFORMED, keyId, e);
     }
@@ -183,12 +210,19 @@ public final class EncryptingStore extends ForwardingStore {
     return header;
   }
 
-  /** The header, the payload's kind, then the scope (length-prefixed) and key: what a payload belongs to. */
+  /**
+   * The header, the payload's kind, then the scope (length-prefixed) and key: what a payload
+   * belongs to.
+   */
   private static byte[] associatedData(byte[] header, byte kind, RecordId id) {
     byte[] scope = id.scope().value().getBytes(StandardCharsets.UTF_8);
     byte[] key = id.key().value().getBytes(StandardCharsets.US_ASCII);
     return ByteBuffer.allocate(header.length + 1 + 4 + scope.length + key.length)
-        .put(header).put(kind).putInt(scope.length).put(scope).put(key)
+        .put(header)
+        .put(kind)
+        .putInt(scope.length)
+        .put(scope)
+        .put(key)
         .array();
   }
 
@@ -210,8 +244,8 @@ public final class EncryptingStore extends ForwardingStore {
 
     /**
      * Whether payloads that are not encrypted (written before encryption was turned on) are read as
-     * they are, for the migration of a live store; default {@code false}: they are
-     * {@link UnreadableRecordException.Reason#MALFORMED}. Turn it off again once the longest TTL has
+     * they are, for the migration of a live store; default {@code false}: they are {@link
+     * UnreadableRecordException.Reason#MALFORMED}. Turn it off again once the longest TTL has
      * passed, so that nobody with write access to the store can plant a plaintext response.
      */
     public Builder readPlaintext(boolean readPlaintext) {

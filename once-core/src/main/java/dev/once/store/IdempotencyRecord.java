@@ -35,10 +35,20 @@ public record IdempotencyRecord(
     byte @Nullable [] result,
     Instant observedAt) {
 
-  // Not a compact constructor: JDK 17's javac leaves the @Nullable of an array component off a compact
-  // constructor's parameter in the class file, and NullAway in other modules would then reject null.
-  public IdempotencyRecord(RecordId id, RecordState state, Fingerprint fingerprint, long token, Instant leaseUntil,
-      Instant expiresAt, byte @Nullable [] recoveryPoint, byte @Nullable [] result, Instant observedAt) {
+  // Not a compact constructor: JDK 17's javac leaves the @Nullable of an array component off a
+  // compact
+  // constructor's parameter in the class file, and NullAway in other modules would then reject
+  // null.
+  public IdempotencyRecord(
+      RecordId id,
+      RecordState state,
+      Fingerprint fingerprint,
+      long token,
+      Instant leaseUntil,
+      Instant expiresAt,
+      byte @Nullable [] recoveryPoint,
+      byte @Nullable [] result,
+      Instant observedAt) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(fingerprint, "fingerprint");
@@ -77,9 +87,14 @@ public record IdempotencyRecord(
   @Override
   public boolean equals(Object o) {
     return o instanceof IdempotencyRecord r
-        && id.equals(r.id) && state == r.state && fingerprint.equals(r.fingerprint) && token == r.token
-        && leaseUntil.equals(r.leaseUntil) && expiresAt.equals(r.expiresAt)
-        && java.util.Arrays.equals(recoveryPoint, r.recoveryPoint) && java.util.Arrays.equals(result, r.result)
+        && id.equals(r.id)
+        && state == r.state
+        && fingerprint.equals(r.fingerprint)
+        && token == r.token
+        && leaseUntil.equals(r.leaseUntil)
+        && expiresAt.equals(r.expiresAt)
+        && java.util.Arrays.equals(recoveryPoint, r.recoveryPoint)
+        && java.util.Arrays.equals(result, r.result)
         && observedAt.equals(r.observedAt);
   }
 
@@ -92,7 +107,18 @@ public record IdempotencyRecord(
   @Override
   public String toString() {
     // Never print the result or recovery point: they may hold personal data or secrets.
-    return "IdempotencyRecord[" + id + " " + state + " token=" + token + " leaseUntil=" + leaseUntil
-        + " expiresAt=" + expiresAt + " result=" + (result == null ? "none" : result.length + " bytes") + "]";
+    return "IdempotencyRecord["
+        + id
+        + " "
+        + state
+        + " token="
+        + token
+        + " leaseUntil="
+        + leaseUntil
+        + " expiresAt="
+        + expiresAt
+        + " result="
+        + (result == null ? "none" : result.length + " bytes")
+        + "]";
   }
 }

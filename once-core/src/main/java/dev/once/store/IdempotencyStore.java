@@ -14,6 +14,7 @@ import java.util.concurrent.Executor;
  *
  * <p>Every implementation passes the contract kit in {@code once-tck}. The rules, from the design
  * contract:
+ *
  * <ul>
  *   <li>{@link #claim} is one atomic store operation. On an absent or expired record it creates an
  *       {@link RecordState#IN_PROGRESS} record with a new token ({@code stolen} false, no recovery
@@ -24,19 +25,20 @@ import java.util.concurrent.Executor;
  *       the fingerprint (the caller decides what a mismatch means).
  *   <li>A token is larger for every lease granted on a key and never granted twice for the same
  *       key, not even after a release or an expiry.
- *   <li>{@link #heartbeat}, {@link #checkpoint}, {@link #complete}, {@link #failFinal} and
- *       {@link #release} succeed only while the record is in progress and its stored token equals
- *       the caller's (even if the lease has ended, as long as nobody stole it); they return
- *       {@code false} otherwise and change nothing. On an absent record they create nothing.
+ *   <li>{@link #heartbeat}, {@link #checkpoint}, {@link #complete}, {@link #failFinal} and {@link
+ *       #release} succeed only while the record is in progress and its stored token equals the
+ *       caller's (even if the lease has ended, as long as nobody stole it); they return {@code
+ *       false} otherwise and change nothing. On an absent record they create nothing.
  *   <li>A lease has ended, and a record has expired, from the instant its {@code leaseUntil} or
- *       {@code expiresAt} is reached ({@code now >= leaseUntil}), as
- *       {@link IdempotencyRecord#isStealable()} computes it.
+ *       {@code expiresAt} is reached ({@code now >= leaseUntil}), as {@link
+ *       IdempotencyRecord#isStealable()} computes it.
  *   <li>Expired records behave as absent in every operation; {@link #purgeExpired} deletes them.
  *   <li>Scopes and keys compare exactly: case-sensitive, character for character, with no Unicode
  *       normalisation (a store on a database must use a binary collation), and a store keeps every
- *       scope up to {@link dev.once.Scope#MAX_LENGTH} characters, supplementary characters included.
- *   <li>Results and recovery points round-trip byte for byte, from empty to at least 1 MiB; an empty
- *       array stays empty, never {@code null}.
+ *       scope up to {@link dev.once.Scope#MAX_LENGTH} characters, supplementary characters
+ *       included.
+ *   <li>Results and recovery points round-trip byte for byte, from empty to at least 1 MiB; an
+ *       empty array stays empty, never {@code null}.
  *   <li>Time comes from the store's own clock where it has one.
  *   <li>A store that cannot answer throws {@link StoreUnavailableException} within a bounded time.
  *   <li>Null arguments throw {@link NullPointerException}; a duration that is not positive, or a
@@ -44,12 +46,13 @@ import java.util.concurrent.Executor;
  * </ul>
  *
  * <p><b>Asynchronous calls.</b> {@link #claimAsync}, {@link #getAsync}, {@link #completeAsync},
- * {@link #failFinalAsync} and {@link #releaseAsync} do what their blocking namesakes do and complete
- * with what those return, or exceptionally with what those throw ({@link StoreUnavailableException}
- * and the rest, not wrapped). A store whose client is asynchronous (Redis through Lettuce, the one in
- * memory) overrides them so that no thread waits for the store; the defaults run the blocking call on
- * the {@code blocking} executor the caller passes, a bounded pool it owns, and answer
- * {@link StoreUnavailableException} when that pool refuses the call (it is full or shut down).
+ * {@link #failFinalAsync} and {@link #releaseAsync} do what their blocking namesakes do and
+ * complete with what those return, or exceptionally with what those throw ({@link
+ * StoreUnavailableException} and the rest, not wrapped). A store whose client is asynchronous
+ * (Redis through Lettuce, the one in memory) overrides them so that no thread waits for the store;
+ * the defaults run the blocking call on the {@code blocking} executor the caller passes, a bounded
+ * pool it owns, and answer {@link StoreUnavailableException} when that pool refuses the call (it is
+ * full or shut down).
  *
  * <p>Byte arrays passed in are not modified, and may be kept by the store without copying: callers
  * must not change them afterwards. Byte arrays in returned records may likewise be shared with the
@@ -58,9 +61,9 @@ import java.util.concurrent.Executor;
 public interface IdempotencyStore extends AutoCloseable {
 
   /**
-   * Claims the record, atomically: a new lease, or the existing record. A fresh record lives
-   * {@link ClaimRequest#ttl()} from now, and at least until its lease ends; a steal never shortens
-   * the life of the record it takes over.
+   * Claims the record, atomically: a new lease, or the existing record. A fresh record lives {@link
+   * ClaimRequest#ttl()} from now, and at least until its lease ends; a steal never shortens the
+   * life of the record it takes over.
    */
   ClaimResult claim(ClaimRequest request);
 
@@ -74,12 +77,12 @@ public interface IdempotencyStore extends AutoCloseable {
   boolean heartbeat(RecordId id, long token, Duration lease);
 
   /**
-   * Extends many leases to {@code lease} from now, each exactly as {@link #heartbeat(RecordId, long,
-   * Duration)} would, and returns those it extended: a lease it does not return is no longer held
-   * (finished, released, stolen or expired). One slow store call must keep thousands of leases alive,
-   * so a store does this in as few round trips as it can (one multi-row statement, one pipelined
-   * script); the default makes one {@code heartbeat} call per lease and is right only for stores
-   * whose calls cost no round trip.
+   * Extends many leases to {@code lease} from now, each exactly as {@link #heartbeat(RecordId,
+   * long, Duration)} would, and returns those it extended: a lease it does not return is no longer
+   * held (finished, released, stolen or expired). One slow store call must keep thousands of leases
+   * alive, so a store does this in as few round trips as it can (one multi-row statement, one
+   * pipelined script); the default makes one {@code heartbeat} call per lease and is right only for
+   * stores whose calls cost no round trip.
    *
    * <p>If it throws {@link StoreUnavailableException}, any of the leases may or may not have been
    * extended; the caller treats them all as not extended this time. The same record may appear at
@@ -96,8 +99,8 @@ public interface IdempotencyStore extends AutoCloseable {
   }
 
   /**
-   * Saves a recovery point that a later thief will be handed, replacing any earlier one, and extends
-   * the lease to {@code lease} from now, pushing the expiry like {@link #heartbeat}.
+   * Saves a recovery point that a later thief will be handed, replacing any earlier one, and
+   * extends the lease to {@code lease} from now, pushing the expiry like {@link #heartbeat}.
    */
   boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, Duration lease);
 
@@ -117,26 +120,30 @@ public interface IdempotencyStore extends AutoCloseable {
   boolean release(RecordId id, long token);
 
   /**
-   * Deletes up to {@code batchSize} expired records and returns how many it deleted; live records are
-   * never touched. Runs in bounded time and without blocking claims; call it again while it returns
-   * {@code batchSize}.
+   * Deletes up to {@code batchSize} expired records and returns how many it deleted; live records
+   * are never touched. Runs in bounded time and without blocking claims; call it again while it
+   * returns {@code batchSize}.
    */
   int purgeExpired(int batchSize);
 
   /**
    * Returns a future that completes when the record may have changed state (a claim, a completion,
    * a final failure, a release or a deletion); heartbeats and checkpoints need not wake it. Time
-   * passing is not a change: nothing wakes a waiter when a lease ends or a record expires, so callers
-   * bound every wait by {@link IdempotencyRecord#leaseRemaining()}. It may complete spuriously;
-   * callers re-read the record. Stores without change notification return a future that never
-   * completes, and callers poll. Cancelling the future, or ending it any other way, unsubscribes.
-   * Subscribe before reading the record, so a change between the read and the wait is not missed.
+   * passing is not a change: nothing wakes a waiter when a lease ends or a record expires, so
+   * callers bound every wait by {@link IdempotencyRecord#leaseRemaining()}. It may complete
+   * spuriously; callers re-read the record. Stores without change notification return a future that
+   * never completes, and callers poll. Cancelling the future, or ending it any other way,
+   * unsubscribes. Subscribe before reading the record, so a change between the read and the wait is
+   * not missed.
    */
   default CompletableFuture<Void> awaitChange(RecordId id) {
     return new CompletableFuture<>();
   }
 
-  /** {@link #claim}, without a thread waiting where the store's client allows; see the class comment. */
+  /**
+   * {@link #claim}, without a thread waiting where the store's client allows; see the class
+   * comment.
+   */
   default CompletionStage<ClaimResult> claimAsync(ClaimRequest request, Executor blocking) {
     return Stages.onExecutor(() -> claim(request), blocking);
   }
@@ -147,14 +154,14 @@ public interface IdempotencyStore extends AutoCloseable {
   }
 
   /** {@link #complete}, asynchronously; see the class comment. */
-  default CompletionStage<Boolean> completeAsync(RecordId id, long token, byte[] result, Duration ttl,
-      Executor blocking) {
+  default CompletionStage<Boolean> completeAsync(
+      RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
     return Stages.onExecutor(() -> complete(id, token, result, ttl), blocking);
   }
 
   /** {@link #failFinal}, asynchronously; see the class comment. */
-  default CompletionStage<Boolean> failFinalAsync(RecordId id, long token, byte[] result, Duration ttl,
-      Executor blocking) {
+  default CompletionStage<Boolean> failFinalAsync(
+      RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
     return Stages.onExecutor(() -> failFinal(id, token, result, ttl), blocking);
   }
 
@@ -168,7 +175,9 @@ public interface IdempotencyStore extends AutoCloseable {
     return false;
   }
 
-  /** Releases the store's own resources; never closes a {@code DataSource} or client it was given. */
+  /**
+   * Releases the store's own resources; never closes a {@code DataSource} or client it was given.
+   */
   @Override
   default void close() {}
 }

@@ -12,8 +12,8 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.Executor;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -30,11 +30,11 @@ import org.jspecify.annotations.Nullable;
  * expiry. Time comes from the configured {@link Clock}.
  *
  * <p>The store holds at most {@link Builder#maxRecords(int) maxRecords} records. When it is full, a
- * claim for a new key first purges expired records; if none has expired it throws
- * {@link StoreFullException}. A live record is never evicted to make room, because someone may be
- * relying on it to stop a duplicate. Expired records otherwise stay in memory until a claim on the
- * same key replaces them or {@link #purgeExpired(int)} deletes them, so long-running services call
- * it periodically.
+ * claim for a new key first purges expired records; if none has expired it throws {@link
+ * StoreFullException}. A live record is never evicted to make room, because someone may be relying
+ * on it to stop a duplicate. Expired records otherwise stay in memory until a claim on the same key
+ * replaces them or {@link #purgeExpired(int)} deletes them, so long-running services call it
+ * periodically.
  *
  * <pre>{@code
  * IdempotencyStore store = InMemoryStore.builder()
@@ -44,12 +44,16 @@ import org.jspecify.annotations.Nullable;
  */
 public final class InMemoryStore implements IdempotencyStore {
 
-  /** The default of {@link Builder#maxRecords(int)}: enough for tests and small services, and a bound on memory. */
+  /**
+   * The default of {@link Builder#maxRecords(int)}: enough for tests and small services, and a
+   * bound on memory.
+   */
   public static final int DEFAULT_MAX_RECORDS = 1_000_000;
 
   private final ConcurrentHashMap<RecordId, StoredRecord> records = new ConcurrentHashMap<>();
   private final AtomicLong lastToken = new AtomicLong();
-  // Entries in the map, expired ones included; only changed inside a compute that adds or removes one.
+  // Entries in the map, expired ones included; only changed inside a compute that adds or removes
+  // one.
   private final AtomicInteger size = new AtomicInteger();
   private final AtomicBoolean makingRoom = new AtomicBoolean();
   private final ChangeWaiters waiters = new ChangeWaiters();
@@ -61,7 +65,10 @@ public final class InMemoryStore implements IdempotencyStore {
     this.maxRecords = builder.maxRecords;
   }
 
-  /** Returns a store with the defaults: the system UTC clock and {@value #DEFAULT_MAX_RECORDS} records at most. */
+  /**
+   * Returns a store with the defaults: the system UTC clock and {@value #DEFAULT_MAX_RECORDS}
+   * records at most.
+   */
   public static InMemoryStore create() {
     return builder().build();
   }
@@ -83,8 +90,10 @@ public final class InMemoryStore implements IdempotencyStore {
       makeRoom();
       result = tryClaim(request);
       if (result == null) {
-        throw new StoreFullException("the in-memory store holds its maximum of " + maxRecords
-            + " records (maxRecords) and none has expired; live records are never evicted");
+        throw new StoreFullException(
+            "the in-memory store holds its maximum of "
+                + maxRecords
+                + " records (maxRecords) and none has expired; live records are never evicted");
       }
     }
     if (result instanceof Claimed) {
@@ -94,9 +103,9 @@ public final class InMemoryStore implements IdempotencyStore {
   }
 
   /**
-   * The lock-free path for the most common claim of all, a retry of finished work. A terminal record
-   * changes only by expiring, so if it is still live when the clock is read after the map, it was
-   * there unchanged at that instant.
+   * The lock-free path for the most common claim of all, a retry of finished work. A terminal
+   * record changes only by expiring, so if it is still live when the clock is read after the map,
+   * it was there unchanged at that instant.
    */
   private @Nullable ClaimResult existingTerminal(RecordId id) {
     StoredRecord current = records.get(id);
@@ -110,24 +119,27 @@ public final class InMemoryStore implements IdempotencyStore {
   /** Returns the claim's result, or {@code null} if the key is new and the store is full. */
   private @Nullable ClaimResult tryClaim(ClaimRequest request) {
     ClaimResult[] result = new ClaimResult[1];
-    records.compute(request.id(), (id, current) -> {
-      Instant now = clock.instant();
-      if (current == null) {
-        if (!reserveRoom()) {
-          return null;
-        }
-        return grant(request, now, null, null, result);
-      }
-      if (current.isExpiredAt(now)) {
-        // Expired is absent: a fresh claim, not a steal, so the old recovery point is not handed on.
-        return grant(request, now, null, null, result);
-      }
-      if (current.isStealableAt(now, request.fingerprint())) {
-        return grant(request, now, current.recoveryPoint(), current.expiresAt(), result);
-      }
-      result[0] = new Existing(current.toRecord(id, now));
-      return current;
-    });
+    records.compute(
+        request.id(),
+        (id, current) -> {
+          Instant now = clock.instant();
+          if (current == null) {
+            if (!reserveRoom()) {
+              return null;
+            }
+            return grant(request, now, null, null, result);
+          }
+          if (current.isExpiredAt(now)) {
+            // Expired is absent: a fresh claim, not a steal, so the old recovery point is not
+            // handed on.
+            return grant(request, now, null, null, result);
+          }
+          if (current.isStealableAt(now, request.fingerprint())) {
+            return grant(request, now, current.recoveryPoint(), current.expiresAt(), result);
+          }
+          result[0] = new Existing(current.toRecord(id, now));
+          return current;
+        });
     return result[0];
   }
 
@@ -135,7 +147,11 @@ public final class InMemoryStore implements IdempotencyStore {
    * Grants a new lease. {@code stolenFrom} is the expiry of the record taken over, or {@code null}
    * for a fresh claim; a steal never shortens the record's life.
    */
-  private StoredRecord grant(ClaimRequest request, Instant now, byte @Nullable [] recoveryPoint, @Nullable Instant stolenFrom,
+  private StoredRecord grant(
+      ClaimRequest request,
+      Instant now,
+      byte @Nullable [] recoveryPoint,
+      @Nullable Instant stolenFrom,
       ClaimResult[] result) {
     long token = lastToken.incrementAndGet();
     Instant leaseUntil = plus(now, request.lease());
@@ -144,8 +160,14 @@ public final class InMemoryStore implements IdempotencyStore {
       expiresAt = StoredRecord.later(expiresAt, stolenFrom);
     }
     result[0] = new Claimed(token, leaseUntil, stolenFrom != null, recoveryPoint);
-    return new StoredRecord(RecordState.IN_PROGRESS, request.fingerprint(), token, leaseUntil, expiresAt,
-        recoveryPoint, null);
+    return new StoredRecord(
+        RecordState.IN_PROGRESS,
+        request.fingerprint(),
+        token,
+        leaseUntil,
+        expiresAt,
+        recoveryPoint,
+        null);
   }
 
   private boolean reserveRoom() {
@@ -188,27 +210,34 @@ public final class InMemoryStore implements IdempotencyStore {
     // miss would overlook a claim that has read the clock but not yet published its record (found
     // by Lincheck). On a key nobody is touching this takes no lock.
     IdempotencyRecord[] found = new IdempotencyRecord[1];
-    records.computeIfPresent(id, (k, stored) -> {
-      Instant now = clock.instant();
-      if (!stored.isExpiredAt(now)) {
-        found[0] = stored.toRecord(k, now);
-      }
-      return stored;
-    });
+    records.computeIfPresent(
+        id,
+        (k, stored) -> {
+          Instant now = clock.instant();
+          if (!stored.isExpiredAt(now)) {
+            found[0] = stored.toRecord(k, now);
+          }
+          return stored;
+        });
     return Optional.ofNullable(found[0]);
   }
 
   @Override
   public boolean heartbeat(RecordId id, long token, Duration lease) {
     Arguments.positive("lease", lease);
-    return transition(id, token, false, (stored, now) -> stored.withLease(plus(now, lease), stored.recoveryPoint()));
+    return transition(
+        id,
+        token,
+        false,
+        (stored, now) -> stored.withLease(plus(now, lease), stored.recoveryPoint()));
   }
 
   @Override
   public boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, Duration lease) {
     Objects.requireNonNull(recoveryPoint, "recoveryPoint");
     Arguments.positive("lease", lease);
-    return transition(id, token, false, (stored, now) -> stored.withLease(plus(now, lease), recoveryPoint));
+    return transition(
+        id, token, false, (stored, now) -> stored.withLease(plus(now, lease), recoveryPoint));
   }
 
   @Override
@@ -224,7 +253,8 @@ public final class InMemoryStore implements IdempotencyStore {
   private boolean finish(RecordId id, long token, RecordState state, byte[] result, Duration ttl) {
     Objects.requireNonNull(result, "result");
     Arguments.positive("ttl", ttl);
-    return transition(id, token, true, (stored, now) -> stored.terminal(state, result, now, plus(now, ttl)));
+    return transition(
+        id, token, true, (stored, now) -> stored.terminal(state, result, now, plus(now, ttl)));
   }
 
   @Override
@@ -232,22 +262,27 @@ public final class InMemoryStore implements IdempotencyStore {
     return transition(id, token, true, (stored, now) -> null);
   }
 
-  /** A change made by the holder of {@code token}; {@code change} returns {@code null} to delete the record. */
+  /**
+   * A change made by the holder of {@code token}; {@code change} returns {@code null} to delete the
+   * record.
+   */
   private boolean transition(RecordId id, long token, boolean wakesWaiters, Change change) {
     Objects.requireNonNull(id, "id");
     boolean[] done = {false};
-    records.computeIfPresent(id, (k, stored) -> {
-      Instant now = clock.instant();
-      if (!stored.isHeldAt(now, token)) {
-        return stored;
-      }
-      done[0] = true;
-      StoredRecord next = change.apply(stored, now);
-      if (next == null) {
-        size.decrementAndGet();
-      }
-      return next;
-    });
+    records.computeIfPresent(
+        id,
+        (k, stored) -> {
+          Instant now = clock.instant();
+          if (!stored.isHeldAt(now, token)) {
+            return stored;
+          }
+          done[0] = true;
+          StoredRecord next = change.apply(stored, now);
+          if (next == null) {
+            size.decrementAndGet();
+          }
+          return next;
+        });
     if (done[0] && wakesWaiters) {
       waiters.changed(id);
     }
@@ -267,14 +302,14 @@ public final class InMemoryStore implements IdempotencyStore {
   }
 
   @Override
-  public CompletionStage<Boolean> completeAsync(RecordId id, long token, byte[] result, Duration ttl,
-      Executor blocking) {
+  public CompletionStage<Boolean> completeAsync(
+      RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
     return Stages.now(() -> complete(id, token, result, ttl));
   }
 
   @Override
-  public CompletionStage<Boolean> failFinalAsync(RecordId id, long token, byte[] result, Duration ttl,
-      Executor blocking) {
+  public CompletionStage<Boolean> failFinalAsync(
+      RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
     return Stages.now(() -> failFinal(id, token, result, ttl));
   }
 
@@ -295,14 +330,16 @@ public final class InMemoryStore implements IdempotencyStore {
     while (purged < batchSize && ids.hasNext()) {
       RecordId id = ids.next();
       boolean[] removed = {false};
-      records.computeIfPresent(id, (k, stored) -> {
-        if (!stored.isExpiredAt(now)) {
-          return stored;
-        }
-        removed[0] = true;
-        size.decrementAndGet();
-        return null;
-      });
+      records.computeIfPresent(
+          id,
+          (k, stored) -> {
+            if (!stored.isExpiredAt(now)) {
+              return stored;
+            }
+            removed[0] = true;
+            size.decrementAndGet();
+            return null;
+          });
       if (removed[0]) {
         purged++;
         waiters.changed(id);
@@ -329,7 +366,9 @@ public final class InMemoryStore implements IdempotencyStore {
     return true;
   }
 
-  /** Wakes every waiter, so nobody waits on a store that is going away. The records stay readable. */
+  /**
+   * Wakes every waiter, so nobody waits on a store that is going away. The records stay readable.
+   */
   @Override
   public void close() {
     waiters.wakeAll();
@@ -337,7 +376,13 @@ public final class InMemoryStore implements IdempotencyStore {
 
   @Override
   public String toString() {
-    return "InMemoryStore[records=" + size.get() + ", maxRecords=" + maxRecords + ", clock=" + clock + "]";
+    return "InMemoryStore[records="
+        + size.get()
+        + ", maxRecords="
+        + maxRecords
+        + ", clock="
+        + clock
+        + "]";
   }
 
   /** Records held, expired ones not yet purged included. */
@@ -350,7 +395,9 @@ public final class InMemoryStore implements IdempotencyStore {
     return waiters.count();
   }
 
-  /** Adds without overflowing: a huge TTL means "never", not an exception in the middle of a claim. */
+  /**
+   * Adds without overflowing: a huge TTL means "never", not an exception in the middle of a claim.
+   */
   private static Instant plus(Instant now, Duration d) {
     try {
       return now.plus(d);
@@ -365,8 +412,8 @@ public final class InMemoryStore implements IdempotencyStore {
   }
 
   /**
-   * Configures an {@link InMemoryStore}. Each setter rejects a bad value at once with an
-   * {@link IllegalArgumentException} that names the option.
+   * Configures an {@link InMemoryStore}. Each setter rejects a bad value at once with an {@link
+   * IllegalArgumentException} that names the option.
    */
   public static final class Builder {
 
@@ -385,8 +432,8 @@ public final class InMemoryStore implements IdempotencyStore {
     }
 
     /**
-     * The most records the store holds, expired ones not yet purged included; default
-     * {@value InMemoryStore#DEFAULT_MAX_RECORDS}. At the limit a claim for a new key purges expired
+     * The most records the store holds, expired ones not yet purged included; default {@value
+     * InMemoryStore#DEFAULT_MAX_RECORDS}. At the limit a claim for a new key purges expired
      * records, then throws {@link StoreFullException} if none had expired.
      */
     public Builder maxRecords(int maxRecords) {

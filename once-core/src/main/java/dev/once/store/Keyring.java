@@ -46,14 +46,15 @@ public final class Keyring {
   }
 
   /**
-   * Parses the form configuration files and environment variables carry:
-   * {@code id:base64key[,id:base64key...]}, the first key active and the others retired.
+   * Parses the form configuration files and environment variables carry: {@code
+   * id:base64key[,id:base64key...]}, the first key active and the others retired.
    *
    * @throws IllegalArgumentException naming the entry (never its key) if the text is malformed
    */
   public static Keyring parse(@Nullable String spec) {
     if (spec == null || spec.isBlank()) {
-      throw new IllegalArgumentException("keyring: no keys given; expected id:base64key[,id:base64key...]");
+      throw new IllegalArgumentException(
+          "keyring: no keys given; expected id:base64key[,id:base64key...]");
     }
     Builder b = builder();
     String[] entries = spec.split(",", -1);
@@ -68,7 +69,8 @@ public final class Keyring {
       try {
         key = Base64.getDecoder().decode(entry.substring(colon + 1).trim());
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("keyring: the key of '" + safeId(id) + "' is not base64");
+        throw new IllegalArgumentException(
+            "keyring: the key of '" + safeId(id) + "' is not base64");
       }
       if (i == 0) {
         b.active(id, key);
@@ -116,7 +118,12 @@ public final class Keyring {
     }
     for (int i = 0; i < id.length(); i++) {
       char c = id.charAt(i);
-      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-')) {
+      if (!((c >= 'a' && c <= 'z')
+          || (c >= 'A' && c <= 'Z')
+          || (c >= '0' && c <= '9')
+          || c == '.'
+          || c == '_'
+          || c == '-')) {
         return false;
       }
     }
@@ -133,7 +140,8 @@ public final class Keyring {
     /** The key new payloads are encrypted with; exactly one is required. */
     public Builder active(String id, byte[] key) {
       if (activeId != null) {
-        throw new IllegalArgumentException("active: a key is already active ('" + activeId + "'); add others as retired");
+        throw new IllegalArgumentException(
+            "active: a key is already active ('" + activeId + "'); add others as retired");
       }
       add(id, key);
       activeId = id;
@@ -148,13 +156,21 @@ public final class Keyring {
 
     private void add(@Nullable String id, byte[] key) {
       if (!validId(id)) {
-        throw new IllegalArgumentException("key id must be 1-" + MAX_ID_LENGTH
-            + " characters of A-Z a-z 0-9 . _ -, was '" + (id == null ? null : id.replaceAll("[^ -~]", "?")) + "'");
+        throw new IllegalArgumentException(
+            "key id must be 1-"
+                + MAX_ID_LENGTH
+                + " characters of A-Z a-z 0-9 . _ -, was '"
+                + (id == null ? null : id.replaceAll("[^ -~]", "?"))
+                + "'");
       }
       Objects.requireNonNull(key, "key");
       if (key.length != 16 && key.length != 24 && key.length != 32) {
-        throw new IllegalArgumentException("key '" + id + "' must be 16, 24 or 32 bytes (AES-128/192/256), was "
-            + key.length + " bytes");
+        throw new IllegalArgumentException(
+            "key '"
+                + id
+                + "' must be 16, 24 or 32 bytes (AES-128/192/256), was "
+                + key.length
+                + " bytes");
       }
       if (keys.containsKey(id)) {
         throw new IllegalArgumentException("key id '" + id + "' is given twice");

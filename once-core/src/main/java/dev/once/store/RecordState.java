@@ -2,7 +2,9 @@ package dev.once.store;
 
 /** The stored state of a record. An absent or expired record has no state. */
 public enum RecordState {
-  /** A lease holder is executing; the lease may have ended, in which case the record can be stolen. */
+  /**
+   * A lease holder is executing; the lease may have ended, in which case the record can be stolen.
+   */
   IN_PROGRESS,
   /** Finished successfully; the result is replayed. */
   COMPLETED,

@@ -12,15 +12,17 @@ final class Stages {
   private Stages() {}
 
   /**
-   * Runs a blocking call on {@code blocking}: its result or its exception (not wrapped) completes the
-   * stage; a pool that refuses the call makes the store unavailable for this call, as a timeout would.
+   * Runs a blocking call on {@code blocking}: its result or its exception (not wrapped) completes
+   * the stage; a pool that refuses the call makes the store unavailable for this call, as a timeout
+   * would.
    */
   static <T> CompletionStage<T> onExecutor(Supplier<T> call, Executor blocking) {
     CompletableFuture<T> result = new CompletableFuture<>();
     try {
       blocking.execute(() -> complete(result, call));
     } catch (RejectedExecutionException e) {
-      result.completeExceptionally(new StoreUnavailableException("no thread free to call the store: " + e.getMessage(), e));
+      result.completeExceptionally(
+          new StoreUnavailableException("no thread free to call the store: " + e.getMessage(), e));
     }
     return result;
   }

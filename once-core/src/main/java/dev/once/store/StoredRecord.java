@@ -27,7 +27,9 @@ record StoredRecord(
     return state == RecordState.IN_PROGRESS && this.token == token && !isExpiredAt(now);
   }
 
-  /** Whether a claim with {@code fingerprint} may take this in-progress record over at {@code now}. */
+  /**
+   * Whether a claim with {@code fingerprint} may take this in-progress record over at {@code now}.
+   */
   boolean isStealableAt(Instant now, Fingerprint fingerprint) {
     return state == RecordState.IN_PROGRESS
         && !now.isBefore(leaseUntil)
@@ -36,7 +38,8 @@ record StoredRecord(
   }
 
   StoredRecord withLease(Instant leaseUntil, byte @Nullable [] recoveryPoint) {
-    return new StoredRecord(state, fingerprint, token, leaseUntil, later(expiresAt, leaseUntil), recoveryPoint, result);
+    return new StoredRecord(
+        state, fingerprint, token, leaseUntil, later(expiresAt, leaseUntil), recoveryPoint, result);
   }
 
   StoredRecord terminal(RecordState state, byte[] result, Instant now, Instant expiresAt) {
@@ -45,7 +48,8 @@ record StoredRecord(
   }
 
   IdempotencyRecord toRecord(RecordId id, Instant observedAt) {
-    return new IdempotencyRecord(id, state, fingerprint, token, leaseUntil, expiresAt, recoveryPoint, result, observedAt);
+    return new IdempotencyRecord(
+        id, state, fingerprint, token, leaseUntil, expiresAt, recoveryPoint, result, observedAt);
   }
 
   static Instant later(Instant a, Instant b) {

@@ -53,27 +53,32 @@ class CanonicalizerFuzzTest {
       if (without == null) {
         continue; // the whole document was picked
       }
-      byte[] excluded = JsonCanonicalizer.canonicalize(spell(document, random).getBytes(UTF_8), pointers);
+      byte[] excluded =
+          JsonCanonicalizer.canonicalize(spell(document, random).getBytes(UTF_8), pointers);
       byte[] expected = JsonCanonicalizer.canonicalize(spell(without, random).getBytes(UTF_8));
-      assertThat(new String(excluded, UTF_8)).as("%s", pointers).isEqualTo(new String(expected, UTF_8));
+      assertThat(new String(excluded, UTF_8))
+          .as("%s", pointers)
+          .isEqualTo(new String(expected, UTF_8));
     }
   }
 
   /** Copies the value without randomly picked members and elements, adding their pointers. */
-  private static Object withoutRandomValues(Object value, String pointer, Set<String> pointers, Random random) {
+  private static Object withoutRandomValues(
+      Object value, String pointer, Set<String> pointers, Random random) {
     if (random.nextInt(8) == 0) {
       pointers.add(pointer);
       return null;
     }
     if (value instanceof Map<?, ?> map) {
       Map<String, Object> copy = new LinkedHashMap<>();
-      map.forEach((name, member) -> {
-        String escaped = ((String) name).replace("~", "~0").replace("/", "~1");
-        Object kept = withoutRandomValues(member, pointer + "/" + escaped, pointers, random);
-        if (kept != null) {
-          copy.put((String) name, kept);
-        }
-      });
+      map.forEach(
+          (name, member) -> {
+            String escaped = ((String) name).replace("~", "~0").replace("/", "~1");
+            Object kept = withoutRandomValues(member, pointer + "/" + escaped, pointers, random);
+            if (kept != null) {
+              copy.put((String) name, kept);
+            }
+          });
       return copy;
     }
     if (value instanceof List<?> list) {
@@ -168,9 +173,13 @@ class CanonicalizerFuzzTest {
     return switch (random.nextInt(5)) {
       case 0 -> BigDecimal.valueOf(random.nextInt(2_000_001) - 1_000_000);
       case 1 -> BigDecimal.valueOf(random.nextInt(100_000), random.nextInt(5));
-      case 2 -> new BigDecimal(Double.toString(random.nextGaussian() * Math.pow(10, random.nextInt(60) - 30)));
-      case 3 -> new BigDecimal(new BigInteger(80, random), random.nextInt(40) - 20); // beyond a double
-      default -> new BigDecimal(Double.toString(Double.longBitsToDouble(random.nextLong() & ~(1L << 62))));
+      case 2 ->
+          new BigDecimal(
+              Double.toString(random.nextGaussian() * Math.pow(10, random.nextInt(60) - 30)));
+      case 3 ->
+          new BigDecimal(new BigInteger(80, random), random.nextInt(40) - 20); // beyond a double
+      default ->
+          new BigDecimal(Double.toString(Double.longBitsToDouble(random.nextLong() & ~(1L << 62))));
     };
   }
 
@@ -223,7 +232,10 @@ class CanonicalizerFuzzTest {
     BigDecimal padded = number.setScale(number.scale() + random.nextInt(3));
     switch (random.nextInt(3)) {
       case 0 -> out.append(padded.toPlainString());
-      case 1 -> out.append(padded.unscaledValue()).append(random.nextBoolean() ? 'e' : 'E').append(-padded.scale());
+      case 1 ->
+          out.append(padded.unscaledValue())
+              .append(random.nextBoolean() ? 'e' : 'E')
+              .append(-padded.scale());
       default -> out.append(number.toString().replace("E+", random.nextBoolean() ? "e+" : "E"));
     }
   }

@@ -20,7 +20,8 @@ class FingerprinterTest {
 
   @Test
   void memberOrderDoesNotChangeTheFingerprint() {
-    assertSameJson("{\"amount\":100,\"currency\":\"EUR\"}", "{\"currency\":\"EUR\",\"amount\":100}");
+    assertSameJson(
+        "{\"amount\":100,\"currency\":\"EUR\"}", "{\"currency\":\"EUR\",\"amount\":100}");
   }
 
   @Test
@@ -50,11 +51,16 @@ class FingerprinterTest {
 
   @Test
   void excludedPointerValuesDoNotChangeTheFingerprint() {
-    Fingerprinter fingerprinter = Fingerprinter.builder().exclude("/meta/timestamp").exclude("/items/0/ts").build();
-    Fingerprint first = json(fingerprinter,
-        "{\"meta\":{\"timestamp\":\"2024-05-01T10:00:00Z\"},\"items\":[{\"ts\":1,\"sku\":\"x\"}]}");
-    Fingerprint retry = json(fingerprinter,
-        "{\"items\":[{\"sku\":\"x\",\"ts\":2}],\"meta\":{\"timestamp\":\"2024-05-01T10:00:07Z\"}}");
+    Fingerprinter fingerprinter =
+        Fingerprinter.builder().exclude("/meta/timestamp").exclude("/items/0/ts").build();
+    Fingerprint first =
+        json(
+            fingerprinter,
+            "{\"meta\":{\"timestamp\":\"2024-05-01T10:00:00Z\"},\"items\":[{\"ts\":1,\"sku\":\"x\"}]}");
+    Fingerprint retry =
+        json(
+            fingerprinter,
+            "{\"items\":[{\"sku\":\"x\",\"ts\":2}],\"meta\":{\"timestamp\":\"2024-05-01T10:00:07Z\"}}");
     Fingerprint without = json(fingerprinter, "{\"items\":[{\"sku\":\"x\"}],\"meta\":{}}");
     assertThat(retry).isEqualTo(first);
     assertThat(without).isEqualTo(first);
@@ -84,8 +90,10 @@ class FingerprinterTest {
   @Test
   void contextPartsChangeTheFingerprint() {
     byte[] body = "{}".getBytes(UTF_8);
-    assertThat(DEFAULTS.json(body, "POST", "/payments")).isNotEqualTo(DEFAULTS.json(body, "PUT", "/payments"));
-    assertThat(DEFAULTS.json(body, "POST", "/payments")).isNotEqualTo(DEFAULTS.json(body, "/payments", "POST"));
+    assertThat(DEFAULTS.json(body, "POST", "/payments"))
+        .isNotEqualTo(DEFAULTS.json(body, "PUT", "/payments"));
+    assertThat(DEFAULTS.json(body, "POST", "/payments"))
+        .isNotEqualTo(DEFAULTS.json(body, "/payments", "POST"));
   }
 
   @Test
@@ -164,12 +172,22 @@ class FingerprinterTest {
 
     assertThat(DEFAULTS.json(body, "POST", "/pay").previous().hex())
         .isEqualTo(hex(sha256(V1, context, J, noExclusions, canonical)));
-    assertThat(Fingerprinter.builder().exclude("/ts").build().json(body, "POST", "/pay").previous().hex())
+    assertThat(
+            Fingerprinter.builder()
+                .exclude("/ts")
+                .build()
+                .json(body, "POST", "/pay")
+                .previous()
+                .hex())
         .isEqualTo(hex(sha256(V1, context, J, sha256(parts("/ts")), canonical)));
     assertThat(DEFAULTS.raw(body, "POST", "/pay").previous().hex())
         .isEqualTo(hex(sha256(V1, context, R, body)));
     // What once-http hashed before version 2: JSON types without the type, others with the header.
-    assertThat(DEFAULTS.content("application/json; charset=utf-8", body, "POST", "/pay").previous().hex())
+    assertThat(
+            DEFAULTS
+                .content("application/json; charset=utf-8", body, "POST", "/pay")
+                .previous()
+                .hex())
         .isEqualTo(hex(sha256(V1, context, J, noExclusions, canonical)));
     assertThat(DEFAULTS.content("text/plain; charset=utf-8", body, "POST", "/pay").previous().hex())
         .isEqualTo(hex(sha256(V1, parts("POST", "/pay", "text/plain; charset=utf-8"), R, body)));
@@ -183,7 +201,8 @@ class FingerprinterTest {
     // changes, stored fingerprints stop matching retries: bump VERSION instead.
     byte[] body = "{\"b\":2,\"a\":1}".getBytes(UTF_8);
     Fingerprint json = DEFAULTS.json(body, "POST", "/payments");
-    assertThat(json.encoded()).isEqualTo("2:8cc8efc7166d0bc63580704e3fab007d4753ac0708baa7471e502c35bfd05539");
+    assertThat(json.encoded())
+        .isEqualTo("2:8cc8efc7166d0bc63580704e3fab007d4753ac0708baa7471e502c35bfd05539");
     assertThat(json.previous().encoded())
         .isEqualTo("1:4c262c824756e7b3fd89df8c9498e828d93ff7ba7509d0e53a367fa9b7aa370d");
     assertThat(DEFAULTS.content("application/json", body, "POST", "/payments").encoded())
@@ -203,31 +222,43 @@ class FingerprinterTest {
   void mediaTypeParametersCaseAndSpacesDoNotChangeTheFingerprint() {
     byte[] text = "hello".getBytes(UTF_8);
     Fingerprint plain = DEFAULTS.content("text/plain", text, "POST", "/notes");
-    assertThat(DEFAULTS.content("text/plain; charset=utf-8", text, "POST", "/notes")).isEqualTo(plain);
-    assertThat(DEFAULTS.content(" Text/Plain ;charset=UTF-8", text, "POST", "/notes")).isEqualTo(plain);
-    assertThat(DEFAULTS.content("application/json; charset=utf-8", "{\"a\":1.0}".getBytes(UTF_8), "POST", "/a"))
-        .isEqualTo(DEFAULTS.content("application/json", "{ \"a\": 1 }".getBytes(UTF_8), "POST", "/a"));
+    assertThat(DEFAULTS.content("text/plain; charset=utf-8", text, "POST", "/notes"))
+        .isEqualTo(plain);
+    assertThat(DEFAULTS.content(" Text/Plain ;charset=UTF-8", text, "POST", "/notes"))
+        .isEqualTo(plain);
+    assertThat(
+            DEFAULTS.content(
+                "application/json; charset=utf-8", "{\"a\":1.0}".getBytes(UTF_8), "POST", "/a"))
+        .isEqualTo(
+            DEFAULTS.content("application/json", "{ \"a\": 1 }".getBytes(UTF_8), "POST", "/a"));
   }
 
   @Test
   void anAbsentMediaTypeIsAValueOfItsOwn() {
     byte[] body = "{}".getBytes(UTF_8);
     Fingerprint absent = DEFAULTS.content(null, body, "POST", "/a");
-    assertThat(absent).isNotEqualTo(DEFAULTS.content("", body, "POST", "/a"))
+    assertThat(absent)
+        .isNotEqualTo(DEFAULTS.content("", body, "POST", "/a"))
         .isNotEqualTo(DEFAULTS.content("application/octet-stream", body, "POST", "/a"))
         .isEqualTo(DEFAULTS.raw(body, "POST", "/a"));
-    assertThat(DEFAULTS.content("application/json", body, "POST", "/a")).isNotEqualTo(DEFAULTS.json(body, "POST", "/a"));
+    assertThat(DEFAULTS.content("application/json", body, "POST", "/a"))
+        .isNotEqualTo(DEFAULTS.json(body, "POST", "/a"));
   }
 
   @Test
   void jsonMediaTypesAreCanonicalisedAndOthersAreNot() {
     byte[] one = "{\"a\":1,\"b\":2}".getBytes(UTF_8);
     byte[] other = "{ \"b\": 2, \"a\": 1.0 }".getBytes(UTF_8);
-    for (String json : List.of("application/json", "application/problem+json", "APPLICATION/VND.API+JSON; v=2")) {
-      assertThat(DEFAULTS.content(json, other, "POST", "/a")).as(json).isEqualTo(DEFAULTS.content(json, one, "POST", "/a"));
+    for (String json :
+        List.of("application/json", "application/problem+json", "APPLICATION/VND.API+JSON; v=2")) {
+      assertThat(DEFAULTS.content(json, other, "POST", "/a"))
+          .as(json)
+          .isEqualTo(DEFAULTS.content(json, one, "POST", "/a"));
     }
     for (String raw : List.of("text/plain", "application/jsonx", "application/json-seq")) {
-      assertThat(DEFAULTS.content(raw, other, "POST", "/a")).as(raw).isNotEqualTo(DEFAULTS.content(raw, one, "POST", "/a"));
+      assertThat(DEFAULTS.content(raw, other, "POST", "/a"))
+          .as(raw)
+          .isNotEqualTo(DEFAULTS.content(raw, one, "POST", "/a"));
     }
   }
 
@@ -235,9 +266,13 @@ class FingerprinterTest {
   void aRecordOfVersion1MatchesARetryOfTheRequestThatWroteIt() {
     byte[] body = "{\"amount\":100,\"currency\":\"EUR\"}".getBytes(UTF_8);
     // As a store reads back what version 1 wrote: a value with no previous version.
-    Fingerprint recorded = Fingerprint.parse(DEFAULTS.json(body, "POST", "/payments").previous().encoded());
-    Fingerprint retry = DEFAULTS.json("{\"currency\":\"EUR\",\"amount\":100.0}".getBytes(UTF_8), "POST", "/payments");
-    Fingerprint other = DEFAULTS.json("{\"amount\":101,\"currency\":\"EUR\"}".getBytes(UTF_8), "POST", "/payments");
+    Fingerprint recorded =
+        Fingerprint.parse(DEFAULTS.json(body, "POST", "/payments").previous().encoded());
+    Fingerprint retry =
+        DEFAULTS.json(
+            "{\"currency\":\"EUR\",\"amount\":100.0}".getBytes(UTF_8), "POST", "/payments");
+    Fingerprint other =
+        DEFAULTS.json("{\"amount\":101,\"currency\":\"EUR\"}".getBytes(UTF_8), "POST", "/payments");
 
     assertThat(recorded.version()).isEqualTo(1);
     assertThat(retry.matches(recorded)).isTrue();
@@ -248,23 +283,41 @@ class FingerprinterTest {
   void aRecordOfVersion1WrittenThroughHttpMatchesARetryWhateverItsBody() throws Exception {
     // Exactly what once-http stored before version 2, from the documented layout.
     byte[] text = "hello".getBytes(UTF_8);
-    Fingerprint rawRecord = new Fingerprint(1, hex(sha256(V1, parts("PUT", "/f", "", "text/plain;charset=utf-8"), R, text)));
-    Fingerprint jsonRecord = new Fingerprint(1,
-        hex(sha256(V1, parts("POST", "/p", ""), J, sha256(parts()), "{\"a\":1}".getBytes(UTF_8))));
+    Fingerprint rawRecord =
+        new Fingerprint(
+            1, hex(sha256(V1, parts("PUT", "/f", "", "text/plain;charset=utf-8"), R, text)));
+    Fingerprint jsonRecord =
+        new Fingerprint(
+            1,
+            hex(
+                sha256(
+                    V1, parts("POST", "/p", ""), J, sha256(parts()), "{\"a\":1}".getBytes(UTF_8))));
 
-    assertThat(DEFAULTS.content("text/plain;charset=utf-8", text, "PUT", "/f", "").matches(rawRecord)).isTrue();
-    assertThat(DEFAULTS.content("text/plain;charset=utf-8", "hello!".getBytes(UTF_8), "PUT", "/f", "")
-        .matches(rawRecord)).isFalse();
-    assertThat(DEFAULTS.content("application/json", "{\"a\":1.0}".getBytes(UTF_8), "POST", "/p", "")
-        .matches(jsonRecord)).isTrue();
-    assertThat(DEFAULTS.content("application/json", "{\"a\":2}".getBytes(UTF_8), "POST", "/p", "")
-        .matches(jsonRecord)).isFalse();
+    assertThat(
+            DEFAULTS.content("text/plain;charset=utf-8", text, "PUT", "/f", "").matches(rawRecord))
+        .isTrue();
+    assertThat(
+            DEFAULTS
+                .content("text/plain;charset=utf-8", "hello!".getBytes(UTF_8), "PUT", "/f", "")
+                .matches(rawRecord))
+        .isFalse();
+    assertThat(
+            DEFAULTS
+                .content("application/json", "{\"a\":1.0}".getBytes(UTF_8), "POST", "/p", "")
+                .matches(jsonRecord))
+        .isTrue();
+    assertThat(
+            DEFAULTS
+                .content("application/json", "{\"a\":2}".getBytes(UTF_8), "POST", "/p", "")
+                .matches(jsonRecord))
+        .isFalse();
   }
 
   @Test
   void aRecordOfVersion1ComparesNumbersAsVersion1Did() {
     // Version 1 could not tell these apart, so neither can its records; version 2 records can.
-    Fingerprint recorded = Fingerprint.parse(json(DEFAULTS, "{\"id\":12345678901234567891}").previous().encoded());
+    Fingerprint recorded =
+        Fingerprint.parse(json(DEFAULTS, "{\"id\":12345678901234567891}").previous().encoded());
     Fingerprint same = json(DEFAULTS, "{\"id\":12345678901234567891}");
     Fingerprint neighbour = json(DEFAULTS, "{\"id\":12345678901234567892}");
 
@@ -276,11 +329,13 @@ class FingerprinterTest {
 
   @Test
   void aBodyOnlyVersion2RejectsStillGetsItsVersion1Fingerprint() {
-    // Version 1 read 1e-1000000000 as 0; version 2 will not write an exponent of ten digits and hashes raw.
+    // Version 1 read 1e-1000000000 as 0; version 2 will not write an exponent of ten digits and
+    // hashes raw.
     byte[] body = "[1e-1000000000]".getBytes(UTF_8);
     Fingerprint fingerprint = DEFAULTS.json(body, "POST");
     assertThat(fingerprint).isEqualTo(DEFAULTS.raw(body, "POST"));
-    assertThat(fingerprint.previous()).isEqualTo(DEFAULTS.json("[0]".getBytes(UTF_8), "POST").previous());
+    assertThat(fingerprint.previous())
+        .isEqualTo(DEFAULTS.json("[0]".getBytes(UTF_8), "POST").previous());
   }
 
   @Test
@@ -290,25 +345,38 @@ class FingerprinterTest {
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("'" + bad + "'");
     }
-    assertThatThrownBy(() -> Fingerprinter.builder().exclude(null)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Fingerprinter.builder().exclude(null))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
   void wellFormedPointersAreAccepted() {
-    Fingerprinter fingerprinter = Fingerprinter.builder()
-        .exclude("").exclude("/").exclude("/a~0b~1c").exclude("/items/0/ts").exclude("/-").build();
-    assertThat(fingerprinter.exclusions()).containsExactly("", "/", "/-", "/a~0b~1c", "/items/0/ts");
+    Fingerprinter fingerprinter =
+        Fingerprinter.builder()
+            .exclude("")
+            .exclude("/")
+            .exclude("/a~0b~1c")
+            .exclude("/items/0/ts")
+            .exclude("/-")
+            .build();
+    assertThat(fingerprinter.exclusions())
+        .containsExactly("", "/", "/-", "/a~0b~1c", "/items/0/ts");
   }
 
   @Test
   void fingerprintingFromManyThreadsAtOnceAgrees() {
     Fingerprinter fingerprinter = Fingerprinter.builder().exclude("/ts").build();
     Fingerprint expected = json(fingerprinter, "{\"b\":[1.0,{\"y\":1,\"x\":2}],\"ts\":3}");
-    List<Fingerprint> all = IntStream.range(0, 5_000).parallel()
-        .mapToObj(i -> i % 2 == 0
-            ? json(fingerprinter, "{\"ts\":" + i + ",\"b\":[1,{\"x\":2,\"y\":1}]}")
-            : json(fingerprinter, "{\"b\":[1e0,{\"y\":1,\"x\":2}],\"ts\":\"" + i + "\"}"))
-        .toList();
+    List<Fingerprint> all =
+        IntStream.range(0, 5_000)
+            .parallel()
+            .mapToObj(
+                i ->
+                    i % 2 == 0
+                        ? json(fingerprinter, "{\"ts\":" + i + ",\"b\":[1,{\"x\":2,\"y\":1}]}")
+                        : json(
+                            fingerprinter, "{\"b\":[1e0,{\"y\":1,\"x\":2}],\"ts\":\"" + i + "\"}"))
+            .toList();
     assertThat(all).containsOnly(expected);
   }
 

@@ -12,7 +12,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Input that is not I-JSON is rejected by the canonicaliser and hashed raw by the fingerprinter. */
+/**
+ * Input that is not I-JSON is rejected by the canonicaliser and hashed raw by the fingerprinter.
+ */
 class InvalidJsonTest {
 
   static Stream<Arguments> malformed() {
@@ -98,7 +100,8 @@ class InvalidJsonTest {
   void theOffsetPointsAtTheProblem() {
     assertThatThrownBy(() -> JsonCanonicalizer.canonicalize("{\"a\":1,\"b\":x}".getBytes(UTF_8)))
         .hasMessage("invalid JSON at byte offset 11: expected a value, found 'x'");
-    assertThatThrownBy(() -> JsonCanonicalizer.canonicalize("{\"b\":1,\"a\":2,\"b\":3}".getBytes(UTF_8)))
+    assertThatThrownBy(
+            () -> JsonCanonicalizer.canonicalize("{\"b\":1,\"a\":2,\"b\":3}".getBytes(UTF_8)))
         .hasMessage("invalid JSON at byte offset 13: duplicate member name");
     assertThatThrownBy(() -> JsonCanonicalizer.canonicalize("[1,1e400]".getBytes(UTF_8)))
         .hasMessage("invalid JSON at byte offset 3: number is too large for a double");

@@ -24,16 +24,21 @@ class JsonCanonicalizerTest {
 
   @Test
   void memberNamesSortByUtf16CodeUnitsNotByCodePoints() {
-    // U+1F600 is a surrogate pair (D83D DE00) in UTF-16, so it sorts before U+E000; checked with Node.js.
+    // U+1F600 is a surrogate pair (D83D DE00) in UTF-16, so it sorts before U+E000; checked with
+    // Node.js.
     assertThat(canonical("{\"\uE000\":1,\"\uD83D\uDE00\":2,\"é\":3,\"a\":4,\"B\":5}"))
         .isEqualTo("{\"B\":5,\"a\":4,\"é\":3,\"\uD83D\uDE00\":2,\"\uE000\":1}");
   }
 
   @Test
   void namesSharingLongPrefixesSortByTheirWholeLength() {
-    assertThat(canonical("{\"abcdefgh2\":1,\"abcdefgh1\":2,\"abcdefgh\":3,\"abcdefg\\u0000\":4,\"abcdefgh\\u0000\":5}"))
-        .isEqualTo("{\"abcdefg\\u0000\":4,\"abcdefgh\":3,\"abcdefgh\\u0000\":5,\"abcdefgh1\":2,\"abcdefgh2\":1}");
-    assertThat(canonical("{\"aaaaaaaa\uE000\":1,\"aaaaaaaa\uD83D\uDE00\":2,\"ééééb\":3,\"ééééa\":4}"))
+    assertThat(
+            canonical(
+                "{\"abcdefgh2\":1,\"abcdefgh1\":2,\"abcdefgh\":3,\"abcdefg\\u0000\":4,\"abcdefgh\\u0000\":5}"))
+        .isEqualTo(
+            "{\"abcdefg\\u0000\":4,\"abcdefgh\":3,\"abcdefgh\\u0000\":5,\"abcdefgh1\":2,\"abcdefgh2\":1}");
+    assertThat(
+            canonical("{\"aaaaaaaa\uE000\":1,\"aaaaaaaa\uD83D\uDE00\":2,\"ééééb\":3,\"ééééa\":4}"))
         .isEqualTo("{\"aaaaaaaa\uD83D\uDE00\":2,\"aaaaaaaa\uE000\":1,\"ééééa\":4,\"ééééb\":3}");
     assertThat(canonical("{\"\uE000\uE000\uE000\":1,\"\uD83D\uDE00\uD83D\uDE00\":2}"))
         .isEqualTo("{\"\uD83D\uDE00\uD83D\uDE00\":2,\"\uE000\uE000\uE000\":1}");
@@ -41,12 +46,14 @@ class JsonCanonicalizerTest {
 
   @Test
   void escapedAndLiteralSpellingsOfANameSortTheSame() {
-    assertThat(canonical("{\"\\u0062\":1,\"a\\n\":2,\"a\":3}")).isEqualTo("{\"a\":3,\"a\\n\":2,\"b\":1}");
+    assertThat(canonical("{\"\\u0062\":1,\"a\\n\":2,\"a\":3}"))
+        .isEqualTo("{\"a\":3,\"a\\n\":2,\"b\":1}");
   }
 
   @Test
   void stringsUseOnlyTheEscapesRfc8785Requires() {
-    assertThat(canonical("\"\\u0041\\/\\u00e9\\u001F\\u007f\\u2028\\b\\f\\n\\r\\t\\\"\\\\\\u0000\""))
+    assertThat(
+            canonical("\"\\u0041\\/\\u00e9\\u001F\\u007f\\u2028\\b\\f\\n\\r\\t\\\"\\\\\\u0000\""))
         .isEqualTo("\"A/é\\u001f\u007f\u2028\\b\\f\\n\\r\\t\\\"\\\\\\u0000\"");
   }
 
@@ -85,25 +92,38 @@ class JsonCanonicalizerTest {
   void aHundredThousandOpenBracketsAreRejectedQuickly() {
     byte[] deep = "[".repeat(100_000).getBytes(UTF_8);
     long start = System.nanoTime();
-    assertThatThrownBy(() -> JsonCanonicalizer.canonicalize(deep)).isInstanceOf(InvalidJsonException.class);
+    assertThatThrownBy(() -> JsonCanonicalizer.canonicalize(deep))
+        .isInstanceOf(InvalidJsonException.class);
     assertThat((System.nanoTime() - start) / 1_000_000).as("milliseconds").isLessThan(500);
   }
 
   @Test
   void manyMembersInReverseOrderAreSorted() {
-    List<String> names = IntStream.range(0, 20_000).mapToObj(i -> String.format("k%05d", i)).toList();
+    List<String> names =
+        IntStream.range(0, 20_000).mapToObj(i -> String.format("k%05d", i)).toList();
     StringBuilder reversed = new StringBuilder("{");
     StringBuilder sorted = new StringBuilder("{");
     for (int i = 0; i < names.size(); i++) {
-      reversed.append(i == 0 ? "" : ",").append('"').append(names.get(names.size() - 1 - i)).append("\":").append(i);
-      sorted.append(i == 0 ? "" : ",").append('"').append(names.get(i)).append("\":").append(names.size() - 1 - i);
+      reversed
+          .append(i == 0 ? "" : ",")
+          .append('"')
+          .append(names.get(names.size() - 1 - i))
+          .append("\":")
+          .append(i);
+      sorted
+          .append(i == 0 ? "" : ",")
+          .append('"')
+          .append(names.get(i))
+          .append("\":")
+          .append(names.size() - 1 - i);
     }
     assertThat(canonical(reversed + "}")).isEqualTo(sorted + "}");
   }
 
   @Test
   void excludedMembersAndElementsAreRemoved() {
-    String json = "{\"meta\":{\"timestamp\":\"2024-01-01\",\"id\":7},\"items\":[{\"ts\":1,\"sku\":\"a\"},{\"ts\":2}]}";
+    String json =
+        "{\"meta\":{\"timestamp\":\"2024-01-01\",\"id\":7},\"items\":[{\"ts\":1,\"sku\":\"a\"},{\"ts\":2}]}";
     assertThat(canonical(json, "/meta/timestamp", "/items/0/ts"))
         .isEqualTo("{\"items\":[{\"sku\":\"a\"},{\"ts\":2}],\"meta\":{\"id\":7}}");
   }
@@ -133,7 +153,8 @@ class JsonCanonicalizerTest {
 
   @Test
   void excludedValuesMustStillBeValid() {
-    assertThatThrownBy(() -> canonical("{\"ts\":01,\"a\":1}", "/ts")).isInstanceOf(InvalidJsonException.class);
+    assertThatThrownBy(() -> canonical("{\"ts\":01,\"a\":1}", "/ts"))
+        .isInstanceOf(InvalidJsonException.class);
     assertThatThrownBy(() -> canonical("{\"ts\":1,\"ts\":2}", "/ts"))
         .isInstanceOf(InvalidJsonException.class)
         .hasMessageContaining("duplicate");
@@ -143,14 +164,18 @@ class JsonCanonicalizerTest {
   void excludingTheFirstMemberLeavesNoStrayComma() {
     assertThat(canonical("{\"a\":1,\"b\":2,\"c\":3}", "/a")).isEqualTo("{\"b\":2,\"c\":3}");
     assertThat(canonical("{\"c\":1,\"b\":2,\"a\":3}", "/c", "/a")).isEqualTo("{\"b\":2}");
-    assertThat(canonical("{\"c\":{\"y\":1,\"x\":2},\"b\":2}", "/b")).isEqualTo("{\"c\":{\"x\":2,\"y\":1}}");
+    assertThat(canonical("{\"c\":{\"y\":1,\"x\":2},\"b\":2}", "/b"))
+        .isEqualTo("{\"c\":{\"x\":2,\"y\":1}}");
   }
 
   @Test
   void excludingAValueThatHoldsUnsortedObjectsLeavesTheRestSorted() {
-    String json = "{\"z\":{\"b\":1,\"a\":[{\"d\":1,\"c\":2}]},\"y\":[{\"f\":1,\"e\":2}],\"x\":{\"h\":1,\"g\":2}}";
-    assertThat(canonical(json, "/z")).isEqualTo("{\"x\":{\"g\":2,\"h\":1},\"y\":[{\"e\":2,\"f\":1}]}");
-    assertThat(canonical(json, "/z/a/0", "/x/h")).isEqualTo("{\"x\":{\"g\":2},\"y\":[{\"e\":2,\"f\":1}],\"z\":{\"a\":[],\"b\":1}}");
+    String json =
+        "{\"z\":{\"b\":1,\"a\":[{\"d\":1,\"c\":2}]},\"y\":[{\"f\":1,\"e\":2}],\"x\":{\"h\":1,\"g\":2}}";
+    assertThat(canonical(json, "/z"))
+        .isEqualTo("{\"x\":{\"g\":2,\"h\":1},\"y\":[{\"e\":2,\"f\":1}]}");
+    assertThat(canonical(json, "/z/a/0", "/x/h"))
+        .isEqualTo("{\"x\":{\"g\":2},\"y\":[{\"e\":2,\"f\":1}],\"z\":{\"a\":[],\"b\":1}}");
   }
 
   @Test
@@ -175,7 +200,8 @@ class JsonCanonicalizerTest {
   void canonicalisingFromManyThreadsAtOnceGivesTheSameBytes() {
     String json = "{\"z\":[1.50,2e3,{\"b\":\"\\u00e9\",\"a\":null}],\"a\":true}";
     String expected = canonical(json);
-    List<String> results = IntStream.range(0, 2_000).parallel().mapToObj(i -> canonical(json)).toList();
+    List<String> results =
+        IntStream.range(0, 2_000).parallel().mapToObj(i -> canonical(json)).toList();
     assertThat(results).containsOnly(expected);
   }
 
@@ -189,6 +215,7 @@ class JsonCanonicalizerTest {
   }
 
   static String canonical(String json, String... excluded) {
-    return new String(JsonCanonicalizer.canonicalize(json.getBytes(UTF_8), Set.of(excluded)), UTF_8);
+    return new String(
+        JsonCanonicalizer.canonicalize(json.getBytes(UTF_8), Set.of(excluded)), UTF_8);
   }
 }

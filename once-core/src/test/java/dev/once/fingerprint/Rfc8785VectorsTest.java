@@ -34,7 +34,9 @@ class Rfc8785VectorsTest {
     Path shared = sharedTestData();
     if (shared != null) {
       for (String name : NAMES) {
-        all.add(Arguments.of("shared", name, file(shared, "input", name), file(shared, "output", name)));
+        all.add(
+            Arguments.of(
+                "shared", name, file(shared, "input", name), file(shared, "output", name)));
       }
     }
     return all.stream();
@@ -42,7 +44,8 @@ class Rfc8785VectorsTest {
 
   @ParameterizedTest(name = "{0} {1}")
   @MethodSource("vectors")
-  void canonicalisesEveryVectorByteForByte(String source, String name, byte[] input, byte[] expected) {
+  void canonicalisesEveryVectorByteForByte(
+      String source, String name, byte[] input, byte[] expected) {
     assertThat(JsonCanonicalizer.canonicalize(input)).as(name).isEqualTo(expected);
   }
 
@@ -54,8 +57,8 @@ class Rfc8785VectorsTest {
 
   /**
    * Fingerprints hash numbers exactly, which departs from RFC 8785 only where the nearest double
-   * loses digits. Of the vectors, that is one number: values.json's 333333333.33333329, which
-   * RFC 8785 turns into 333333333.3333333, a different number.
+   * loses digits. Of the vectors, that is one number: values.json's 333333333.33333329, which RFC
+   * 8785 turns into 333333333.3333333, a different number.
    */
   @ParameterizedTest(name = "{0} {1}")
   @MethodSource("vectors")
@@ -63,9 +66,10 @@ class Rfc8785VectorsTest {
       String source, String name, byte[] input, byte[] expected) {
     String exact = new String(JsonCanonicalizer.canonicalizeExact(input), StandardCharsets.UTF_8);
     String jcs = new String(expected, StandardCharsets.UTF_8);
-    assertThat(exact).as(name).isEqualTo(name.equals("values")
-        ? jcs.replace("333333333.3333333", "333333333.33333329")
-        : jcs);
+    assertThat(exact)
+        .as(name)
+        .isEqualTo(
+            name.equals("values") ? jcs.replace("333333333.3333333", "333333333.33333329") : jcs);
     assertThat(JsonCanonicalizer.canonicalizeExact(expected)).as(name).isEqualTo(expected);
   }
 
@@ -96,7 +100,8 @@ class Rfc8785VectorsTest {
       return Paths.get(property);
     }
     for (Path dir = Paths.get("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-      for (Path candidate : List.of(dir.resolve("shared/testdata"), dir.resolve("../shared/testdata"))) {
+      for (Path candidate :
+          List.of(dir.resolve("shared/testdata"), dir.resolve("../shared/testdata"))) {
         if (Files.isDirectory(candidate.resolve("jcs"))) {
           return candidate.normalize();
         }

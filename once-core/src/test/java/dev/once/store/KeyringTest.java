@@ -10,11 +10,13 @@ class KeyringTest {
 
   private static final byte[] K16 = new byte[16];
   private static final byte[] K32 = new byte[32];
-  private static final String SECRET_B64 = Base64.getEncoder().encodeToString("0123456789abcdef0123456789abcdef".getBytes());
+  private static final String SECRET_B64 =
+      Base64.getEncoder().encodeToString("0123456789abcdef0123456789abcdef".getBytes());
 
   @Test
   void theFirstKeyOfASpecIsActiveAndTheOthersRetired() {
-    Keyring k = Keyring.parse("k2:" + SECRET_B64 + ", k1:" + Base64.getEncoder().encodeToString(K16));
+    Keyring k =
+        Keyring.parse("k2:" + SECRET_B64 + ", k1:" + Base64.getEncoder().encodeToString(K16));
 
     assertThat(k.activeId()).isEqualTo("k2");
     assertThat(k.ids()).containsExactly("k2", "k1");
@@ -39,11 +41,16 @@ class KeyringTest {
   void badKeysAndIdsAreRefusedNamingTheProblem() {
     assertThatThrownBy(() -> Keyring.builder().active("k", new byte[15]))
         .hasMessageContaining("16, 24 or 32 bytes");
-    assertThatThrownBy(() -> Keyring.builder().active("bad id", K16)).hasMessageContaining("key id");
-    assertThatThrownBy(() -> Keyring.builder().active("x".repeat(65), K16)).hasMessageContaining("key id");
-    assertThatThrownBy(() -> Keyring.builder().active("k", K16).retired("k", K32)).hasMessageContaining("twice");
-    assertThatThrownBy(() -> Keyring.builder().active("a", K16).active("b", K16)).hasMessageContaining("already active");
-    assertThatThrownBy(() -> Keyring.builder().retired("a", K16).build()).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> Keyring.builder().active("bad id", K16))
+        .hasMessageContaining("key id");
+    assertThatThrownBy(() -> Keyring.builder().active("x".repeat(65), K16))
+        .hasMessageContaining("key id");
+    assertThatThrownBy(() -> Keyring.builder().active("k", K16).retired("k", K32))
+        .hasMessageContaining("twice");
+    assertThatThrownBy(() -> Keyring.builder().active("a", K16).active("b", K16))
+        .hasMessageContaining("already active");
+    assertThatThrownBy(() -> Keyring.builder().retired("a", K16).build())
+        .isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(() -> Keyring.parse("")).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> Keyring.parse("nocolon")).hasMessageContaining("entry 1");
     assertThatThrownBy(() -> Keyring.parse("k:not-base64!")).hasMessageContaining("not base64");

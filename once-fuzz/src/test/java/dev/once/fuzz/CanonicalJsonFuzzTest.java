@@ -15,8 +15,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.UnaryOperator;
 
 /**
- * The RFC 8785 canonicaliser, the exact-number form fingerprints hash, and the fingerprints built on
- * it, fed any bytes:
+ * The RFC 8785 canonicaliser, the exact-number form fingerprints hash, and the fingerprints built
+ * on it, fed any bytes:
+ *
  * <ul>
  *   <li>canonicalising, either way, throws nothing but {@link InvalidJsonException};
  *   <li>the output is valid UTF-8 and canonical: canonicalising it again is the identity;
@@ -27,8 +28,13 @@ import java.util.function.UnaryOperator;
  */
 class CanonicalJsonFuzzTest {
 
-  private static final Fingerprinter EXCLUDING = Fingerprinter.builder()
-      .exclude("/a").exclude("/0").exclude("/items/1/ts").exclude("/~1~0").build();
+  private static final Fingerprinter EXCLUDING =
+      Fingerprinter.builder()
+          .exclude("/a")
+          .exclude("/0")
+          .exclude("/items/1/ts")
+          .exclude("/~1~0")
+          .build();
 
   @FuzzTest(maxDuration = "15s")
   void canonicalFormIsIdempotentAndFingerprintsAgree(FuzzedDataProvider data) {
@@ -44,11 +50,15 @@ class CanonicalJsonFuzzTest {
     Fingerprint original = Fingerprinter.defaults().json(body, "POST", "/x");
     assertThat(Fingerprinter.defaults().json(canonical, "POST", "/x")).isEqualTo(original);
     assertThat(Fingerprinter.defaults().json(canonical, "POST", "/y")).isNotEqualTo(original);
-    assertThat(EXCLUDING.json(body, "POST", "/x")).isEqualTo(EXCLUDING.json(canonical, "POST", "/x"));
+    assertThat(EXCLUDING.json(body, "POST", "/x"))
+        .isEqualTo(EXCLUDING.json(canonical, "POST", "/x"));
   }
 
-  /** Returns the canonical form after checking it, or null if the body was rejected as it should be. */
-  private static byte[] assertCanonicalOrRejected(byte[] body, UnaryOperator<byte[]> canonicalizer) {
+  /**
+   * Returns the canonical form after checking it, or null if the body was rejected as it should be.
+   */
+  private static byte[] assertCanonicalOrRejected(
+      byte[] body, UnaryOperator<byte[]> canonicalizer) {
     byte[] canonical;
     try {
       canonical = canonicalizer.apply(body);
@@ -63,7 +73,8 @@ class CanonicalJsonFuzzTest {
 
   private static void assertValidUtf8(byte[] bytes) {
     try {
-      StandardCharsets.UTF_8.newDecoder()
+      StandardCharsets.UTF_8
+          .newDecoder()
           .onMalformedInput(CodingErrorAction.REPORT)
           .onUnmappableCharacter(CodingErrorAction.REPORT)
           .decode(ByteBuffer.wrap(bytes));

@@ -38,8 +38,10 @@ class IdempotencyKeyFuzzTest {
 
   /** {@code of} is the unquoted form: valid exactly when every character is printable ASCII. */
   private static void assertRawValueAgrees(String raw) {
-    boolean valid = !raw.isEmpty() && raw.length() <= IdempotencyKey.MAX_LENGTH
-        && raw.chars().allMatch(c -> c >= 0x21 && c <= 0x7E);
+    boolean valid =
+        !raw.isEmpty()
+            && raw.length() <= IdempotencyKey.MAX_LENGTH
+            && raw.chars().allMatch(c -> c >= 0x21 && c <= 0x7E);
     try {
       assertThat(IdempotencyKey.of(raw).value()).isEqualTo(raw);
       assertThat(valid).as("of(%s) accepted an invalid key", raw).isTrue();

@@ -9,9 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Scopes from any parts: {@link Scope#of} returns a scope or throws {@link IllegalArgumentException};
- * distinct part lists never give the same scope (tenant isolation rests on this); and
- * {@link Scope#hash} of any secret is a valid part that does not contain the secret.
+ * Scopes from any parts: {@link Scope#of} returns a scope or throws {@link
+ * IllegalArgumentException}; distinct part lists never give the same scope (tenant isolation rests
+ * on this); and {@link Scope#hash} of any secret is a valid part that does not contain the secret.
  */
 class ScopeFuzzTest {
 

@@ -20,13 +20,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The admin API, on the management port and only when a token is configured:
+ *
  * <ul>
  *   <li>{@code GET /admin/records?scope=S&key=K}: a record's metadata (state, token, lease, expiry,
  *       result size), never its stored body;
  *   <li>{@code POST /admin/records/release?scope=S&key=K}: force-releases a stuck in-progress key
- *       (for example one abandoned after an upstream timeout, once you know the upstream did nothing);
+ *       (for example one abandoned after an upstream timeout, once you know the upstream did
+ *       nothing);
  *   <li>{@code POST /admin/purge}: deletes expired records now, in bounded batches.
  * </ul>
+ *
  * Every call needs {@code Authorization: Bearer <token>}; every call, allowed or not, is written to
  * the {@code dev.once.gateway.audit} log (never the token).
  */
@@ -46,8 +49,10 @@ final class AdminServlet extends HttpServlet {
   }
 
   @Override
-  protected void service(HttpServletRequest request, HttpServletResponse response) throws IOException {
-    String action = request.getMethod() + " " + (request.getPathInfo() == null ? "/" : request.getPathInfo());
+  protected void service(HttpServletRequest request, HttpServletResponse response)
+      throws IOException {
+    String action =
+        request.getMethod() + " " + (request.getPathInfo() == null ? "/" : request.getPathInfo());
     String remote = request.getRemoteAddr();
     if (!token.matches(request.getHeader("Authorization"))) {
       audit.warn("admin action={} remote={} result=denied", Logs.safe(action), remote);
@@ -70,20 +75,32 @@ final class AdminServlet extends HttpServlet {
       json(response, 503, "{\"error\":\"the store is unavailable\"}");
     } catch (UnreadableRecordException e) {
       // Its key was dropped from the keyring, or it was tampered with: say which, never its bytes.
-      audit.warn("admin action={} remote={} result=unreadable reason={} key-id={}", Logs.safe(action), remote,
-          e.reason(), e.keyId() == null ? "-" : e.keyId());
-      json(response, 409, "{\"error\":\"the record is unreadable\",\"reason\":\"" + e.reason() + "\"}");
+      audit.warn(
+          "admin action={} remote={} result=unreadable reason={} key-id={}",
+          Logs.safe(action),
+          remote,
+          e.reason(),
+          e.keyId() == null ? "-" : e.keyId());
+      json(
+          response,
+          409,
+          "{\"error\":\"the record is unreadable\",\"reason\":\"" + e.reason() + "\"}");
     }
   }
 
-  private void get(HttpServletRequest request, HttpServletResponse response, String remote) throws IOException {
+  private void get(HttpServletRequest request, HttpServletResponse response, String remote)
+      throws IOException {
     Optional<RecordId> id = recordId(request, response, "get", remote);
     if (id.isEmpty()) {
       return;
     }
     Optional<IdempotencyRecord> found = store.get(id.get());
-    audit.info("admin action=get scope={} key={} remote={} result={}", Logs.safe(id.get().scope().value()),
-        id.get().key().value(), remote, found.isPresent() ? "found" : "absent");
+    audit.info(
+        "admin action=get scope={} key={} remote={} result={}",
+        Logs.safe(id.get().scope().value()),
+        id.get().key().value(),
+        remote,
+        found.isPresent() ? "found" : "absent");
     if (found.isEmpty()) {
       json(response, 404, "{\"error\":\"no live record for this scope and key\"}");
       return;
@@ -91,7 +108,8 @@ final class AdminServlet extends HttpServlet {
     json(response, 200, describe(found.get()));
   }
 
-  private void release(HttpServletRequest request, HttpServletResponse response, String remote) throws IOException {
+  private void release(HttpServletRequest request, HttpServletResponse response, String remote)
+      throws IOException {
     Optional<RecordId> id = recordId(request, response, "release", remote);
     if (id.isEmpty()) {
       return;
@@ -113,8 +131,13 @@ final class AdminServlet extends HttpServlet {
       result = "changed-meanwhile";
       status = 409;
     }
-    audit.warn("admin action=release scope={} key={} token={} remote={} result={}", Logs.safe(id.get().scope().value()),
-        id.get().key().value(), found.map(r -> Long.toString(r.token())).orElse("-"), remote, result);
+    audit.warn(
+        "admin action=release scope={} key={} token={} remote={} result={}",
+        Logs.safe(id.get().scope().value()),
+        id.get().key().value(),
+        found.map(r -> Long.toString(r.token())).orElse("-"),
+        remote,
+        result);
     json(response, status, "{\"result\":\"" + result + "\"}");
   }
 
@@ -131,9 +154,13 @@ final class AdminServlet extends HttpServlet {
     json(response, 200, "{\"purged\":" + purged + "}");
   }
 
-  /** The record the query names; a missing or malformed one is answered 400, and audited like every call. */
-  private static Optional<RecordId> recordId(HttpServletRequest request, HttpServletResponse response, String action,
-      String remote) throws IOException {
+  /**
+   * The record the query names; a missing or malformed one is answered 400, and audited like every
+   * call.
+   */
+  private static Optional<RecordId> recordId(
+      HttpServletRequest request, HttpServletResponse response, String action, String remote)
+      throws IOException {
     String scope = request.getParameter("scope");
     String key = request.getParameter("key");
     if (scope == null || key == null) {
@@ -152,19 +179,35 @@ final class AdminServlet extends HttpServlet {
   }
 
   private static String describe(IdempotencyRecord r) {
-    return "{\"scope\":" + Logs.jsonString(r.id().scope().value())
-        + ",\"key\":" + Logs.jsonString(r.id().key().value())
-        + ",\"state\":\"" + r.state() + "\""
-        + ",\"token\":" + r.token()
-        + ",\"fingerprint\":\"" + r.fingerprint().encoded() + "\""
-        + ",\"leaseUntil\":\"" + r.leaseUntil() + "\""
-        + ",\"leaseRemainingMillis\":" + r.leaseRemaining().toMillis()
-        + ",\"expiresAt\":\"" + r.expiresAt() + "\""
-        + ",\"resultBytes\":" + (r.result() == null ? "null" : Integer.toString(r.result().length))
-        + ",\"hasRecoveryPoint\":" + (r.recoveryPoint() != null) + "}";
+    return "{\"scope\":"
+        + Logs.jsonString(r.id().scope().value())
+        + ",\"key\":"
+        + Logs.jsonString(r.id().key().value())
+        + ",\"state\":\""
+        + r.state()
+        + "\""
+        + ",\"token\":"
+        + r.token()
+        + ",\"fingerprint\":\""
+        + r.fingerprint().encoded()
+        + "\""
+        + ",\"leaseUntil\":\""
+        + r.leaseUntil()
+        + "\""
+        + ",\"leaseRemainingMillis\":"
+        + r.leaseRemaining().toMillis()
+        + ",\"expiresAt\":\""
+        + r.expiresAt()
+        + "\""
+        + ",\"resultBytes\":"
+        + (r.result() == null ? "null" : Integer.toString(r.result().length))
+        + ",\"hasRecoveryPoint\":"
+        + (r.recoveryPoint() != null)
+        + "}";
   }
 
-  private static void json(HttpServletResponse response, int status, String body) throws IOException {
+  private static void json(HttpServletResponse response, int status, String body)
+      throws IOException {
     response.setStatus(status);
     response.setContentType("application/json");
     response.setHeader("Cache-Control", "no-store");

@@ -21,7 +21,8 @@ final class AdminToken {
 
   /** Whether an {@code Authorization} header value carries the token. */
   boolean matches(String authorization) {
-    if (authorization == null || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+    if (authorization == null
+        || !authorization.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
       // Still hash something, so a missing header takes as long as a wrong one.
       MessageDigest.isEqual(digest, sha256(""));
       return false;

@@ -15,8 +15,8 @@ import org.eclipse.jetty.util.thread.Scheduler;
  * Reads a request body without holding a thread: it takes what has arrived, asks Jetty to call back
  * when more does ({@code demand}), and returns. A slow client costs a buffer, never a thread. The
  * body must fit the route's limit (else 413), the gateway's {@link BufferBudget} (else 503) and
- * arrive within the deadline (else 408); the connection is closed after any of these, since the rest
- * of the body stays unread.
+ * arrive within the deadline (else 408); the connection is closed after any of these, since the
+ * rest of the body stays unread.
  */
 final class BodyReader implements Runnable {
 
@@ -37,7 +37,10 @@ final class BodyReader implements Runnable {
     this.deadline = scheduler.schedule(this::timedOut, timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  /** Reads the whole body of {@code exchange}, then hands it to {@code then}; or answers the problem. */
+  /**
+   * Reads the whole body of {@code exchange}, then hands it to {@code then}; or answers the
+   * problem.
+   */
   static void read(ProxyExchange exchange, int max, Duration timeout, Consumer<byte[]> then) {
     if (exchange.request.getLength() > max) {
       exchange.response.getHeaders().put("Connection", "close");

@@ -3,8 +3,8 @@ package dev.once.gateway;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The bytes of request and response bodies held in memory by all exchanges together, and their
- * cap. An exchange reserves before it buffers and gives everything back when it ends, so a burst of
+ * The bytes of request and response bodies held in memory by all exchanges together, and their cap.
+ * An exchange reserves before it buffers and gives everything back when it ends, so a burst of
  * large or slow requests is refused (503) instead of exhausting the heap.
  */
 final class BufferBudget {

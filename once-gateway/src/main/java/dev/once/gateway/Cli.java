@@ -15,6 +15,7 @@ final class Cli {
 
   /** Where the config file's name may come from. */
   static final String CONFIG_FLAG = "config";
+
   static final String CONFIG_ENV = "ONCE_CONFIG";
 
   /**
@@ -46,7 +47,8 @@ final class Cli {
         continue;
       }
       if (!arg.startsWith("--") || arg.length() == 2) {
-        throw new ConfigException("unexpected argument '" + arg + "'; options look like --port 8080 (see --help)");
+        throw new ConfigException(
+            "unexpected argument '" + arg + "'; options look like --port 8080 (see --help)");
       }
       int eq = arg.indexOf('=');
       String name = eq < 0 ? arg.substring(2) : arg.substring(2, eq);
@@ -73,8 +75,10 @@ final class Cli {
   /** The builder with every source applied; {@code build()} is left to the caller. */
   static GatewayConfig.Builder configure(Parsed parsed, Map<String, String> env) {
     GatewayConfig.Builder builder = GatewayConfig.builder();
-    Path file = parsed.configFile() != null ? parsed.configFile()
-        : env.containsKey(CONFIG_ENV) ? Path.of(env.get(CONFIG_ENV)) : null;
+    Path file =
+        parsed.configFile() != null
+            ? parsed.configFile()
+            : env.containsKey(CONFIG_ENV) ? Path.of(env.get(CONFIG_ENV)) : null;
     if (file != null) {
       YamlConfig.apply(file, builder);
     }
@@ -86,27 +90,45 @@ final class Cli {
     }
     Map<String, Option> known = Options.byName();
     // parse() let only known names through.
-    parsed.flags().forEach((name, value) -> Objects.requireNonNull(known.get(name)).apply(builder, value, "--" + name));
+    parsed
+        .flags()
+        .forEach(
+            (name, value) ->
+                Objects.requireNonNull(known.get(name)).apply(builder, value, "--" + name));
     return builder;
   }
 
   static String help() {
     StringBuilder out = new StringBuilder(4096);
-    out.append("Once gateway: a reverse proxy that makes POST/PATCH retries with an Idempotency-Key safe.\n\n")
+    out.append(
+            "Once gateway: a reverse proxy that makes POST/PATCH retries with an Idempotency-Key safe.\n\n")
         .append("Usage: java -jar once-gateway.jar --upstream URL [options]\n")
-        .append("       java -jar once-gateway.jar --demo        (a demo upstream behind the gateway)\n\n")
-        .append("Every option can also be set as an environment variable or a key in the YAML file.\n")
+        .append(
+            "       java -jar once-gateway.jar --demo        (a demo upstream behind the gateway)\n\n")
+        .append(
+            "Every option can also be set as an environment variable or a key in the YAML file.\n")
         .append("Precedence: flags > environment > config file > defaults.\n\n");
-    row(out, "--config FILE", CONFIG_ENV, "(none)", "YAML file: these options, 'defaults:' and 'routes:' (docs/gateway.md)");
+    row(
+        out,
+        "--config FILE",
+        CONFIG_ENV,
+        "(none)",
+        "YAML file: these options, 'defaults:' and 'routes:' (docs/gateway.md)");
     for (Option o : Options.ALL) {
       row(out, o.flag() + " V", o.env(), o.defaultValue(), o.description());
     }
-    row(out, "--demo", "", "", "start a non-idempotent demo upstream behind the gateway and print curl lines");
+    row(
+        out,
+        "--demo",
+        "",
+        "",
+        "start a non-idempotent demo upstream behind the gateway and print curl lines");
     row(out, "--help", "", "", "print this help");
     return out.toString();
   }
 
-  private static void row(StringBuilder out, String flag, String env, String def, String description) {
+  private static void row(
+      StringBuilder out, String flag, String env, String def, String description) {
     out.append(String.format("  %-30s %-30s default %s%n      %s%n", flag, env, def, description));
   }
 }

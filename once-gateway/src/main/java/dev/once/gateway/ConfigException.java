@@ -1,6 +1,8 @@
 package dev.once.gateway;
 
-/** A configuration the gateway refuses to start with; the message names the option and its source. */
+/**
+ * A configuration the gateway refuses to start with; the message names the option and its source.
+ */
 final class ConfigException extends RuntimeException {
 
   private static final long serialVersionUID = 1L;

@@ -18,7 +18,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class Demo implements AutoCloseable {
 
-  static final String KEY_HEADER_LINE = "-H 'Api-Key: merchant-42' -H 'Content-Type: application/json'";
+  static final String KEY_HEADER_LINE =
+      "-H 'Api-Key: merchant-42' -H 'Content-Type: application/json'";
 
   private final DemoUpstream upstream;
   private final Gateway gateway;
@@ -34,7 +35,9 @@ final class Demo implements AutoCloseable {
    * Starts the demo. Options the user set win; otherwise it listens on loopback, on 8080 if free,
    * keeps its records in a fresh temporary directory, and guards {@code POST /charges}.
    */
-  static Demo start(Cli.Parsed parsed, GatewayConfig.Builder builder, java.util.Map<String, String> env) throws Exception {
+  static Demo start(
+      Cli.Parsed parsed, GatewayConfig.Builder builder, java.util.Map<String, String> env)
+      throws Exception {
     DemoUpstream upstream = DemoUpstream.start(0);
     Path temp = null;
     try {
@@ -65,7 +68,12 @@ final class Demo implements AutoCloseable {
     }
   }
 
-  static int run(Cli.Parsed parsed, GatewayConfig.Builder builder, PrintStream out, PrintStream err, boolean block)
+  static int run(
+      Cli.Parsed parsed,
+      GatewayConfig.Builder builder,
+      PrintStream out,
+      PrintStream err,
+      boolean block)
       throws Exception {
     Demo demo = start(parsed, builder, System.getenv());
     out.print(demo.instructions());
@@ -91,28 +99,60 @@ final class Demo implements AutoCloseable {
     String g = gateway.uri().toString();
     String u = "http://127.0.0.1:" + upstream.port();
     String m = "http://127.0.0.1:" + gateway.managementPort();
-    String post = "curl -i -X POST " + g + "/charges -H 'Idempotency-Key: demo-1' " + KEY_HEADER_LINE;
-    String slow = "curl -s -X POST '" + g + "/charges?delay=5000' -H 'Idempotency-Key: demo-2' " + KEY_HEADER_LINE
-        + " -d '{\"amount\":500,\"currency\":\"EUR\"}'";
+    String post =
+        "curl -i -X POST " + g + "/charges -H 'Idempotency-Key: demo-1' " + KEY_HEADER_LINE;
+    String slow =
+        "curl -s -X POST '"
+            + g
+            + "/charges?delay=5000' -H 'Idempotency-Key: demo-2' "
+            + KEY_HEADER_LINE
+            + " -d '{\"amount\":500,\"currency\":\"EUR\"}'";
     return "\nOnce gateway demo\n"
-        + "  upstream (NOT idempotent: every POST /charges creates a new charge): " + u + "\n"
-        + "  gateway in front of it, POST /charges guarded:                      " + g + "\n"
-        + "  store: embedded, in " + (tempDataDir != null ? tempDataDir : "the configured data dir") + "\n"
-        + "  health and metrics: " + m + "/health  " + m + "/metrics\n\n"
+        + "  upstream (NOT idempotent: every POST /charges creates a new charge): "
+        + u
+        + "\n"
+        + "  gateway in front of it, POST /charges guarded:                      "
+        + g
+        + "\n"
+        + "  store: embedded, in "
+        + (tempDataDir != null ? tempDataDir : "the configured data dir")
+        + "\n"
+        + "  health and metrics: "
+        + m
+        + "/health  "
+        + m
+        + "/metrics\n\n"
         + "Try these, in order:\n\n"
         + "1. The first request runs the upstream and creates charge ch_1:\n"
-        + "   " + post + " -d '{\"amount\":1000,\"currency\":\"EUR\"}'\n\n"
+        + "   "
+        + post
+        + " -d '{\"amount\":1000,\"currency\":\"EUR\"}'\n\n"
         + "2. A retry (same key, same body) replays the first response (Idempotent-Replayed: true); no new charge:\n"
-        + "   " + post + " -d '{\"amount\":1000,\"currency\":\"EUR\"}'\n\n"
+        + "   "
+        + post
+        + " -d '{\"amount\":1000,\"currency\":\"EUR\"}'\n\n"
         + "3. The same key with a different body is refused: 422 idempotency-key-reused:\n"
-        + "   " + post + " -d '{\"amount\":9999,\"currency\":\"EUR\"}'\n\n"
+        + "   "
+        + post
+        + " -d '{\"amount\":9999,\"currency\":\"EUR\"}'\n\n"
         + "4. A duplicate while the first is still running gets 409 idempotency-request-in-flight with Retry-After:\n"
-        + "   " + slow + " & sleep 1; " + slow.replace("curl -s", "curl -i") + "; wait\n\n"
+        + "   "
+        + slow
+        + " & sleep 1; "
+        + slow.replace("curl -s", "curl -i")
+        + "; wait\n\n"
         + "5. The ledger: one charge per key, however often you retried:\n"
-        + "   curl -s " + g + "/ledger\n\n"
+        + "   curl -s "
+        + g
+        + "/ledger\n\n"
         + "   Without the gateway, the same retry makes a duplicate charge:\n"
-        + "   curl -s -X POST " + u + "/charges -H 'Idempotency-Key: demo-1' " + KEY_HEADER_LINE
-        + " -d '{\"amount\":1000,\"currency\":\"EUR\"}'; curl -s " + u + "/ledger\n\n"
+        + "   curl -s -X POST "
+        + u
+        + "/charges -H 'Idempotency-Key: demo-1' "
+        + KEY_HEADER_LINE
+        + " -d '{\"amount\":1000,\"currency\":\"EUR\"}'; curl -s "
+        + u
+        + "/ledger\n\n"
         + "Press Ctrl+C to stop.\n";
   }
 
@@ -123,9 +163,12 @@ final class Demo implements AutoCloseable {
     deleteQuietly(tempDataDir);
   }
 
-  private static boolean isSet(String option, Cli.Parsed parsed, java.util.Map<String, String> env) {
-    return parsed.flags().containsKey(option) || env.containsKey("ONCE_" + option.toUpperCase(java.util.Locale.ROOT).replace('-', '_'))
-        || parsed.configFile() != null || env.containsKey(Cli.CONFIG_ENV);
+  private static boolean isSet(
+      String option, Cli.Parsed parsed, java.util.Map<String, String> env) {
+    return parsed.flags().containsKey(option)
+        || env.containsKey("ONCE_" + option.toUpperCase(java.util.Locale.ROOT).replace('-', '_'))
+        || parsed.configFile() != null
+        || env.containsKey(Cli.CONFIG_ENV);
   }
 
   private static boolean isFree(int port) {

@@ -14,13 +14,14 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A deliberately <em>non-idempotent</em> payments service, to show what the gateway prevents:
- * every {@code POST /charges} creates a new charge with a new id and appends it to a ledger, however
+ * A deliberately <em>non-idempotent</em> payments service, to show what the gateway prevents: every
+ * {@code POST /charges} creates a new charge with a new id and appends it to a ledger, however
  * often the same request is sent. Loopback only; in memory; for demos and tests.
  *
  * <ul>
- *   <li>{@code POST /charges[?delay=ms]}: creates a charge, answers 201 with its JSON; {@code delay}
- *       (at most 60000) makes it slow, to show a duplicate arriving while the first is in flight;
+ *   <li>{@code POST /charges[?delay=ms]}: creates a charge, answers 201 with its JSON; {@code
+ *       delay} (at most 60000) makes it slow, to show a duplicate arriving while the first is in
+ *       flight;
  *   <li>{@code GET /ledger}: every charge created so far, as a JSON array;
  *   <li>{@code GET|POST /ping}: a fixed small body, for benchmarks.
  * </ul>
@@ -32,8 +33,13 @@ final class DemoUpstream implements AutoCloseable {
 
   /** The longest {@code ?delay=} honoured, so no request can hold a thread for long. */
   static final long MAX_DELAY_MS = 60_000;
-  /** The most charges kept; the ledger of a demo never needs more, and a load test cannot exhaust memory. */
+
+  /**
+   * The most charges kept; the ledger of a demo never needs more, and a load test cannot exhaust
+   * memory.
+   */
   static final int MAX_LEDGER = 100_000;
+
   private static final byte[] PONG = "{\"pong\":true}".getBytes(StandardCharsets.UTF_8);
 
   private final HttpServer server;
@@ -54,12 +60,16 @@ final class DemoUpstream implements AutoCloseable {
     if (System.getProperty("sun.net.httpserver.nodelay") == null) {
       System.setProperty("sun.net.httpserver.nodelay", "true");
     }
-    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1024);
-    ExecutorService executor = Executors.newFixedThreadPool(64, r -> {
-      Thread t = new Thread(r, "demo-upstream");
-      t.setDaemon(true);
-      return t;
-    });
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1024);
+    ExecutorService executor =
+        Executors.newFixedThreadPool(
+            64,
+            r -> {
+              Thread t = new Thread(r, "demo-upstream");
+              t.setDaemon(true);
+              return t;
+            });
     DemoUpstream upstream = new DemoUpstream(server, executor);
     server.createContext("/charges", upstream::charges);
     server.createContext("/ledger", upstream::ledger);
@@ -98,8 +108,14 @@ final class DemoUpstream implements AutoCloseable {
       long id = ids.incrementAndGet();
       created.incrementAndGet();
       String key = ex.getRequestHeaders().getFirst("Idempotency-Key");
-      String charge = "{\"id\":\"ch_" + id + "\",\"request\":" + jsonOrString(body)
-          + ",\"idempotency_key\":" + (key == null ? "null" : quote(key)) + "}";
+      String charge =
+          "{\"id\":\"ch_"
+              + id
+              + "\",\"request\":"
+              + jsonOrString(body)
+              + ",\"idempotency_key\":"
+              + (key == null ? "null" : quote(key))
+              + "}";
       synchronized (ledger) {
         if (ledger.size() < MAX_LEDGER) {
           ledger.add(charge);
@@ -114,7 +130,12 @@ final class DemoUpstream implements AutoCloseable {
     try (ex) {
       String json;
       synchronized (ledger) {
-        json = "{\"charges\":" + ledger.size() + ",\"ledger\":[\n  " + String.join(",\n  ", ledger) + "\n]}";
+        json =
+            "{\"charges\":"
+                + ledger.size()
+                + ",\"ledger\":[\n  "
+                + String.join(",\n  ", ledger)
+                + "\n]}";
       }
       send(ex, 200, json + "\n");
     }
@@ -155,13 +176,17 @@ final class DemoUpstream implements AutoCloseable {
     }
   }
 
-  /** The body as a JSON string: the demo never parses, so a malformed body cannot break the ledger. */
+  /**
+   * The body as a JSON string: the demo never parses, so a malformed body cannot break the ledger.
+   */
   private static String jsonOrString(byte[] body) {
     return quote(new String(body, StandardCharsets.UTF_8).trim());
   }
 
   private static String quote(String s) {
-    return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"").replaceAll("[\\x00-\\x1f]", " ") + "\"";
+    return "\""
+        + s.replace("\\", "\\\\").replace("\"", "\\\"").replaceAll("[\\x00-\\x1f]", " ")
+        + "\"";
   }
 
   private static void send(HttpExchange ex, int status, String body) throws IOException {

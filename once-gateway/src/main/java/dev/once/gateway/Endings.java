@@ -14,9 +14,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How a guarded exchange ends, and the one place that ends it: each {@link Ending} is one of
- * {@link Exchange}'s asynchronous finishing calls, so no thread waits for the store (a Redis store
- * answers on Lettuce's thread; a blocking store runs on the engine's store executor).
+ * How a guarded exchange ends, and the one place that ends it: each {@link Ending} is one of {@link
+ * Exchange}'s asynchronous finishing calls, so no thread waits for the store (a Redis store answers
+ * on Lettuce's thread; a blocking store runs on the engine's store executor).
  *
  * <p>It also reports every finished exchange as {@link OnceEvent.Executed}, which the engine only
  * emits for {@code Once.execute}: without it {@code once_executions_total} would stay at zero.
@@ -34,24 +34,37 @@ final class Endings {
     return exchange -> exchange.recordAsync(response);
   }
 
-  /** Done with a response that was streamed and not kept; a transient status still releases the key. */
+  /**
+   * Done with a response that was streamed and not kept; a transient status still releases the key.
+   */
   static Ending streamed(int status) {
     return exchange -> exchange.recordUnavailableAsync(status);
   }
 
-  /** Done, but its response is lost (the client went away, or it cannot be delivered): never released. */
-  static final Ending UNAVAILABLE = exchange -> exchange.recordUnavailableAsync()
-      .thenApply(recording -> new Exchange.Recorded(Outcome.COMPLETED, recording));
+  /**
+   * Done, but its response is lost (the client went away, or it cannot be delivered): never
+   * released.
+   */
+  static final Ending UNAVAILABLE =
+      exchange ->
+          exchange
+              .recordUnavailableAsync()
+              .thenApply(recording -> new Exchange.Recorded(Outcome.COMPLETED, recording));
 
   /** Nothing reached the upstream: a retry may run it afresh. */
-  static final Ending NOT_SENT = exchange -> exchange.failAsync()
-      .thenApply(recording -> new Exchange.Recorded(Outcome.TRANSIENT, recording));
+  static final Ending NOT_SENT =
+      exchange ->
+          exchange
+              .failAsync()
+              .thenApply(recording -> new Exchange.Recorded(Outcome.TRANSIENT, recording));
 
   /** The upstream may have acted: the key stays in progress until its lease ends. */
-  static final Ending AMBIGUOUS = exchange -> {
-    exchange.abandon();
-    return CompletableFuture.completedFuture(new Exchange.Recorded(Outcome.TRANSIENT, Recording.UNKNOWN));
-  };
+  static final Ending AMBIGUOUS =
+      exchange -> {
+        exchange.abandon();
+        return CompletableFuture.completedFuture(
+            new Exchange.Recorded(Outcome.TRANSIENT, Recording.UNKNOWN));
+      };
 
   private final OnceListener listener;
 
@@ -72,20 +85,25 @@ final class Endings {
       then.run();
       return;
     }
-    finishing.whenComplete((recorded, failure) -> {
-      try {
-        if (failure != null) {
-          log.error("finishing the exchange of key {} failed", exchange.key(), failure);
-        } else {
-          listener.onEvent(new OnceEvent.Executed(RecordId.of(exchange.scope(), exchange.key()), recorded.outcome(),
-              recorded.recording(), System.nanoTime() - startedNanos));
-        }
-      } catch (RuntimeException e) {
-        // A listener's bug must not lose the answer.
-        log.error("reporting the exchange of key {} threw", exchange.key(), e);
-      } finally {
-        then.run();
-      }
-    });
+    finishing.whenComplete(
+        (recorded, failure) -> {
+          try {
+            if (failure != null) {
+              log.error("finishing the exchange of key {} failed", exchange.key(), failure);
+            } else {
+              listener.onEvent(
+                  new OnceEvent.Executed(
+                      RecordId.of(exchange.scope(), exchange.key()),
+                      recorded.outcome(),
+                      recorded.recording(),
+                      System.nanoTime() - startedNanos));
+            }
+          } catch (RuntimeException e) {
+            // A listener's bug must not lose the answer.
+            log.error("reporting the exchange of key {} threw", exchange.key(), e);
+          } finally {
+            then.run();
+          }
+        });
   }
 }

@@ -1,8 +1,8 @@
 package dev.once.gateway;
 
-import dev.once.http.Durations;
 import dev.once.Once;
 import dev.once.OnceListener;
+import dev.once.http.Durations;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.ScopeResolver;
 import dev.once.store.EncryptingStore;
@@ -38,6 +38,7 @@ public final class Gateway implements AutoCloseable {
 
   /** Exit status for a configuration the gateway refuses. */
   static final int EXIT_CONFIG = 2;
+
   /** Exit status for a gateway that could not start (store unreachable, port taken). */
   static final int EXIT_START = 1;
 
@@ -50,8 +51,14 @@ public final class Gateway implements AutoCloseable {
   private final GatewayServer server;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private Gateway(GatewayConfig config, OpenStore store, Once once, PrometheusMeterRegistry registry,
-      Purger purger, Upstream upstream, GatewayServer server) {
+  private Gateway(
+      GatewayConfig config,
+      OpenStore store,
+      Once once,
+      PrometheusMeterRegistry registry,
+      Purger purger,
+      Upstream upstream,
+      GatewayServer server) {
     this.config = config;
     this.store = store;
     this.once = once;
@@ -79,22 +86,33 @@ public final class Gateway implements AutoCloseable {
     Upstream upstream = null;
     GatewayServer server = null;
     try {
-      IdempotencyStore records = config.encryptionKeys() == null ? store.store()
-          : EncryptingStore.of(store.store(), config.encryptionKeys());
-      // One listener, so every meter is registered once and counts the engine's and the proxy's events.
+      IdempotencyStore records =
+          config.encryptionKeys() == null
+              ? store.store()
+              : EncryptingStore.of(store.store(), config.encryptionKeys());
+      // One listener, so every meter is registered once and counts the engine's and the proxy's
+      // events.
       OnceListener listener = Metrics.listener(registry);
-      once = Once.builder(records)
-          .defaults(config.defaults().execution())
-          .listener(listener)
-          // The blocking stores' calls run here (a Redis store needs no thread); wait-mode duplicates hold none.
-          .storeThreads(config.storeThreads())
-          .build();
+      once =
+          Once.builder(records)
+              .defaults(config.defaults().execution())
+              .listener(listener)
+              // The blocking stores' calls run here (a Redis store needs no thread); wait-mode
+              // duplicates hold none.
+              .storeThreads(config.storeThreads())
+              .build();
       HttpIdempotency http = idempotency(config, once);
       purger = Purger.builder(records).interval(config.purgeInterval()).start();
       upstream = Upstream.start(config);
       Endings endings = new Endings(listener);
-      ProxyHandler proxy = new ProxyHandler(http, config.idempotency(), upstream, endings,
-          new BufferBudget(config.maxBufferedBytes()), config.requestBodyTimeout());
+      ProxyHandler proxy =
+          new ProxyHandler(
+              http,
+              config.idempotency(),
+              upstream,
+              endings,
+              new BufferBudget(config.maxBufferedBytes()),
+              config.requestBodyTimeout());
       server = GatewayServer.create(config, proxy, records, purger, registry);
       server.start();
     } catch (Exception | Error e) {
@@ -109,19 +127,29 @@ public final class Gateway implements AutoCloseable {
       throw e;
     }
     Gateway gateway = new Gateway(config, store, once, registry, purger, upstream, server);
-    log.info("once-gateway started: proxy {} -> {}, management http://{}:{} (/health, /metrics{}), store {}{}",
-        gateway.uri(), config.upstream(), config.bind(), gateway.managementPort(),
-        config.adminToken() == null ? "" : ", /admin", config.store(),
-        config.store() instanceof StoreUrl.Embedded ? " in " + config.dataDir().toAbsolutePath() : "");
+    log.info(
+        "once-gateway started: proxy {} -> {}, management http://{}:{} (/health, /metrics{}), store {}{}",
+        gateway.uri(),
+        config.upstream(),
+        config.bind(),
+        gateway.managementPort(),
+        config.adminToken() == null ? "" : ", /admin",
+        config.store(),
+        config.store() instanceof StoreUrl.Embedded
+            ? " in " + config.dataDir().toAbsolutePath()
+            : "");
     return gateway;
   }
 
   private static HttpIdempotency idempotency(GatewayConfig config, Once once) {
-    HttpIdempotency.Builder b = HttpIdempotency.builder(once)
-        .scope(config.requireTenant() ? ScopeResolver.requiredHeader(config.tenantHeader())
-            : ScopeResolver.header(config.tenantHeader()))
-        .defaults(config.defaults())
-        .newKeyLimit(config.newKeyLimit());
+    HttpIdempotency.Builder b =
+        HttpIdempotency.builder(once)
+            .scope(
+                config.requireTenant()
+                    ? ScopeResolver.requiredHeader(config.tenantHeader())
+                    : ScopeResolver.header(config.tenantHeader()))
+            .defaults(config.defaults())
+            .newKeyLimit(config.newKeyLimit());
     config.routes().forEach(r -> b.route(r.pattern(), r.policy()));
     return b.build();
   }
@@ -138,7 +166,8 @@ public final class Gateway implements AutoCloseable {
 
   /** The proxy's base URI, for clients on this machine. */
   public URI uri() {
-    String host = config.bind().equals("0.0.0.0") || config.bind().equals("::") ? "127.0.0.1" : config.bind();
+    String host =
+        config.bind().equals("0.0.0.0") || config.bind().equals("::") ? "127.0.0.1" : config.bind();
     return URI.create("http://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port());
   }
 
@@ -152,15 +181,17 @@ public final class Gateway implements AutoCloseable {
   }
 
   /**
-   * Stops gracefully: no new requests, requests in flight get up to the stop timeout to finish, then
-   * the store is closed.
+   * Stops gracefully: no new requests, requests in flight get up to the stop timeout to finish,
+   * then the store is closed.
    */
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
       return;
     }
-    log.info("once-gateway stopping; waiting up to {} for requests in flight", Durations.format(config.stopTimeout()));
+    log.info(
+        "once-gateway stopping; waiting up to {} for requests in flight",
+        Durations.format(config.stopTimeout()));
     RuntimeException failure = new RuntimeException("stopping the gateway failed");
     server.stop(failure);
     closeQuietly(upstream, failure);
@@ -187,7 +218,8 @@ public final class Gateway implements AutoCloseable {
    * Runs the command line: prints help, starts the demo or the gateway. With {@code block}, waits
    * until the process is stopped; returns the exit status.
    */
-  static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err, boolean block) {
+  static int run(
+      String[] args, Map<String, String> env, PrintStream out, PrintStream err, boolean block) {
     Cli.Parsed parsed;
     GatewayConfig.Builder builder;
     try {

@@ -27,13 +27,15 @@ public final class GatewayConfig {
   /**
    * One route of the proxy: requests whose path matches {@code pattern} get {@code policy}.
    *
-   * @param pattern a path pattern as {@link dev.once.http.Route} reads it ({@code /charges/*}, {@code /api/**})
+   * @param pattern a path pattern as {@link dev.once.http.Route} reads it ({@code /charges/*},
+   *     {@code /api/**})
    * @param policy what idempotency means on it
    */
   public record RouteSpec(String pattern, RoutePolicy policy) {
     public RouteSpec {
       if (pattern == null || !pattern.startsWith("/")) {
-        throw new IllegalArgumentException("route pattern must start with '/', was '" + pattern + "'");
+        throw new IllegalArgumentException(
+            "route pattern must start with '/', was '" + pattern + "'");
       }
       Objects.requireNonNull(policy, "policy");
     }
@@ -85,9 +87,15 @@ public final class GatewayConfig {
     this.requireTenant = b.requireTenant;
     this.adminToken = b.adminToken;
     this.encryptionKeys = b.encryptionKeys;
-    this.newKeyLimit = b.newKeysPerSecond == 0 ? NewKeyLimit.UNLIMITED
-        : NewKeyLimit.perSecond(b.newKeysPerSecond).burst(b.newKeysBurst > 0 ? b.newKeysBurst
-            : (int) Math.max(1, Math.ceil(b.newKeysPerSecond))).build();
+    this.newKeyLimit =
+        b.newKeysPerSecond == 0
+            ? NewKeyLimit.UNLIMITED
+            : NewKeyLimit.perSecond(b.newKeysPerSecond)
+                .burst(
+                    b.newKeysBurst > 0
+                        ? b.newKeysBurst
+                        : (int) Math.max(1, Math.ceil(b.newKeysPerSecond)))
+                .build();
     this.upstreamConnectTimeout = b.upstreamConnectTimeout;
     this.upstreamIdleTimeout = b.upstreamIdleTimeout;
     this.upstreamTimeout = b.upstreamTimeout;
@@ -191,13 +199,16 @@ public final class GatewayConfig {
 
   /**
    * The largest header section, in bytes, of a request from a client and of a response from the
-   * upstream; the same limit holds on every hop, so a response the gateway accepts can be delivered.
+   * upstream; the same limit holds on every hop, so a response the gateway accepts can be
+   * delivered.
    */
   public int maxHeaderBytes() {
     return maxHeaderBytes;
   }
 
-  /** The longest a client may take to send a request body the gateway reads; slower ones get 408. */
+  /**
+   * The longest a client may take to send a request body the gateway reads; slower ones get 408.
+   */
   public Duration requestBodyTimeout() {
     return requestBodyTimeout;
   }
@@ -207,7 +218,10 @@ public final class GatewayConfig {
     return maxBufferedBytes;
   }
 
-  /** The threads of each store pool (begin, begin on wait-mode routes, finish); no other thread waits on the store. */
+  /**
+   * The threads of each store pool (begin, begin on wait-mode routes, finish); no other thread
+   * waits on the store.
+   */
   public int storeThreads() {
     return storeThreads;
   }
@@ -241,11 +255,27 @@ public final class GatewayConfig {
   @Override
   public String toString() {
     // Safe to log: the store URL hides its password and the admin token is never shown.
-    return "GatewayConfig[bind=" + bind + ", port=" + port + ", managementPort=" + managementPort
-        + ", upstream=" + upstream + ", store=" + store + ", dataDir=" + dataDir + ", routes=" + routes.size()
-        + ", admin=" + (adminToken == null ? "off" : "on")
-        + ", encryption=" + (encryptionKeys == null ? "off" : "on, active key " + encryptionKeys.activeId())
-        + ", newKeyLimit=" + newKeyLimit + "]";
+    return "GatewayConfig[bind="
+        + bind
+        + ", port="
+        + port
+        + ", managementPort="
+        + managementPort
+        + ", upstream="
+        + upstream
+        + ", store="
+        + store
+        + ", dataDir="
+        + dataDir
+        + ", routes="
+        + routes.size()
+        + ", admin="
+        + (adminToken == null ? "off" : "on")
+        + ", encryption="
+        + (encryptionKeys == null ? "off" : "on, active key " + encryptionKeys.activeId())
+        + ", newKeyLimit="
+        + newKeyLimit
+        + "]";
   }
 
   /** Builds a {@link GatewayConfig}; every setter validates its value and names the option. */
@@ -284,7 +314,8 @@ public final class GatewayConfig {
 
     public Builder bind(String bind) {
       if (bind == null || bind.isBlank() || bind.chars().anyMatch(Character::isWhitespace)) {
-        throw new IllegalArgumentException("bind must be a host name or IP address, was '" + bind + "'");
+        throw new IllegalArgumentException(
+            "bind must be a host name or IP address, was '" + bind + "'");
       }
       this.bind = bind;
       return this;
@@ -300,7 +331,10 @@ public final class GatewayConfig {
       return this;
     }
 
-    /** The upstream's base URL: {@code http} or {@code https}, a host, an optional port and base path. */
+    /**
+     * The upstream's base URL: {@code http} or {@code https}, a host, an optional port and base
+     * path.
+     */
     public Builder upstream(String url) {
       URI uri;
       try {
@@ -310,16 +344,26 @@ public final class GatewayConfig {
       }
       String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
       if (!scheme.equals("http") && !scheme.equals("https")) {
-        throw new IllegalArgumentException("upstream '" + url + "' must start with http:// or https://");
+        throw new IllegalArgumentException(
+            "upstream '" + url + "' must start with http:// or https://");
       }
       if (uri.getHost() == null) {
-        throw new IllegalArgumentException("upstream '" + url + "' has no host; write http://host:port");
+        throw new IllegalArgumentException(
+            "upstream '" + url + "' has no host; write http://host:port");
       }
-      if (uri.getRawQuery() != null || uri.getRawFragment() != null || uri.getRawUserInfo() != null) {
-        throw new IllegalArgumentException("upstream '" + url + "' must not have a query, fragment or user info");
+      if (uri.getRawQuery() != null
+          || uri.getRawFragment() != null
+          || uri.getRawUserInfo() != null) {
+        throw new IllegalArgumentException(
+            "upstream '" + url + "' must not have a query, fragment or user info");
       }
       String path = uri.getRawPath() == null ? "" : uri.getRawPath();
-      this.upstream = URI.create(scheme + "://" + uri.getRawAuthority() + (path.endsWith("/") ? path.substring(0, path.length() - 1) : path));
+      this.upstream =
+          URI.create(
+              scheme
+                  + "://"
+                  + uri.getRawAuthority()
+                  + (path.endsWith("/") ? path.substring(0, path.length() - 1) : path));
       return this;
     }
 
@@ -346,15 +390,19 @@ public final class GatewayConfig {
     }
 
     /**
-     * The namespace of the gateway's records: the table of the embedded or PostgreSQL store,
-     * {@code name} or (PostgreSQL) {@code schema.name}, created if missing; on Redis, the prefix of
-     * every key ({@code name:}). Default {@code once_records} (on Redis, the store's default prefix).
+     * The namespace of the gateway's records: the table of the embedded or PostgreSQL store, {@code
+     * name} or (PostgreSQL) {@code schema.name}, created if missing; on Redis, the prefix of every
+     * key ({@code name:}). Default {@code once_records} (on Redis, the store's default prefix).
      */
     public Builder storeTable(String storeTable) {
       String part = "[A-Za-z_][A-Za-z0-9_]{0,47}";
       if (storeTable == null || !storeTable.matches(part + "(\\." + part + ")?")) {
-        throw new IllegalArgumentException("store-table must be name or schema.name, each matching " + part
-            + "; was '" + storeTable + "'");
+        throw new IllegalArgumentException(
+            "store-table must be name or schema.name, each matching "
+                + part
+                + "; was '"
+                + storeTable
+                + "'");
       }
       this.storeTable = storeTable;
       return this;
@@ -365,10 +413,13 @@ public final class GatewayConfig {
       return this;
     }
 
-    /** The request header whose SHA-256 is the tenant part of every scope (default {@code Api-Key}). */
+    /**
+     * The request header whose SHA-256 is the tenant part of every scope (default {@code Api-Key}).
+     */
     public Builder tenantHeader(String tenantHeader) {
       if (tenantHeader == null || !tenantHeader.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}")) {
-        throw new IllegalArgumentException("tenant-header must be an HTTP header name, was '" + tenantHeader + "'");
+        throw new IllegalArgumentException(
+            "tenant-header must be an HTTP header name, was '" + tenantHeader + "'");
       }
       this.tenantHeader = tenantHeader;
       return this;
@@ -382,10 +433,13 @@ public final class GatewayConfig {
 
     /** Turns the admin API on, guarded by this bearer token (at least 16 characters). */
     public Builder adminToken(String adminToken) {
-      if (adminToken != null && (adminToken.length() < 16 || adminToken.length() > 512
-          || !adminToken.chars().allMatch(c -> c > 0x20 && c < 0x7F))) {
+      if (adminToken != null
+          && (adminToken.length() < 16
+              || adminToken.length() > 512
+              || !adminToken.chars().allMatch(c -> c > 0x20 && c < 0x7F))) {
         // Never echo the token itself.
-        throw new IllegalArgumentException("admin-token must be 16-512 printable ASCII characters without spaces");
+        throw new IllegalArgumentException(
+            "admin-token must be 16-512 printable ASCII characters without spaces");
       }
       this.adminToken = adminToken == null || adminToken.isEmpty() ? null : adminToken;
       return this;
@@ -419,18 +473,22 @@ public final class GatewayConfig {
     }
 
     public Builder upstreamConnectTimeout(Duration d) {
-      this.upstreamConnectTimeout = checkDuration("upstream-connect-timeout", d, Duration.ofMillis(10), Duration.ofMinutes(5));
+      this.upstreamConnectTimeout =
+          checkDuration(
+              "upstream-connect-timeout", d, Duration.ofMillis(10), Duration.ofMinutes(5));
       return this;
     }
 
     public Builder upstreamIdleTimeout(Duration d) {
-      this.upstreamIdleTimeout = checkDuration("upstream-idle-timeout", d, Duration.ofMillis(10), Duration.ofHours(1));
+      this.upstreamIdleTimeout =
+          checkDuration("upstream-idle-timeout", d, Duration.ofMillis(10), Duration.ofHours(1));
       return this;
     }
 
     /** The longest one upstream exchange may take, from sending to the last response byte. */
     public Builder upstreamTimeout(Duration d) {
-      this.upstreamTimeout = checkDuration("upstream-timeout", d, Duration.ofMillis(10), Duration.ofHours(1));
+      this.upstreamTimeout =
+          checkDuration("upstream-timeout", d, Duration.ofMillis(10), Duration.ofHours(1));
       return this;
     }
 
@@ -445,7 +503,8 @@ public final class GatewayConfig {
     }
 
     public Builder requestBodyTimeout(Duration d) {
-      this.requestBodyTimeout = checkDuration("request-body-timeout", d, Duration.ofMillis(100), Duration.ofHours(1));
+      this.requestBodyTimeout =
+          checkDuration("request-body-timeout", d, Duration.ofMillis(100), Duration.ofHours(1));
       return this;
     }
 
@@ -466,7 +525,8 @@ public final class GatewayConfig {
     }
 
     public Builder purgeInterval(Duration d) {
-      this.purgeInterval = checkDuration("purge-interval", d, Duration.ofSeconds(1), Duration.ofDays(1));
+      this.purgeInterval =
+          checkDuration("purge-interval", d, Duration.ofSeconds(1), Duration.ofDays(1));
       return this;
     }
 
@@ -498,11 +558,14 @@ public final class GatewayConfig {
       return this;
     }
 
-    /** @throws IllegalStateException if the upstream is missing or the two ports collide */
+    /**
+     * @throws IllegalStateException if the upstream is missing or the two ports collide
+     */
     public GatewayConfig build() {
       if (upstream == null) {
-        throw new IllegalStateException("upstream is required: pass --upstream URL, set ONCE_UPSTREAM,"
-            + " or write 'upstream:' in the config file (or try --demo)");
+        throw new IllegalStateException(
+            "upstream is required: pass --upstream URL, set ONCE_UPSTREAM,"
+                + " or write 'upstream:' in the config file (or try --demo)");
       }
       if (newKeysBurst > 0 && newKeysPerSecond == 0) {
         throw new IllegalStateException("new-keys-burst needs new-keys-per-second");
@@ -529,16 +592,28 @@ public final class GatewayConfig {
 
     private static int checkSize(String name, int bytes, int min, int max) {
       if (bytes < min || bytes > max) {
-        throw new IllegalArgumentException(name + " must be between " + Sizes.format(min) + " and "
-            + (max == Integer.MAX_VALUE ? "2GiB" : Sizes.format(max)) + ", was " + Sizes.format(bytes));
+        throw new IllegalArgumentException(
+            name
+                + " must be between "
+                + Sizes.format(min)
+                + " and "
+                + (max == Integer.MAX_VALUE ? "2GiB" : Sizes.format(max))
+                + ", was "
+                + Sizes.format(bytes));
       }
       return bytes;
     }
 
     private static Duration checkDuration(String name, Duration d, Duration min, Duration max) {
       if (d == null || d.compareTo(min) < 0 || d.compareTo(max) > 0) {
-        throw new IllegalArgumentException(name + " must be between " + Durations.format(min) + " and "
-            + Durations.format(max) + ", was " + (d == null ? "nothing" : Durations.format(d)));
+        throw new IllegalArgumentException(
+            name
+                + " must be between "
+                + Durations.format(min)
+                + " and "
+                + Durations.format(max)
+                + ", was "
+                + (d == null ? "nothing" : Durations.format(d)));
       }
       return d;
     }

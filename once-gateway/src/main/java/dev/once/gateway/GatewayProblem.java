@@ -10,44 +10,74 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The RFC 9457 problems the gateway itself answers, beside the idempotency ones of
- * {@link ProblemType}. For upstream failures what matters is whether the request may have reached
- * the upstream: only {@link #UPSTREAM_UNREACHABLE} says retrying is safe; the others leave the key
- * in progress until its lease ends, so a retry cannot run an effect twice that may have happened.
+ * The RFC 9457 problems the gateway itself answers, beside the idempotency ones of {@link
+ * ProblemType}. For upstream failures what matters is whether the request may have reached the
+ * upstream: only {@link #UPSTREAM_UNREACHABLE} says retrying is safe; the others leave the key in
+ * progress until its lease ends, so a retry cannot run an effect twice that may have happened.
  */
 enum GatewayProblem {
 
   /** No connection to the upstream could be opened, so nothing was sent. Retrying is safe. */
-  UPSTREAM_UNREACHABLE(502, "upstream-unreachable", "Upstream is unreachable",
+  UPSTREAM_UNREACHABLE(
+      502,
+      "upstream-unreachable",
+      "Upstream is unreachable",
       "The upstream could not be reached; nothing was sent to it. Retrying is safe."),
   /** The request was sent and no complete response came back within the upstream timeout. */
-  UPSTREAM_TIMEOUT(504, "upstream-timeout", "Upstream timed out",
+  UPSTREAM_TIMEOUT(
+      504,
+      "upstream-timeout",
+      "Upstream timed out",
       "The upstream did not answer in time; the request may have been processed. A retry with the same"
           + " Idempotency-Key is answered 409 until the key's lease ends, then runs again."),
   /** The request may have been sent and the connection failed before a complete response. */
-  UPSTREAM_FAILED(502, "upstream-failed", "Upstream connection failed",
+  UPSTREAM_FAILED(
+      502,
+      "upstream-failed",
+      "Upstream connection failed",
       "The connection to the upstream failed after the request may have been sent; the request may have"
           + " been processed. A retry with the same Idempotency-Key is answered 409 until the key's lease"
           + " ends, then runs again."),
   /** The upstream answered with more header bytes than the gateway may deliver. */
-  UPSTREAM_HEADERS_TOO_LARGE(502, "upstream-headers-too-large", "Upstream response headers are too large",
+  UPSTREAM_HEADERS_TOO_LARGE(
+      502,
+      "upstream-headers-too-large",
+      "Upstream response headers are too large",
       "The upstream processed the request but its response headers are larger than the gateway delivers."
           + " Do not retry with this key; its retries are answered 409 idempotency-response-unavailable."),
   /** The client did not send its request body within the request body timeout. Nothing was run. */
-  REQUEST_BODY_TIMEOUT(408, "request-body-timeout", "Request body timed out",
+  REQUEST_BODY_TIMEOUT(
+      408,
+      "request-body-timeout",
+      "Request body timed out",
       "The request body did not arrive in time; nothing was executed."),
   /** The bodies in memory reached the gateway's cap. Nothing was run. */
-  OVERLOADED(503, "gateway-overloaded", "Gateway is overloaded",
+  OVERLOADED(
+      503,
+      "gateway-overloaded",
+      "Gateway is overloaded",
       "The gateway holds too many request and response bytes right now; nothing was executed. Retry later.");
 
   private final StoredResponse response;
 
   GatewayProblem(int status, String slug, String title, String detail) {
     // Constant text: nothing needs escaping, and no request data ever goes into it.
-    byte[] body = ("{\"type\":\"" + ProblemType.BASE_URI + slug + "\",\"title\":\"" + title + "\",\"status\":"
-        + status + ",\"detail\":\"" + detail + "\"}").getBytes(StandardCharsets.UTF_8);
-    Headers headers = status == 503 ? Headers.of("Content-Type", Problems.MEDIA_TYPE, WireProtocol.RETRY_AFTER_HEADER, "1")
-        : Headers.of("Content-Type", Problems.MEDIA_TYPE);
+    byte[] body =
+        ("{\"type\":\""
+                + ProblemType.BASE_URI
+                + slug
+                + "\",\"title\":\""
+                + title
+                + "\",\"status\":"
+                + status
+                + ",\"detail\":\""
+                + detail
+                + "\"}")
+            .getBytes(StandardCharsets.UTF_8);
+    Headers headers =
+        status == 503
+            ? Headers.of("Content-Type", Problems.MEDIA_TYPE, WireProtocol.RETRY_AFTER_HEADER, "1")
+            : Headers.of("Content-Type", Problems.MEDIA_TYPE);
     this.response = new StoredResponse(status, headers, body);
   }
 
@@ -60,11 +90,15 @@ enum GatewayProblem {
     if (!sent) {
       return UPSTREAM_UNREACHABLE;
     }
-    return causedBy(failure, TimeoutException.class) || causedBy(failure, SocketTimeoutException.class)
-        ? UPSTREAM_TIMEOUT : UPSTREAM_FAILED;
+    return causedBy(failure, TimeoutException.class)
+            || causedBy(failure, SocketTimeoutException.class)
+        ? UPSTREAM_TIMEOUT
+        : UPSTREAM_FAILED;
   }
 
-  /** Whether the upstream may have acted on the request: then the key is abandoned, never released. */
+  /**
+   * Whether the upstream may have acted on the request: then the key is abandoned, never released.
+   */
   boolean ambiguous() {
     return this == UPSTREAM_TIMEOUT || this == UPSTREAM_FAILED;
   }

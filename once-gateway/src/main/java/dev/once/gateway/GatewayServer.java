@@ -15,6 +15,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 
 /**
  * The two Jetty servers of a gateway, each with threads of its own:
+ *
  * <ul>
  *   <li>the <b>proxy</b>, whose only handler is the {@link ProxyHandler} chain (Jetty core, no
  *       servlet layer). The chain never blocks, and says so, so Jetty runs it on the thread that
@@ -24,6 +25,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  *       the proxy's handler tree blocking nor share its threads. Whatever clients do on the proxy
  *       port, {@code /health} answers.
  * </ul>
+ *
  * Two servers rather than two connectors of one: Jetty decides how to run a request from the
  * invocation type of the whole handler tree, and one blocking servlet would make it hand off every
  * proxied request.
@@ -38,7 +40,11 @@ final class GatewayServer {
     this.management = management;
   }
 
-  static GatewayServer create(GatewayConfig config, ProxyHandler handler, IdempotencyStore store, Purger purger,
+  static GatewayServer create(
+      GatewayConfig config,
+      ProxyHandler handler,
+      IdempotencyStore store,
+      Purger purger,
       PrometheusMeterRegistry registry) {
     QueuedThreadPool threads = new QueuedThreadPool(200, 8);
     threads.setName("once-gateway");
@@ -46,31 +52,39 @@ final class GatewayServer {
     proxy.setStopTimeout(config.stopTimeout().toMillis());
     HttpConfiguration proxyHttp = httpConfiguration();
     // One header limit on every hop (DESIGN §4): what a client may send, what the upstream client
-    // can forward and what an upstream may answer; a response adds at most the slack on its way back.
+    // can forward and what an upstream may answer; a response adds at most the slack on its way
+    // back.
     proxyHttp.setRequestHeaderSize(config.maxHeaderBytes());
     proxyHttp.setResponseHeaderSize(config.maxHeaderBytes() + Upstream.HEADER_SLACK);
-    ServerConnector proxyConnector = new ServerConnector(proxy, new HttpConnectionFactory(proxyHttp));
+    ServerConnector proxyConnector =
+        new ServerConnector(proxy, new HttpConnectionFactory(proxyHttp));
     bind(proxyConnector, config.bind(), config.port());
-    // A client waiting for a slow upstream is silent: it must get the 504, not a connection cut first.
+    // A client waiting for a slow upstream is silent: it must get the 504, not a connection cut
+    // first.
     proxyConnector.setIdleTimeout(Math.max(30_000, config.upstreamTimeout().toMillis() + 5_000));
     proxy.addConnector(proxyConnector);
     proxy.setHandler(new GracefulHandler(handler));
     RequestLog metrics = new RequestMetrics(registry);
-    proxy.setRequestLog(config.accessLog() ? new RequestLog.Collection(new AccessLog(), metrics) : metrics);
+    proxy.setRequestLog(
+        config.accessLog() ? new RequestLog.Collection(new AccessLog(), metrics) : metrics);
 
     QueuedThreadPool managementThreads = new QueuedThreadPool(16, 2);
     managementThreads.setName("once-management");
     Server management = new Server(managementThreads);
-    ServerConnector managementConnector = new ServerConnector(management, 1, 1,
-        new HttpConnectionFactory(httpConfiguration()));
+    ServerConnector managementConnector =
+        new ServerConnector(management, 1, 1, new HttpConnectionFactory(httpConfiguration()));
     bind(managementConnector, config.bind(), config.managementPort());
     management.addConnector(managementConnector);
-    ServletContextHandler servlets = new ServletContextHandler("/", ServletContextHandler.NO_SESSIONS);
+    ServletContextHandler servlets =
+        new ServletContextHandler("/", ServletContextHandler.NO_SESSIONS);
     servlets.addServlet(new ServletHolder("health", new HealthServlet(store)), "/health");
     servlets.addServlet(new ServletHolder("metrics", new MetricsServlet(registry)), "/metrics");
     servlets.addServlet(new ServletHolder("not-found", new NotFoundServlet()), "/");
     if (config.adminToken() != null) {
-      servlets.addServlet(new ServletHolder("admin", new AdminServlet(store, purger, new AdminToken(config.adminToken()))), "/admin/*");
+      servlets.addServlet(
+          new ServletHolder(
+              "admin", new AdminServlet(store, purger, new AdminToken(config.adminToken()))),
+          "/admin/*");
     }
     management.setHandler(servlets);
     if (config.accessLog()) {
@@ -82,7 +96,9 @@ final class GatewayServer {
     return new GatewayServer(proxy, management);
   }
 
-  /** Starts the management server first: once the proxy accepts requests, {@code /health} answers. */
+  /**
+   * Starts the management server first: once the proxy accepts requests, {@code /health} answers.
+   */
   void start() throws Exception {
     management.start();
     proxy.start();

@@ -18,8 +18,10 @@ import java.nio.charset.StandardCharsets;
 final class HealthServlet extends HttpServlet {
 
   private static final long serialVersionUID = 1L;
+
   /** A record nobody writes: reading it exercises the store's connection and query path. */
-  private static final RecordId PROBE = RecordId.of(Scope.of("_once", "health"), IdempotencyKey.of("probe"));
+  private static final RecordId PROBE =
+      RecordId.of(Scope.of("_once", "health"), IdempotencyKey.of("probe"));
 
   private final transient IdempotencyStore store;
 
@@ -28,7 +30,8 @@ final class HealthServlet extends HttpServlet {
   }
 
   @Override
-  protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+  protected void doGet(HttpServletRequest request, HttpServletResponse response)
+      throws IOException {
     boolean up;
     try {
       store.get(PROBE);
@@ -39,7 +42,12 @@ final class HealthServlet extends HttpServlet {
     response.setStatus(up ? 200 : 503);
     response.setContentType("application/json");
     response.setHeader("Cache-Control", "no-store");
-    response.getOutputStream().write((up ? "{\"status\":\"UP\",\"store\":\"UP\"}" : "{\"status\":\"DOWN\",\"store\":\"DOWN\"}")
-        .getBytes(StandardCharsets.UTF_8));
+    response
+        .getOutputStream()
+        .write(
+            (up
+                    ? "{\"status\":\"UP\",\"store\":\"UP\"}"
+                    : "{\"status\":\"DOWN\",\"store\":\"DOWN\"}")
+                .getBytes(StandardCharsets.UTF_8));
   }
 }

@@ -15,7 +15,9 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.util.thread.ThreadPool;
 
-/** The meters the gateway publishes on {@code /metrics}: idempotency events, JVM, and Jetty basics. */
+/**
+ * The meters the gateway publishes on {@code /metrics}: idempotency events, JVM, and Jetty basics.
+ */
 final class Metrics {
 
   private Metrics() {}

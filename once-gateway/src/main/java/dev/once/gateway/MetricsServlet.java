@@ -19,7 +19,8 @@ final class MetricsServlet extends HttpServlet {
   }
 
   @Override
-  protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+  protected void doGet(HttpServletRequest request, HttpServletResponse response)
+      throws IOException {
     response.setContentType("text/plain; version=0.0.4; charset=utf-8");
     response.setHeader("Cache-Control", "no-store");
     response.getOutputStream().write(registry.scrape().getBytes(StandardCharsets.UTF_8));

@@ -30,24 +30,33 @@ record OpenStore(IdempotencyStore store, AutoCloseable resources) implements Aut
       return postgres(pg, config.storePoolSize(), config.storeTable());
     } else if (url instanceof StoreUrl.Redis r) {
       RedisClient client = RedisClient.create(RedisURI.create(r.uri()));
-      return withClient(() -> RedisStore.builder(client).keyPrefix(redisPrefix(config)).build(), client::shutdown);
+      return withClient(
+          () -> RedisStore.builder(client).keyPrefix(redisPrefix(config)).build(),
+          client::shutdown);
     } else if (url instanceof StoreUrl.RedisCluster c) {
       List<RedisURI> seeds = c.seeds().stream().map(s -> RedisURI.create("redis://" + s)).toList();
       RedisClusterClient client = RedisClusterClient.create(seeds);
-      return withClient(() -> RedisStore.builder(client).keyPrefix(redisPrefix(config)).build(), client::shutdown);
+      return withClient(
+          () -> RedisStore.builder(client).keyPrefix(redisPrefix(config)).build(),
+          client::shutdown);
     }
-    EmbeddedStore store = EmbeddedStore.builder(config.dataDir()).tableName(config.storeTable())
-        .durability(config.durability()).build();
+    EmbeddedStore store =
+        EmbeddedStore.builder(config.dataDir())
+            .tableName(config.storeTable())
+            .durability(config.durability())
+            .build();
     return new OpenStore(store, () -> {});
   }
 
   /**
-   * The store table is the gateway's namespace on every store: on Redis, the prefix of every key, so
-   * two gateways in front of different upstreams on one Redis never replay each other's responses.
-   * The default table keeps Redis's default prefix, where earlier gateways wrote their records.
+   * The store table is the gateway's namespace on every store: on Redis, the prefix of every key,
+   * so two gateways in front of different upstreams on one Redis never replay each other's
+   * responses. The default table keeps Redis's default prefix, where earlier gateways wrote their
+   * records.
    */
   static String redisPrefix(GatewayConfig config) {
-    return config.storeTable().equals(GatewayConfig.DEFAULT_STORE_TABLE) ? RedisStore.DEFAULT_KEY_PREFIX
+    return config.storeTable().equals(GatewayConfig.DEFAULT_STORE_TABLE)
+        ? RedisStore.DEFAULT_KEY_PREFIX
         : config.storeTable() + ":";
   }
 
@@ -62,10 +71,13 @@ record OpenStore(IdempotencyStore store, AutoCloseable resources) implements Aut
     // Start even if the database is down for a moment: requests get 503 until it is back.
     hikari.setInitializationFailTimeout(-1);
     HikariDataSource pool = new HikariDataSource(hikari);
-    return withClient(() -> PostgresStore.builder(pool).tableName(table).autoCreateSchema(true).build(), pool::close);
+    return withClient(
+        () -> PostgresStore.builder(pool).tableName(table).autoCreateSchema(true).build(),
+        pool::close);
   }
 
-  private static OpenStore withClient(java.util.function.Supplier<IdempotencyStore> open, AutoCloseable client) {
+  private static OpenStore withClient(
+      java.util.function.Supplier<IdempotencyStore> open, AutoCloseable client) {
     try {
       return new OpenStore(open.get(), client);
     } catch (RuntimeException e) {

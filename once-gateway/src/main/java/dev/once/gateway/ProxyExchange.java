@@ -20,8 +20,8 @@ import org.jspecify.annotations.Nullable;
  * One request through the proxy, from its first byte to the last byte of its answer: the typed
  * exchange every stage of {@link ProxyHandler} works on, in place of request attributes. It holds
  * what the stages learn (the body, the lease) and the three things that must happen exactly once
- * whatever path the request takes: the lease is finished ({@link #settle}), the budget is given back
- * and Jetty's callback is completed ({@link #complete}).
+ * whatever path the request takes: the lease is finished ({@link #settle}), the budget is given
+ * back and Jetty's callback is completed ({@link #complete}).
  */
 final class ProxyExchange {
 
@@ -32,8 +32,10 @@ final class ProxyExchange {
   final Response response;
   final Route route;
   final String method;
+
   /** Decoded and normalised, as routes match it, so no spelling of a path escapes its route. */
   final String path;
+
   final Headers headers;
 
   private final Callback callback;
@@ -41,15 +43,27 @@ final class ProxyExchange {
   private final BufferBudget budget;
   private final AtomicBoolean settled = new AtomicBoolean();
   private final AtomicBoolean completed = new AtomicBoolean();
+
   /** Bytes reserved from the budget; guarded by this, with {@link #returned}. */
   private long reserved;
-  /** Whether the reservation was given back: a late reservation (a read racing a timeout) is refused. */
+
+  /**
+   * Whether the reservation was given back: a late reservation (a read racing a timeout) is
+   * refused.
+   */
   private boolean returned;
+
   private volatile byte @Nullable [] body;
   private volatile @Nullable Exchange guard;
   private volatile long guardedAt;
 
-  ProxyExchange(Request request, Response response, Callback callback, String path, Route route, Endings endings,
+  ProxyExchange(
+      Request request,
+      Response response,
+      Callback callback,
+      String path,
+      Route route,
+      Endings endings,
       BufferBudget budget) {
     this.request = request;
     this.response = response;
@@ -62,13 +76,24 @@ final class ProxyExchange {
     this.budget = budget;
   }
 
-  /** The request as {@link dev.once.http.HttpIdempotency} judges it; {@code body} may be null (not read). */
+  /**
+   * The request as {@link dev.once.http.HttpIdempotency} judges it; {@code body} may be null (not
+   * read).
+   */
   IncomingRequest incoming() {
     byte[] read = body;
-    return new IncomingRequest(method, path, request.getHttpURI().getQuery(), headers, read == null ? NOT_READ : read, null);
+    return new IncomingRequest(
+        method,
+        path,
+        request.getHttpURI().getQuery(),
+        headers,
+        read == null ? NOT_READ : read,
+        null);
   }
 
-  /** The whole request body, if it was read (guarded requests); null if it streams to the upstream. */
+  /**
+   * The whole request body, if it was read (guarded requests); null if it streams to the upstream.
+   */
   byte @Nullable [] body() {
     return body;
   }
@@ -103,8 +128,8 @@ final class ProxyExchange {
   }
 
   /**
-   * Finishes the lease with {@code ending} (no thread waiting for the store), then runs {@code then}; without a
-   * lease, just runs {@code then}. Only the first call finishes anything.
+   * Finishes the lease with {@code ending} (no thread waiting for the store), then runs {@code
+   * then}; without a lease, just runs {@code then}. Only the first call finishes anything.
    */
   void settle(Endings.Ending ending, Runnable then) {
     Exchange lease = guard;
@@ -119,7 +144,8 @@ final class ProxyExchange {
   void answer(StoredResponse answer) {
     closeIfTheBodyIsUnread();
     writeHead(answer.status(), answer.headers(), answer.body().length);
-    response.write(true, ByteBuffer.wrap(answer.body()), Callback.from(() -> complete(null), this::complete));
+    response.write(
+        true, ByteBuffer.wrap(answer.body()), Callback.from(() -> complete(null), this::complete));
   }
 
   /**
@@ -128,9 +154,9 @@ final class ProxyExchange {
    * reuse the connection once the body is consumed; if it is not, Jetty closes the connection after
    * the response, and as this response is committed before Jetty looks, it cannot say so. A client
    * that was not told then sends its next request into a closed connection and gets an empty reply.
-   * So what has arrived is consumed here, and if more is to come the answer says
-   * {@code Connection: close} before it is committed. Answers that already say so (the body is
-   * being refused, and may still be read elsewhere) are left alone.
+   * So what has arrived is consumed here, and if more is to come the answer says {@code Connection:
+   * close} before it is committed. Answers that already say so (the body is being refused, and may
+   * still be read elsewhere) are left alone.
    */
   private void closeIfTheBodyIsUnread() {
     HttpFields.Mutable out = response.getHeaders();
@@ -140,8 +166,8 @@ final class ProxyExchange {
   }
 
   /**
-   * Sets the status and the end-to-end headers of a response; the length is the body's, or -1 if
-   * it streams. {@code Date} is Jetty's own and hop-by-hop fields never cross the proxy.
+   * Sets the status and the end-to-end headers of a response; the length is the body's, or -1 if it
+   * streams. {@code Date} is Jetty's own and hop-by-hop fields never cross the proxy.
    */
   void writeHead(int status, Headers fields, long contentLength) {
     response.setStatus(status);
@@ -155,7 +181,9 @@ final class ProxyExchange {
     if (contentLength >= 0 && !method.equals("HEAD")) {
       out.put(HttpHeader.CONTENT_LENGTH, contentLength);
     } else if (method.equals("HEAD")) {
-      fields.first("Content-Length").ifPresent(length -> out.put(HttpHeader.CONTENT_LENGTH, length));
+      fields
+          .first("Content-Length")
+          .ifPresent(length -> out.put(HttpHeader.CONTENT_LENGTH, length));
     }
   }
 

@@ -20,20 +20,20 @@ import org.slf4j.LoggerFactory;
  * next without any thread waiting in between.
  *
  * <ol>
- *   <li><b>route</b>: the route of the decoded path; a method it does not cover streams straight
- *       to the upstream;
+ *   <li><b>route</b>: the route of the decoded path; a method it does not cover streams straight to
+ *       the upstream;
  *   <li><b>read</b> ({@link BodyReader}): a request with a key is read whole, with demand, under
  *       the route's size limit, the gateway's buffer budget and the body deadline;
- *   <li><b>decide</b> ({@link HttpIdempotency#beginAsync}, no thread waiting for the store): replay,
- *       refuse, or claim the key;
+ *   <li><b>decide</b> ({@link HttpIdempotency#beginAsync}, no thread waiting for the store):
+ *       replay, refuse, or claim the key;
  *   <li><b>forward</b> ({@link Upstream}): the request goes upstream; a request without a key
  *       streams its body there unread;
  *   <li><b>finish</b> ({@link UpstreamResponse}): the lease is settled, then the client answered.
  * </ol>
  *
- * {@code handle} only starts the chain and returns: Jetty's threads serve connections, never wait. It
- * says so ({@link Handler.Abstract.NonBlocking}), and Jetty runs it on the thread that parsed the
- * request: no hand-off per request.
+ * {@code handle} only starts the chain and returns: Jetty's threads serve connections, never wait.
+ * It says so ({@link Handler.Abstract.NonBlocking}), and Jetty runs it on the thread that parsed
+ * the request: no hand-off per request.
  */
 final class ProxyHandler extends Handler.Abstract.NonBlocking {
 
@@ -46,7 +46,12 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
   private final BufferBudget budget;
   private final Duration bodyTimeout;
 
-  ProxyHandler(HttpIdempotency http, boolean guarding, Upstream upstream, Endings endings, BufferBudget budget,
+  ProxyHandler(
+      HttpIdempotency http,
+      boolean guarding,
+      Upstream upstream,
+      Endings endings,
+      BufferBudget budget,
       Duration bodyTimeout) {
     this.http = http;
     this.guarding = guarding;
@@ -60,17 +65,23 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
   public boolean handle(Request request, Response response, Callback callback) {
     String path = Request.getPathInContext(request);
     Route route = http.route(path);
-    ProxyExchange exchange = new ProxyExchange(request, response, callback, path, route, endings, budget);
+    ProxyExchange exchange =
+        new ProxyExchange(request, response, callback, path, route, endings, budget);
     if (!guarding || !route.policy().covers(exchange.method)) {
       upstream.forward(exchange);
     } else if (exchange.headers.first(HttpIdempotency.KEY_HEADER).isEmpty()) {
-      // Nothing to fingerprint nor store, so no store call: pass through, or 400 if a key is required.
+      // Nothing to fingerprint nor store, so no store call: pass through, or 400 if a key is
+      // required.
       decide(exchange, http.begin(route, exchange.incoming()));
     } else {
-      BodyReader.read(exchange, route.policy().maxRequestBytes(), bodyTimeout, body -> {
-        exchange.body(body);
-        begin(route, exchange).thenAccept(decision -> decide(exchange, decision));
-      });
+      BodyReader.read(
+          exchange,
+          route.policy().maxRequestBytes(),
+          bodyTimeout,
+          body -> {
+            exchange.body(body);
+            begin(route, exchange).thenAccept(decision -> decide(exchange, decision));
+          });
     }
     return true;
   }
@@ -87,35 +98,42 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
     } catch (RuntimeException e) {
       decision = CompletableFuture.failedFuture(e);
     }
-    return decision.exceptionally(e -> {
-      // The engine is closed (the gateway is stopping) or broken: nothing was claimed, nothing runs.
-      log.warn("could not decide on {}", exchange, e);
-      return new Decision.Respond(Problems.render(ProblemType.STORE_UNAVAILABLE, "Nothing was executed; retry later.",
-          Duration.ofSeconds(1)), false);
-    });
+    return decision.exceptionally(
+        e -> {
+          // The engine is closed (the gateway is stopping) or broken: nothing was claimed, nothing
+          // runs.
+          log.warn("could not decide on {}", exchange, e);
+          return new Decision.Respond(
+              Problems.render(
+                  ProblemType.STORE_UNAVAILABLE,
+                  "Nothing was executed; retry later.",
+                  Duration.ofSeconds(1)),
+              false);
+        });
   }
 
   private void decide(ProxyExchange exchange, Decision decision) {
-    decision.accept(new Decision.Visitor<Void>() {
-      @Override
-      public Void respond(Decision.Respond respond) {
-        exchange.answer(respond.response());
-        return null;
-      }
+    decision.accept(
+        new Decision.Visitor<Void>() {
+          @Override
+          public Void respond(Decision.Respond respond) {
+            exchange.answer(respond.response());
+            return null;
+          }
 
-      @Override
-      public Void proceed(Decision.Proceed proceed) {
-        exchange.guardedBy(proceed.exchange());
-        upstream.forward(exchange);
-        return null;
-      }
+          @Override
+          public Void proceed(Decision.Proceed proceed) {
+            exchange.guardedBy(proceed.exchange());
+            upstream.forward(exchange);
+            return null;
+          }
 
-      @Override
-      public Void passThrough(Decision.PassThrough passThrough) {
-        // No key on an optional route, or fail-open with the store down.
-        upstream.forward(exchange);
-        return null;
-      }
-    });
+          @Override
+          public Void passThrough(Decision.PassThrough passThrough) {
+            // No key on an optional route, or fail-open with the store down.
+            upstream.forward(exchange);
+            return null;
+          }
+        });
   }
 }

@@ -19,8 +19,8 @@ final class RoutePolicies {
   private RoutePolicies() {}
 
   /**
-   * The options {@code yaml} sets, parsed; errors name {@code where} and the key. {@code pattern} is
-   * the route's, not an option, and is skipped.
+   * The options {@code yaml} sets, parsed; errors name {@code where} and the key. {@code pattern}
+   * is the route's, not an option, and is skipped.
    */
   static Map<String, Object> options(Map<String, Object> yaml, String where) {
     Map<String, Object> values = new LinkedHashMap<>();
@@ -30,8 +30,12 @@ final class RoutePolicies {
       }
       RouteOption option = RouteOptions.named(e.getKey());
       if (option == null) {
-        throw new ConfigException(where + ": unknown key '" + e.getKey() + "'; known keys: pattern, "
-            + String.join(", ", RouteOptions.all().stream().map(RouteOption::name).toList()));
+        throw new ConfigException(
+            where
+                + ": unknown key '"
+                + e.getKey()
+                + "'; known keys: pattern, "
+                + String.join(", ", RouteOptions.all().stream().map(RouteOption::name).toList()));
       }
       try {
         values.put(option.name(), parse(option, e.getValue()));
@@ -47,7 +51,8 @@ final class RoutePolicies {
     try {
       return RouteOptions.apply(RoutePolicy.DEFAULTS, values);
     } catch (InvalidRouteOptionException e) {
-      throw new ConfigException(where + (e.option().isEmpty() ? "" : "." + e.option()) + ": " + e.reason());
+      throw new ConfigException(
+          where + (e.option().isEmpty() ? "" : "." + e.option()) + ": " + e.reason());
     }
   }
 
@@ -58,7 +63,10 @@ final class RoutePolicies {
       case COUNT -> Options.integer(option.name(), text(value));
       case BOOLEAN -> Options.bool(option.name(), text(value));
       case CHOICE -> text(value);
-      case LIST -> value instanceof List<?> list ? list.stream().map(RoutePolicies::text).toList() : List.of(text(value));
+      case LIST ->
+          value instanceof List<?> list
+              ? list.stream().map(RoutePolicies::text).toList()
+              : List.of(text(value));
     };
   }
 

@@ -10,15 +10,16 @@ import java.util.Locale;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where the gateway keeps its records, parsed and validated from {@code --store}:
- * {@code embedded} (the default: a file in the data directory), {@code postgres://user[:password]@host[:port]/db},
+ * Where the gateway keeps its records, parsed and validated from {@code --store}: {@code embedded}
+ * (the default: a file in the data directory), {@code postgres://user[:password]@host[:port]/db},
  * {@code redis://[:password@]host[:port][/db]} or {@code redis-cluster://host1:port1,host2:port2}.
  * Its {@code toString()} never shows a password.
  */
 sealed interface StoreUrl {
 
-  String FORMS = "embedded, postgres://user[:password]@host[:port]/database, redis://host[:port] or"
-      + " redis-cluster://host1:port1,host2:port2";
+  String FORMS =
+      "embedded, postgres://user[:password]@host[:port]/database, redis://host[:port] or"
+          + " redis-cluster://host1:port1,host2:port2";
 
   /** The embedded store in the data directory: one gateway instance only. */
   record Embedded() implements StoreUrl {
@@ -29,14 +30,30 @@ sealed interface StoreUrl {
   }
 
   /** PostgreSQL, shared by many gateway instances. */
-  record Postgres(String host, int port, String database, String user, @Nullable String password, String query) implements StoreUrl {
+  record Postgres(
+      String host, int port, String database, String user, @Nullable String password, String query)
+      implements StoreUrl {
     String jdbcUrl() {
-      return "jdbc:postgresql://" + host + ":" + port + "/" + database + (query.isEmpty() ? "" : "?" + query);
+      return "jdbc:postgresql://"
+          + host
+          + ":"
+          + port
+          + "/"
+          + database
+          + (query.isEmpty() ? "" : "?" + query);
     }
 
     @Override
     public String toString() {
-      return "postgres://" + user + (password == null ? "" : ":***") + "@" + host + ":" + port + "/" + database;
+      return "postgres://"
+          + user
+          + (password == null ? "" : ":***")
+          + "@"
+          + host
+          + ":"
+          + port
+          + "/"
+          + database;
     }
   }
 
@@ -56,7 +73,10 @@ sealed interface StoreUrl {
     }
   }
 
-  /** Parses {@code text}; an {@link IllegalArgumentException} says what is wrong and which forms work. */
+  /**
+   * Parses {@code text}; an {@link IllegalArgumentException} says what is wrong and which forms
+   * work.
+   */
   static StoreUrl parse(String text) {
     String s = text.trim();
     if (s.equalsIgnoreCase("embedded")) {
@@ -68,7 +88,9 @@ sealed interface StoreUrl {
       case "postgres", "postgresql" -> postgres(s);
       case "redis", "rediss" -> redis(s);
       case "redis-cluster" -> cluster(s, s.substring(colon + 3));
-      default -> throw new IllegalArgumentException("'" + redact(s) + "' is not a store URL; use " + FORMS);
+      default ->
+          throw new IllegalArgumentException(
+              "'" + redact(s) + "' is not a store URL; use " + FORMS);
     };
   }
 
@@ -76,21 +98,30 @@ sealed interface StoreUrl {
     URI uri = uri(s);
     String host = uri.getHost();
     if (host == null) {
-      throw new IllegalArgumentException("'" + redact(s) + "' has no host; use postgres://user@host:5432/database");
+      throw new IllegalArgumentException(
+          "'" + redact(s) + "' has no host; use postgres://user@host:5432/database");
     }
     String path = uri.getPath() == null ? "" : uri.getPath();
     if (path.length() < 2 || path.indexOf('/', 1) >= 0) {
-      throw new IllegalArgumentException("'" + redact(s) + "' must name one database, as in postgres://user@host:5432/database");
+      throw new IllegalArgumentException(
+          "'" + redact(s) + "' must name one database, as in postgres://user@host:5432/database");
     }
     String info = uri.getRawUserInfo();
     if (info == null || info.isEmpty() || info.startsWith(":")) {
-      throw new IllegalArgumentException("'" + redact(s) + "' has no user; use postgres://user[:password]@host:5432/database");
+      throw new IllegalArgumentException(
+          "'" + redact(s) + "' has no user; use postgres://user[:password]@host:5432/database");
     }
     int sep = info.indexOf(':');
     String user = decode(sep < 0 ? info : info.substring(0, sep));
     String password = sep < 0 ? null : decode(info.substring(sep + 1));
     int port = uri.getPort() < 0 ? 5432 : uri.getPort();
-    return new Postgres(host, port, path.substring(1), user, password, uri.getRawQuery() == null ? "" : uri.getRawQuery());
+    return new Postgres(
+        host,
+        port,
+        path.substring(1),
+        user,
+        password,
+        uri.getRawQuery() == null ? "" : uri.getRawQuery());
   }
 
   private static StoreUrl redis(String s) {
@@ -107,8 +138,13 @@ sealed interface StoreUrl {
       String hp = seed.trim();
       int c = hp.lastIndexOf(':');
       if (hp.isEmpty() || c <= 0 || c == hp.length() - 1) {
-        throw new IllegalArgumentException("'" + redact(s) + "': seed '" + hp + "' must be host:port;"
-            + " use redis-cluster://host1:port1,host2:port2");
+        throw new IllegalArgumentException(
+            "'"
+                + redact(s)
+                + "': seed '"
+                + hp
+                + "' must be host:port;"
+                + " use redis-cluster://host1:port1,host2:port2");
       }
       port(s, hp.substring(c + 1));
       seeds.add(hp);
@@ -132,7 +168,8 @@ sealed interface StoreUrl {
     try {
       return new URI(s);
     } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("'" + redact(s) + "' is not a valid URL: " + e.getReason());
+      throw new IllegalArgumentException(
+          "'" + redact(s) + "' is not a valid URL: " + e.getReason());
     }
   }
 

@@ -22,6 +22,7 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
 /**
  * The upstream, reached with Jetty's asynchronous {@link HttpClient}: no thread waits for it. It
  * forwards one {@link ProxyExchange} with what idempotency needs from a proxy:
+ *
  * <ul>
  *   <li><b>key chaining</b>: the key goes upstream in one canonical spelling, with the scope as
  *       {@code Once-Scope} and the lease's fencing token as {@code Once-Token}, so an idempotent
@@ -31,21 +32,28 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  *   <li><b>whether the request was sent</b>, which {@link UpstreamResponse} needs to tell a safe
  *       failure from an ambiguous one.
  * </ul>
+ *
  * The client is built with the gateway's header limit, so a request the gateway accepted can be
- * sent, and it never decodes, follows redirects, answers authentication challenges or keeps cookies:
- * the client sees what the upstream said.
+ * sent, and it never decodes, follows redirects, answers authentication challenges or keeps
+ * cookies: the client sees what the upstream said.
  */
 final class Upstream implements AutoCloseable {
 
   static final String SCOPE_HEADER = "Once-Scope";
   static final String TOKEN_HEADER = "Once-Token";
 
-  /** Room beside the header limit for what a hop adds (the Host, the scope and token, a replay marker). */
+  /**
+   * Room beside the header limit for what a hop adds (the Host, the scope and token, a replay
+   * marker).
+   */
   static final int HEADER_SLACK = 1024;
 
-  /** Request fields never copied upstream: the client's own framing and the fields only the gateway may set. */
-  private static final Set<String> NOT_FORWARDED = Set.of("host", "content-length", "expect",
-      "once-scope", "once-token", "idempotency-key");
+  /**
+   * Request fields never copied upstream: the client's own framing and the fields only the gateway
+   * may set.
+   */
+  private static final Set<String> NOT_FORWARDED =
+      Set.of("host", "content-length", "expect", "once-scope", "once-token", "idempotency-key");
 
   private final HttpClient client;
   private final URI base;
@@ -83,21 +91,32 @@ final class Upstream implements AutoCloseable {
     client.getContentDecoderFactories().clear();
     client.getProtocolHandlers().clear();
     client.start();
-    return new Upstream(client, config.upstream(), config.upstreamTimeout().toMillis(), config.maxHeaderBytes());
+    return new Upstream(
+        client, config.upstream(), config.upstreamTimeout().toMillis(), config.maxHeaderBytes());
   }
 
-  /** Sends the exchange's request upstream and hands its response to an {@link UpstreamResponse}. */
+  /**
+   * Sends the exchange's request upstream and hands its response to an {@link UpstreamResponse}.
+   */
   void forward(ProxyExchange exchange) {
     UpstreamResponse response = new UpstreamResponse(exchange, maxHeaderBytes);
     Request request;
     try {
       String query = exchange.request.getHttpURI().getQuery();
-      request = client.newRequest(URI.create(base + exchange.request.getHttpURI().getPath()
-              + (query == null ? "" : "?" + query)))
-          .method(exchange.method)
-          .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
-          .headers(h -> copyHeaders(exchange, h))
-          .body(exchange.body() != null ? new BytesRequestContent(exchange.body()) : new StreamedBody(exchange.request));
+      request =
+          client
+              .newRequest(
+                  URI.create(
+                      base
+                          + exchange.request.getHttpURI().getPath()
+                          + (query == null ? "" : "?" + query)))
+              .method(exchange.method)
+              .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
+              .headers(h -> copyHeaders(exchange, h))
+              .body(
+                  exchange.body() != null
+                      ? new BytesRequestContent(exchange.body())
+                      : new StreamedBody(exchange.request));
     } catch (RuntimeException e) {
       response.failed(e); // nothing was sent
       return;
@@ -114,7 +133,10 @@ final class Upstream implements AutoCloseable {
         out.add(f.name(), f.value());
       }
     }
-    exchange.headers.all(HttpIdempotency.KEY_HEADER).forEach(v -> out.add(HttpIdempotency.KEY_HEADER, canonical(v)));
+    exchange
+        .headers
+        .all(HttpIdempotency.KEY_HEADER)
+        .forEach(v -> out.add(HttpIdempotency.KEY_HEADER, canonical(v)));
     Exchange guard = exchange.guard();
     if (guard != null) {
       out.put(SCOPE_HEADER, guard.scope().value());
@@ -127,9 +149,9 @@ final class Upstream implements AutoCloseable {
   }
 
   /**
-   * The one spelling of a key the upstream sees, whatever the client sent ({@code "K"} or {@code K}):
-   * the bare form, unless the key starts with a quote, which only the sf-string form can carry. A
-   * value that is no key (on a method the route does not cover) goes on as it came.
+   * The one spelling of a key the upstream sees, whatever the client sent ({@code "K"} or {@code
+   * K}): the bare form, unless the key starts with a quote, which only the sf-string form can
+   * carry. A value that is no key (on a method the route does not cover) goes on as it came.
    */
   static String canonical(String headerValue) {
     String key;
@@ -149,7 +171,10 @@ final class Upstream implements AutoCloseable {
     client.stop();
   }
 
-  /** The client's request body, streamed upstream as it arrives, with Jetty's demand: no thread waits for it. */
+  /**
+   * The client's request body, streamed upstream as it arrives, with Jetty's demand: no thread
+   * waits for it.
+   */
   private static final class StreamedBody implements Request.Content {
     private final Content.Source source;
 

@@ -1,6 +1,5 @@
 package dev.once.gateway;
 
-import dev.once.http.Headers;
 import dev.once.http.StoredResponse;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -19,17 +18,17 @@ import org.slf4j.LoggerFactory;
 /**
  * The upstream's answer to one {@link ProxyExchange}, and how the exchange ends because of it.
  *
- * <p>The body is held until it is complete, so the whole response can be recorded before the
- * client sees any of it. Held bytes count against the route's response cap (the body only, never
- * the headers) and the gateway's {@link BufferBudget}; past either, the response <em>streams</em>:
- * what was held goes to the client, then each chunk as it comes, the upstream asked for the next
- * one only once the client took the last (so a slow client slows the upstream, never fills memory).
- * A streamed response counts as done without a stored response, also when the client goes away
- * in the middle of it: it is never released, because the upstream did its work.
+ * <p>The body is held until it is complete, so the whole response can be recorded before the client
+ * sees any of it. Held bytes count against the route's response cap (the body only, never the
+ * headers) and the gateway's {@link BufferBudget}; past either, the response <em>streams</em>: what
+ * was held goes to the client, then each chunk as it comes, the upstream asked for the next one
+ * only once the client took the last (so a slow client slows the upstream, never fills memory). A
+ * streamed response counts as done without a stored response, also when the client goes away in the
+ * middle of it: it is never released, because the upstream did its work.
  *
- * <p>Failures are judged by whether the request may have reached the upstream: before it was
- * handed to a connection, nothing did (the key is released); after, something may have, even on a
- * reused connection that turns out broken, so the key is abandoned to its lease.
+ * <p>Failures are judged by whether the request may have reached the upstream: before it was handed
+ * to a connection, nothing did (the key is released); after, something may have, even on a reused
+ * connection that turns out broken, so the key is abandoned to its lease.
  */
 final class UpstreamResponse implements Response.AsyncContentListener, Response.CompleteListener {
 
@@ -42,6 +41,7 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
   private byte[] buffer = new byte[0];
   private int size;
   private volatile boolean streaming;
+
   /** The client's writes, one after the other: Jetty allows one pending write per response. */
   private CompletableFuture<Void> writes = CompletableFuture.completedFuture(null);
 
@@ -85,7 +85,9 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
       return;
     }
     streaming = true;
-    exchange.writeHead(response.getStatus(), ProxyExchange.headersOf(response.getHeaders()),
+    exchange.writeHead(
+        response.getStatus(),
+        ProxyExchange.headersOf(response.getHeaders()),
         response.getHeaders().getLongField("Content-Length"));
     write(false, ByteBuffer.wrap(buffer, 0, size));
     stream(response, chunk, demander);
@@ -98,11 +100,18 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
       failed(result.getFailure());
     } else if (streaming) {
       int status = response.getStatus();
-      write(true, BufferUtil.EMPTY_BUFFER).whenComplete((v, failure) -> exchange.settle(
-          failure == null ? Endings.streamed(status) : Endings.UNAVAILABLE, () -> exchange.complete(failure)));
+      write(true, BufferUtil.EMPTY_BUFFER)
+          .whenComplete(
+              (v, failure) ->
+                  exchange.settle(
+                      failure == null ? Endings.streamed(status) : Endings.UNAVAILABLE,
+                      () -> exchange.complete(failure)));
     } else {
-      StoredResponse answer = new StoredResponse(response.getStatus(), ProxyExchange.headersOf(response.getHeaders()),
-          size == buffer.length ? buffer : Arrays.copyOf(buffer, size));
+      StoredResponse answer =
+          new StoredResponse(
+              response.getStatus(),
+              ProxyExchange.headersOf(response.getHeaders()),
+              size == buffer.length ? buffer : Arrays.copyOf(buffer, size));
       exchange.settle(Endings.record(answer), () -> exchange.answer(answer));
     }
   }
@@ -115,37 +124,55 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
       return;
     }
     if (failure instanceof HeadersTooLarge) {
-      log.warn("upstream answered {} {} with {}", exchange.method, Logs.safe(exchange.path), failure.getMessage());
-      exchange.settle(Endings.UNAVAILABLE, () -> exchange.answer(GatewayProblem.UPSTREAM_HEADERS_TOO_LARGE.response()));
+      log.warn(
+          "upstream answered {} {} with {}",
+          exchange.method,
+          Logs.safe(exchange.path),
+          failure.getMessage());
+      exchange.settle(
+          Endings.UNAVAILABLE,
+          () -> exchange.answer(GatewayProblem.UPSTREAM_HEADERS_TOO_LARGE.response()));
       return;
     }
     GatewayProblem problem = GatewayProblem.ofUpstream(failure, sent);
-    log.warn("{} for {} {}: {}", problem.name().toLowerCase(Locale.ROOT).replace('_', ' '), exchange.method,
-        Logs.safe(exchange.path), failure.toString());
-    exchange.settle(problem.ambiguous() ? Endings.AMBIGUOUS : Endings.NOT_SENT,
+    log.warn(
+        "{} for {} {}: {}",
+        problem.name().toLowerCase(Locale.ROOT).replace('_', ' '),
+        exchange.method,
+        Logs.safe(exchange.path),
+        failure.toString());
+    exchange.settle(
+        problem.ambiguous() ? Endings.AMBIGUOUS : Endings.NOT_SENT,
         () -> exchange.answer(problem.response()));
   }
 
-  /** Sends one chunk on to the client, and asks the upstream for the next once the client took it. */
+  /**
+   * Sends one chunk on to the client, and asks the upstream for the next once the client took it.
+   */
   private void stream(Response response, Content.Chunk chunk, Runnable demander) {
     chunk.retain();
-    write(false, chunk.getByteBuffer()).whenComplete((v, failure) -> {
-      chunk.release();
-      if (failure == null) {
-        demander.run();
-      } else {
-        // The client went away: stop reading the upstream; onComplete then finishes the exchange.
-        response.abort(failure);
-      }
-    });
+    write(false, chunk.getByteBuffer())
+        .whenComplete(
+            (v, failure) -> {
+              chunk.release();
+              if (failure == null) {
+                demander.run();
+              } else {
+                // The client went away: stop reading the upstream; onComplete then finishes the
+                // exchange.
+                response.abort(failure);
+              }
+            });
   }
 
   private synchronized CompletableFuture<Void> write(boolean last, ByteBuffer bytes) {
-    writes = writes.thenCompose(v -> {
-      Callback.Completable done = new Callback.Completable();
-      exchange.response.write(last, bytes, done);
-      return done;
-    });
+    writes =
+        writes.thenCompose(
+            v -> {
+              Callback.Completable done = new Callback.Completable();
+              exchange.response.write(last, bytes, done);
+              return done;
+            });
     return writes;
   }
 
@@ -153,7 +180,9 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
     if (needed <= buffer.length) {
       return true;
     }
-    int capacity = (int) Math.min(cap, Math.max(needed, Math.min((long) buffer.length * 2, Integer.MAX_VALUE)));
+    int capacity =
+        (int)
+            Math.min(cap, Math.max(needed, Math.min((long) buffer.length * 2, Integer.MAX_VALUE)));
     if (!exchange.reserve(capacity - buffer.length)) {
       return false;
     }

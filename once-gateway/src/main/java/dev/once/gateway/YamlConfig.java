@@ -23,7 +23,10 @@ final class YamlConfig {
 
   private YamlConfig() {}
 
-  /** Applies the file's options to {@code builder}; throws {@link ConfigException} naming file and key. */
+  /**
+   * Applies the file's options to {@code builder}; throws {@link ConfigException} naming file and
+   * key.
+   */
   static void apply(Path file, GatewayConfig.Builder builder) {
     Map<String, Object> root = read(file);
     Map<String, Option> options = Options.byName();
@@ -34,8 +37,12 @@ final class YamlConfig {
       }
       Option option = options.get(key);
       if (option == null) {
-        throw new ConfigException(file + ": unknown key '" + key + "'; known keys: routes, defaults, "
-            + String.join(", ", options.keySet()));
+        throw new ConfigException(
+            file
+                + ": unknown key '"
+                + key
+                + "'; known keys: routes, defaults, "
+                + String.join(", ", options.keySet()));
       }
       if (e.getValue() == null || e.getValue() instanceof Map || e.getValue() instanceof List) {
         throw new ConfigException(file + ": " + key + " must be a single value");
@@ -46,7 +53,8 @@ final class YamlConfig {
     if (root.containsKey("defaults")) {
       Map<String, Object> d = map(root.get("defaults"), file + ": defaults");
       if (d.containsKey("pattern")) {
-        throw new ConfigException(file + ": defaults: 'pattern' belongs in a route, not in defaults");
+        throw new ConfigException(
+            file + ": defaults: 'pattern' belongs in a route, not in defaults");
       }
       defaults = RoutePolicies.options(d, file + ": defaults");
       builder.defaults(RoutePolicies.policy(defaults, file + ": defaults"));
@@ -61,7 +69,8 @@ final class YamlConfig {
         Map<String, Object> r = map(list.get(i), where);
         Object pattern = r.get("pattern");
         if (!(pattern instanceof String p) || !p.startsWith("/")) {
-          throw new ConfigException(where + ".pattern: must be a path pattern starting with '/', was '" + pattern + "'");
+          throw new ConfigException(
+              where + ".pattern: must be a path pattern starting with '/', was '" + pattern + "'");
         }
         // A route's own options over the defaults' options, applied once: a value the defaults set
         // (say max-wait) still counts when the route is the one that turns its mode on.
@@ -88,7 +97,11 @@ final class YamlConfig {
     } catch (IOException e) {
       throw new ConfigException("config " + file + ": cannot read it (" + e.getMessage() + ")");
     } catch (YAMLException e) {
-      throw new ConfigException("config " + file + ": not valid YAML: " + String.valueOf(e.getMessage()).replace('\n', ' '));
+      throw new ConfigException(
+          "config "
+              + file
+              + ": not valid YAML: "
+              + String.valueOf(e.getMessage()).replace('\n', ' '));
     }
     if (doc == null) {
       return Map.of();

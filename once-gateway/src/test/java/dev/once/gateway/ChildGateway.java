@@ -14,12 +14,13 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The gateway as a separate process, {@code java -cp <test classpath> dev.once.gateway.Gateway ...},
- * so a test can kill it with SIGKILL ({@link Process#destroyForcibly()}) and start it again.
+ * The gateway as a separate process, {@code java -cp <test classpath> dev.once.gateway.Gateway
+ * ...}, so a test can kill it with SIGKILL ({@link Process#destroyForcibly()}) and start it again.
  */
 final class ChildGateway implements AutoCloseable {
 
-  private static final Pattern STARTED = Pattern.compile("once-gateway started: proxy (http://\\S+) ");
+  private static final Pattern STARTED =
+      Pattern.compile("once-gateway started: proxy (http://\\S+) ");
 
   private final Process process;
   private final URI uri;
@@ -31,26 +32,37 @@ final class ChildGateway implements AutoCloseable {
 
   /** Starts the process and waits (at most 60 s) until it says it is listening. */
   static ChildGateway start(List<String> args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx256m", "-cp", System.getProperty("java.class.path"), Gateway.class.getName()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx256m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                Gateway.class.getName()));
     command.addAll(args);
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     CompletableFuture<URI> started = new CompletableFuture<>();
-    Thread reader = new Thread(() -> {
-      try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = in.readLine()) != null; ) {
-          System.out.println("[child gateway] " + line);
-          Matcher m = STARTED.matcher(line);
-          if (m.find()) {
-            started.complete(URI.create(m.group(1)));
-          }
-        }
-      } catch (IOException e) {
-        // the process died; started stays incomplete and the caller times out below
-      }
-      started.completeExceptionally(new IllegalStateException("the gateway process ended before it started"));
-    }, "child-gateway-output");
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader in =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = in.readLine()) != null; ) {
+                  System.out.println("[child gateway] " + line);
+                  Matcher m = STARTED.matcher(line);
+                  if (m.find()) {
+                    started.complete(URI.create(m.group(1)));
+                  }
+                }
+              } catch (IOException e) {
+                // the process died; started stays incomplete and the caller times out below
+              }
+              started.completeExceptionally(
+                  new IllegalStateException("the gateway process ended before it started"));
+            },
+            "child-gateway-output");
     reader.setDaemon(true);
     reader.start();
     try {

@@ -8,15 +8,19 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.UUID;
 
-/** A JDK {@link HttpClient} aimed at one gateway: JSON POSTs from one merchant, with or without a key. */
+/**
+ * A JDK {@link HttpClient} aimed at one gateway: JSON POSTs from one merchant, with or without a
+ * key.
+ */
 final class Client {
 
   static final String MERCHANT = "sk_test_merchant_1";
 
-  private final HttpClient http = HttpClient.newBuilder()
-      .version(HttpClient.Version.HTTP_1_1)
-      .connectTimeout(Duration.ofSeconds(5))
-      .build();
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
   private final URI base;
 
   Client(URI base) {
@@ -28,23 +32,34 @@ final class Client {
   }
 
   /**
-   * The head of a JSON POST from {@link #MERCHANT} with this key (none if null) and
-   * {@code Content-Length}, and the first bytes of its body, for tests that write to a raw socket and
+   * The head of a JSON POST from {@link #MERCHANT} with this key (none if null) and {@code
+   * Content-Length}, and the first bytes of its body, for tests that write to a raw socket and
    * control when the rest comes.
    */
   static byte[] rawPost(String path, String key, int contentLength, String bodyStart) {
-    return ("POST " + path + " HTTP/1.1\r\nHost: gateway\r\nApi-Key: " + MERCHANT + "\r\n"
-        + (key == null ? "" : "Idempotency-Key: " + key + "\r\n")
-        + "Content-Type: application/json\r\nContent-Length: " + contentLength + "\r\n\r\n" + bodyStart)
+    return ("POST "
+            + path
+            + " HTTP/1.1\r\nHost: gateway\r\nApi-Key: "
+            + MERCHANT
+            + "\r\n"
+            + (key == null ? "" : "Idempotency-Key: " + key + "\r\n")
+            + "Content-Type: application/json\r\nContent-Length: "
+            + contentLength
+            + "\r\n\r\n"
+            + bodyStart)
         .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
   }
 
-  /** A JSON POST from {@link #MERCHANT}; with the key unless it is null; extra headers as name, value pairs. */
+  /**
+   * A JSON POST from {@link #MERCHANT}; with the key unless it is null; extra headers as name,
+   * value pairs.
+   */
   HttpRequest.Builder post(String path, String key, String json, String... headers) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path))
-        .timeout(Duration.ofSeconds(30))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(json));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(base.resolve(path))
+            .timeout(Duration.ofSeconds(30))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json));
     if (key != null) {
       b.header("Idempotency-Key", key);
     }
@@ -68,17 +83,28 @@ final class Client {
     return send(HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30)).GET());
   }
 
-  /** Sends the request; a request built for {@code http://placeholder} goes to this client's base instead. */
+  /**
+   * Sends the request; a request built for {@code http://placeholder} goes to this client's base
+   * instead.
+   */
   HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
     HttpRequest built = request.build();
     if (built.uri().getHost().equals("placeholder")) {
-      built = HttpRequest.newBuilder(built, (n, v) -> true).uri(base.resolve(built.uri().getRawPath()
-          + (built.uri().getRawQuery() == null ? "" : "?" + built.uri().getRawQuery()))).build();
+      built =
+          HttpRequest.newBuilder(built, (n, v) -> true)
+              .uri(
+                  base.resolve(
+                      built.uri().getRawPath()
+                          + (built.uri().getRawQuery() == null
+                              ? ""
+                              : "?" + built.uri().getRawQuery())))
+              .build();
     }
     return http.send(built, HttpResponse.BodyHandlers.ofString());
   }
 
-  java.util.concurrent.CompletableFuture<HttpResponse<String>> sendAsync(HttpRequest.Builder request) {
+  java.util.concurrent.CompletableFuture<HttpResponse<String>> sendAsync(
+      HttpRequest.Builder request) {
     return http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 }

@@ -1,12 +1,12 @@
 package dev.once.gateway;
 
-import dev.once.http.Durations;
-import dev.once.http.Sizes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.InFlightPolicy;
+import dev.once.http.Durations;
 import dev.once.http.RoutePolicy;
+import dev.once.http.Sizes;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -17,18 +17,24 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The command line, the environment and the YAML file: precedence, and a clear message for every mistake. */
+/**
+ * The command line, the environment and the YAML file: precedence, and a clear message for every
+ * mistake.
+ */
 class CommandLineTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
   private int run(Map<String, String> env, String... args) {
-    return Gateway.run(args, env, new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8), false);
+    return Gateway.run(
+        args,
+        env,
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8),
+        false);
   }
 
   private String err() {
@@ -52,25 +58,32 @@ class CommandLineTest {
 
   @Test
   void aPortOutOfRangeIsRefusedNamingTheFlag() {
-    assertThat(run(Map.of(), "--upstream", "http://127.0.0.1:1", "--port", "70000")).isEqualTo(Gateway.EXIT_CONFIG);
+    assertThat(run(Map.of(), "--upstream", "http://127.0.0.1:1", "--port", "70000"))
+        .isEqualTo(Gateway.EXIT_CONFIG);
 
     assertThat(err()).contains("--port").contains("0-65535").contains("70000");
   }
 
   @Test
   void limitsOutOfRangeAreRefusedNamingTheFlagAndTheRange() {
-    assertThat(run(Map.of(), "--upstream", "http://127.0.0.1:1", "--max-header-bytes", "128KiB")).isEqualTo(Gateway.EXIT_CONFIG);
-    assertThat(run(Map.of(), "--upstream", "http://127.0.0.1:1", "--store-threads", "0")).isEqualTo(Gateway.EXIT_CONFIG);
-    assertThat(run(Map.of(), "--upstream", "http://127.0.0.1:1", "--request-body-timeout", "10ms")).isEqualTo(Gateway.EXIT_CONFIG);
+    assertThat(run(Map.of(), "--upstream", "http://127.0.0.1:1", "--max-header-bytes", "128KiB"))
+        .isEqualTo(Gateway.EXIT_CONFIG);
+    assertThat(run(Map.of(), "--upstream", "http://127.0.0.1:1", "--store-threads", "0"))
+        .isEqualTo(Gateway.EXIT_CONFIG);
+    assertThat(run(Map.of(), "--upstream", "http://127.0.0.1:1", "--request-body-timeout", "10ms"))
+        .isEqualTo(Gateway.EXIT_CONFIG);
 
-    assertThat(err()).contains("--max-header-bytes: max-header-bytes must be between 1KiB and 64KiB, was 128KiB")
+    assertThat(err())
+        .contains("--max-header-bytes: max-header-bytes must be between 1KiB and 64KiB, was 128KiB")
         .contains("--store-threads: store-threads must be 1-1000, was 0")
-        .contains("--request-body-timeout").contains("10ms");
+        .contains("--request-body-timeout")
+        .contains("10ms");
   }
 
   @Test
   void aPortThatIsNotANumberIsRefusedNamingTheEnvironmentVariable() {
-    assertThat(run(Map.of("ONCE_PORT", "eighty"), "--upstream", "http://127.0.0.1:1")).isEqualTo(Gateway.EXIT_CONFIG);
+    assertThat(run(Map.of("ONCE_PORT", "eighty"), "--upstream", "http://127.0.0.1:1"))
+        .isEqualTo(Gateway.EXIT_CONFIG);
 
     assertThat(err()).contains("ONCE_PORT").contains("eighty");
   }
@@ -89,7 +102,8 @@ class CommandLineTest {
 
   @Test
   void anUnknownOptionIsRefused() {
-    assertThat(run(Map.of(), "--upstream", "http://127.0.0.1:1", "--prot", "8080")).isEqualTo(Gateway.EXIT_CONFIG);
+    assertThat(run(Map.of(), "--upstream", "http://127.0.0.1:1", "--prot", "8080"))
+        .isEqualTo(Gateway.EXIT_CONFIG);
     assertThat(err()).contains("unknown option --prot").contains("--help");
   }
 
@@ -102,18 +116,25 @@ class CommandLineTest {
   @Test
   void storeUrlsAreValidatedWithTheFormsThatWork() {
     assertThatThrownBy(() -> config(Map.of(), "--upstream", "http://h", "--store", "mysql://x"))
-        .isInstanceOf(ConfigException.class).hasMessageContaining("--store").hasMessageContaining("postgres://");
-    assertThatThrownBy(() -> config(Map.of(), "--upstream", "http://h", "--store", "postgres://host/db"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--store")
+        .hasMessageContaining("postgres://");
+    assertThatThrownBy(
+            () -> config(Map.of(), "--upstream", "http://h", "--store", "postgres://host/db"))
         .hasMessageContaining("no user");
-    assertThatThrownBy(() -> config(Map.of(), "--upstream", "http://h", "--store", "redis-cluster://a:1,b"))
+    assertThatThrownBy(
+            () -> config(Map.of(), "--upstream", "http://h", "--store", "redis-cluster://a:1,b"))
         .hasMessageContaining("host:port");
   }
 
   @Test
   void aStorePasswordNeverAppearsInMessagesOrTheConfigDescription() {
-    assertThatThrownBy(() -> config(Map.of(), "--upstream", "http://h", "--store", "postgres://u:s3cret@h/a/b"))
+    assertThatThrownBy(
+            () ->
+                config(Map.of(), "--upstream", "http://h", "--store", "postgres://u:s3cret@h/a/b"))
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cret"));
-    GatewayConfig ok = config(Map.of(), "--upstream", "http://h", "--store", "postgres://u:s3cret@h:5433/db");
+    GatewayConfig ok =
+        config(Map.of(), "--upstream", "http://h", "--store", "postgres://u:s3cret@h:5433/db");
     assertThat(ok.toString()).doesNotContain("s3cret").contains("postgres://u:***@h:5433/db");
     assertThat(((StoreUrl.Postgres) ok.store()).jdbcUrl()).isEqualTo("jdbc:postgresql://h:5433/db");
   }
@@ -121,10 +142,17 @@ class CommandLineTest {
   @Test
   void flagsBeatTheEnvironmentWhichBeatsTheFileWhichBeatsTheDefaults() throws Exception {
     Path yaml = dir.resolve("g.yaml");
-    Files.writeString(yaml, "upstream: http://from-file\nport: 1111\nmanagement-port: 2222\ntenant-header: X-File\n");
+    Files.writeString(
+        yaml,
+        "upstream: http://from-file\nport: 1111\nmanagement-port: 2222\ntenant-header: X-File\n");
 
-    GatewayConfig c = config(Map.of("ONCE_PORT", "3333", "ONCE_MANAGEMENT_PORT", "4444"),
-        "--config", yaml.toString(), "--port", "5555");
+    GatewayConfig c =
+        config(
+            Map.of("ONCE_PORT", "3333", "ONCE_MANAGEMENT_PORT", "4444"),
+            "--config",
+            yaml.toString(),
+            "--port",
+            "5555");
 
     assertThat(c.port()).isEqualTo(5555);
     assertThat(c.managementPort()).isEqualTo(4444);
@@ -138,13 +166,16 @@ class CommandLineTest {
     Path yaml = dir.resolve("g.yaml");
     Files.writeString(yaml, "upstream: http://from-file\n");
 
-    assertThat(config(Map.of("ONCE_CONFIG", yaml.toString())).upstream().toString()).isEqualTo("http://from-file");
+    assertThat(config(Map.of("ONCE_CONFIG", yaml.toString())).upstream().toString())
+        .isEqualTo("http://from-file");
   }
 
   @Test
   void routesInheritTheDefaultsSectionAndMapOntoThePolicyBuilders() throws Exception {
     Path yaml = dir.resolve("g.yaml");
-    Files.writeString(yaml, """
+    Files.writeString(
+        yaml,
+        """
         upstream: http://h
         defaults:
           lease: 10s
@@ -184,28 +215,35 @@ class CommandLineTest {
   @Test
   void aMistakeInARouteNamesTheFileTheRouteAndTheKey() throws Exception {
     Path yaml = dir.resolve("g.yaml");
-    Files.writeString(yaml, "upstream: http://h\nroutes:\n  - pattern: /a\n  - pattern: /b\n    lease: soon\n");
+    Files.writeString(
+        yaml, "upstream: http://h\nroutes:\n  - pattern: /a\n  - pattern: /b\n    lease: soon\n");
 
     assertThatThrownBy(() -> config(Map.of(), "--config", yaml.toString()))
-        .hasMessageContaining("g.yaml").hasMessageContaining("routes[1].lease").hasMessageContaining("soon");
+        .hasMessageContaining("g.yaml")
+        .hasMessageContaining("routes[1].lease")
+        .hasMessageContaining("soon");
   }
 
   @Test
   void aTtlShorterThanTheLeaseIsRefusedByThePolicyBuilder() throws Exception {
     Path yaml = dir.resolve("g.yaml");
-    Files.writeString(yaml, "upstream: http://h\nroutes:\n  - pattern: /a\n    lease: 1h\n    ttl: 1m\n");
+    Files.writeString(
+        yaml, "upstream: http://h\nroutes:\n  - pattern: /a\n    lease: 1h\n    ttl: 1m\n");
 
-    assertThatThrownBy(() -> config(Map.of(), "--config", yaml.toString())).hasMessageContaining("routes[0]");
+    assertThatThrownBy(() -> config(Map.of(), "--config", yaml.toString()))
+        .hasMessageContaining("routes[0]");
   }
 
   @Test
   void unknownKeysInTheFileAreRefused() throws Exception {
     Path yaml = dir.resolve("g.yaml");
     Files.writeString(yaml, "upstream: http://h\nrouts: []\n");
-    assertThatThrownBy(() -> config(Map.of(), "--config", yaml.toString())).hasMessageContaining("unknown key 'routs'");
+    assertThatThrownBy(() -> config(Map.of(), "--config", yaml.toString()))
+        .hasMessageContaining("unknown key 'routs'");
 
     Files.writeString(yaml, "upstream: http://h\nroutes:\n  - pattern: /a\n    leese: 1s\n");
-    assertThatThrownBy(() -> config(Map.of(), "--config", yaml.toString())).hasMessageContaining("unknown key 'leese'");
+    assertThatThrownBy(() -> config(Map.of(), "--config", yaml.toString()))
+        .hasMessageContaining("unknown key 'leese'");
   }
 
   @Test
@@ -215,7 +253,8 @@ class CommandLineTest {
 
     assertThat(run(Map.of(), "--config", yaml.toString())).isEqualTo(Gateway.EXIT_CONFIG);
     assertThat(err()).contains("not valid YAML");
-    assertThat(run(Map.of(), "--config", dir.resolve("nope.yaml").toString())).isEqualTo(Gateway.EXIT_CONFIG);
+    assertThat(run(Map.of(), "--config", dir.resolve("nope.yaml").toString()))
+        .isEqualTo(Gateway.EXIT_CONFIG);
     assertThat(err()).contains("cannot read it");
   }
 
@@ -224,20 +263,32 @@ class CommandLineTest {
     Path yaml = dir.resolve("g.yaml");
     Files.writeString(yaml, "upstream: !!java.io.File [\"/tmp\"]\n");
 
-    assertThatThrownBy(() -> config(Map.of(), "--config", yaml.toString())).hasMessageContaining("not valid YAML");
+    assertThatThrownBy(() -> config(Map.of(), "--config", yaml.toString()))
+        .hasMessageContaining("not valid YAML");
   }
 
   @Test
   void aStoreThatCannotBeReachedStopsTheStartWithExitStatusOne() {
-    assertThat(run(Map.of(), "--upstream", "http://127.0.0.1:1", "--port", "0", "--management-port", "0",
-        "--store", "redis://127.0.0.1:1")).isEqualTo(Gateway.EXIT_START);
+    assertThat(
+            run(
+                Map.of(),
+                "--upstream",
+                "http://127.0.0.1:1",
+                "--port",
+                "0",
+                "--management-port",
+                "0",
+                "--store",
+                "redis://127.0.0.1:1"))
+        .isEqualTo(Gateway.EXIT_START);
 
     assertThat(err()).contains("cannot start").contains("Redis");
   }
 
   @Test
   void anAdminTokenThatIsTooShortIsRefusedWithoutEchoingIt() {
-    assertThat(run(Map.of("ONCE_ADMIN_TOKEN", "hunter2"), "--upstream", "http://h")).isEqualTo(Gateway.EXIT_CONFIG);
+    assertThat(run(Map.of("ONCE_ADMIN_TOKEN", "hunter2"), "--upstream", "http://h"))
+        .isEqualTo(Gateway.EXIT_CONFIG);
 
     assertThat(err()).contains("ONCE_ADMIN_TOKEN").contains("16").doesNotContain("hunter2");
   }

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.http.ProblemType;
 import dev.once.tck.Eventually;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -17,22 +17,35 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The gateway process killed with SIGKILL in the middle of a request, then started again on the same
- * data directory: what the embedded store confirmed survives, and duplicates still run once.
+ * The gateway process killed with SIGKILL in the middle of a request, then started again on the
+ * same data directory: what the embedded store confirmed survives, and duplicates still run once.
  */
 @Timeout(180)
 class CrashRecoveryTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
-  void afterSigkillCompletedRecordsReplayTheInFlightKeyStaysGuardedAndAHerdRunsOnce() throws Exception {
+  void afterSigkillCompletedRecordsReplayTheInFlightKeyStaysGuardedAndAHerdRunsOnce()
+      throws Exception {
     try (FakeUpstream upstream = new FakeUpstream()) {
       Path yaml = dir.resolve("gateway.yaml");
-      Files.writeString(yaml, TestGateway.ROUTES.replace("upstream-timeout: 1500ms", "upstream-timeout: 20s"));
-      List<String> args = List.of("--config", yaml.toString(), "--bind", "127.0.0.1", "--port", "0",
-          "--management-port", "0", "--upstream", upstream.url(), "--data-dir", dir.resolve("data").toString());
+      Files.writeString(
+          yaml, TestGateway.ROUTES.replace("upstream-timeout: 1500ms", "upstream-timeout: 20s"));
+      List<String> args =
+          List.of(
+              "--config",
+              yaml.toString(),
+              "--bind",
+              "127.0.0.1",
+              "--port",
+              "0",
+              "--management-port",
+              "0",
+              "--upstream",
+              upstream.url(),
+              "--data-dir",
+              dir.resolve("data").toString());
       String completedKey = key();
       String inFlightKey = key();
       HttpResponse<String> completed;
@@ -42,8 +55,11 @@ class CrashRecoveryTest {
         Client client = new Client(first.uri());
         completed = client.postJson("/payments/completed", completedKey, "{\"amount\":1}");
         assertThat(completed.statusCode()).isEqualTo(201);
-        CompletableFuture<HttpResponse<String>> cut = client.sendAsync(client.post("/slow/3000", inFlightKey, "{}"));
-        Eventually.assertThat("the request reached the upstream", java.time.Duration.ofSeconds(10),
+        CompletableFuture<HttpResponse<String>> cut =
+            client.sendAsync(client.post("/slow/3000", inFlightKey, "{}"));
+        Eventually.assertThat(
+            "the request reached the upstream",
+            java.time.Duration.ofSeconds(10),
             () -> upstream.runs("/slow/3000") == 1);
 
         first.kill();
@@ -56,12 +72,14 @@ class CrashRecoveryTest {
       try (ChildGateway second = ChildGateway.start(args)) {
         Client client = new Client(second.uri());
 
-        HttpResponse<String> replay = client.postJson("/payments/completed", completedKey, "{\"amount\":1}");
+        HttpResponse<String> replay =
+            client.postJson("/payments/completed", completedKey, "{\"amount\":1}");
         assertThat(replay.body()).isEqualTo(completed.body());
         assertThat(replay.headers().firstValue("Idempotent-Replayed")).contains("true");
         assertThat(upstream.runs("/payments/completed")).isEqualTo(1);
 
-        // The killed request may have had its effect upstream: its key stays in flight until its lease ends.
+        // The killed request may have had its effect upstream: its key stays in flight until its
+        // lease ends.
         assertProblem(client.postJson("/slow/3000", inFlightKey, "{}"), ProblemType.IN_FLIGHT);
 
         String herdKey = key();

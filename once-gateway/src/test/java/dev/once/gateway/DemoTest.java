@@ -9,7 +9,10 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** {@code --demo}: the curl lines it prints do what they say, and the ledger shows one charge per key. */
+/**
+ * {@code --demo}: the curl lines it prints do what they say, and the ledger shows one charge per
+ * key.
+ */
 @Timeout(60)
 class DemoTest {
 
@@ -20,10 +23,14 @@ class DemoTest {
       Client client = new Client(demo.gateway().uri());
       String charge = "{\"amount\":1000,\"currency\":\"EUR\"}";
 
-      HttpResponse<String> first = client.postJson("/charges", "demo-1", charge, "Api-Key", "merchant-42");
-      HttpResponse<String> retry = client.postJson("/charges", "demo-1", charge, "Api-Key", "merchant-42");
-      HttpResponse<String> reused = client.postJson("/charges", "demo-1", "{\"amount\":9999}", "Api-Key", "merchant-42");
-      HttpResponse<String> noKey = client.postJson("/charges", null, charge, "Api-Key", "merchant-42");
+      HttpResponse<String> first =
+          client.postJson("/charges", "demo-1", charge, "Api-Key", "merchant-42");
+      HttpResponse<String> retry =
+          client.postJson("/charges", "demo-1", charge, "Api-Key", "merchant-42");
+      HttpResponse<String> reused =
+          client.postJson("/charges", "demo-1", "{\"amount\":9999}", "Api-Key", "merchant-42");
+      HttpResponse<String> noKey =
+          client.postJson("/charges", null, charge, "Api-Key", "merchant-42");
       HttpResponse<String> ledger = client.get("/ledger");
 
       assertThat(first.statusCode()).isEqualTo(201);
@@ -33,8 +40,11 @@ class DemoTest {
       assertProblem(noKey, ProblemType.KEY_MISSING);
       assertThat(ledger.body()).startsWith("{\"charges\":1,");
       assertThat(demo.upstream().chargesCreated()).isEqualTo(1);
-      assertThat(demo.instructions()).contains(demo.gateway().uri() + "/charges").contains("Idempotency-Key: demo-1")
-          .contains("delay=5000").contains("/ledger");
+      assertThat(demo.instructions())
+          .contains(demo.gateway().uri() + "/charges")
+          .contains("Idempotency-Key: demo-1")
+          .contains("delay=5000")
+          .contains("/ledger");
     }
   }
 }

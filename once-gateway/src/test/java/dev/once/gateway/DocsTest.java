@@ -20,30 +20,35 @@ class DocsTest {
 
   @Test
   void theRouteTableIsRenderedFromTheOneOptionTable() throws IOException {
-    OptionDocs.assertTable(DOC, "key", "", "| `pattern` | — (required in a route) | path pattern |\n");
+    OptionDocs.assertTable(
+        DOC, "key", "", "| `pattern` | — (required in a route) | path pattern |\n");
   }
 
   @Test
   void everyGatewayOptionHasOneRowWithItsFlagEnvironmentVariableAndYamlKey() throws IOException {
-    Pattern row = Pattern.compile("^\\| `(--[a-z-]+)[^`]*` \\| `([A-Z_]+)` \\| `([a-z-]+)` \\|", Pattern.MULTILINE);
+    Pattern row =
+        Pattern.compile(
+            "^\\| `(--[a-z-]+)[^`]*` \\| `([A-Z_]+)` \\| `([a-z-]+)` \\|", Pattern.MULTILINE);
     Matcher m = row.matcher(Files.readString(DOC));
     List<String> documented = new ArrayList<>();
     while (m.find()) {
       documented.add(m.group(1) + " " + m.group(2) + " " + m.group(3));
     }
 
-    assertThat(documented).containsExactlyInAnyOrderElementsOf(
-        Options.ALL.stream().map(o -> o.flag() + " " + o.env() + " " + o.name()).toList());
+    assertThat(documented)
+        .containsExactlyInAnyOrderElementsOf(
+            Options.ALL.stream().map(o -> o.flag() + " " + o.env() + " " + o.name()).toList());
   }
 
   @Test
   void theYamlExampleUsesOnlyKeysTheGatewayReads() throws IOException {
-    Matcher m = Pattern.compile("^    ([a-z-]+):", Pattern.MULTILINE).matcher(Files.readString(DOC));
+    Matcher m =
+        Pattern.compile("^    ([a-z-]+):", Pattern.MULTILINE).matcher(Files.readString(DOC));
     while (m.find()) {
       String key = m.group(1);
       assertThat(key.equals("pattern") || RouteOptions.named(key) != null)
-          .as("route key '%s' in an example of %s", key, DOC).isTrue();
+          .as("route key '%s' in an example of %s", key, DOC)
+          .isTrue();
     }
   }
-
 }

@@ -6,7 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 
-/** The contract kit ({@link GatewaySemanticsTest}) on the gateway's default store, the embedded one. */
+/**
+ * The contract kit ({@link GatewaySemanticsTest}) on the gateway's default store, the embedded one.
+ */
 class EmbeddedGatewaySemanticsTest extends GatewaySemanticsTest {
 
   private Path dir;
@@ -14,7 +16,9 @@ class EmbeddedGatewaySemanticsTest extends GatewaySemanticsTest {
   @Override
   protected IdempotencyStore store() throws Exception {
     dir = Files.createTempDirectory("once-gateway-kit-store-");
-    return EmbeddedStore.builder(dir).durability(EmbeddedStore.Durability.SURVIVES_PROCESS_CRASH).build();
+    return EmbeddedStore.builder(dir)
+        .durability(EmbeddedStore.Durability.SURVIVES_PROCESS_CRASH)
+        .build();
   }
 
   @AfterAll

@@ -13,22 +13,25 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * An upstream whose behaviour is chosen by the path, counting how often each path ran:
- * {@code /status/NNN} answers NNN, {@code /slow/MS} answers 201 after MS milliseconds,
- * {@code /big/N} answers N bytes, {@code /headers} echoes the key-chaining headers, {@code /reset}
- * reads the request and drops the connection, {@code /fat-headers/N} is a payment with an
- * {@code X-Fat} header of N bytes; anything else is a payment: 201 with a new id.
+ * An upstream whose behaviour is chosen by the path, counting how often each path ran: {@code
+ * /status/NNN} answers NNN, {@code /slow/MS} answers 201 after MS milliseconds, {@code /big/N}
+ * answers N bytes, {@code /headers} echoes the key-chaining headers, {@code /reset} reads the
+ * request and drops the connection, {@code /fat-headers/N} is a payment with an {@code X-Fat}
+ * header of N bytes; anything else is a payment: 201 with a new id.
  */
 final class FakeUpstream implements AutoCloseable {
 
-  private static final java.util.Set<String> KINDS = java.util.Set.of("status", "slow", "big", "headers", "reset", "fat-headers");
+  private static final java.util.Set<String> KINDS =
+      java.util.Set.of("status", "slow", "big", "headers", "reset", "fat-headers");
 
   private final HttpServer server;
-  private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "fake-upstream");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService executor =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "fake-upstream");
+            t.setDaemon(true);
+            return t;
+          });
   private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
   private final AtomicInteger ids = new AtomicInteger();
 
@@ -68,9 +71,16 @@ final class FakeUpstream implements AutoCloseable {
         payment(ex, request);
       }
       case "big" -> big(ex, Long.parseLong(arg));
-      case "headers" -> send(ex, 200, "key=" + ex.getRequestHeaders().getFirst("Idempotency-Key")
-          + " scope=" + ex.getRequestHeaders().getFirst("Once-Scope")
-          + " token=" + ex.getRequestHeaders().getFirst("Once-Token"));
+      case "headers" ->
+          send(
+              ex,
+              200,
+              "key="
+                  + ex.getRequestHeaders().getFirst("Idempotency-Key")
+                  + " scope="
+                  + ex.getRequestHeaders().getFirst("Once-Scope")
+                  + " token="
+                  + ex.getRequestHeaders().getFirst("Once-Token"));
       case "fat-headers" -> {
         ex.getResponseHeaders().add("X-Fat", "f".repeat(Integer.parseInt(arg)));
         payment(ex, request);

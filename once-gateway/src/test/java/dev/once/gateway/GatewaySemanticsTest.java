@@ -29,7 +29,11 @@ class GatewaySemanticsTest extends HttpSemanticsContract {
     StringBuilder y = new StringBuilder("access-log: false\nroutes:\n");
     for (Map.Entry<String, Map<String, Object>> route : KitRoutes.all().entrySet()) {
       y.append("  - pattern: ").append(route.getKey()).append('\n');
-      route.getValue().forEach((name, value) -> y.append("    ").append(name).append(": ").append(text(value)).append('\n'));
+      route
+          .getValue()
+          .forEach(
+              (name, value) ->
+                  y.append("    ").append(name).append(": ").append(text(value)).append('\n'));
     }
     return y.toString();
   }
@@ -43,7 +47,8 @@ class GatewaySemanticsTest extends HttpSemanticsContract {
     return String.valueOf(value);
   }
 
-  record GatewayDeployment(Gateway gateway, ReferenceUpstream upstream, Path dir) implements Deployment {
+  record GatewayDeployment(Gateway gateway, ReferenceUpstream upstream, Path dir)
+      implements Deployment {
 
     static GatewayDeployment start(IdempotencyStore store) throws Exception {
       ReferenceUpstream upstream = new ReferenceUpstream();
@@ -51,10 +56,27 @@ class GatewaySemanticsTest extends HttpSemanticsContract {
       try {
         Path config = dir.resolve("gateway.yaml");
         Files.writeString(config, yaml());
-        GatewayConfig c = Cli.configure(Cli.parse(new String[] {"--config", config.toString(), "--bind", "127.0.0.1",
-            "--port", "0", "--management-port", "0", "--upstream", upstream.url(),
-            "--tenant-header", KitRoutes.TENANT_HEADER}), Map.of()).build();
-        return new GatewayDeployment(Gateway.start(c, new OpenStore(store, () -> {})), upstream, dir);
+        GatewayConfig c =
+            Cli.configure(
+                    Cli.parse(
+                        new String[] {
+                          "--config",
+                          config.toString(),
+                          "--bind",
+                          "127.0.0.1",
+                          "--port",
+                          "0",
+                          "--management-port",
+                          "0",
+                          "--upstream",
+                          upstream.url(),
+                          "--tenant-header",
+                          KitRoutes.TENANT_HEADER
+                        }),
+                    Map.of())
+                .build();
+        return new GatewayDeployment(
+            Gateway.start(c, new OpenStore(store, () -> {})), upstream, dir);
       } catch (Exception | Error e) {
         upstream.close();
         TestGateway.delete(dir);

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The gateway's limits, each with the answer it promises: header sizes consistent on every hop,
- * the response cap on the body only, a deadline on request bodies, and a cap on all bytes held.
+ * The gateway's limits, each with the answer it promises: header sizes consistent on every hop, the
+ * response cap on the body only, a deadline on request bodies, and a cap on all bytes held.
  */
 @Timeout(60)
 class LimitsTest {
@@ -21,8 +21,9 @@ class LimitsTest {
   @Test
   void requestHeadersUnderTheLimitReachTheUpstream() throws Exception {
     try (TestGateway gw = TestGateway.start()) {
-      HttpResponse<String> response = gw.client.postJson("/payments/big-request-headers", key(), "{}",
-          "X-Big", "b".repeat(6000));
+      HttpResponse<String> response =
+          gw.client.postJson(
+              "/payments/big-request-headers", key(), "{}", "X-Big", "b".repeat(6000));
 
       assertThat(response.statusCode()).isEqualTo(201);
       assertThat(gw.upstream.runs("/payments/big-request-headers")).isEqualTo(1);
@@ -48,13 +49,17 @@ class LimitsTest {
     try (TestGateway gw = TestGateway.start("--max-header-bytes", "24KiB")) {
       String key = key();
 
-      HttpResponse<String> first = gw.client.postJson("/fat-headers/12000", key, "{}", "X-Big", "b".repeat(12000));
-      HttpResponse<String> replay = gw.client.postJson("/fat-headers/12000", key, "{}", "X-Big", "b".repeat(12000));
+      HttpResponse<String> first =
+          gw.client.postJson("/fat-headers/12000", key, "{}", "X-Big", "b".repeat(12000));
+      HttpResponse<String> replay =
+          gw.client.postJson("/fat-headers/12000", key, "{}", "X-Big", "b".repeat(12000));
 
       assertThat(first.statusCode()).isEqualTo(201);
-      assertThat(first.headers().firstValue("X-Fat")).hasValueSatisfying(v -> assertThat(v).hasSize(12000));
+      assertThat(first.headers().firstValue("X-Fat"))
+          .hasValueSatisfying(v -> assertThat(v).hasSize(12000));
       assertThat(replay.headers().firstValue("Idempotent-Replayed")).contains("true");
-      assertThat(replay.headers().firstValue("X-Fat")).isEqualTo(first.headers().firstValue("X-Fat"));
+      assertThat(replay.headers().firstValue("X-Fat"))
+          .isEqualTo(first.headers().firstValue("X-Fat"));
     }
   }
 
@@ -79,9 +84,13 @@ class LimitsTest {
       socket.setSoTimeout(10_000);
       socket.getOutputStream().write(Client.rawPost("/payments/stalled", key(), 10, "{\"a\""));
 
-      String response = new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
+      String response =
+          new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
 
-      assertThat(response).startsWith("HTTP/1.1 408 ").contains("application/problem+json").contains("request-body-timeout");
+      assertThat(response)
+          .startsWith("HTTP/1.1 408 ")
+          .contains("application/problem+json")
+          .contains("request-body-timeout");
       assertThat(gw.upstream.runs("/payments/stalled")).isZero();
     }
   }
@@ -100,7 +109,9 @@ class LimitsTest {
 
       String head = headOf(socket.getInputStream());
 
-      assertThat(head).startsWith("HTTP/1.1 400 ").containsIgnoringCase("\r\nConnection: close\r\n");
+      assertThat(head)
+          .startsWith("HTTP/1.1 400 ")
+          .containsIgnoringCase("\r\nConnection: close\r\n");
       assertThat(gw.upstream.runs("/required/x")).isZero();
     }
   }
@@ -108,7 +119,9 @@ class LimitsTest {
   @Test
   void aBodyOverTheGatewaysBufferCapIs503AndNothingRuns() throws Exception {
     try (TestGateway gw = TestGateway.start("--max-buffered-bytes", "64KiB")) {
-      HttpResponse<String> response = gw.client.postJson("/payments/over-budget", key(), "{\"pad\":\"" + "x".repeat(100_000) + "\"}");
+      HttpResponse<String> response =
+          gw.client.postJson(
+              "/payments/over-budget", key(), "{\"pad\":\"" + "x".repeat(100_000) + "\"}");
 
       assertProblem(response, 503, "gateway-overloaded");
       assertThat(response.headers().firstValue("Retry-After")).isPresent();
@@ -131,7 +144,9 @@ class LimitsTest {
     }
   }
 
-  /** The status line and header fields of the response arriving on {@code in}, up to the blank line. */
+  /**
+   * The status line and header fields of the response arriving on {@code in}, up to the blank line.
+   */
   private static String headOf(java.io.InputStream in) throws java.io.IOException {
     StringBuilder head = new StringBuilder();
     while (head.indexOf("\r\n\r\n") < 0) {

@@ -35,20 +35,29 @@ class OperationsTest {
   void metricsCountWhatHappenedToEachKeyAndShowStoreCallsJvmAndJetty() throws Exception {
     try (TestGateway gw = TestGateway.start()) {
       String key = key();
-      gw.client.postJson("/payments/metrics", key, "{}");                 // executed, recorded
-      gw.client.postJson("/payments/metrics", key, "{}");                 // replayed
-      gw.client.postJson("/payments/metrics", key, "{\"other\":1}");     // key reused
-      gw.client.postJson("/status/503", key(), "{}");                     // executed, released
+      gw.client.postJson("/payments/metrics", key, "{}"); // executed, recorded
+      gw.client.postJson("/payments/metrics", key, "{}"); // replayed
+      gw.client.postJson("/payments/metrics", key, "{\"other\":1}"); // key reused
+      gw.client.postJson("/status/503", key(), "{}"); // executed, released
 
       String metrics = gw.management().get("/metrics").body();
 
-      assertThat(value(metrics, "once_executions_total{outcome=\"completed\",recording=\"recorded\"}")).isEqualTo(1.0);
-      assertThat(value(metrics, "once_executions_total{outcome=\"transient\",recording=\"released\"}")).isEqualTo(1.0);
+      assertThat(
+              value(metrics, "once_executions_total{outcome=\"completed\",recording=\"recorded\"}"))
+          .isEqualTo(1.0);
+      assertThat(
+              value(metrics, "once_executions_total{outcome=\"transient\",recording=\"released\"}"))
+          .isEqualTo(1.0);
       assertThat(value(metrics, "once_replays_total{outcome=\"completed\"}")).isEqualTo(1.0);
       assertThat(value(metrics, "once_fingerprint_mismatches_total")).isEqualTo(1.0);
-      assertThat(value(metrics, "once_store_calls_seconds_count{operation=\"claim\"}")).isEqualTo(4.0);
-      assertThat(value(metrics, "once_store_calls_seconds_count{operation=\"complete\"}")).isEqualTo(1.0);
-      assertThat(value(metrics, "http_server_requests_seconds_count{method=\"POST\",replayed=\"true\",status=\"201\"}"))
+      assertThat(value(metrics, "once_store_calls_seconds_count{operation=\"claim\"}"))
+          .isEqualTo(4.0);
+      assertThat(value(metrics, "once_store_calls_seconds_count{operation=\"complete\"}"))
+          .isEqualTo(1.0);
+      assertThat(
+              value(
+                  metrics,
+                  "http_server_requests_seconds_count{method=\"POST\",replayed=\"true\",status=\"201\"}"))
           .isEqualTo(1.0);
       assertThat(metrics).contains("jvm_memory_used_bytes{area=\"heap\"", "jetty_threads_busy");
     }
@@ -56,7 +65,10 @@ class OperationsTest {
 
   /** The value of one series in the Prometheus text format. */
   private static double value(String metrics, String series) {
-    return metrics.lines().filter(l -> l.startsWith(series + " ")).findFirst()
+    return metrics
+        .lines()
+        .filter(l -> l.startsWith(series + " "))
+        .findFirst()
         .map(l -> Double.parseDouble(l.substring(series.length() + 1).trim()))
         .orElseThrow(() -> new AssertionError("no series " + series + " in\n" + metrics));
   }
@@ -73,16 +85,21 @@ class OperationsTest {
   @Test
   void theAdminApiIsOffWithoutAToken() throws Exception {
     try (TestGateway gw = TestGateway.start()) {
-      assertThat(gw.management().send(admin("/admin/purge", null).POST(HttpRequest.BodyPublishers.noBody()))
-          .statusCode()).isEqualTo(404);
+      assertThat(
+              gw.management()
+                  .send(admin("/admin/purge", null).POST(HttpRequest.BodyPublishers.noBody()))
+                  .statusCode())
+          .isEqualTo(404);
     }
   }
 
   @Test
   void theAdminApiRefusesAMissingOrWrongToken() throws Exception {
     try (TestGateway gw = TestGateway.start("--admin-token", TOKEN)) {
-      HttpRequest.Builder none = admin("/admin/purge", null).POST(HttpRequest.BodyPublishers.noBody());
-      HttpRequest.Builder wrong = admin("/admin/purge", TOKEN + "x").POST(HttpRequest.BodyPublishers.noBody());
+      HttpRequest.Builder none =
+          admin("/admin/purge", null).POST(HttpRequest.BodyPublishers.noBody());
+      HttpRequest.Builder wrong =
+          admin("/admin/purge", TOKEN + "x").POST(HttpRequest.BodyPublishers.noBody());
 
       assertThat(gw.management().send(none).statusCode()).isEqualTo(401);
       assertThat(gw.management().send(wrong).statusCode()).isEqualTo(401);
@@ -98,14 +115,21 @@ class OperationsTest {
       assertProblem(gw.client.postJson("/slow/2500", key, "{}"), ProblemType.IN_FLIGHT);
       String query = "?scope=" + URLEncoder.encode(scope, StandardCharsets.UTF_8) + "&key=" + key;
 
-      HttpResponse<String> record = gw.management().send(admin("/admin/records" + query, TOKEN).GET());
-      HttpResponse<String> released = gw.management().send(
-          admin("/admin/records/release" + query, TOKEN).POST(HttpRequest.BodyPublishers.noBody()));
-      HttpResponse<String> purged = gw.management().send(
-          admin("/admin/purge", TOKEN).POST(HttpRequest.BodyPublishers.noBody()));
+      HttpResponse<String> record =
+          gw.management().send(admin("/admin/records" + query, TOKEN).GET());
+      HttpResponse<String> released =
+          gw.management()
+              .send(
+                  admin("/admin/records/release" + query, TOKEN)
+                      .POST(HttpRequest.BodyPublishers.noBody()));
+      HttpResponse<String> purged =
+          gw.management()
+              .send(admin("/admin/purge", TOKEN).POST(HttpRequest.BodyPublishers.noBody()));
 
       assertThat(record.statusCode()).isEqualTo(200);
-      assertThat(record.body()).contains("\"state\":\"IN_PROGRESS\"").contains("\"resultBytes\":null");
+      assertThat(record.body())
+          .contains("\"state\":\"IN_PROGRESS\"")
+          .contains("\"resultBytes\":null");
       assertThat(released.body()).isEqualTo("{\"result\":\"released\"}");
       assertThat(purged.body()).startsWith("{\"purged\":");
       // Released: the next retry runs afresh (and times out again, as the upstream is still slow).
@@ -122,9 +146,13 @@ class OperationsTest {
       gw.client.postJson("/payments/done", key, "{}");
       String query = "?scope=" + URLEncoder.encode(scope, StandardCharsets.UTF_8) + "&key=" + key;
 
-      HttpResponse<String> record = gw.management().send(admin("/admin/records" + query, TOKEN).GET());
-      HttpResponse<String> release = gw.management().send(
-          admin("/admin/records/release" + query, TOKEN).POST(HttpRequest.BodyPublishers.noBody()));
+      HttpResponse<String> record =
+          gw.management().send(admin("/admin/records" + query, TOKEN).GET());
+      HttpResponse<String> release =
+          gw.management()
+              .send(
+                  admin("/admin/records/release" + query, TOKEN)
+                      .POST(HttpRequest.BodyPublishers.noBody()));
 
       assertThat(record.body()).contains("\"state\":\"COMPLETED\"").doesNotContain("pay_");
       assertThat(release.statusCode()).isEqualTo(409);
@@ -136,8 +164,11 @@ class OperationsTest {
   void stoppingLetsARequestInFlightFinish() throws Exception {
     TestGateway gw = TestGateway.start();
     try {
-      CompletableFuture<HttpResponse<String>> inFlight = gw.client.sendAsync(gw.client.post("/slow/1000", key(), "{}"));
-      Eventually.assertThat("the request reached the upstream", Duration.ofSeconds(10),
+      CompletableFuture<HttpResponse<String>> inFlight =
+          gw.client.sendAsync(gw.client.post("/slow/1000", key(), "{}"));
+      Eventually.assertThat(
+          "the request reached the upstream",
+          Duration.ofSeconds(10),
           () -> gw.upstream.runs("/slow/1000") == 1);
 
       gw.gateway.close();
@@ -155,7 +186,8 @@ class OperationsTest {
   }
 
   private static HttpRequest.Builder admin(String path, String token) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(java.net.URI.create("http://placeholder" + path));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(java.net.URI.create("http://placeholder" + path));
     if (token != null) {
       b.header("Authorization", "Bearer " + token);
     }

@@ -14,9 +14,10 @@ import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
 /**
- * What DESIGN §4 asks of a proxy beyond the rows every adapter passes (those run through the contract
- * kit in {@link GatewaySemanticsTest}): one spelling of the key upstream, hop-by-hop fields on live
- * answers, the tenant requirement, herds in wait mode, and the headers the upstream is given.
+ * What DESIGN §4 asks of a proxy beyond the rows every adapter passes (those run through the
+ * contract kit in {@link GatewaySemanticsTest}): one spelling of the key upstream, hop-by-hop
+ * fields on live answers, the tenant requirement, herds in wait mode, and the headers the upstream
+ * is given.
  */
 class ProxySemanticsTest extends GatewayTest {
 
@@ -33,9 +34,11 @@ class ProxySemanticsTest extends GatewayTest {
 
   @Test
   void fieldsTheUpstreamNamesInConnectionNeverReachTheClientNorAReplay() throws Exception {
-    try (RawUpstream upstream = new RawUpstream("HTTP/1.1 201 Created\r\nConnection: X-Hop, keep-alive\r\n"
-        + "X-Hop: hop-secret\r\nKeep-Alive: timeout=5\r\nX-End: kept\r\nContent-Type: application/json\r\n"
-        + "Content-Length: 2\r\n\r\n{}");
+    try (RawUpstream upstream =
+            new RawUpstream(
+                "HTTP/1.1 201 Created\r\nConnection: X-Hop, keep-alive\r\n"
+                    + "X-Hop: hop-secret\r\nKeep-Alive: timeout=5\r\nX-End: kept\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 2\r\n\r\n{}");
         TestGateway hop = TestGateway.start("--upstream", upstream.url())) {
       String key = key();
 
@@ -56,11 +59,14 @@ class ProxySemanticsTest extends GatewayTest {
   @Test
   void withRequireTenantAKeyedRequestWithoutTheTenantIsRefused() throws Exception {
     try (TestGateway strict = TestGateway.start("--require-tenant", "true")) {
-      HttpRequest.Builder anonymous = HttpRequest.newBuilder(strict.gateway.uri().resolve("/payments/anonymous"))
-          .header("Idempotency-Key", key()).POST(HttpRequest.BodyPublishers.ofString("{}"));
+      HttpRequest.Builder anonymous =
+          HttpRequest.newBuilder(strict.gateway.uri().resolve("/payments/anonymous"))
+              .header("Idempotency-Key", key())
+              .POST(HttpRequest.BodyPublishers.ofString("{}"));
 
       assertProblem(strict.client.send(anonymous), ProblemType.TENANT_MISSING);
-      assertThat(strict.client.postJson("/payments/anonymous", key(), "{}").statusCode()).isEqualTo(201);
+      assertThat(strict.client.postJson("/payments/anonymous", key(), "{}").statusCode())
+          .isEqualTo(201);
       assertThat(strict.upstream.runs("/payments/anonymous")).isEqualTo(1);
     }
   }
@@ -106,7 +112,9 @@ class ProxySemanticsTest extends GatewayTest {
   }
 
   private static void awaitRuns(TestGateway gw, String path) {
-    Eventually.assertThat(path + " reached the upstream", java.time.Duration.ofSeconds(20),
+    Eventually.assertThat(
+        path + " reached the upstream",
+        java.time.Duration.ofSeconds(20),
         () -> gw.upstream.runs(path) > 0);
   }
 
@@ -114,10 +122,14 @@ class ProxySemanticsTest extends GatewayTest {
   void theKeyScopeAndFencingTokenGoUpstreamAndClientsCannotForgeThem() throws Exception {
     String key = key();
 
-    HttpResponse<String> response = client.postJson("/headers", key, "{}", "Once-Token", "999999", "Once-Scope", "forged");
+    HttpResponse<String> response =
+        client.postJson("/headers", key, "{}", "Once-Token", "999999", "Once-Scope", "forged");
 
     assertThat(response.body()).startsWith("key=" + key + " scope=sha256:");
-    assertThat(response.body()).doesNotContain("forged").doesNotContain("999999").matches(".* token=[1-9][0-9]*");
+    assertThat(response.body())
+        .doesNotContain("forged")
+        .doesNotContain("999999")
+        .matches(".* token=[1-9][0-9]*");
   }
 
   @Test

@@ -17,9 +17,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * An upstream on a raw socket that answers every request with the same bytes, exactly as given,
- * on keep-alive connections: for responses no HTTP library would write (a 204 with a body,
- * fields named in {@code Connection}). It counts the requests per {@code Idempotency-Key}.
+ * An upstream on a raw socket that answers every request with the same bytes, exactly as given, on
+ * keep-alive connections: for responses no HTTP library would write (a 204 with a body, fields
+ * named in {@code Connection}). It counts the requests per {@code Idempotency-Key}.
  *
  * <p>A {@code late} part is written after the response, just before the next answer on the same
  * connection: the bytes of a body that arrive once the connection is back in the client's pool.
@@ -84,7 +84,9 @@ final class RawUpstream implements AutoCloseable {
   }
 
   private void serve(Socket socket) {
-    try (socket; InputStream in = new BufferedInputStream(socket.getInputStream()); OutputStream out = socket.getOutputStream()) {
+    try (socket;
+        InputStream in = new BufferedInputStream(socket.getInputStream());
+        OutputStream out = socket.getOutputStream()) {
       for (boolean first = true; ; first = false) {
         String head = readHead(in);
         if (head == null) {
@@ -96,7 +98,8 @@ final class RawUpstream implements AutoCloseable {
           if (lower.startsWith("content-length:")) {
             length = Integer.parseInt(line.substring(15).trim());
           } else if (lower.startsWith("idempotency-key:")) {
-            runs.computeIfAbsent(line.substring(16).trim(), k -> new AtomicInteger()).incrementAndGet();
+            runs.computeIfAbsent(line.substring(16).trim(), k -> new AtomicInteger())
+                .incrementAndGet();
           }
         }
         if (resetAfterHead) {
@@ -125,7 +128,11 @@ final class RawUpstream implements AutoCloseable {
         return null;
       }
       head.write(b);
-      matched = (b == '\r' && (matched == 0 || matched == 2)) || (b == '\n' && (matched == 1 || matched == 3)) ? matched + 1 : 0;
+      matched =
+          (b == '\r' && (matched == 0 || matched == 2))
+                  || (b == '\n' && (matched == 1 || matched == 3))
+              ? matched + 1
+              : 0;
     }
     return head.toString(StandardCharsets.ISO_8859_1);
   }

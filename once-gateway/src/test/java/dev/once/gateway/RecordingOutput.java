@@ -6,8 +6,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Records everything written to {@code System.out} and {@code System.err} (where slf4j-simple writes
- * every log line) until closed, still passing it through.
+ * Records everything written to {@code System.out} and {@code System.err} (where slf4j-simple
+ * writes every log line) until closed, still passing it through.
  */
 final class RecordingOutput implements AutoCloseable {
 

@@ -21,11 +21,13 @@ final class ReferenceUpstream implements AutoCloseable {
 
   final ReferenceApi api = new ReferenceApi();
   private final HttpServer server;
-  private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "reference-upstream");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService executor =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "reference-upstream");
+            t.setDaemon(true);
+            return t;
+          });
 
   ReferenceUpstream() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 256);
@@ -41,11 +43,19 @@ final class ReferenceUpstream implements AutoCloseable {
   private void handle(HttpExchange ex) throws IOException {
     ReferenceApi.Reply reply;
     try {
-      reply = api.handle(new ReferenceApi.Call(ex.getRequestMethod(), ex.getRequestURI().getPath(),
-          ex.getRequestURI().getRawQuery(), ex.getRequestBody().readAllBytes()));
+      reply =
+          api.handle(
+              new ReferenceApi.Call(
+                  ex.getRequestMethod(),
+                  ex.getRequestURI().getPath(),
+                  ex.getRequestURI().getRawQuery(),
+                  ex.getRequestBody().readAllBytes()));
     } catch (ReferenceApi.HandlerFailure e) {
-      reply = new ReferenceApi.Reply(500, List.of(Map.entry("Content-Type", "text/plain")),
-          "internal error".getBytes(StandardCharsets.US_ASCII));
+      reply =
+          new ReferenceApi.Reply(
+              500,
+              List.of(Map.entry("Content-Type", "text/plain")),
+              "internal error".getBytes(StandardCharsets.US_ASCII));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       ex.close();

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * docs/security.md, through the running gateway: secrets and bodies never reach logs or metrics,
- * every admin action is audited, results are encrypted at rest, and one tenant's burst of new keys is
- * limited without touching anyone else.
+ * every admin action is audited, results are encrypted at rest, and one tenant's burst of new keys
+ * is limited without touching anyone else.
  */
 @Timeout(90)
 class SecurityTest {
@@ -29,8 +29,10 @@ class SecurityTest {
   static final String SECRET_API_KEY = "sk_live_SECRET_51HbXq9";
   static final String BODY_MARKER = "BODY-MARKER-4242424242424242";
   static final String K1 = "k1:" + Base64.getEncoder().encodeToString(new byte[32]);
-  static final String K2 = "k2:" + Base64.getEncoder().encodeToString(new byte[] {
-      1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
+  static final String K2 =
+      "k2:"
+          + Base64.getEncoder()
+              .encodeToString(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16});
 
   @Test
   void secretsBodiesAndTheAdminTokenNeverReachLogsOrMetrics() throws Exception {
@@ -42,18 +44,29 @@ class SecurityTest {
       String body = "{\"note\":\"" + BODY_MARKER + "\"}";
       gw.client.postJson("/payments/secret", key, body, "Api-Key", SECRET_API_KEY);
       gw.client.postJson("/payments/secret", key, body, "Api-Key", SECRET_API_KEY); // replay
-      gw.client.postJson("/payments/secret", key, "{\"other\":1}", "Api-Key", SECRET_API_KEY); // 422
+      gw.client.postJson(
+          "/payments/secret", key, "{\"other\":1}", "Api-Key", SECRET_API_KEY); // 422
       gw.client.postJson("/required/x", null, body, "Api-Key", SECRET_API_KEY); // 400
       gw.client.postJson("/small/x", key(), body.repeat(100), "Api-Key", SECRET_API_KEY); // 413
-      gw.client.postJson("/payments/x?api_key=" + SECRET_API_KEY, key(), body, "Api-Key", SECRET_API_KEY);
-      gw.client.postJson("/status/500", key(), body, "Api-Key", SECRET_API_KEY, "Authorization", "Bearer " + SECRET_API_KEY);
+      gw.client.postJson(
+          "/payments/x?api_key=" + SECRET_API_KEY, key(), body, "Api-Key", SECRET_API_KEY);
+      gw.client.postJson(
+          "/status/500",
+          key(),
+          body,
+          "Api-Key",
+          SECRET_API_KEY,
+          "Authorization",
+          "Bearer " + SECRET_API_KEY);
       gw.management().send(admin("/admin/purge", TOKEN).POST(HttpRequest.BodyPublishers.noBody()));
-      gw.management().send(admin("/admin/purge", TOKEN + "-wrong").POST(HttpRequest.BodyPublishers.noBody()));
+      gw.management()
+          .send(admin("/admin/purge", TOKEN + "-wrong").POST(HttpRequest.BodyPublishers.noBody()));
       metrics = gw.management().get("/metrics").body();
       output = recording.text();
     }
 
-    assertThat(output).contains("INFO access - method=POST", "status=201", "replayed=true", "action=POST /purge");
+    assertThat(output)
+        .contains("INFO access - method=POST", "status=201", "replayed=true", "action=POST /purge");
     for (String secret : List.of(SECRET_API_KEY, BODY_MARKER, TOKEN)) {
       assertThat(output).as("log output").doesNotContain(secret);
       assertThat(metrics).as("metrics").doesNotContain(secret);
@@ -67,9 +80,13 @@ class SecurityTest {
         TestGateway gw = TestGateway.start("--admin-token", TOKEN)) {
       String key = key();
       gw.client.postJson("/payments/audited", key, "{}");
-      String query = "?scope=" + URLEncoder.encode(scopeOf(gw), StandardCharsets.UTF_8) + "&key=" + key;
+      String query =
+          "?scope=" + URLEncoder.encode(scopeOf(gw), StandardCharsets.UTF_8) + "&key=" + key;
       gw.management().send(admin("/admin/records" + query, TOKEN).GET());
-      gw.management().send(admin("/admin/records/release" + query, TOKEN).POST(HttpRequest.BodyPublishers.noBody()));
+      gw.management()
+          .send(
+              admin("/admin/records/release" + query, TOKEN)
+                  .POST(HttpRequest.BodyPublishers.noBody()));
       gw.management().send(admin("/admin/purge", TOKEN).POST(HttpRequest.BodyPublishers.noBody()));
       gw.management().send(admin("/admin/nothing", TOKEN).GET());
       gw.management().send(admin("/admin/purge", null).POST(HttpRequest.BodyPublishers.noBody()));
@@ -82,11 +99,14 @@ class SecurityTest {
     assertThat(audit.get(2)).contains("action=purge", "result=purged");
     assertThat(audit.get(3)).contains("result=unknown-action");
     assertThat(audit.get(4)).contains("action=POST /purge", "result=denied");
-    assertThat(audit).allSatisfy(line -> {
-      assertThat(line).matches("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}.*");  // when
-      assertThat(line).contains("remote=127.0.0.1");                                      // who
-      assertThat(line).doesNotContain(TOKEN).doesNotContain("Bearer");
-    });
+    assertThat(audit)
+        .allSatisfy(
+            line -> {
+              assertThat(line)
+                  .matches("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}.*"); // when
+              assertThat(line).contains("remote=127.0.0.1"); // who
+              assertThat(line).doesNotContain(TOKEN).doesNotContain("Bearer");
+            });
   }
 
   @Test
@@ -95,15 +115,23 @@ class SecurityTest {
     HttpResponse<String> malformed;
     try (RecordingOutput recording = new RecordingOutput();
         TestGateway gw = TestGateway.start("--admin-token", TOKEN)) {
-      malformed = gw.management().send(admin("/admin/records?scope=s&key=" + URLEncoder.encode("bad key\n",
-          StandardCharsets.UTF_8), TOKEN).GET());
-      gw.management().send(admin("/admin/records/release", TOKEN).POST(HttpRequest.BodyPublishers.noBody()));
+      malformed =
+          gw.management()
+              .send(
+                  admin(
+                          "/admin/records?scope=s&key="
+                              + URLEncoder.encode("bad key\n", StandardCharsets.UTF_8),
+                          TOKEN)
+                      .GET());
+      gw.management()
+          .send(admin("/admin/records/release", TOKEN).POST(HttpRequest.BodyPublishers.noBody()));
       audit = recording.text().lines().filter(l -> l.contains("audit")).toList();
     }
 
     assertThat(malformed.statusCode()).isEqualTo(400);
     assertThat(audit).hasSize(2);
-    assertThat(audit.get(0)).contains("action=get", "result=malformed-scope-or-key", "remote=127.0.0.1")
+    assertThat(audit.get(0))
+        .contains("action=get", "result=malformed-scope-or-key", "remote=127.0.0.1")
         .doesNotContain("bad key");
     assertThat(audit.get(1)).contains("action=release", "result=missing-scope-or-key");
   }
@@ -117,9 +145,16 @@ class SecurityTest {
 
       assertThat(replay.body()).isEqualTo(first.body()).contains("pay_");
       assertThat(replay.headers().firstValue("Idempotent-Replayed")).contains("true");
-      IdempotencyRecord raw = gw.gateway.store().get(dev.once.store.RecordId.of(
-          new dev.once.Scope(scopeOf(gw)), dev.once.IdempotencyKey.of(key))).orElseThrow();
-      assertThat(new String(raw.result(), StandardCharsets.ISO_8859_1)).doesNotContain("pay_").contains("k1");
+      IdempotencyRecord raw =
+          gw.gateway
+              .store()
+              .get(
+                  dev.once.store.RecordId.of(
+                      new dev.once.Scope(scopeOf(gw)), dev.once.IdempotencyKey.of(key)))
+              .orElseThrow();
+      assertThat(new String(raw.result(), StandardCharsets.ISO_8859_1))
+          .doesNotContain("pay_")
+          .contains("k1");
     }
   }
 
@@ -129,15 +164,26 @@ class SecurityTest {
       Path dir = Files.createTempDirectory("once-gateway-keys-");
       String key = key();
       try {
-        try (Gateway before = Gateway.start(TestGateway.config(dir, upstream.url(), "--encryption-keys", K1))) {
-          assertThat(new Client(before.uri()).postJson("/payments/rotated", key, "{}").statusCode()).isEqualTo(201);
+        try (Gateway before =
+            Gateway.start(TestGateway.config(dir, upstream.url(), "--encryption-keys", K1))) {
+          assertThat(new Client(before.uri()).postJson("/payments/rotated", key, "{}").statusCode())
+              .isEqualTo(201);
         }
-        try (Gateway rotated = Gateway.start(TestGateway.config(dir, upstream.url(), "--encryption-keys", K2 + "," + K1))) {
-          assertThat(new Client(rotated.uri()).postJson("/payments/rotated", key, "{}").headers()
-              .firstValue("Idempotent-Replayed")).contains("true");
+        try (Gateway rotated =
+            Gateway.start(
+                TestGateway.config(dir, upstream.url(), "--encryption-keys", K2 + "," + K1))) {
+          assertThat(
+                  new Client(rotated.uri())
+                      .postJson("/payments/rotated", key, "{}")
+                      .headers()
+                      .firstValue("Idempotent-Replayed"))
+              .contains("true");
         }
-        try (Gateway dropped = Gateway.start(TestGateway.config(dir, upstream.url(), "--encryption-keys", K2))) {
-          assertProblem(new Client(dropped.uri()).postJson("/payments/rotated", key, "{}"), ProblemType.RESPONSE_UNAVAILABLE);
+        try (Gateway dropped =
+            Gateway.start(TestGateway.config(dir, upstream.url(), "--encryption-keys", K2))) {
+          assertProblem(
+              new Client(dropped.uri()).postJson("/payments/rotated", key, "{}"),
+              ProblemType.RESPONSE_UNAVAILABLE);
         }
         assertThat(upstream.runs("/payments/rotated")).isEqualTo(1);
       } finally {
@@ -148,18 +194,27 @@ class SecurityTest {
 
   @Test
   void oneTenantsBurstOfNewKeysIsLimitedWithoutLimitingItsRetriesOrOtherTenants() throws Exception {
-    try (TestGateway gw = TestGateway.start("--new-keys-per-second", "0.5", "--new-keys-burst", "2")) {
+    try (TestGateway gw =
+        TestGateway.start("--new-keys-per-second", "0.5", "--new-keys-burst", "2")) {
       String first = key();
       gw.client.postJson("/payments/limited", first, "{}");
       gw.client.postJson("/payments/limited", key(), "{}");
 
       HttpResponse<String> third = gw.client.postJson("/payments/limited", key(), "{}");
       assertProblem(third, ProblemType.RATE_LIMITED);
-      assertThat(third.headers().firstValue("Retry-After")).hasValueSatisfying(s -> assertThat(Long.parseLong(s)).isPositive());
+      assertThat(third.headers().firstValue("Retry-After"))
+          .hasValueSatisfying(s -> assertThat(Long.parseLong(s)).isPositive());
 
-      assertThat(gw.client.postJson("/payments/limited", first, "{}").headers().firstValue("Idempotent-Replayed"))
+      assertThat(
+              gw.client
+                  .postJson("/payments/limited", first, "{}")
+                  .headers()
+                  .firstValue("Idempotent-Replayed"))
           .contains("true");
-      assertThat(gw.client.postJson("/payments/limited", key(), "{}", "Api-Key", "sk_other_tenant").statusCode())
+      assertThat(
+              gw.client
+                  .postJson("/payments/limited", key(), "{}", "Api-Key", "sk_other_tenant")
+                  .statusCode())
           .isEqualTo(201);
       assertThat(gw.upstream.runs("/payments/limited")).isEqualTo(3);
     }
@@ -172,7 +227,8 @@ class SecurityTest {
   }
 
   private static HttpRequest.Builder admin(String path, String token) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(java.net.URI.create("http://placeholder" + path));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(java.net.URI.create("http://placeholder" + path));
     if (token != null) {
       b.header("Authorization", "Bearer " + token);
     }

@@ -1,10 +1,9 @@
 package dev.once.gateway;
 
-import dev.once.tck.RequiredServices;
-
 import static dev.once.gateway.Client.key;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.once.tck.RequiredServices;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
@@ -13,23 +12,31 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Two gateway instances on one shared store, in front of one upstream: a duplicate sent to each runs once. */
+/**
+ * Two gateway instances on one shared store, in front of one upstream: a duplicate sent to each
+ * runs once.
+ */
 @Timeout(120)
 class SharedStoreTest {
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"postgres://postgres@127.0.0.1:5432/test", "redis://127.0.0.1:6379"})
   void aDuplicateSentToEachInstanceRunsOnceUpstream(String store) throws Exception {
-    RequiredServices.requireReachable(store.startsWith("redis") ? "Redis" : "PostgreSQL", "127.0.0.1",
+    RequiredServices.requireReachable(
+        store.startsWith("redis") ? "Redis" : "PostgreSQL",
+        "127.0.0.1",
         store.startsWith("redis") ? 6379 : 5432);
     // A table of this run's own: other worktrees' builds share the server.
     String table = "once_gateway_test_" + Long.toHexString(System.nanoTime());
     try (TestGateway a = TestGateway.start("--store", store, "--store-table", table);
-        TestGateway b = TestGateway.start("--store", store, "--store-table", table, "--upstream", a.upstream.url())) {
+        TestGateway b =
+            TestGateway.start(
+                "--store", store, "--store-table", table, "--upstream", a.upstream.url())) {
       String key = key();
 
       HttpResponse<String> first = a.client.postJson("/payments/shared", key, "{\"amount\":5}");
-      HttpResponse<String> retryElsewhere = b.client.postJson("/payments/shared", key, "{\"amount\":5}");
+      HttpResponse<String> retryElsewhere =
+          b.client.postJson("/payments/shared", key, "{\"amount\":5}");
 
       assertThat(first.statusCode()).isEqualTo(201);
       assertThat(retryElsewhere.body()).isEqualTo(first.body());
@@ -58,8 +65,11 @@ class SharedStoreTest {
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"postgres://postgres@127.0.0.1:5432/test", "redis://127.0.0.1:6379"})
-  void gatewaysWithTheirOwnNamespacesOnOneStoreNeverReplayEachOthersResponses(String store) throws Exception {
-    RequiredServices.requireReachable(store.startsWith("redis") ? "Redis" : "PostgreSQL", "127.0.0.1",
+  void gatewaysWithTheirOwnNamespacesOnOneStoreNeverReplayEachOthersResponses(String store)
+      throws Exception {
+    RequiredServices.requireReachable(
+        store.startsWith("redis") ? "Redis" : "PostgreSQL",
+        "127.0.0.1",
         store.startsWith("redis") ? 6379 : 5432);
     String tableA = "once_gateway_a_" + Long.toHexString(System.nanoTime());
     String tableB = "once_gateway_b_" + Long.toHexString(System.nanoTime());
@@ -84,7 +94,9 @@ class SharedStoreTest {
   }
 
   private static void dropTable(String table) throws Exception {
-    try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+    try (java.sql.Connection c =
+            java.sql.DriverManager.getConnection(
+                "jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
         java.sql.Statement st = c.createStatement()) {
       st.execute("DROP TABLE IF EXISTS " + table + " CASCADE");
       st.execute("DROP SEQUENCE IF EXISTS " + table + "_seq");

@@ -12,7 +12,10 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Clients that send their bodies a byte at a time hold no thread: the proxy and /health still answer. */
+/**
+ * Clients that send their bodies a byte at a time hold no thread: the proxy and /health still
+ * answer.
+ */
 @Timeout(120)
 class SlowClientTest {
 
@@ -36,13 +39,16 @@ class SlowClientTest {
         Duration took = Duration.ofNanos(System.nanoTime() - start);
         trickle(slow);
         double busy = busyThreads(gw.management().get("/metrics").body());
-        System.out.printf("%d trickling clients: normal request and /health in %d ms, %.0f busy proxy threads%n",
+        System.out.printf(
+            "%d trickling clients: normal request and /health in %d ms, %.0f busy proxy threads%n",
             SLOW_CLIENTS, took.toMillis(), busy);
 
         assertThat(normal.statusCode()).isEqualTo(201);
         assertThat(health.statusCode()).isEqualTo(200);
         assertThat(took).isLessThan(Duration.ofSeconds(5));
-        assertThat(busy).as("threads busy while %d clients trickle", SLOW_CLIENTS).isLessThan(SLOW_CLIENTS / 10);
+        assertThat(busy)
+            .as("threads busy while %d clients trickle", SLOW_CLIENTS)
+            .isLessThan(SLOW_CLIENTS / 10);
         assertThat(gw.upstream.runs("/payments/trickle-0")).isZero();
       } finally {
         for (Socket s : slow) {
@@ -52,10 +58,15 @@ class SlowClientTest {
     }
   }
 
-  /** Jetty's busy threads, as {@code /metrics} shows them (the management pool is not among them). */
+  /**
+   * Jetty's busy threads, as {@code /metrics} shows them (the management pool is not among them).
+   */
   private static double busyThreads(String metrics) {
-    return metrics.lines().filter(l -> l.startsWith("jetty_threads_busy"))
-        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    return metrics
+        .lines()
+        .filter(l -> l.startsWith("jetty_threads_busy"))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .sum();
   }
 
   /** One more byte from every slow client. */

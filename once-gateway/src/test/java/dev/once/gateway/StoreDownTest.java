@@ -10,7 +10,9 @@ import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** With the store down, fail-closed routes refuse to run anything and fail-open ones run unguarded. */
+/**
+ * With the store down, fail-closed routes refuse to run anything and fail-open ones run unguarded.
+ */
 @Timeout(60)
 class StoreDownTest {
 

@@ -17,7 +17,8 @@ import java.util.stream.Stream;
 final class TestGateway implements AutoCloseable {
 
   /** Routes that exercise every policy; the default route covers POST and PATCH, key optional. */
-  static final String ROUTES = """
+  static final String ROUTES =
+      """
       upstream-timeout: 1500ms
       access-log: false
       defaults:
@@ -79,9 +80,23 @@ final class TestGateway implements AutoCloseable {
   static GatewayConfig config(Path dir, String upstream, String... flags) throws IOException {
     Path yaml = dir.resolve("gateway.yaml");
     Files.writeString(yaml, ROUTES);
-    List<String> args = new ArrayList<>(List.of("--config", yaml.toString(), "--bind", "127.0.0.1", "--port", "0",
-        "--management-port", "0", "--upstream", upstream, "--data-dir", dir.resolve("data").toString(),
-        "--durability", "process-crash"));
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--config",
+                yaml.toString(),
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--management-port",
+                "0",
+                "--upstream",
+                upstream,
+                "--data-dir",
+                dir.resolve("data").toString(),
+                "--durability",
+                "process-crash"));
     args.addAll(Arrays.asList(flags));
     return Cli.configure(Cli.parse(args.toArray(String[]::new)), Map.of()).build();
   }

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.http.ProblemType;
 import java.net.ServerSocket;
+import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
-import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -54,14 +54,18 @@ class UpstreamFailureTest extends GatewayTest {
     assertProblem(retry, ProblemType.KEY_REUSED);
     HttpResponse<String> sameRequest = client.postJson("/short-lease/slow/2000", key, "{}");
     assertProblem(sameRequest, 504, "upstream-timeout");
-    assertThat(gw.upstream.runs("/short-lease/slow/2000")).as("the stolen lease ran the request again").isEqualTo(2);
+    assertThat(gw.upstream.runs("/short-lease/slow/2000"))
+        .as("the stolen lease ran the request again")
+        .isEqualTo(2);
   }
 
   @Test
-  void strayBytesLeftOnAPooledConnectionMakeTheNextRequestAmbiguousSoNoKeyEverRunsTwice() throws Exception {
+  void strayBytesLeftOnAPooledConnectionMakeTheNextRequestAmbiguousSoNoKeyEverRunsTwice()
+      throws Exception {
     // A 204 has no body; five bytes of one arrive late, once the connection is back in the pool,
     // and break the next exchange on it: that request was sent, so its outcome is unknown.
-    try (RawUpstream upstream = new RawUpstream("HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n", "hello");
+    try (RawUpstream upstream =
+            new RawUpstream("HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n", "hello");
         TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
       List<Integer> statuses = new ArrayList<>();
       for (int i = 0; i < 6; i++) {
@@ -85,7 +89,8 @@ class UpstreamFailureTest extends GatewayTest {
   }
 
   @Test
-  void anUpstreamThatResetsWhileTheRequestIsStillBeingWrittenHadItSoTheKeyStaysInFlight() throws Exception {
+  void anUpstreamThatResetsWhileTheRequestIsStillBeingWrittenHadItSoTheKeyStaysInFlight()
+      throws Exception {
     // The body is larger than the socket buffers, so the gateway is still writing it when the
     // upstream, which has read the head, resets: the request left the gateway, unfinished.
     try (RawUpstream upstream = RawUpstream.resettingAfterTheHead();

@@ -3,9 +3,9 @@ package dev.once.http;
 import java.util.Objects;
 
 /**
- * What {@link HttpIdempotency#begin} decided for one request. Take it apart with
- * {@link #accept(Visitor)}, so that an adapter cannot let a decision it does not know run the
- * handler unguarded.
+ * What {@link HttpIdempotency#begin} decided for one request. Take it apart with {@link
+ * #accept(Visitor)}, so that an adapter cannot let a decision it does not know run the handler
+ * unguarded.
  */
 public sealed interface Decision {
 

@@ -6,7 +6,10 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Parses the durations people write in configuration: {@code 500ms}, {@code 30s}, {@code 5m}, {@code 24h}, {@code 7d}. */
+/**
+ * Parses the durations people write in configuration: {@code 500ms}, {@code 30s}, {@code 5m},
+ * {@code 24h}, {@code 7d}.
+ */
 public final class Durations {
 
   private static final Pattern SHORT = Pattern.compile("(\\d{1,12})(ms|s|m|h|d)");
@@ -34,7 +37,8 @@ public final class Durations {
         // fall through to the message below
       }
     }
-    throw new IllegalArgumentException("'" + text + "' is not a duration (write 500ms, 30s, 5m, 24h, 7d or ISO-8601 PT30S)");
+    throw new IllegalArgumentException(
+        "'" + text + "' is not a duration (write 500ms, 30s, 5m, 24h, 7d or ISO-8601 PT30S)");
   }
 
   /** The shortest of the accepted forms that spells {@code d} exactly, for help text and logs. */

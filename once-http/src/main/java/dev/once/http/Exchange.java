@@ -15,12 +15,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * A request this caller won the lease for. Finish it exactly once: {@link #record} with the
- * handler's response, {@link #recordUnavailable} if the response cannot be captured,
- * {@link #fail(Throwable)} if the handler threw, or {@link #abandon()} if the outcome is unknown.
+ * handler's response, {@link #recordUnavailable} if the response cannot be captured, {@link
+ * #fail(Throwable)} if the handler threw, or {@link #abandon()} if the outcome is unknown.
  *
  * <p>Every one of them finishes the lease, whatever the route's classifier or the codec does: a
- * classifier that throws on a response the handler produced, or a response the codec cannot
- * encode, counts as done without a stored response (DESIGN §2, "every claim is finished"), and the
+ * classifier that throws on a response the handler produced, or a response the codec cannot encode,
+ * counts as done without a stored response (DESIGN §2, "every claim is finished"), and the
  * classifier's bug is logged at ERROR rather than thrown, because the caller still has a response
  * to send and the lease is already settled.
  */
@@ -28,14 +28,18 @@ public final class Exchange {
 
   private static final Logger log = LoggerFactory.getLogger(Exchange.class);
 
-  /** Never stored nor replayed besides the hop-by-hop fields: those a replay must recompute or must not repeat. */
-  static final Set<String> NEVER_REPLAYED = Set.of("date", "content-length", "set-cookie", "set-cookie2",
-      "idempotent-replayed");
+  /**
+   * Never stored nor replayed besides the hop-by-hop fields: those a replay must recompute or must
+   * not repeat.
+   */
+  static final Set<String> NEVER_REPLAYED =
+      Set.of("date", "content-length", "set-cookie", "set-cookie2", "idempotent-replayed");
 
   /**
    * What recording a response came to.
    *
-   * @param outcome the route's verdict on the response; {@link Outcome#COMPLETED} if the classifier threw
+   * @param outcome the route's verdict on the response; {@link Outcome#COMPLETED} if the classifier
+   *     threw
    * @param recording what the store made of it
    */
   public record Recorded(Outcome outcome, Recording recording) {
@@ -76,12 +80,18 @@ public final class Exchange {
     return recordingOf(response).run(lease);
   }
 
-  /** {@link #record}, without a thread waiting for the store where its client allows (see {@link Lease#completeAsync}). */
+  /**
+   * {@link #record}, without a thread waiting for the store where its client allows (see {@link
+   * Lease#completeAsync}).
+   */
   public CompletionStage<Recorded> recordAsync(StoredResponse response) {
     return recordingOf(response).runAsync(lease);
   }
 
-  /** The handler finished but its response cannot be stored (streamed): retries get 409, never a re-run. */
+  /**
+   * The handler finished but its response cannot be stored (streamed): retries get 409, never a
+   * re-run.
+   */
   public Recording recordUnavailable() {
     return lease.completeWithoutResult();
   }
@@ -110,7 +120,9 @@ public final class Exchange {
     return lease.releaseAsync();
   }
 
-  /** How recording {@code response} finishes the lease: the classifier's verdict and what it stores. */
+  /**
+   * How recording {@code response} finishes the lease: the classifier's verdict and what it stores.
+   */
   private Finish recordingOf(StoredResponse response) {
     Optional<Outcome> verdict = classify(response);
     if (verdict.isEmpty()) {
@@ -124,16 +136,23 @@ public final class Exchange {
       // The cap counts the body; the headers have room of their own (Route.HEADER_ALLOWANCE).
       return new Finish(outcome, Finish.Write.WITHOUT_RESULT, Finish.NOTHING);
     }
-    StoredResponse kept = new StoredResponse(response.status(), replayable(response.headers()), response.body());
+    StoredResponse kept =
+        new StoredResponse(response.status(), replayable(response.headers()), response.body());
     byte[] encoded;
     try {
       encoded = StoredResponse.CODEC.encode(kept);
     } catch (RuntimeException e) {
       // The effect happened; a response we cannot store must not make it happen twice.
-      log.warn("could not encode the response of key {}; retries will get 'response unavailable'", lease.key(), e);
+      log.warn(
+          "could not encode the response of key {}; retries will get 'response unavailable'",
+          lease.key(),
+          e);
       return new Finish(outcome, Finish.Write.WITHOUT_RESULT, Finish.NOTHING);
     }
-    return new Finish(outcome, outcome == Outcome.COMPLETED ? Finish.Write.COMPLETE : Finish.Write.FAIL_FINAL, encoded);
+    return new Finish(
+        outcome,
+        outcome == Outcome.COMPLETED ? Finish.Write.COMPLETE : Finish.Write.FAIL_FINAL,
+        encoded);
   }
 
   private Finish unavailableRecordingOf(int status) {
@@ -146,61 +165,82 @@ public final class Exchange {
       return Finish.DONE;
     }
     Outcome outcome = verdict.get();
-    return new Finish(outcome, outcome == Outcome.TRANSIENT ? Finish.Write.RELEASE : Finish.Write.WITHOUT_RESULT, Finish.NOTHING);
+    return new Finish(
+        outcome,
+        outcome == Outcome.TRANSIENT ? Finish.Write.RELEASE : Finish.Write.WITHOUT_RESULT,
+        Finish.NOTHING);
   }
 
   /**
-   * One way to finish the lease, decided before any store call, so the blocking and the asynchronous
-   * calls finish alike.
+   * One way to finish the lease, decided before any store call, so the blocking and the
+   * asynchronous calls finish alike.
    *
    * @param outcome the route's verdict, reported with the recording
    * @param write the lease call that finishes it
-   * @param encoded the stored response, for {@link Write#COMPLETE} and {@link Write#FAIL_FINAL}; else {@link #NOTHING}
+   * @param encoded the stored response, for {@link Write#COMPLETE} and {@link Write#FAIL_FINAL};
+   *     else {@link #NOTHING}
    */
   private record Finish(Outcome outcome, Write write, byte[] encoded) {
 
     /** What {@code encoded} holds for the writes that store no response. */
     static final byte[] NOTHING = new byte[0];
 
-    /** The handler produced a response, so its effect happened: never released, whatever went wrong after. */
+    /**
+     * The handler produced a response, so its effect happened: never released, whatever went wrong
+     * after.
+     */
     static final Finish DONE = new Finish(Outcome.COMPLETED, Write.WITHOUT_RESULT, Finish.NOTHING);
 
-    enum Write { RELEASE, WITHOUT_RESULT, COMPLETE, FAIL_FINAL }
+    enum Write {
+      RELEASE,
+      WITHOUT_RESULT,
+      COMPLETE,
+      FAIL_FINAL
+    }
 
     Recorded run(Lease lease) {
-      Recording recording = switch (write) {
-        case RELEASE -> lease.release();
-        case WITHOUT_RESULT -> lease.completeWithoutResult();
-        case COMPLETE -> lease.complete(encoded);
-        case FAIL_FINAL -> lease.failFinal(encoded);
-      };
+      Recording recording =
+          switch (write) {
+            case RELEASE -> lease.release();
+            case WITHOUT_RESULT -> lease.completeWithoutResult();
+            case COMPLETE -> lease.complete(encoded);
+            case FAIL_FINAL -> lease.failFinal(encoded);
+          };
       return new Recorded(outcome, recording);
     }
 
     CompletionStage<Recorded> runAsync(Lease lease) {
-      CompletionStage<Recording> recording = switch (write) {
-        case RELEASE -> lease.releaseAsync();
-        case WITHOUT_RESULT -> lease.completeWithoutResultAsync();
-        case COMPLETE -> lease.completeAsync(encoded);
-        case FAIL_FINAL -> lease.failFinalAsync(encoded);
-      };
+      CompletionStage<Recording> recording =
+          switch (write) {
+            case RELEASE -> lease.releaseAsync();
+            case WITHOUT_RESULT -> lease.completeWithoutResultAsync();
+            case COMPLETE -> lease.completeAsync(encoded);
+            case FAIL_FINAL -> lease.failFinalAsync(encoded);
+          };
       return recording.thenApply(r -> new Recorded(outcome, r));
     }
   }
 
   /**
-   * The handler threw before any byte of its response went out. A transient failure (by the
-   * route's classifier: any exception but a {@link dev.once.FinalFailure}) releases the key so a
-   * retry runs afresh; any other counts as done, with no response to replay, because the handler
-   * itself said its effect is final.
+   * The handler threw before any byte of its response went out. A transient failure (by the route's
+   * classifier: any exception but a {@link dev.once.FinalFailure}) releases the key so a retry runs
+   * afresh; any other counts as done, with no response to replay, because the handler itself said
+   * its effect is final.
    */
   public Recording fail(Throwable error) {
-    Optional<Outcome> verdict = judge(() -> policy.classifier().classifyError(error), "a " + error.getClass().getName());
-    // A broken classifier (no verdict) is no proof that the effect did not happen: never release on it.
-    return verdict.equals(Optional.of(Outcome.TRANSIENT)) ? lease.release() : lease.completeWithoutResult();
+    Optional<Outcome> verdict =
+        judge(() -> policy.classifier().classifyError(error), "a " + error.getClass().getName());
+    // A broken classifier (no verdict) is no proof that the effect did not happen: never release on
+    // it.
+    return verdict.equals(Optional.of(Outcome.TRANSIENT))
+        ? lease.release()
+        : lease.completeWithoutResult();
   }
 
-  /** The handler threw before its effect, as far as the caller knows: the key is released so a retry runs afresh. */
+  /**
+   * The handler threw before its effect, as far as the caller knows: the key is released so a retry
+   * runs afresh.
+   */
   public Recording fail() {
     return lease.release();
   }
@@ -213,21 +253,30 @@ public final class Exchange {
     lease.abandon();
   }
 
-  /** The classifier's verdict on a response; empty if it threw (the caller then finishes as {@link Finish#DONE}). */
+  /**
+   * The classifier's verdict on a response; empty if it threw (the caller then finishes as {@link
+   * Finish#DONE}).
+   */
   private Optional<Outcome> classify(StoredResponse response) {
-    return judge(() -> policy.classifier().classify(response), "a " + response.status() + " response");
+    return judge(
+        () -> policy.classifier().classify(response), "a " + response.status() + " response");
   }
 
   /**
    * Asks the classifier, which is the application's code: if it throws (or answers null), the bug
-   * is logged and there is no verdict. An {@link Error} settles the lease as done before it propagates.
+   * is logged and there is no verdict. An {@link Error} settles the lease as done before it
+   * propagates.
    */
   private Optional<Outcome> judge(Supplier<Outcome> verdict, String what) {
     try {
       return Optional.of(Objects.requireNonNull(verdict.get(), "the classifier answered null"));
     } catch (RuntimeException e) {
-      log.error("the outcome classifier threw on {} for key {}; it counts as done and retries get"
-          + " 'response unavailable'. Fix the classifier.", what, lease.key(), e);
+      log.error(
+          "the outcome classifier threw on {} for key {}; it counts as done and retries get"
+              + " 'response unavailable'. Fix the classifier.",
+          what,
+          lease.key(),
+          e);
       return Optional.empty();
     } catch (Error e) {
       lease.completeWithoutResult();
@@ -236,7 +285,9 @@ public final class Exchange {
   }
 
   private Headers replayable(Headers headers) {
-    return headers.endToEnd().without(name -> NEVER_REPLAYED.contains(name)
-        || policy.replayHeaderDenylist().contains(name));
+    return headers
+        .endToEnd()
+        .without(
+            name -> NEVER_REPLAYED.contains(name) || policy.replayHeaderDenylist().contains(name));
   }
 }

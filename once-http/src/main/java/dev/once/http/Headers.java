@@ -15,9 +15,18 @@ import java.util.function.Predicate;
 public final class Headers implements Iterable<Headers.Field> {
 
   /** The fields that describe one connection, never the message (RFC 9110 §7.6.1). */
-  private static final java.util.Set<String> HOP_BY_HOP = java.util.Set.of("connection", "keep-alive",
-      "proxy-authenticate", "proxy-authorization", "proxy-connection", "te", "trailer", "trailers",
-      "transfer-encoding", "upgrade");
+  private static final java.util.Set<String> HOP_BY_HOP =
+      java.util.Set.of(
+          "connection",
+          "keep-alive",
+          "proxy-authenticate",
+          "proxy-authorization",
+          "proxy-connection",
+          "te",
+          "trailer",
+          "trailers",
+          "transfer-encoding",
+          "upgrade");
 
   /** No headers. */
   public static final Headers EMPTY = new Headers(List.of());
@@ -159,7 +168,9 @@ public final class Headers implements Iterable<Headers.Field> {
     }
 
     public Headers build() {
-      return fields.isEmpty() ? EMPTY : new Headers(Collections.unmodifiableList(new ArrayList<>(fields)));
+      return fields.isEmpty()
+          ? EMPTY
+          : new Headers(Collections.unmodifiableList(new ArrayList<>(fields)));
     }
   }
 }

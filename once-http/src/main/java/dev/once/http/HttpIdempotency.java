@@ -25,8 +25,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP semantics of DESIGN §4, written once for every framework: the servlet filter and the
- * gateway only adapt their request and response types to {@link IncomingRequest},
- * {@link Decision} and {@link StoredResponse}.
+ * gateway only adapt their request and response types to {@link IncomingRequest}, {@link Decision}
+ * and {@link StoredResponse}.
  *
  * <pre>{@code
  * HttpIdempotency http = HttpIdempotency.builder(once)
@@ -43,26 +43,28 @@ public final class HttpIdempotency {
 
   /** The request header carrying the key. */
   public static final String KEY_HEADER = WireProtocol.KEY_HEADER;
+
   /** The response header marking a replay. */
   public static final String REPLAYED_HEADER = WireProtocol.REPLAYED_HEADER;
 
   /** Whether a decision created a record, which is what the new-key limit counts. */
-  private static final Decision.Visitor<Boolean> CREATED_RECORD = new Decision.Visitor<>() {
-    @Override
-    public Boolean passThrough(Decision.PassThrough passThrough) {
-      return false;
-    }
+  private static final Decision.Visitor<Boolean> CREATED_RECORD =
+      new Decision.Visitor<>() {
+        @Override
+        public Boolean passThrough(Decision.PassThrough passThrough) {
+          return false;
+        }
 
-    @Override
-    public Boolean respond(Decision.Respond respond) {
-      return false;
-    }
+        @Override
+        public Boolean respond(Decision.Respond respond) {
+          return false;
+        }
 
-    @Override
-    public Boolean proceed(Decision.Proceed proceed) {
-      return true;
-    }
-  };
+        @Override
+        public Boolean proceed(Decision.Proceed proceed) {
+          return true;
+        }
+      };
 
   private final Once once;
   private final List<Route> routes;
@@ -95,13 +97,17 @@ public final class HttpIdempotency {
 
   /** Decides what to do with a request whose whole body has been read. */
   public Decision begin(Route route, IncomingRequest request) {
-    return prepare(route, request).then(ready -> {
-      if (!ready.newKeyWait().isZero()) {
-        // Over the limit: a retry of a known key is still answered (one store read); a new key is refused.
-        return overTheLimit(route, ready, once.existing(ready.scope(), ready.key(), ready.fingerprint()));
-      }
-      return refundUnlessCreated(ready, admit(route, ready));
-    });
+    return prepare(route, request)
+        .then(
+            ready -> {
+              if (!ready.newKeyWait().isZero()) {
+                // Over the limit: a retry of a known key is still answered (one store read); a new
+                // key is refused.
+                return overTheLimit(
+                    route, ready, once.existing(ready.scope(), ready.key(), ready.fingerprint()));
+              }
+              return refundUnlessCreated(ready, admit(route, ready));
+            });
   }
 
   /**
@@ -109,13 +115,16 @@ public final class HttpIdempotency {
    * {@link Once#beginAsync}); a duplicate in wait mode holds no thread while it waits.
    */
   public CompletionStage<Decision> beginAsync(Route route, IncomingRequest request) {
-    return prepare(route, request).thenAsync(ready -> {
-      if (!ready.newKeyWait().isZero()) {
-        return once.existingAsync(ready.scope(), ready.key(), ready.fingerprint())
-            .thenApply(known -> overTheLimit(route, ready, known));
-      }
-      return admitAsync(route, ready).thenApply(decision -> refundUnlessCreated(ready, decision));
-    });
+    return prepare(route, request)
+        .thenAsync(
+            ready -> {
+              if (!ready.newKeyWait().isZero()) {
+                return once.existingAsync(ready.scope(), ready.key(), ready.fingerprint())
+                    .thenApply(known -> overTheLimit(route, ready, known));
+              }
+              return admitAsync(route, ready)
+                  .thenApply(decision -> refundUnlessCreated(ready, decision));
+            });
   }
 
   /**
@@ -140,9 +149,16 @@ public final class HttpIdempotency {
     }
   }
 
-  /** @param newKeyWait zero, or how long the tenant must wait before it may create another record */
-  private record Ready(String tenant, Scope scope, IdempotencyKey key, Fingerprint fingerprint,
-      java.time.Duration newKeyWait) implements Prepared {
+  /**
+   * @param newKeyWait zero, or how long the tenant must wait before it may create another record
+   */
+  private record Ready(
+      String tenant,
+      Scope scope,
+      IdempotencyKey key,
+      Fingerprint fingerprint,
+      java.time.Duration newKeyWait)
+      implements Prepared {
     @Override
     public Decision then(Function<Ready, Decision> admit) {
       return admit.apply(this);
@@ -162,12 +178,14 @@ public final class HttpIdempotency {
     }
     List<String> keyHeaders = request.headers().all(KEY_HEADER);
     if (keyHeaders.isEmpty()) {
-      return new Answered(policy.keyRequired()
-          ? problem(ProblemType.KEY_MISSING, "This route requires an Idempotency-Key header.")
-          : new Decision.PassThrough(Decision.Reason.NO_KEY));
+      return new Answered(
+          policy.keyRequired()
+              ? problem(ProblemType.KEY_MISSING, "This route requires an Idempotency-Key header.")
+              : new Decision.PassThrough(Decision.Reason.NO_KEY));
     }
     if (keyHeaders.size() > 1) {
-      return new Answered(problem(ProblemType.KEY_INVALID, "Send exactly one Idempotency-Key header."));
+      return new Answered(
+          problem(ProblemType.KEY_INVALID, "Send exactly one Idempotency-Key header."));
     }
     IdempotencyKey key;
     try {
@@ -176,21 +194,33 @@ public final class HttpIdempotency {
       return new Answered(problem(ProblemType.KEY_INVALID, e.getMessage() + "."));
     }
     if (request.body().length > policy.maxRequestBytes()) {
-      return new Answered(new Decision.Respond(Problems.bodyTooLarge(policy.maxRequestBytes()), false));
+      return new Answered(
+          new Decision.Respond(Problems.bodyTooLarge(policy.maxRequestBytes()), false));
     }
     String tenant;
     try {
       tenant = scopes.tenantOf(request);
     } catch (TenantException e) {
-      return new Answered(problem(e.problem(), e.getMessage())); // names the header, never its values
+      return new Answered(
+          problem(e.problem(), e.getMessage())); // names the header, never its values
     }
-    return new Ready(tenant, scopeOf(tenant, route, method), key, fingerprint(route, method, request),
+    return new Ready(
+        tenant,
+        scopeOf(tenant, route, method),
+        key,
+        fingerprint(route, method, request),
         newKeys.acquire(tenant));
   }
 
   private static Decision overTheLimit(Route route, Ready p, Optional<Admission> known) {
-    return known.map(k -> decide(route, k)).orElseGet(() -> problem(ProblemType.RATE_LIMITED,
-        "Too many new idempotency keys from this client; retry later.", p.newKeyWait()));
+    return known
+        .map(k -> decide(route, k))
+        .orElseGet(
+            () ->
+                problem(
+                    ProblemType.RATE_LIMITED,
+                    "Too many new idempotency keys from this client; retry later.",
+                    p.newKeyWait()));
   }
 
   private Decision refundUnlessCreated(Ready p, Decision decision) {
@@ -216,7 +246,8 @@ public final class HttpIdempotency {
   private CompletionStage<Decision> admitAsync(Route route, Ready p) {
     ExecutionPolicy execution = route.leasing();
     if (!(execution.inFlight() instanceof InFlightPolicy.Wait)) {
-      return once.beginAsync(p.scope(), p.key(), p.fingerprint(), execution).thenApply(a -> decide(route, a));
+      return once.beginAsync(p.scope(), p.key(), p.fingerprint(), execution)
+          .thenApply(a -> decide(route, a));
     }
     RecordId id = RecordId.of(p.scope(), p.key());
     return once.beginAsync(p.scope(), p.key(), p.fingerprint(), park(route, id))
@@ -226,10 +257,10 @@ public final class HttpIdempotency {
 
   /**
    * Counts one more duplicate parked on {@code id} and says how it may begin: waiting, or, over the
-   * route's bound, refusing at once, so the rest are told to retry instead of piling up. Counted with
-   * compute(), so a count dropping to zero and removed can never be raised by a caller that fetched
-   * it just before: every caller is counted in the map's one entry. Every call is paired with
-   * {@link #unpark}.
+   * route's bound, refusing at once, so the rest are told to retry instead of piling up. Counted
+   * with compute(), so a count dropping to zero and removed can never be raised by a caller that
+   * fetched it just before: every caller is counted in the map's one entry. Every call is paired
+   * with {@link #unpark}.
    */
   private ExecutionPolicy park(Route route, RecordId id) {
     int parked = waiters.merge(id, 1, Integer::sum);
@@ -241,54 +272,64 @@ public final class HttpIdempotency {
   }
 
   private static Decision decide(Route route, Admission admission) {
-    return admission.accept(new Admission.Visitor<>() {
-      @Override
-      public Decision proceed(Admission.Proceed proceed) {
-        return new Decision.Proceed(new Exchange(proceed.lease(), route.policy()));
-      }
+    return admission.accept(
+        new Admission.Visitor<>() {
+          @Override
+          public Decision proceed(Admission.Proceed proceed) {
+            return new Decision.Proceed(new Exchange(proceed.lease(), route.policy()));
+          }
 
-      @Override
-      public Decision replay(Admission.Replay replay) {
-        return HttpIdempotency.replay(replay);
-      }
+          @Override
+          public Decision replay(Admission.Replay replay) {
+            return HttpIdempotency.replay(replay);
+          }
 
-      @Override
-      public Decision replayFailure(Admission.ReplayFailure replayFailure) {
-        // A failure recorded by a non-HTTP caller of the same key: there is no response to replay.
-        return notReplayable();
-      }
+          @Override
+          public Decision replayFailure(Admission.ReplayFailure replayFailure) {
+            // A failure recorded by a non-HTTP caller of the same key: there is no response to
+            // replay.
+            return notReplayable();
+          }
 
-      @Override
-      public Decision inFlight(Admission.InFlight inFlight) {
-        return problem(ProblemType.IN_FLIGHT, "A request with this key is being processed; retry later.",
-            inFlight.retryAfter());
-      }
+          @Override
+          public Decision inFlight(Admission.InFlight inFlight) {
+            return problem(
+                ProblemType.IN_FLIGHT,
+                "A request with this key is being processed; retry later.",
+                inFlight.retryAfter());
+          }
 
-      @Override
-      public Decision fingerprintMismatch(Admission.FingerprintMismatch mismatch) {
-        return problem(ProblemType.KEY_REUSED, "This key was used with a different request; use a new key.");
-      }
+          @Override
+          public Decision fingerprintMismatch(Admission.FingerprintMismatch mismatch) {
+            return problem(
+                ProblemType.KEY_REUSED,
+                "This key was used with a different request; use a new key.");
+          }
 
-      @Override
-      public Decision responseUnavailable(Admission.ResponseUnavailable unavailable) {
-        return notReplayable();
-      }
+          @Override
+          public Decision responseUnavailable(Admission.ResponseUnavailable unavailable) {
+            return notReplayable();
+          }
 
-      @Override
-      public Decision storeUnavailable(Admission.StoreUnavailable unavailable) {
-        return problem(ProblemType.STORE_UNAVAILABLE, "Nothing was executed; retry later.", unavailable.retryAfter());
-      }
+          @Override
+          public Decision storeUnavailable(Admission.StoreUnavailable unavailable) {
+            return problem(
+                ProblemType.STORE_UNAVAILABLE,
+                "Nothing was executed; retry later.",
+                unavailable.retryAfter());
+          }
 
-      @Override
-      public Decision unguarded(Admission.Unguarded unguarded) {
-        return new Decision.PassThrough(Decision.Reason.FAIL_OPEN);
-      }
+          @Override
+          public Decision unguarded(Admission.Unguarded unguarded) {
+            return new Decision.PassThrough(Decision.Reason.FAIL_OPEN);
+          }
 
-      private Decision notReplayable() {
-        return problem(ProblemType.RESPONSE_UNAVAILABLE,
-            "The request was processed; its response cannot be replayed. Do not retry with this key.");
-      }
-    });
+          private Decision notReplayable() {
+            return problem(
+                ProblemType.RESPONSE_UNAVAILABLE,
+                "The request was processed; its response cannot be replayed. Do not retry with this key.");
+          }
+        });
   }
 
   private static Decision replay(Admission.Replay replay) {
@@ -299,8 +340,10 @@ public final class HttpIdempotency {
       log.warn("a recorded response could not be decoded; answering response-unavailable", e);
       return problem(ProblemType.RESPONSE_UNAVAILABLE, "The recorded response cannot be replayed.");
     }
-    return new Decision.Respond(new StoredResponse(recorded.status(),
-        recorded.headers().with(REPLAYED_HEADER, "true"), recorded.body()), true);
+    return new Decision.Respond(
+        new StoredResponse(
+            recorded.status(), recorded.headers().with(REPLAYED_HEADER, "true"), recorded.body()),
+        true);
   }
 
   private static Scope scopeOf(String tenant, Route route, String method) {
@@ -319,14 +362,17 @@ public final class HttpIdempotency {
    */
   private static Fingerprint fingerprint(Route route, String method, IncomingRequest request) {
     String contentType = request.headers().first("Content-Type").orElse(null);
-    return route.fingerprinter().content(contentType, request.body(), method, request.path(), request.query());
+    return route
+        .fingerprinter()
+        .content(contentType, request.body(), method, request.path(), request.query());
   }
 
   private static Decision problem(ProblemType type, @Nullable String detail) {
     return new Decision.Respond(Problems.render(type, detail), false);
   }
 
-  private static Decision problem(ProblemType type, @Nullable String detail, java.time.@Nullable Duration retryAfter) {
+  private static Decision problem(
+      ProblemType type, @Nullable String detail, java.time.@Nullable Duration retryAfter) {
     return new Decision.Respond(Problems.render(type, detail, retryAfter), false);
   }
 
@@ -361,8 +407,8 @@ public final class HttpIdempotency {
     }
 
     /**
-     * How fast one tenant may create new records (default {@link NewKeyLimit#UNLIMITED}); over it, a
-     * request is answered 429 {@code idempotency-rate-limited} and nothing is stored.
+     * How fast one tenant may create new records (default {@link NewKeyLimit#UNLIMITED}); over it,
+     * a request is answered 429 {@code idempotency-rate-limited} and nothing is stored.
      */
     public Builder newKeyLimit(NewKeyLimit newKeys) {
       this.newKeys = Objects.requireNonNull(newKeys, "newKeys");

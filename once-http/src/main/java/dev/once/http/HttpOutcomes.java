@@ -22,7 +22,12 @@ public final class HttpOutcomes implements OutcomeClassifier<StoredResponse> {
     if (status >= 200 && status < 400) {
       return Outcome.COMPLETED;
     }
-    if (status >= 500 || status < 200 || status == 408 || status == 423 || status == 425 || status == 429) {
+    if (status >= 500
+        || status < 200
+        || status == 408
+        || status == 423
+        || status == 425
+        || status == 429) {
       return Outcome.TRANSIENT;
     }
     return Outcome.FAILED_FINAL;

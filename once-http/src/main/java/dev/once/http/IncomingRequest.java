@@ -13,7 +13,13 @@ import org.jspecify.annotations.Nullable;
  * @param body the whole request body (already bounded by the route's {@code maxRequestBytes})
  * @param principal the authenticated principal's name, or {@code null}
  */
-public record IncomingRequest(String method, String path, String query, Headers headers, byte[] body, @Nullable String principal) {
+public record IncomingRequest(
+    String method,
+    String path,
+    String query,
+    Headers headers,
+    byte[] body,
+    @Nullable String principal) {
 
   public IncomingRequest {
     Objects.requireNonNull(method, "method");

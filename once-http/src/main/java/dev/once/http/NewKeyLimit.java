@@ -18,10 +18,10 @@ import java.util.function.LongSupplier;
  * }</pre>
  *
  * <p>Each tenant costs one map entry holding one {@code long} (the generic cell rate algorithm's
- * "theoretical arrival time"); the hot path is a map lookup and one compare-and-set. At most
- * {@code maxTenants} entries are kept: when the map is full, tenants whose bucket has refilled are
- * dropped (a full bucket is the same as no entry), and if none has, new tenants share one overflow
- * bucket until entries free up. Limits are per process: N gateway instances allow N times the rate.
+ * "theoretical arrival time"); the hot path is a map lookup and one compare-and-set. At most {@code
+ * maxTenants} entries are kept: when the map is full, tenants whose bucket has refilled are dropped
+ * (a full bucket is the same as no entry), and if none has, new tenants share one overflow bucket
+ * until entries free up. Limits are per process: N gateway instances allow N times the rate.
  */
 public final class NewKeyLimit {
 
@@ -30,6 +30,7 @@ public final class NewKeyLimit {
 
   /** Tenants longer than this are keyed by their hash, so an entry's size is bounded too. */
   private static final int MAX_TENANT_CHARS = 100;
+
   private static final long SWEEP_EVERY_NANOS = Duration.ofSeconds(1).toNanos();
 
   private final long intervalNanos;
@@ -123,9 +124,15 @@ public final class NewKeyLimit {
 
   @Override
   public String toString() {
-    return intervalNanos == 0 ? "NewKeyLimit[unlimited]"
-        : "NewKeyLimit[" + (1e9 / intervalNanos) + "/s, burst " + (toleranceNanos / intervalNanos)
-            + ", maxTenants " + maxTenants + "]";
+    return intervalNanos == 0
+        ? "NewKeyLimit[unlimited]"
+        : "NewKeyLimit["
+            + (1e9 / intervalNanos)
+            + "/s, burst "
+            + (toleranceNanos / intervalNanos)
+            + ", maxTenants "
+            + maxTenants
+            + "]";
   }
 
   /** Builds a {@link NewKeyLimit}; every setter validates its value. */
@@ -137,12 +144,16 @@ public final class NewKeyLimit {
 
     private Builder(double perSecond) {
       if (!(perSecond >= 0.001 && perSecond <= 1_000_000)) {
-        throw new IllegalArgumentException("newKeysPerSecond must be 0.001-1000000, was " + perSecond);
+        throw new IllegalArgumentException(
+            "newKeysPerSecond must be 0.001-1000000, was " + perSecond);
       }
       this.perSecond = perSecond;
     }
 
-    /** How many new records a tenant may create at once after being idle (default: one second's worth, at least 1). */
+    /**
+     * How many new records a tenant may create at once after being idle (default: one second's
+     * worth, at least 1).
+     */
     public Builder burst(int burst) {
       if (burst < 1) {
         throw new IllegalArgumentException("burst must be at least 1, was " + burst);

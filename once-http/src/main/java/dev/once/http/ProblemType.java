@@ -17,7 +17,9 @@ public enum ProblemType {
   /** The first request with this key is still being processed. */
   IN_FLIGHT(WireProtocol.IN_FLIGHT, 409, "A request with this Idempotency-Key is in progress"),
   /** The request was processed but its response could not be stored. */
-  RESPONSE_UNAVAILABLE(WireProtocol.RESPONSE_UNAVAILABLE, 409,
+  RESPONSE_UNAVAILABLE(
+      WireProtocol.RESPONSE_UNAVAILABLE,
+      409,
       "The request was processed, but its response is not available for replay"),
   /** The idempotency store cannot be reached; nothing was executed. */
   STORE_UNAVAILABLE(WireProtocol.STORE_UNAVAILABLE, 503, "Idempotency store is unavailable"),

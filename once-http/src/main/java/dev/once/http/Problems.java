@@ -19,7 +19,8 @@ public final class Problems {
   }
 
   /** The problem response with a {@code Retry-After} header in whole seconds. */
-  public static StoredResponse render(ProblemType type, @Nullable String detail, @Nullable Duration retryAfter) {
+  public static StoredResponse render(
+      ProblemType type, @Nullable String detail, @Nullable Duration retryAfter) {
     StringBuilder json = new StringBuilder(256);
     json.append("{\"type\":");
     quote(json, type.uri());
@@ -37,19 +38,23 @@ public final class Problems {
       headers.add(WireProtocol.RETRY_AFTER_HEADER, Long.toString(seconds));
     }
     json.append('}');
-    return new StoredResponse(type.status(), headers.build(), json.toString().getBytes(StandardCharsets.UTF_8));
+    return new StoredResponse(
+        type.status(), headers.build(), json.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   /** The 413 answer to a request body over {@code maxRequestBytes}. */
   public static StoredResponse bodyTooLarge(int maxRequestBytes) {
-    return render(ProblemType.BODY_TOO_LARGE, "The request body is larger than " + maxRequestBytes + " bytes.");
+    return render(
+        ProblemType.BODY_TOO_LARGE,
+        "The request body is larger than " + maxRequestBytes + " bytes.");
   }
 
   /**
    * A plain RFC 9457 problem for a status, with {@code type} {@code about:blank} and the status's
    * reason phrase as {@code title}: what a framework adapter answers when the handler only names an
-   * error status (a servlet's {@code sendError}), so the first response and its replays are the same
-   * bytes instead of a container's error page that is generated after the response was recorded.
+   * error status (a servlet's {@code sendError}), so the first response and its replays are the
+   * same bytes instead of a container's error page that is generated after the response was
+   * recorded.
    *
    * @param detail the handler's own message meant for the client, or {@code null}
    */
@@ -66,7 +71,9 @@ public final class Problems {
       quote(json, detail);
     }
     json.append('}');
-    return new StoredResponse(status, Headers.of("Content-Type", MEDIA_TYPE),
+    return new StoredResponse(
+        status,
+        Headers.of("Content-Type", MEDIA_TYPE),
         json.toString().getBytes(StandardCharsets.UTF_8));
   }
 

@@ -37,21 +37,29 @@ public final class Route {
     policy.excludedJsonPointers().forEach(fb::exclude);
     this.fingerprinter = fb.build();
     ExecutionPolicy execution = policy.execution();
-    this.leasing = execution.toBuilder()
-        .maxResultBytes((int) Math.min(Integer.MAX_VALUE, (long) execution.maxResultBytes() + HEADER_ALLOWANCE)).build();
-    this.rejecting = execution.inFlight() instanceof InFlightPolicy.Wait
-        ? leasing.toBuilder().inFlight(InFlightPolicy.reject()).build()
-        : leasing;
+    this.leasing =
+        execution.toBuilder()
+            .maxResultBytes(
+                (int)
+                    Math.min(
+                        Integer.MAX_VALUE, (long) execution.maxResultBytes() + HEADER_ALLOWANCE))
+            .build();
+    this.rejecting =
+        execution.inFlight() instanceof InFlightPolicy.Wait
+            ? leasing.toBuilder().inFlight(InFlightPolicy.reject()).build()
+            : leasing;
   }
 
   private static String validate(String pattern) {
     if (pattern == null || !pattern.startsWith("/")) {
-      throw new IllegalArgumentException("route pattern must start with '/', was '" + pattern + "'");
+      throw new IllegalArgumentException(
+          "route pattern must start with '/', was '" + pattern + "'");
     }
     String[] parts = split(pattern);
     for (int i = 0; i < parts.length; i++) {
       if (parts[i].equals("**") && i != parts.length - 1) {
-        throw new IllegalArgumentException("route pattern '" + pattern + "': '**' may only be the last segment");
+        throw new IllegalArgumentException(
+            "route pattern '" + pattern + "': '**' may only be the last segment");
       }
     }
     return pattern;
@@ -59,8 +67,8 @@ public final class Route {
 
   /**
    * The segments of a path: without its leading and one trailing {@code /}. A path that does not
-   * start with {@code /} (empty, or {@code *}) keeps its first character: found by fuzzing, an empty
-   * path used to throw, and {@code xrequired/a} used to match {@code /required/**}.
+   * start with {@code /} (empty, or {@code *}) keeps its first character: found by fuzzing, an
+   * empty path used to throw, and {@code xrequired/a} used to match {@code /required/**}.
    */
   private static String[] split(String path) {
     int start = path.startsWith("/") ? 1 : 0;
@@ -101,7 +109,10 @@ public final class Route {
     return fingerprinter;
   }
 
-  /** The execution policy a lease on this route is granted under: the route's, with room for headers. */
+  /**
+   * The execution policy a lease on this route is granted under: the route's, with room for
+   * headers.
+   */
   ExecutionPolicy leasing() {
     return leasing;
   }

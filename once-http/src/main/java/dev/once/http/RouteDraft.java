@@ -6,9 +6,9 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A route being built from options. In-flight mode and its wait bound are kept apart until
- * {@link #build()}, so that options may come in any order and a bound set without the mode (say in
- * the defaults, with the mode on one route) still applies once the mode is wait.
+ * A route being built from options. In-flight mode and its wait bound are kept apart until {@link
+ * #build()}, so that options may come in any order and a bound set without the mode (say in the
+ * defaults, with the mode on one route) still applies once the mode is wait.
  */
 final class RouteDraft {
 
@@ -26,7 +26,8 @@ final class RouteDraft {
 
   void inFlight(String mode) {
     if (!RouteOptions.IN_FLIGHT_CHOICES.contains(mode)) {
-      throw new IllegalArgumentException("must be one of " + RouteOptions.IN_FLIGHT_CHOICES + ", was '" + mode + "'");
+      throw new IllegalArgumentException(
+          "must be one of " + RouteOptions.IN_FLIGHT_CHOICES + ", was '" + mode + "'");
     }
     this.inFlight = mode;
   }
@@ -37,10 +38,15 @@ final class RouteDraft {
   }
 
   RoutePolicy build() {
-    boolean wait = inFlight == null ? baseInFlight instanceof InFlightPolicy.Wait : inFlight.equals("wait");
+    boolean wait =
+        inFlight == null ? baseInFlight instanceof InFlightPolicy.Wait : inFlight.equals("wait");
     if (wait) {
-      Duration bound = maxWait != null ? maxWait
-          : baseInFlight instanceof InFlightPolicy.Wait w ? w.maxWait() : RouteOptions.DEFAULT_MAX_WAIT;
+      Duration bound =
+          maxWait != null
+              ? maxWait
+              : baseInFlight instanceof InFlightPolicy.Wait w
+                  ? w.maxWait()
+                  : RouteOptions.DEFAULT_MAX_WAIT;
       execution.inFlight(InFlightPolicy.waitUpTo(bound));
     } else {
       execution.inFlight(InFlightPolicy.reject());

@@ -6,16 +6,16 @@ import java.util.function.Function;
 
 /**
  * One route option, declared once in {@link RouteOptions} and spelled the same by every front end:
- * the gateway's YAML key, the Spring property {@code once.defaults.<name>} / {@code once.routes[n].<name>},
- * and the row of the option tables in {@code docs/}. Front ends turn their own text into a value of
- * the option's {@link Type} and hand it to {@link RouteOptions#apply}, where the core builders
- * validate it: one validation path for every front end.
+ * the gateway's YAML key, the Spring property {@code once.defaults.<name>} / {@code
+ * once.routes[n].<name>}, and the row of the option tables in {@code docs/}. Front ends turn their
+ * own text into a value of the option's {@link Type} and hand it to {@link RouteOptions#apply},
+ * where the core builders validate it: one validation path for every front end.
  */
 public final class RouteOption {
 
   /**
-   * The kind of value an option takes, and what {@link RouteOptions#apply} accepts for it. Front ends
-   * parse durations and sizes in their own notation ({@code 30s}, Spring's {@code DataSize}).
+   * The kind of value an option takes, and what {@link RouteOptions#apply} accepts for it. Front
+   * ends parse durations and sizes in their own notation ({@code 30s}, Spring's {@code DataSize}).
    */
   public enum Type {
     /** A {@link java.time.Duration}. */
@@ -39,8 +39,13 @@ public final class RouteOption {
   private final Function<RoutePolicy, String> shownDefault;
   private final BiConsumer<RouteDraft, Object> setter;
 
-  RouteOption(String name, Type type, List<String> choices, String description,
-      Function<RoutePolicy, String> shownDefault, BiConsumer<RouteDraft, Object> setter) {
+  RouteOption(
+      String name,
+      Type type,
+      List<String> choices,
+      String description,
+      Function<RoutePolicy, String> shownDefault,
+      BiConsumer<RouteDraft, Object> setter) {
     this.name = name;
     this.type = type;
     this.choices = List.copyOf(choices);

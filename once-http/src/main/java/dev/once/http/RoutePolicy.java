@@ -11,13 +11,13 @@ import java.util.TreeSet;
  * How one route treats idempotency (DESIGN §4). Immutable; build with {@link #builder()}.
  *
  * @param methods the methods covered (default POST and PATCH); others pass through untouched
- * @param keyRequired whether a covered request without a key is refused with 400 (default false:
- *     it passes through unrecorded)
+ * @param keyRequired whether a covered request without a key is refused with 400 (default false: it
+ *     passes through unrecorded)
  * @param execution lease, ttl, in-flight behaviour, fail-open/closed and the response size cap
  *     ({@code maxResultBytes}: the body's bytes; the headers do not count against it)
  * @param excludedJsonPointers JSON pointers left out of the fingerprint (timestamps, trace ids)
- * @param replayHeaderDenylist response headers never stored nor replayed, lower case, on top of
- *     the hop-by-hop ones, {@code Date}, {@code Content-Length} and {@code Set-Cookie}
+ * @param replayHeaderDenylist response headers never stored nor replayed, lower case, on top of the
+ *     hop-by-hop ones, {@code Date}, {@code Content-Length} and {@code Set-Cookie}
  * @param maxRequestBytes the largest request body accepted on a covered request (default 1 MiB)
  * @param maxWaitersPerKey in wait mode, how many duplicates may wait on one key; more are answered
  *     409 at once (default 16)
@@ -81,7 +81,9 @@ public record RoutePolicy(
 
     private Builder() {}
 
-    /** The methods covered, e.g. {@code "POST", "PATCH", "PUT", "DELETE"}; safe methods are refused. */
+    /**
+     * The methods covered, e.g. {@code "POST", "PATCH", "PUT", "DELETE"}; safe methods are refused.
+     */
     public Builder methods(String... methods) {
       if (methods.length == 0) {
         throw new IllegalArgumentException("methods must name at least one method");
@@ -93,7 +95,8 @@ public record RoutePolicy(
         }
         String upper = m.toUpperCase(Locale.ROOT);
         if (SAFE.contains(upper)) {
-          throw new IllegalArgumentException("methods: " + upper + " is safe and never needs idempotency");
+          throw new IllegalArgumentException(
+              "methods: " + upper + " is safe and never needs idempotency");
         }
         set.add(upper);
       }
@@ -114,7 +117,8 @@ public record RoutePolicy(
     /** Leaves the value at this RFC 6901 JSON pointer out of the fingerprint. */
     public Builder excludeJsonPointer(String pointer) {
       if (pointer == null || !(pointer.isEmpty() || pointer.startsWith("/"))) {
-        throw new IllegalArgumentException("excludeJsonPointer: '" + pointer + "' is not a JSON pointer");
+        throw new IllegalArgumentException(
+            "excludeJsonPointer: '" + pointer + "' is not a JSON pointer");
       }
       excluded.add(pointer);
       return this;
@@ -157,7 +161,8 @@ public record RoutePolicy(
 
     public Builder maxRequestBytes(int maxRequestBytes) {
       if (maxRequestBytes < 0) {
-        throw new IllegalArgumentException("maxRequestBytes must not be negative, was " + maxRequestBytes);
+        throw new IllegalArgumentException(
+            "maxRequestBytes must not be negative, was " + maxRequestBytes);
       }
       this.maxRequestBytes = maxRequestBytes;
       return this;
@@ -165,7 +170,8 @@ public record RoutePolicy(
 
     public Builder maxWaitersPerKey(int maxWaitersPerKey) {
       if (maxWaitersPerKey < 1) {
-        throw new IllegalArgumentException("maxWaitersPerKey must be at least 1, was " + maxWaitersPerKey);
+        throw new IllegalArgumentException(
+            "maxWaitersPerKey must be at least 1, was " + maxWaitersPerKey);
       }
       this.maxWaitersPerKey = maxWaitersPerKey;
       return this;
@@ -177,8 +183,15 @@ public record RoutePolicy(
     }
 
     public RoutePolicy build() {
-      return new RoutePolicy(methods, keyRequired, execution, excluded, denylist, maxRequestBytes,
-          maxWaitersPerKey, classifier);
+      return new RoutePolicy(
+          methods,
+          keyRequired,
+          execution,
+          excluded,
+          denylist,
+          maxRequestBytes,
+          maxWaitersPerKey,
+          classifier);
     }
   }
 }

@@ -3,8 +3,8 @@ package dev.once.http;
 import dev.once.Scope;
 
 /**
- * Finds who owns a request's key: the tenant part of its scope. The route is added by
- * {@link HttpIdempotency}. Secrets (API keys, bearer tokens) are stored only as hashes.
+ * Finds who owns a request's key: the tenant part of its scope. The route is added by {@link
+ * HttpIdempotency}. Secrets (API keys, bearer tokens) are stored only as hashes.
  */
 @FunctionalInterface
 public interface ScopeResolver {
@@ -12,7 +12,8 @@ public interface ScopeResolver {
   /**
    * The tenant part of the scope; {@code "-"} when the request carries none.
    *
-   * @throws TenantException if the request names more than one tenant, or none where one is required
+   * @throws TenantException if the request names more than one tenant, or none where one is
+   *     required
    */
   String tenantOf(IncomingRequest request);
 
@@ -25,7 +26,10 @@ public interface ScopeResolver {
     return header(name, false);
   }
 
-  /** As {@link #header(String)}, but a request without the header is refused: every key has an owner. */
+  /**
+   * As {@link #header(String)}, but a request without the header is refused: every key has an
+   * owner.
+   */
   static ScopeResolver requiredHeader(String name) {
     return header(name, true);
   }
@@ -38,13 +42,18 @@ public interface ScopeResolver {
       java.util.List<String> values = request.headers().all(name);
       if (values.isEmpty()) {
         if (required) {
-          throw TenantException.missing("The request has no " + name + " header; every key needs its tenant.");
+          throw TenantException.missing(
+              "The request has no " + name + " header; every key needs its tenant.");
         }
         return "-";
       }
       if (values.stream().distinct().count() > 1) {
-        throw TenantException.ambiguous("The request has " + values.size() + " " + name
-            + " headers with different values; send one.");
+        throw TenantException.ambiguous(
+            "The request has "
+                + values.size()
+                + " "
+                + name
+                + " headers with different values; send one.");
       }
       return Scope.hash(values.get(0));
     };

@@ -4,7 +4,10 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** Parses byte sizes: a plain number of bytes, or a number with {@code KiB}, {@code MiB} or {@code GiB}. */
+/**
+ * Parses byte sizes: a plain number of bytes, or a number with {@code KiB}, {@code MiB} or {@code
+ * GiB}.
+ */
 public final class Sizes {
 
   private static final Pattern SIZE = Pattern.compile("(\\d{1,12})\\s*(b|kib|mib|gib)?");
@@ -15,16 +18,18 @@ public final class Sizes {
   public static int parse(String text) {
     Matcher m = SIZE.matcher(text.trim().toLowerCase(Locale.ROOT));
     if (!m.matches()) {
-      throw new IllegalArgumentException("'" + text + "' is not a size (write 1048576, 512KiB or 4MiB)");
+      throw new IllegalArgumentException(
+          "'" + text + "' is not a size (write 1048576, 512KiB or 4MiB)");
     }
     long n = Long.parseLong(m.group(1));
     String unit = m.group(2) == null ? "b" : m.group(2);
-    long bytes = switch (unit) {
-      case "kib" -> n << 10;
-      case "mib" -> n << 20;
-      case "gib" -> n << 30;
-      default -> n;
-    };
+    long bytes =
+        switch (unit) {
+          case "kib" -> n << 10;
+          case "mib" -> n << 20;
+          case "gib" -> n << 30;
+          default -> n;
+        };
     if (bytes > Integer.MAX_VALUE) {
       throw new IllegalArgumentException("'" + text + "' is larger than 2GiB");
     }

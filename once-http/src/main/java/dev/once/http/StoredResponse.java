@@ -5,7 +5,8 @@ import java.util.Arrays;
 import java.util.Objects;
 
 /**
- * A response as recorded and replayed: status, the end-to-end headers worth replaying, and the body.
+ * A response as recorded and replayed: status, the end-to-end headers worth replaying, and the
+ * body.
  *
  * @param status the HTTP status code, 100-599
  * @param headers the headers
@@ -31,7 +32,10 @@ public record StoredResponse(int status, Headers headers, byte[] body) {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof StoredResponse r && status == r.status && headers.equals(r.headers) && Arrays.equals(body, r.body);
+    return o instanceof StoredResponse r
+        && status == r.status
+        && headers.equals(r.headers)
+        && Arrays.equals(body, r.body);
   }
 
   @Override

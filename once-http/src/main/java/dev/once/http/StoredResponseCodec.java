@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 final class StoredResponseCodec implements ResultCodec<StoredResponse> {
 
   private static final int VERSION = 1;
+
   /** The header count is written as an unsigned short. */
   private static final int MAX_HEADERS = 0xFFFF;
 
@@ -23,8 +24,11 @@ final class StoredResponseCodec implements ResultCodec<StoredResponse> {
   public byte[] encode(StoredResponse response) {
     if (response.headers().size() > MAX_HEADERS) {
       // Written as it is, the count would wrap around and the record would replay garbage.
-      throw new IllegalArgumentException("a stored response holds at most " + MAX_HEADERS + " header fields, this one "
-          + response.headers().size());
+      throw new IllegalArgumentException(
+          "a stored response holds at most "
+              + MAX_HEADERS
+              + " header fields, this one "
+              + response.headers().size());
     }
     ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + response.body().length);
     try (DataOutputStream out = new DataOutputStream(bytes)) {

@@ -4,9 +4,9 @@ import java.util.Objects;
 
 /**
  * Thrown by a {@link ScopeResolver} that cannot tell whose key a request carries: it names two
- * tenants ({@link ProblemType#TENANT_AMBIGUOUS}), or none where one is required
- * ({@link ProblemType#TENANT_MISSING}). {@link HttpIdempotency} answers it with that 400 problem
- * rather than guess (DESIGN §4); nothing is stored.
+ * tenants ({@link ProblemType#TENANT_AMBIGUOUS}), or none where one is required ({@link
+ * ProblemType#TENANT_MISSING}). {@link HttpIdempotency} answers it with that 400 problem rather
+ * than guess (DESIGN §4); nothing is stored.
  */
 public final class TenantException extends IllegalArgumentException {
 

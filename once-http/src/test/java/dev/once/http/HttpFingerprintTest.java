@@ -26,30 +26,36 @@ class HttpFingerprintTest {
     String body = "{\"op\":\"remove\",\"path\":\"/a\"}";
     complete(patch("application/json-patch+json", body));
 
-    assertThat(problemOf(begin(patch("application/merge-patch+json", body)))).isEqualTo(ProblemType.KEY_REUSED);
+    assertThat(problemOf(begin(patch("application/merge-patch+json", body))))
+        .isEqualTo(ProblemType.KEY_REUSED);
   }
 
   @Test
   void aCharsetParameterOnARawBodyDoesNotMakeARetryADifferentRequest() {
     complete(patch("text/plain", "hello"));
 
-    assertThat(begin(patch("Text/Plain; charset=UTF-8", "hello"))).isInstanceOf(Decision.Respond.class)
-        .extracting(d -> ((Decision.Respond) d).replayed()).isEqualTo(true);
+    assertThat(begin(patch("Text/Plain; charset=UTF-8", "hello")))
+        .isInstanceOf(Decision.Respond.class)
+        .extracting(d -> ((Decision.Respond) d).replayed())
+        .isEqualTo(true);
   }
 
   @Test
   void aCharsetParameterOnAJsonBodyDoesNotMakeARetryADifferentRequest() {
     complete(patch("application/json", "{\"a\":1}"));
 
-    assertThat(begin(patch("application/json; charset=utf-8", "{ \"a\": 1.0 }"))).isInstanceOf(Decision.Respond.class)
-        .extracting(d -> ((Decision.Respond) d).replayed()).isEqualTo(true);
+    assertThat(begin(patch("application/json; charset=utf-8", "{ \"a\": 1.0 }")))
+        .isInstanceOf(Decision.Respond.class)
+        .extracting(d -> ((Decision.Respond) d).replayed())
+        .isEqualTo(true);
   }
 
   @Test
   void anAbsentContentTypeDiffersFromAnyGivenOne() {
     complete(patch(null, "hello"));
 
-    assertThat(problemOf(begin(patch("application/octet-stream", "hello")))).isEqualTo(ProblemType.KEY_REUSED);
+    assertThat(problemOf(begin(patch("application/octet-stream", "hello"))))
+        .isEqualTo(ProblemType.KEY_REUSED);
   }
 
   @Test
@@ -61,11 +67,13 @@ class HttpFingerprintTest {
   }
 
   private IncomingRequest patch(String contentType, String body) {
-    Headers.Builder headers = Headers.builder().add("Api-Key", "sk_merchant_1").add("Idempotency-Key", key);
+    Headers.Builder headers =
+        Headers.builder().add("Api-Key", "sk_merchant_1").add("Idempotency-Key", key);
     if (contentType != null) {
       headers.add("Content-Type", contentType);
     }
-    return IncomingRequest.of("PATCH", "/accounts/1", headers.build(), body.getBytes(StandardCharsets.UTF_8));
+    return IncomingRequest.of(
+        "PATCH", "/accounts/1", headers.build(), body.getBytes(StandardCharsets.UTF_8));
   }
 
   private Decision begin(IncomingRequest request) {
@@ -75,12 +83,15 @@ class HttpFingerprintTest {
   private void complete(IncomingRequest request) {
     Decision first = begin(request);
     assertThat(first).isInstanceOf(Decision.Proceed.class);
-    ((Decision.Proceed) first).exchange().record(new StoredResponse(200, Headers.of(), new byte[0]));
+    ((Decision.Proceed) first)
+        .exchange()
+        .record(new StoredResponse(200, Headers.of(), new byte[0]));
   }
 
   private static ProblemType problemOf(Decision decision) {
     assertThat(decision).isInstanceOf(Decision.Respond.class);
-    String body = new String(((Decision.Respond) decision).response().body(), StandardCharsets.UTF_8);
+    String body =
+        new String(((Decision.Respond) decision).response().body(), StandardCharsets.UTF_8);
     for (ProblemType type : ProblemType.values()) {
       if (body.contains("\"type\":\"" + type.uri() + "\"")) {
         return type;

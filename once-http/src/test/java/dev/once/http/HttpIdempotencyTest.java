@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.ExecutionPolicy;
 import dev.once.FailureMode;
+import dev.once.FakeUnavailableStore;
 import dev.once.FinalFailure;
 import dev.once.InFlightPolicy;
 import dev.once.Once;
 import dev.once.Outcome;
-import dev.once.ParkingSignalStore;
 import dev.once.OutcomeClassifier;
+import dev.once.ParkingSignalStore;
 import dev.once.Recording;
-import dev.once.FakeUnavailableStore;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;
@@ -24,21 +24,40 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** DESIGN §4 row by row, at the framework-neutral level (the servlet and gateway tests add sockets). */
+/**
+ * DESIGN §4 row by row, at the framework-neutral level (the servlet and gateway tests add sockets).
+ */
 @Timeout(30)
 class HttpIdempotencyTest {
 
   private final ParkingSignalStore store = new ParkingSignalStore();
   private final Once once = Once.of(store);
-  private final HttpIdempotency http = HttpIdempotency.builder(once)
-      .route("/required", RoutePolicy.builder().keyRequired(true).build())
-      .route("/waiting", RoutePolicy.builder().execution(ExecutionPolicy.builder()
-          .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(5))).build()).maxWaitersPerKey(1).build())
-      .route("/small", RoutePolicy.builder().maxRequestBytes(10)
-          .execution(ExecutionPolicy.builder().maxResultBytes(10).build()).build())
-      .route("/stamped", RoutePolicy.builder().excludeJsonPointer("/sent_at").denyReplayHeader("X-Trace").build())
-      .route("/broken", RoutePolicy.builder().classifier(new FakeBrokenClassifier()).build())
-      .build();
+  private final HttpIdempotency http =
+      HttpIdempotency.builder(once)
+          .route("/required", RoutePolicy.builder().keyRequired(true).build())
+          .route(
+              "/waiting",
+              RoutePolicy.builder()
+                  .execution(
+                      ExecutionPolicy.builder()
+                          .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(5)))
+                          .build())
+                  .maxWaitersPerKey(1)
+                  .build())
+          .route(
+              "/small",
+              RoutePolicy.builder()
+                  .maxRequestBytes(10)
+                  .execution(ExecutionPolicy.builder().maxResultBytes(10).build())
+                  .build())
+          .route(
+              "/stamped",
+              RoutePolicy.builder()
+                  .excludeJsonPointer("/sent_at")
+                  .denyReplayHeader("X-Trace")
+                  .build())
+          .route("/broken", RoutePolicy.builder().classifier(new FakeBrokenClassifier()).build())
+          .build();
 
   @AfterEach
   void close() {
@@ -46,7 +65,8 @@ class HttpIdempotencyTest {
   }
 
   private static IncomingRequest post(String path, String key, String body, String... headers) {
-    Headers.Builder h = Headers.builder().add("Content-Type", "application/json").add("Api-Key", "sk_merchant_1");
+    Headers.Builder h =
+        Headers.builder().add("Content-Type", "application/json").add("Api-Key", "sk_merchant_1");
     if (key != null) {
       h.add("Idempotency-Key", key);
     }
@@ -61,8 +81,19 @@ class HttpIdempotencyTest {
   }
 
   private static StoredResponse created(String body) {
-    return new StoredResponse(201, Headers.of("Content-Type", "application/json", "Location", "/p/1",
-        "Set-Cookie", "session=secret", "Date", "Sun, 22 Nov 2026 01:00:00 GMT", "X-Trace", "abc"),
+    return new StoredResponse(
+        201,
+        Headers.of(
+            "Content-Type",
+            "application/json",
+            "Location",
+            "/p/1",
+            "Set-Cookie",
+            "session=secret",
+            "Date",
+            "Sun, 22 Nov 2026 01:00:00 GMT",
+            "X-Trace",
+            "abc"),
         body.getBytes(StandardCharsets.UTF_8));
   }
 
@@ -93,7 +124,8 @@ class HttpIdempotencyTest {
 
   @Test
   void noKeyOnAnOptionalRoutePassesThroughUnrecorded() {
-    assertThat(begin(post("/anything", null, "{}"))).isEqualTo(new Decision.PassThrough(Decision.Reason.NO_KEY));
+    assertThat(begin(post("/anything", null, "{}")))
+        .isEqualTo(new Decision.PassThrough(Decision.Reason.NO_KEY));
   }
 
   @Test
@@ -103,26 +135,31 @@ class HttpIdempotencyTest {
 
   @Test
   void malformedKeyIs400KeyInvalid() {
-    assertThat(problemOf(begin(post("/p", "\"unterminated", "{}")))).isEqualTo(ProblemType.KEY_INVALID);
-    assertThat(problemOf(begin(post("/p", "k".repeat(256), "{}")))).isEqualTo(ProblemType.KEY_INVALID);
+    assertThat(problemOf(begin(post("/p", "\"unterminated", "{}"))))
+        .isEqualTo(ProblemType.KEY_INVALID);
+    assertThat(problemOf(begin(post("/p", "k".repeat(256), "{}"))))
+        .isEqualTo(ProblemType.KEY_INVALID);
     assertThat(problemOf(begin(post("/p", "", "{}")))).isEqualTo(ProblemType.KEY_INVALID);
   }
 
   @Test
   void twoKeyHeadersAre400KeyInvalid() {
-    assertThat(problemOf(begin(post("/p", "a", "{}", "Idempotency-Key", "b")))).isEqualTo(ProblemType.KEY_INVALID);
+    assertThat(problemOf(begin(post("/p", "a", "{}", "Idempotency-Key", "b"))))
+        .isEqualTo(ProblemType.KEY_INVALID);
   }
 
   @Test
   void oversizedBodyIs413() {
-    assertThat(problemOf(begin(post("/small", key(), "{\"a\":\"0123456789\"}")))).isEqualTo(ProblemType.BODY_TOO_LARGE);
+    assertThat(problemOf(begin(post("/small", key(), "{\"a\":\"0123456789\"}"))))
+        .isEqualTo(ProblemType.BODY_TOO_LARGE);
   }
 
   @Test
   void retryGetsTheOriginalStatusHeadersAndBodyMarkedReplayed() {
     String key = key();
     Decision first = begin(post("/p", key, "{\"amount\":1000}"));
-    Recording rec = ((Decision.Proceed) first).exchange().record(created("{\"id\":\"pay_1\"}")).recording();
+    Recording rec =
+        ((Decision.Proceed) first).exchange().record(created("{\"id\":\"pay_1\"}")).recording();
 
     Decision retry = begin(post("/p", key, "{ \"amount\": 1000.0 }"));
 
@@ -131,7 +168,8 @@ class HttpIdempotencyTest {
     Decision.Respond replay = (Decision.Respond) retry;
     assertThat(replay.replayed()).isTrue();
     assertThat(replay.response().status()).isEqualTo(201);
-    assertThat(new String(replay.response().body(), StandardCharsets.UTF_8)).isEqualTo("{\"id\":\"pay_1\"}");
+    assertThat(new String(replay.response().body(), StandardCharsets.UTF_8))
+        .isEqualTo("{\"id\":\"pay_1\"}");
     assertThat(replay.response().headers().first("Location")).contains("/p/1");
     assertThat(replay.response().headers().first("Idempotent-Replayed")).contains("true");
     assertThat(replay.response().headers().first("Set-Cookie")).isEmpty();
@@ -152,21 +190,38 @@ class HttpIdempotencyTest {
   @Test
   void retryWithADifferentBodyIs422AndNeverTheCachedResult() {
     String key = key();
-    ((Decision.Proceed) begin(post("/p", key, "{\"amount\":1000}"))).exchange().record(created("{\"id\":\"pay_1\"}"));
+    ((Decision.Proceed) begin(post("/p", key, "{\"amount\":1000}")))
+        .exchange()
+        .record(created("{\"id\":\"pay_1\"}"));
 
     Decision reuse = begin(post("/p", key, "{\"amount\":9999}"));
 
     assertThat(problemOf(reuse)).isEqualTo(ProblemType.KEY_REUSED);
-    assertThat(new String(((Decision.Respond) reuse).response().body(), StandardCharsets.UTF_8)).doesNotContain("pay_1");
+    assertThat(new String(((Decision.Respond) reuse).response().body(), StandardCharsets.UTF_8))
+        .doesNotContain("pay_1");
   }
 
   @Test
   void theSameKeyFromAnotherTenantIsAnotherRequest() {
     String key = key();
-    ((Decision.Proceed) begin(post("/p", key, "{}"))).exchange().record(created("{\"id\":\"pay_1\"}"));
+    ((Decision.Proceed) begin(post("/p", key, "{}")))
+        .exchange()
+        .record(created("{\"id\":\"pay_1\"}"));
 
-    IncomingRequest other = new IncomingRequest("POST", "/p", "", Headers.of("Content-Type", "application/json",
-        "Api-Key", "sk_merchant_2", "Idempotency-Key", key), "{}".getBytes(StandardCharsets.UTF_8), null);
+    IncomingRequest other =
+        new IncomingRequest(
+            "POST",
+            "/p",
+            "",
+            Headers.of(
+                "Content-Type",
+                "application/json",
+                "Api-Key",
+                "sk_merchant_2",
+                "Idempotency-Key",
+                key),
+            "{}".getBytes(StandardCharsets.UTF_8),
+            null);
 
     assertThat(begin(other)).isInstanceOf(Decision.Proceed.class);
   }
@@ -179,8 +234,8 @@ class HttpIdempotencyTest {
     Decision dup = begin(post("/p", key, "{}"));
 
     assertThat(problemOf(dup)).isEqualTo(ProblemType.IN_FLIGHT);
-    assertThat(((Decision.Respond) dup).response().headers().first("Retry-After")).hasValueSatisfying(
-        s -> assertThat(Integer.parseInt(s)).isBetween(1, 30));
+    assertThat(((Decision.Respond) dup).response().headers().first("Retry-After"))
+        .hasValueSatisfying(s -> assertThat(Integer.parseInt(s)).isBetween(1, 30));
   }
 
   @Test
@@ -196,8 +251,8 @@ class HttpIdempotencyTest {
       first.record(created("{\"id\":\"pay_1\"}"));
 
       assertThat(problemOf(overLimit)).isEqualTo(ProblemType.IN_FLIGHT);
-      assertThat(waiter.get(5, TimeUnit.SECONDS)).isInstanceOfSatisfying(Decision.Respond.class,
-          r -> assertThat(r.replayed()).isTrue());
+      assertThat(waiter.get(5, TimeUnit.SECONDS))
+          .isInstanceOfSatisfying(Decision.Respond.class, r -> assertThat(r.replayed()).isTrue());
     } finally {
       pool.shutdownNow();
     }
@@ -209,7 +264,8 @@ class HttpIdempotencyTest {
       String key = key();
       Exchange ex = ((Decision.Proceed) begin(post("/p", key, "{}"))).exchange();
 
-      assertThat(ex.record(new StoredResponse(status, Headers.EMPTY, null)).recording()).isEqualTo(Recording.RELEASED);
+      assertThat(ex.record(new StoredResponse(status, Headers.EMPTY, null)).recording())
+          .isEqualTo(Recording.RELEASED);
       assertThat(begin(post("/p", key, "{}"))).isInstanceOf(Decision.Proceed.class);
     }
   }
@@ -219,7 +275,8 @@ class HttpIdempotencyTest {
     for (int status : new int[] {400, 402, 404, 422}) {
       String key = key();
       Exchange ex = ((Decision.Proceed) begin(post("/p", key, "{}"))).exchange();
-      ex.record(new StoredResponse(status, Headers.EMPTY, "declined".getBytes(StandardCharsets.UTF_8)));
+      ex.record(
+          new StoredResponse(status, Headers.EMPTY, "declined".getBytes(StandardCharsets.UTF_8)));
 
       Decision retry = begin(post("/p", key, "{}"));
 
@@ -247,11 +304,15 @@ class HttpIdempotencyTest {
 
   @Test
   void aRequiredTenantHeaderThatIsMissingIsRefused() {
-    HttpIdempotency strict = HttpIdempotency.builder(once).scope(ScopeResolver.requiredHeader("Api-Key")).build();
-    IncomingRequest anonymous = IncomingRequest.of("POST", "/p", Headers.of("Idempotency-Key", key()), new byte[0]);
+    HttpIdempotency strict =
+        HttpIdempotency.builder(once).scope(ScopeResolver.requiredHeader("Api-Key")).build();
+    IncomingRequest anonymous =
+        IncomingRequest.of("POST", "/p", Headers.of("Idempotency-Key", key()), new byte[0]);
 
-    assertThat(problemOf(strict.begin(strict.route("/p"), anonymous))).isEqualTo(ProblemType.TENANT_MISSING);
-    assertThat(strict.begin(strict.route("/p"), post("/p", key(), "{}"))).isInstanceOf(Decision.Proceed.class);
+    assertThat(problemOf(strict.begin(strict.route("/p"), anonymous)))
+        .isEqualTo(ProblemType.TENANT_MISSING);
+    assertThat(strict.begin(strict.route("/p"), post("/p", key(), "{}")))
+        .isInstanceOf(Decision.Proceed.class);
   }
 
   @Test
@@ -262,8 +323,11 @@ class HttpIdempotencyTest {
     Recording rec = ex.record(created("0123456789")).recording();
 
     assertThat(rec).isEqualTo(Recording.RECORDED);
-    assertThat(begin(post("/small", key, "{}"))).isInstanceOf(Decision.Respond.class)
-        .extracting(d -> new String(((Decision.Respond) d).response().body(), StandardCharsets.UTF_8)).isEqualTo("0123456789");
+    assertThat(begin(post("/small", key, "{}")))
+        .isInstanceOf(Decision.Respond.class)
+        .extracting(
+            d -> new String(((Decision.Respond) d).response().body(), StandardCharsets.UTF_8))
+        .isEqualTo("0123456789");
   }
 
   @Test
@@ -274,7 +338,8 @@ class HttpIdempotencyTest {
     Recording rec = ex.record(created("{\"id\":\"a-long-payment-id\"}")).recording();
 
     assertThat(rec).isEqualTo(Recording.RESULT_NOT_STORED);
-    assertThat(problemOf(begin(post("/small", key, "{}")))).isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
+    assertThat(problemOf(begin(post("/small", key, "{}"))))
+        .isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
   }
 
   @Test
@@ -290,8 +355,16 @@ class HttpIdempotencyTest {
     String ok = key();
     String failed = key();
 
-    Recording done = ((Decision.Proceed) begin(post("/p", ok, "{}"))).exchange().recordUnavailable(200).recording();
-    Recording released = ((Decision.Proceed) begin(post("/p", failed, "{}"))).exchange().recordUnavailable(503).recording();
+    Recording done =
+        ((Decision.Proceed) begin(post("/p", ok, "{}")))
+            .exchange()
+            .recordUnavailable(200)
+            .recording();
+    Recording released =
+        ((Decision.Proceed) begin(post("/p", failed, "{}")))
+            .exchange()
+            .recordUnavailable(503)
+            .recording();
 
     assertThat(done).isEqualTo(Recording.RESULT_NOT_STORED);
     assertThat(problemOf(begin(post("/p", ok, "{}")))).isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
@@ -304,22 +377,32 @@ class HttpIdempotencyTest {
     String captured = key();
     String streamed = key();
 
-    Exchange.Recorded recorded = ((Decision.Proceed) begin(post("/broken", captured, "{}"))).exchange()
-        .record(created("{\"id\":\"pay_1\"}"));
-    Exchange.Recorded unavailable = ((Decision.Proceed) begin(post("/broken", streamed, "{}"))).exchange()
-        .recordUnavailable(200);
+    Exchange.Recorded recorded =
+        ((Decision.Proceed) begin(post("/broken", captured, "{}")))
+            .exchange()
+            .record(created("{\"id\":\"pay_1\"}"));
+    Exchange.Recorded unavailable =
+        ((Decision.Proceed) begin(post("/broken", streamed, "{}")))
+            .exchange()
+            .recordUnavailable(200);
 
     assertThat(recorded.recording()).isEqualTo(Recording.RESULT_NOT_STORED);
     assertThat(unavailable.recording()).isEqualTo(Recording.RESULT_NOT_STORED);
-    assertThat(problemOf(begin(post("/broken", captured, "{}")))).isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
-    assertThat(problemOf(begin(post("/broken", streamed, "{}")))).isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
+    assertThat(problemOf(begin(post("/broken", captured, "{}"))))
+        .isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
+    assertThat(problemOf(begin(post("/broken", streamed, "{}"))))
+        .isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
   }
 
   @Test
   void aStreamedResponseWithAStatusOutsideHttpsRangeCountsAsDone() {
     String key = key();
 
-    Recording recording = ((Decision.Proceed) begin(post("/p", key, "{}"))).exchange().recordUnavailable(600).recording();
+    Recording recording =
+        ((Decision.Proceed) begin(post("/p", key, "{}")))
+            .exchange()
+            .recordUnavailable(600)
+            .recording();
 
     assertThat(recording).isEqualTo(Recording.RESULT_NOT_STORED);
     assertThat(problemOf(begin(post("/p", key, "{}")))).isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
@@ -330,15 +413,21 @@ class HttpIdempotencyTest {
     String declined = key();
     String broken = key();
 
-    Recording finalFailure = ((Decision.Proceed) begin(post("/p", declined, "{}"))).exchange()
-        .fail(new FinalFailure("card_declined", "declined"));
-    Recording classifierBug = ((Decision.Proceed) begin(post("/broken", broken, "{}"))).exchange()
-        .fail(new IllegalStateException("the handler failed"));
+    Recording finalFailure =
+        ((Decision.Proceed) begin(post("/p", declined, "{}")))
+            .exchange()
+            .fail(new FinalFailure("card_declined", "declined"));
+    Recording classifierBug =
+        ((Decision.Proceed) begin(post("/broken", broken, "{}")))
+            .exchange()
+            .fail(new IllegalStateException("the handler failed"));
 
     assertThat(finalFailure).isEqualTo(Recording.RESULT_NOT_STORED);
     assertThat(classifierBug).isEqualTo(Recording.RESULT_NOT_STORED);
-    assertThat(problemOf(begin(post("/p", declined, "{}")))).isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
-    assertThat(problemOf(begin(post("/broken", broken, "{}")))).isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
+    assertThat(problemOf(begin(post("/p", declined, "{}"))))
+        .isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
+    assertThat(problemOf(begin(post("/broken", broken, "{}"))))
+        .isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
   }
 
   @Test
@@ -381,8 +470,14 @@ class HttpIdempotencyTest {
   @Test
   void storeDownFailOpenPassesThrough() {
     try (Once down = Once.of(new FakeUnavailableStore())) {
-      HttpIdempotency h = HttpIdempotency.builder(down).defaults(RoutePolicy.builder()
-          .execution(ExecutionPolicy.builder().failureMode(FailureMode.FAIL_OPEN).build()).build()).build();
+      HttpIdempotency h =
+          HttpIdempotency.builder(down)
+              .defaults(
+                  RoutePolicy.builder()
+                      .execution(
+                          ExecutionPolicy.builder().failureMode(FailureMode.FAIL_OPEN).build())
+                      .build())
+              .build();
 
       assertThat(h.begin(h.route("/p"), post("/p", key(), "{}")))
           .isEqualTo(new Decision.PassThrough(Decision.Reason.FAIL_OPEN));
@@ -398,10 +493,12 @@ class HttpIdempotencyTest {
     try {
       java.util.List<Future<Decision>> all = new java.util.ArrayList<>();
       for (int i = 0; i < herd; i++) {
-        all.add(pool.submit(() -> {
-          go.await();
-          return begin(post("/p", key, "{\"amount\":1}"));
-        }));
+        all.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  return begin(post("/p", key, "{\"amount\":1}"));
+                }));
       }
       go.countDown();
       int proceeded = 0;

@@ -6,7 +6,9 @@ import dev.once.Outcome;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The default verdict on each status (DESIGN §4): what is replayed, and what a retry may run again. */
+/**
+ * The default verdict on each status (DESIGN §4): what is replayed, and what a retry may run again.
+ */
 class HttpOutcomesTest {
 
   @ParameterizedTest
@@ -24,6 +26,7 @@ class HttpOutcomesTest {
   @ParameterizedTest
   @ValueSource(ints = {408, 423, 425, 429, 500, 502, 503, 504, 599})
   void serverErrorsAndRetryableClientErrorsAreTransient(int status) {
-    assertThat(HttpOutcomes.DEFAULT.classify(new StoredResponse(status, Headers.EMPTY, null))).isEqualTo(Outcome.TRANSIENT);
+    assertThat(HttpOutcomes.DEFAULT.classify(new StoredResponse(status, Headers.EMPTY, null)))
+        .isEqualTo(Outcome.TRANSIENT);
   }
 }

@@ -20,9 +20,10 @@ class NewKeyLimitTest {
   private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
   private final InMemoryStore store = InMemoryStore.create();
   private final Once once = Once.of(store);
-  private final HttpIdempotency http = HttpIdempotency.builder(once)
-      .newKeyLimit(NewKeyLimit.perSecond(2).burst(3).nanoClock(nanos::get).build())
-      .build();
+  private final HttpIdempotency http =
+      HttpIdempotency.builder(once)
+          .newKeyLimit(NewKeyLimit.perSecond(2).burst(3).nanoClock(nanos::get).build())
+          .build();
   private int keys;
 
   @AfterEach
@@ -39,7 +40,10 @@ class NewKeyLimitTest {
     Decision limited = begin("tenant-a", key);
 
     Problem429.assertRateLimited(limited, 1);
-    assertThat(store.get(RecordId.of(Scope.of(Scope.hash("tenant-a"), "POST /**"), IdempotencyKey.of(key)))).isEmpty();
+    assertThat(
+            store.get(
+                RecordId.of(Scope.of(Scope.hash("tenant-a"), "POST /**"), IdempotencyKey.of(key))))
+        .isEmpty();
   }
 
   @Test
@@ -60,7 +64,8 @@ class NewKeyLimitTest {
     proceedAndFinish("tenant-a", key);
     for (int i = 0; i < 50; i++) {
       Decision replay = begin("tenant-a", key);
-      assertThat(replay).isInstanceOfSatisfying(Decision.Respond.class, r -> assertThat(r.replayed()).isTrue());
+      assertThat(replay)
+          .isInstanceOfSatisfying(Decision.Respond.class, r -> assertThat(r.replayed()).isTrue());
     }
     proceedAndFinish("tenant-a", newKey());
     proceedAndFinish("tenant-a", newKey());
@@ -75,10 +80,11 @@ class NewKeyLimitTest {
     proceedAndFinish("tenant-a", newKey());
     Problem429.assertRateLimited(begin("tenant-a", newKey()), 1);
 
-    assertThat(begin("tenant-a", done)).isInstanceOfSatisfying(Decision.Respond.class,
-        r -> assertThat(r.replayed()).isTrue());
-    assertThat(begin("tenant-a", inFlight)).isInstanceOfSatisfying(Decision.Respond.class,
-        r -> assertThat(r.response().status()).isEqualTo(409));
+    assertThat(begin("tenant-a", done))
+        .isInstanceOfSatisfying(Decision.Respond.class, r -> assertThat(r.replayed()).isTrue());
+    assertThat(begin("tenant-a", inFlight))
+        .isInstanceOfSatisfying(
+            Decision.Respond.class, r -> assertThat(r.response().status()).isEqualTo(409));
   }
 
   @Test
@@ -93,7 +99,8 @@ class NewKeyLimitTest {
 
   @Test
   void memoryIsBoundedByMaxTenantsAndRefilledBucketsAreDropped() {
-    NewKeyLimit limit = NewKeyLimit.perSecond(1).burst(1).maxTenants(2).nanoClock(nanos::get).build();
+    NewKeyLimit limit =
+        NewKeyLimit.perSecond(1).burst(1).maxTenants(2).nanoClock(nanos::get).build();
     assertThat(limit.acquire("a")).isZero();
     assertThat(limit.acquire("b")).isZero();
     assertThat(limit.acquire("c")).isZero(); // the map is full: c uses the shared overflow bucket
@@ -119,7 +126,8 @@ class NewKeyLimitTest {
     HttpIdempotency unlimited = HttpIdempotency.builder(once).build();
     for (int i = 0; i < 200; i++) {
       String key = newKey();
-      assertThat(unlimited.begin(unlimited.route("/p"), request("tenant-a", key))).isInstanceOf(Decision.Proceed.class);
+      assertThat(unlimited.begin(unlimited.route("/p"), request("tenant-a", key)))
+          .isInstanceOf(Decision.Proceed.class);
     }
     assertThat(NewKeyLimit.UNLIMITED.unlimited()).isTrue();
   }
@@ -127,9 +135,11 @@ class NewKeyLimitTest {
   @Test
   void badSettingsAreRefusedNamingTheOption() {
     assertThatThrownBy(() -> NewKeyLimit.perSecond(0)).hasMessageContaining("newKeysPerSecond");
-    assertThatThrownBy(() -> NewKeyLimit.perSecond(Double.NaN)).hasMessageContaining("newKeysPerSecond");
+    assertThatThrownBy(() -> NewKeyLimit.perSecond(Double.NaN))
+        .hasMessageContaining("newKeysPerSecond");
     assertThatThrownBy(() -> NewKeyLimit.perSecond(1).burst(0)).hasMessageContaining("burst");
-    assertThatThrownBy(() -> NewKeyLimit.perSecond(1).maxTenants(0)).hasMessageContaining("maxTenants");
+    assertThatThrownBy(() -> NewKeyLimit.perSecond(1).maxTenants(0))
+        .hasMessageContaining("maxTenants");
   }
 
   private String newKey() {
@@ -143,25 +153,35 @@ class NewKeyLimitTest {
   private void proceedAndFinish(String apiKey, String key) {
     Decision d = begin(apiKey, key);
     assertThat(d).isInstanceOf(Decision.Proceed.class);
-    ((Decision.Proceed) d).exchange().record(new StoredResponse(201, Headers.EMPTY, "ok".getBytes(StandardCharsets.UTF_8)));
+    ((Decision.Proceed) d)
+        .exchange()
+        .record(new StoredResponse(201, Headers.EMPTY, "ok".getBytes(StandardCharsets.UTF_8)));
   }
 
   private static IncomingRequest request(String apiKey, String key) {
-    return IncomingRequest.of("POST", "/p", Headers.of("Api-Key", apiKey, "Idempotency-Key", key,
-        "Content-Type", "application/json"), "{}".getBytes(StandardCharsets.UTF_8));
+    return IncomingRequest.of(
+        "POST",
+        "/p",
+        Headers.of("Api-Key", apiKey, "Idempotency-Key", key, "Content-Type", "application/json"),
+        "{}".getBytes(StandardCharsets.UTF_8));
   }
 
   /** The 429 problem's shape. */
   static final class Problem429 {
     static void assertRateLimited(Decision d, long retryAfterSeconds) {
-      assertThat(d).isInstanceOfSatisfying(Decision.Respond.class, r -> {
-        assertThat(r.replayed()).isFalse();
-        assertThat(r.response().status()).isEqualTo(429);
-        assertThat(r.response().headers().first("Content-Type")).contains(Problems.MEDIA_TYPE);
-        assertThat(r.response().headers().first("Retry-After")).contains(Long.toString(retryAfterSeconds));
-        assertThat(new String(r.response().body(), StandardCharsets.UTF_8))
-            .contains(ProblemType.RATE_LIMITED.uri());
-      });
+      assertThat(d)
+          .isInstanceOfSatisfying(
+              Decision.Respond.class,
+              r -> {
+                assertThat(r.replayed()).isFalse();
+                assertThat(r.response().status()).isEqualTo(429);
+                assertThat(r.response().headers().first("Content-Type"))
+                    .contains(Problems.MEDIA_TYPE);
+                assertThat(r.response().headers().first("Retry-After"))
+                    .contains(Long.toString(retryAfterSeconds));
+                assertThat(new String(r.response().body(), StandardCharsets.UTF_8))
+                    .contains(ProblemType.RATE_LIMITED.uri());
+              });
     }
   }
 }

@@ -25,19 +25,22 @@ class ProblemsTest {
     StoredResponse r = Problems.forStatus(404, null);
 
     assertThat(r.headers().first("Content-Type")).contains(Problems.MEDIA_TYPE);
-    assertThat(body(r)).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404}");
+    assertThat(body(r))
+        .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404}");
   }
 
   @Test
   void forStatusCarriesTheHandlersMessageEscaped() {
     assertThat(body(Problems.forStatus(422, "amount \"x\" is\nnot a number")))
-        .isEqualTo("{\"type\":\"about:blank\",\"title\":\"Unprocessable Content\",\"status\":422,"
-            + "\"detail\":\"amount \\\"x\\\" is\\nnot a number\"}");
+        .isEqualTo(
+            "{\"type\":\"about:blank\",\"title\":\"Unprocessable Content\",\"status\":422,"
+                + "\"detail\":\"amount \\\"x\\\" is\\nnot a number\"}");
   }
 
   @Test
   void forStatusRefusesStatusesThatAreNotErrors() {
-    assertThatThrownBy(() -> Problems.forStatus(200, null)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Problems.forStatus(200, null))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

@@ -11,7 +11,9 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The one table of route options: what each option does to a policy, and how bad values are named. */
+/**
+ * The one table of route options: what each option does to a policy, and how bad values are named.
+ */
 class RouteOptionsTest {
 
   @Test
@@ -30,7 +32,8 @@ class RouteOptionsTest {
     values.put("max-response-bytes", 4096);
     values.put("excluded-json-pointers", List.of("/sent_at"));
     values.put("replay-header-denylist", "X-Request-Id");
-    assertThat(values.keySet()).as("this test sets every option")
+    assertThat(values.keySet())
+        .as("this test sets every option")
         .containsExactlyElementsOf(RouteOptions.all().stream().map(RouteOption::name).toList());
 
     RoutePolicy p = RouteOptions.apply(RoutePolicy.DEFAULTS, values);
@@ -51,14 +54,16 @@ class RouteOptionsTest {
 
   @Test
   void theShownDefaultsAreTheDefaultPolicy() {
-    assertThat(RouteOptions.all()).extracting(RouteOption::name, RouteOption::defaultValue).contains(
-        org.assertj.core.groups.Tuple.tuple("lease", "30s"),
-        org.assertj.core.groups.Tuple.tuple("ttl", "1d"),
-        org.assertj.core.groups.Tuple.tuple("in-flight", "reject"),
-        org.assertj.core.groups.Tuple.tuple("max-wait", "10s"),
-        org.assertj.core.groups.Tuple.tuple("max-request-bytes", "1MiB"),
-        org.assertj.core.groups.Tuple.tuple("max-response-bytes", "4MiB"),
-        org.assertj.core.groups.Tuple.tuple("failure-mode", "fail-closed"));
+    assertThat(RouteOptions.all())
+        .extracting(RouteOption::name, RouteOption::defaultValue)
+        .contains(
+            org.assertj.core.groups.Tuple.tuple("lease", "30s"),
+            org.assertj.core.groups.Tuple.tuple("ttl", "1d"),
+            org.assertj.core.groups.Tuple.tuple("in-flight", "reject"),
+            org.assertj.core.groups.Tuple.tuple("max-wait", "10s"),
+            org.assertj.core.groups.Tuple.tuple("max-request-bytes", "1MiB"),
+            org.assertj.core.groups.Tuple.tuple("max-response-bytes", "4MiB"),
+            org.assertj.core.groups.Tuple.tuple("failure-mode", "fail-closed"));
     assertThat(RouteOptions.apply(RoutePolicy.DEFAULTS, Map.of())).isEqualTo(RoutePolicy.DEFAULTS);
   }
 
@@ -70,10 +75,17 @@ class RouteOptionsTest {
 
     assertThat(RouteOptions.apply(RoutePolicy.DEFAULTS, values).execution().inFlight())
         .isEqualTo(InFlightPolicy.waitUpTo(Duration.ofSeconds(2)));
-    assertThat(RouteOptions.apply(RoutePolicy.DEFAULTS, Map.of("in-flight", "WAIT")).execution().inFlight())
+    assertThat(
+            RouteOptions.apply(RoutePolicy.DEFAULTS, Map.of("in-flight", "WAIT"))
+                .execution()
+                .inFlight())
         .isEqualTo(InFlightPolicy.waitUpTo(Duration.ofSeconds(10)));
-    assertThat(RouteOptions.apply(RoutePolicy.DEFAULTS, Map.of("max-wait", Duration.ofSeconds(2))).execution().inFlight())
-        .as("a bound without wait mode changes nothing").isEqualTo(InFlightPolicy.reject());
+    assertThat(
+            RouteOptions.apply(RoutePolicy.DEFAULTS, Map.of("max-wait", Duration.ofSeconds(2)))
+                .execution()
+                .inFlight())
+        .as("a bound without wait mode changes nothing")
+        .isEqualTo(InFlightPolicy.reject());
   }
 
   @Test
@@ -87,19 +99,31 @@ class RouteOptionsTest {
 
   @Test
   void aRefusedValueNamesItsOptionAndTheReason() {
-    assertThatThrownBy(() -> RouteOptions.apply(RoutePolicy.DEFAULTS, Map.of("lease", Duration.ofDays(2))))
-        .isInstanceOfSatisfying(InvalidRouteOptionException.class, e -> {
-          assertThat(e.option()).isEqualTo("lease");
-          assertThat(e.reason()).contains("lease must be between");
-        });
+    assertThatThrownBy(
+            () -> RouteOptions.apply(RoutePolicy.DEFAULTS, Map.of("lease", Duration.ofDays(2))))
+        .isInstanceOfSatisfying(
+            InvalidRouteOptionException.class,
+            e -> {
+              assertThat(e.option()).isEqualTo("lease");
+              assertThat(e.reason()).contains("lease must be between");
+            });
     assertThatThrownBy(() -> RouteOptions.apply(RoutePolicy.DEFAULTS, Map.of("in-flight", "later")))
-        .isInstanceOfSatisfying(InvalidRouteOptionException.class, e -> assertThat(e.reason()).contains("reject, wait"));
-    assertThatThrownBy(() -> RouteOptions.apply(RoutePolicy.DEFAULTS, Map.of("max-request-bytes", 3L << 31)))
-        .isInstanceOfSatisfying(InvalidRouteOptionException.class, e -> assertThat(e.option()).isEqualTo("max-request-bytes"));
+        .isInstanceOfSatisfying(
+            InvalidRouteOptionException.class,
+            e -> assertThat(e.reason()).contains("reject, wait"));
+    assertThatThrownBy(
+            () -> RouteOptions.apply(RoutePolicy.DEFAULTS, Map.of("max-request-bytes", 3L << 31)))
+        .isInstanceOfSatisfying(
+            InvalidRouteOptionException.class,
+            e -> assertThat(e.option()).isEqualTo("max-request-bytes"));
     assertThatThrownBy(() -> RouteOptions.apply(RoutePolicy.DEFAULTS, Map.of("lease", "30s")))
-        .isInstanceOfSatisfying(InvalidRouteOptionException.class, e -> assertThat(e.reason()).contains("must be a duration"));
+        .isInstanceOfSatisfying(
+            InvalidRouteOptionException.class,
+            e -> assertThat(e.reason()).contains("must be a duration"));
     assertThatThrownBy(() -> RouteOptions.apply(RoutePolicy.DEFAULTS, Map.of("max-waiters", 3)))
-        .isInstanceOfSatisfying(InvalidRouteOptionException.class, e -> assertThat(e.reason()).contains("unknown option"));
+        .isInstanceOfSatisfying(
+            InvalidRouteOptionException.class,
+            e -> assertThat(e.reason()).contains("unknown option"));
   }
 
   @Test
@@ -107,9 +131,11 @@ class RouteOptionsTest {
     Map<String, Object> values = Map.of("lease", Duration.ofHours(2), "ttl", Duration.ofHours(1));
 
     assertThatThrownBy(() -> RouteOptions.apply(RoutePolicy.DEFAULTS, values))
-        .isInstanceOfSatisfying(InvalidRouteOptionException.class, e -> {
-          assertThat(e.option()).isEmpty();
-          assertThat(e.reason()).contains("ttl");
-        });
+        .isInstanceOfSatisfying(
+            InvalidRouteOptionException.class,
+            e -> {
+              assertThat(e.option()).isEmpty();
+              assertThat(e.reason()).contains("ttl");
+            });
   }
 }

@@ -11,7 +11,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.CommitFailedException;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -36,8 +35,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * An idempotent Kafka consumer: one {@link KafkaConsumer} in a consumer group, polled on a thread
- * of its own, every record going through a once-messaging {@link MessageProcessor}, whose
- * {@link Acknowledgement} decides the offsets:
+ * of its own, every record going through a once-messaging {@link MessageProcessor}, whose {@link
+ * Acknowledgement} decides the offsets:
  *
  * <table>
  *   <caption>acknowledgements</caption>
@@ -59,15 +58,15 @@ import org.slf4j.LoggerFactory;
  *     .start();
  * }</pre>
  *
- * <p>Offsets are committed only after the outcome is recorded, so a consumer that dies (or loses its
- * partitions in a rebalance) between the two leaves the record to be delivered again, and the store
- * answers that redelivery with the recorded outcome: no second effect. A handler that outlives
- * {@code max.poll.interval.ms} gets its consumer expelled from the group; the partition's new owner
- * finds the key in flight and waits (redelivery), and the late commit fails harmlessly.
+ * <p>Offsets are committed only after the outcome is recorded, so a consumer that dies (or loses
+ * its partitions in a rebalance) between the two leaves the record to be delivered again, and the
+ * store answers that redelivery with the recorded outcome: no second effect. A handler that
+ * outlives {@code max.poll.interval.ms} gets its consumer expelled from the group; the partition's
+ * new owner finds the key in flight and waits (redelivery), and the late commit fails harmlessly.
  *
- * <p>Records of one consumer are processed one at a time, in partition order; run several
- * consumers in one group for parallelism. The consumer's {@code enable.auto.commit} is forced off
- * and its deserializers are {@code byte[]}: the fingerprint is taken over the raw value.
+ * <p>Records of one consumer are processed one at a time, in partition order; run several consumers
+ * in one group for parallelism. The consumer's {@code enable.auto.commit} is forced off and its
+ * deserializers are {@code byte[]}: the fingerprint is taken over the raw value.
  */
 public final class KafkaIdempotentConsumer implements AutoCloseable {
 
@@ -75,8 +74,10 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
 
   /** The header a dead-lettered record carries: why ({@code final-failure} or a reject reason). */
   public static final String REASON_HEADER = "x-once-reason";
+
   /** The header a dead-lettered final failure carries: its {@link dev.once.FinalFailure#code()}. */
   public static final String FAILURE_CODE_HEADER = "x-once-failure-code";
+
   /** The header a dead-lettered record carries: {@code topic/partition/offset} of the original. */
   public static final String ORIGIN_HEADER = "x-once-origin";
 
@@ -95,18 +96,22 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
     Map<String, Object> config = new HashMap<>(b.config);
     config.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     config.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    this.consumer = new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+    this.consumer =
+        new KafkaConsumer<>(config, new ByteArrayDeserializer(), new ByteArrayDeserializer());
     this.processor = b.processor;
     this.pollTimeout = b.pollTimeout;
     this.deadLetterTopic = b.deadLetterTopic;
     this.deadLetterTimeout = b.deadLetterTimeout;
     if (deadLetterTopic != null) {
       Map<String, Object> producerConfig = new HashMap<>();
-      producerConfig.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, config.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
+      producerConfig.put(
+          ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+          config.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG));
       producerConfig.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
       producerConfig.put(ProducerConfig.ACKS_CONFIG, "all");
       producerConfig.putAll(b.producerConfig);
-      this.deadLetters = new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer());
+      this.deadLetters =
+          new KafkaProducer<>(producerConfig, new ByteArraySerializer(), new ByteArraySerializer());
     } else {
       this.deadLetters = null;
     }
@@ -119,7 +124,9 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
    * A builder over the consumer's configuration ({@code bootstrap.servers} and {@code group.id}
    * required), the topics it subscribes to, and the processor every record goes through.
    */
-  public static Builder builder(Map<String, ?> consumerConfig, Collection<String> topics,
+  public static Builder builder(
+      Map<String, ?> consumerConfig,
+      Collection<String> topics,
       MessageProcessor<ConsumerRecord<byte[], byte[]>> processor) {
     return new Builder(consumerConfig, topics, processor);
   }
@@ -133,7 +140,7 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
         for (TopicPartition tp : records.partitions()) {
           for (ConsumerRecord<byte[], byte[]> record : records.records(tp)) {
             if (!handle(tp, record)) {
-              break;   // sought back and paused: the rest of this partition comes again after it
+              break; // sought back and paused: the rest of this partition comes again after it
             }
           }
         }
@@ -141,7 +148,7 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
       }
       clean = true;
     } catch (WakeupException e) {
-      clean = true;   // close() woke the poll
+      clean = true; // close() woke the poll
     } finally {
       if (clean) {
         commit();
@@ -158,35 +165,49 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
     try {
       a = processor.process(record);
     } catch (RuntimeException e) {
-      LOG.error("the message processor threw on {}/{}; redelivering the record", tp, record.offset(), e);
-      a = new Acknowledgement.Redeliver(Duration.ofSeconds(1), Acknowledgement.RedeliverReason.TRANSIENT_FAILURE, e);
+      LOG.error(
+          "the message processor threw on {}/{}; redelivering the record", tp, record.offset(), e);
+      a =
+          new Acknowledgement.Redeliver(
+              Duration.ofSeconds(1), Acknowledgement.RedeliverReason.TRANSIENT_FAILURE, e);
     }
-    return a.accept(new Acknowledgement.Visitor<Boolean>() {
-      @Override
-      public Boolean ack(Acknowledgement.Ack ack) {
-        return commit(tp, record);
-      }
+    return a.accept(
+        new Acknowledgement.Visitor<Boolean>() {
+          @Override
+          public Boolean ack(Acknowledgement.Ack ack) {
+            return commit(tp, record);
+          }
 
-      @Override
-      public Boolean redeliver(Acknowledgement.Redeliver redeliver) {
-        KafkaIdempotentConsumer.this.redeliver(tp, record.offset(), redeliver.delay());
-        return false;
-      }
+          @Override
+          public Boolean redeliver(Acknowledgement.Redeliver redeliver) {
+            KafkaIdempotentConsumer.this.redeliver(tp, record.offset(), redeliver.delay());
+            return false;
+          }
 
-      @Override
-      public Boolean deadLetter(Acknowledgement.DeadLetter deadLetter) {
-        return deadLetterAndCommit(tp, record, "final-failure", deadLetter.failure().code());
-      }
+          @Override
+          public Boolean deadLetter(Acknowledgement.DeadLetter deadLetter) {
+            return deadLetterAndCommit(tp, record, "final-failure", deadLetter.failure().code());
+          }
 
-      @Override
-      public Boolean reject(Acknowledgement.Reject reject) {
-        return deadLetterAndCommit(tp, record, reject.reason().name().toLowerCase(Locale.ROOT).replace('_', '-'), null);
-      }
-    });
+          @Override
+          public Boolean reject(Acknowledgement.Reject reject) {
+            return deadLetterAndCommit(
+                tp,
+                record,
+                reject.reason().name().toLowerCase(Locale.ROOT).replace('_', '-'),
+                null);
+          }
+        });
   }
 
-  /** Dead-letters the record, then commits past it; if the dead letter was not sent, seeks back to it. */
-  private boolean deadLetterAndCommit(TopicPartition tp, ConsumerRecord<byte[], byte[]> record, String reason,
+  /**
+   * Dead-letters the record, then commits past it; if the dead letter was not sent, seeks back to
+   * it.
+   */
+  private boolean deadLetterAndCommit(
+      TopicPartition tp,
+      ConsumerRecord<byte[], byte[]> record,
+      String reason,
       @Nullable String failureCode) {
     if (!deadLetter(record, reason, failureCode)) {
       redeliver(tp, record.offset(), Duration.ofSeconds(1));
@@ -213,15 +234,24 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
    * failure leaves the record uncommitted; note that its redelivery is then a recorded duplicate,
    * which is acknowledged without being dead-lettered again (see docs/messaging.md, Kafka).
    */
-  private boolean deadLetter(ConsumerRecord<byte[], byte[]> record, String reason, @Nullable String failureCode) {
+  private boolean deadLetter(
+      ConsumerRecord<byte[], byte[]> record, String reason, @Nullable String failureCode) {
     if (deadLetters == null) {
       return true;
     }
-    ProducerRecord<byte[], byte[]> out = new ProducerRecord<>(deadLetterTopic, null, record.key(), record.value(),
-        new RecordHeaders(record.headers().toArray()));
+    ProducerRecord<byte[], byte[]> out =
+        new ProducerRecord<>(
+            deadLetterTopic,
+            null,
+            record.key(),
+            record.value(),
+            new RecordHeaders(record.headers().toArray()));
     out.headers().add(REASON_HEADER, reason.getBytes(StandardCharsets.UTF_8));
-    out.headers().add(ORIGIN_HEADER, (record.topic() + "/" + record.partition() + "/" + record.offset())
-        .getBytes(StandardCharsets.UTF_8));
+    out.headers()
+        .add(
+            ORIGIN_HEADER,
+            (record.topic() + "/" + record.partition() + "/" + record.offset())
+                .getBytes(StandardCharsets.UTF_8));
     if (failureCode != null) {
       out.headers().add(FAILURE_CODE_HEADER, failureCode.getBytes(StandardCharsets.UTF_8));
     }
@@ -232,8 +262,13 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
       Thread.currentThread().interrupt();
       return false;
     } catch (Exception e) {
-      LOG.warn("could not dead-letter {}/{}/{} to {}: {}", record.topic(), record.partition(), record.offset(),
-          deadLetterTopic, e.toString());
+      LOG.warn(
+          "could not dead-letter {}/{}/{} to {}: {}",
+          record.topic(),
+          record.partition(),
+          record.offset(),
+          deadLetterTopic,
+          e.toString());
       return false;
     }
   }
@@ -244,13 +279,16 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
     }
     long now = System.nanoTime();
     List<TopicPartition> due = new ArrayList<>();
-    pausedUntil.entrySet().removeIf(e -> {
-      if (now - e.getValue() >= 0) {
-        due.add(e.getKey());
-        return true;
-      }
-      return false;
-    });
+    pausedUntil
+        .entrySet()
+        .removeIf(
+            e -> {
+              if (now - e.getValue() >= 0) {
+                due.add(e.getKey());
+                return true;
+              }
+              return false;
+            });
     if (!due.isEmpty()) {
       consumer.resume(due);
     }
@@ -286,8 +324,8 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
   }
 
   /**
-   * Stops polling, commits what was processed, leaves the group and closes the clients; waits up
-   * to 30 s for the record in progress. Idempotent.
+   * Stops polling, commits what was processed, leaves the group and closes the clients; waits up to
+   * 30 s for the record in progress. Idempotent.
    */
   @Override
   public void close() {
@@ -300,12 +338,17 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
     }
   }
 
-  /** Whether the polling thread still runs (it ends on {@link #close()} or when the processor throws an Error). */
+  /**
+   * Whether the polling thread still runs (it ends on {@link #close()} or when the processor throws
+   * an Error).
+   */
   public boolean isRunning() {
     return thread.isAlive();
   }
 
-  /** Commits what was processed before partitions move to another consumer; forgets their pauses. */
+  /**
+   * Commits what was processed before partitions move to another consumer; forgets their pauses.
+   */
   private final class Rebalance implements ConsumerRebalanceListener {
     @Override
     public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
@@ -350,15 +393,22 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
     private final Map<String, Object> producerConfig = new HashMap<>();
     private String threadName = "once-kafka-consumer";
 
-    private Builder(Map<String, ?> consumerConfig, Collection<String> topics,
+    private Builder(
+        Map<String, ?> consumerConfig,
+        Collection<String> topics,
         MessageProcessor<ConsumerRecord<byte[], byte[]>> processor) {
-      if (consumerConfig == null || consumerConfig.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG) == null
+      if (consumerConfig == null
+          || consumerConfig.get(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG) == null
           || consumerConfig.get(ConsumerConfig.GROUP_ID_CONFIG) == null) {
-        throw new IllegalArgumentException("consumerConfig must set bootstrap.servers and group.id; was "
-            + (consumerConfig == null ? null : consumerConfig.keySet()));
+        throw new IllegalArgumentException(
+            "consumerConfig must set bootstrap.servers and group.id; was "
+                + (consumerConfig == null ? null : consumerConfig.keySet()));
       }
-      if (topics == null || topics.isEmpty() || topics.stream().anyMatch(t -> t == null || t.isBlank())) {
-        throw new IllegalArgumentException("topics must name at least one topic, none blank; was " + topics);
+      if (topics == null
+          || topics.isEmpty()
+          || topics.stream().anyMatch(t -> t == null || t.isBlank())) {
+        throw new IllegalArgumentException(
+            "topics must name at least one topic, none blank; was " + topics);
       }
       if (processor == null) {
         throw new IllegalArgumentException("processor must not be null");
@@ -370,19 +420,22 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
 
     /** The longest one poll waits for records; default 200 ms. */
     public Builder pollTimeout(Duration pollTimeout) {
-      if (pollTimeout == null || pollTimeout.isNegative() || pollTimeout.isZero()
+      if (pollTimeout == null
+          || pollTimeout.isNegative()
+          || pollTimeout.isZero()
           || pollTimeout.compareTo(Duration.ofMinutes(1)) > 0) {
-        throw new IllegalArgumentException("pollTimeout must be positive and at most 1 minute; was " + pollTimeout);
+        throw new IllegalArgumentException(
+            "pollTimeout must be positive and at most 1 minute; was " + pollTimeout);
       }
       this.pollTimeout = pollTimeout;
       return this;
     }
 
     /**
-     * Where records that fail finally or are rejected go, with {@value #REASON_HEADER},
-     * {@value #ORIGIN_HEADER} and (for final failures) {@value #FAILURE_CODE_HEADER} headers;
-     * default none (they are committed and dropped). Produced by an idempotent producer with
-     * {@code acks=all} on the consumer's {@code bootstrap.servers}.
+     * Where records that fail finally or are rejected go, with {@value #REASON_HEADER}, {@value
+     * #ORIGIN_HEADER} and (for final failures) {@value #FAILURE_CODE_HEADER} headers; default none
+     * (they are committed and dropped). Produced by an idempotent producer with {@code acks=all} on
+     * the consumer's {@code bootstrap.servers}.
      */
     public Builder deadLetterTopic(String topic) {
       if (topic == null || topic.isBlank()) {

@@ -8,8 +8,8 @@ import org.apache.kafka.common.header.Header;
 
 /**
  * How once-messaging reads a Kafka record: headers as UTF-8 text (the last one of a name wins, as
- * Kafka's {@code lastHeader}), the raw value as the payload (a tombstone's is empty), and
- * {@code topic/partition/offset} as the record's id, which a redelivery of the same record keeps.
+ * Kafka's {@code lastHeader}), the raw value as the payload (a tombstone's is empty), and {@code
+ * topic/partition/offset} as the record's id, which a redelivery of the same record keeps.
  */
 public final class KafkaRecords implements MessageReader<ConsumerRecord<byte[], byte[]>> {
 
@@ -32,7 +32,9 @@ public final class KafkaRecords implements MessageReader<ConsumerRecord<byte[], 
   @Override
   public Optional<String> header(ConsumerRecord<byte[], byte[]> record, String name) {
     Header h = record.headers().lastHeader(name);
-    return h == null || h.value() == null ? Optional.empty() : Optional.of(new String(h.value(), StandardCharsets.UTF_8));
+    return h == null || h.value() == null
+        ? Optional.empty()
+        : Optional.of(new String(h.value(), StandardCharsets.UTF_8));
   }
 
   @Override

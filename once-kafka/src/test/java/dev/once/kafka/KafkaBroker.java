@@ -23,19 +23,21 @@ public final class KafkaBroker implements AutoCloseable {
   }
 
   public static KafkaBroker start() throws Exception {
-    KafkaClusterTestKit cluster = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
-        .setCombined(true)
-        .setNumBrokerNodes(1)
-        .setNumControllerNodes(1)
-        .build())
-        .setConfigProp("offsets.topic.replication.factor", "1")
-        .setConfigProp("offsets.topic.num.partitions", "4")
-        .setConfigProp("transaction.state.log.replication.factor", "1")
-        .setConfigProp("transaction.state.log.min.isr", "1")
-        .setConfigProp("group.initial.rebalance.delay.ms", "0")
-        .setConfigProp("auto.create.topics.enable", "false")
-        .setConfigProp("log.flush.interval.messages", "1000000")
-        .build();
+    KafkaClusterTestKit cluster =
+        new KafkaClusterTestKit.Builder(
+                new TestKitNodes.Builder()
+                    .setCombined(true)
+                    .setNumBrokerNodes(1)
+                    .setNumControllerNodes(1)
+                    .build())
+            .setConfigProp("offsets.topic.replication.factor", "1")
+            .setConfigProp("offsets.topic.num.partitions", "4")
+            .setConfigProp("transaction.state.log.replication.factor", "1")
+            .setConfigProp("transaction.state.log.min.isr", "1")
+            .setConfigProp("group.initial.rebalance.delay.ms", "0")
+            .setConfigProp("auto.create.topics.enable", "false")
+            .setConfigProp("log.flush.interval.messages", "1000000")
+            .build();
     try {
       cluster.format();
       cluster.startup();
@@ -53,8 +55,12 @@ public final class KafkaBroker implements AutoCloseable {
 
   /** Creates {@code name} with {@code partitions} partitions and waits until it exists. */
   public void createTopic(String name, int partitions) throws Exception {
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
-      admin.createTopics(List.of(new NewTopic(name, partitions, (short) 1))).all().get(60, TimeUnit.SECONDS);
+    try (Admin admin =
+        Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {
+      admin
+          .createTopics(List.of(new NewTopic(name, partitions, (short) 1)))
+          .all()
+          .get(60, TimeUnit.SECONDS);
     }
   }
 

@@ -28,7 +28,10 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The outbox's Kafka delivery against a real KRaft broker in this JVM, and the chain to a Once consumer. */
+/**
+ * The outbox's Kafka delivery against a real KRaft broker in this JVM, and the chain to a Once
+ * consumer.
+ */
 class KafkaDeliveryTest {
 
   static KafkaBroker broker;
@@ -58,12 +61,18 @@ class KafkaDeliveryTest {
     broker.createTopic("invoices", 3);
     String table = "once_outbox_kafka_" + Long.toHexString(System.nanoTime() & 0xFFFFFFFL);
     try (HikariDataSource pool = pool()) {
-      Outbox outbox = Outbox.postgres(pool).tableName(table).name("billing").autoCreateSchema(true).build();
+      Outbox outbox =
+          Outbox.postgres(pool).tableName(table).name("billing").autoCreateSchema(true).build();
       try (Connection c = pool.getConnection()) {
         c.setAutoCommit(false);
         for (int i = 0; i < 20; i++) {
-          outbox.enqueue(c, OutboxMessage.builder("inv-" + i, "invoices").key("customer-" + (i % 4))
-              .header("Content-Type", "application/json").payload("{\"invoice\":" + i + "}").build());
+          outbox.enqueue(
+              c,
+              OutboxMessage.builder("inv-" + i, "invoices")
+                  .key("customer-" + (i % 4))
+                  .header("Content-Type", "application/json")
+                  .payload("{\"invoice\":" + i + "}")
+                  .build());
         }
         c.commit();
       }
@@ -76,11 +85,15 @@ class KafkaDeliveryTest {
       for (ConsumerRecord<byte[], byte[]> r : records) {
         int i = Integer.parseInt(Topics.text(r.value()).replaceAll("\\D", ""));
         assertThat(Topics.text(r.key())).isEqualTo("customer-" + (i % 4));
-        assertThat(Topics.text(r.headers().lastHeader("Idempotency-Key").value())).isEqualTo(outbox.idempotencyKey("inv-" + i));
-        assertThat(Topics.text(r.headers().lastHeader("Content-Type").value())).isEqualTo("application/json");
+        assertThat(Topics.text(r.headers().lastHeader("Idempotency-Key").value()))
+            .isEqualTo(outbox.idempotencyKey("inv-" + i));
+        assertThat(Topics.text(r.headers().lastHeader("Content-Type").value()))
+            .isEqualTo("application/json");
       }
     } finally {
-      try (HikariDataSource pool = pool(); Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+      try (HikariDataSource pool = pool();
+          Connection c = pool.getConnection();
+          Statement s = c.createStatement()) {
         s.execute("DROP TABLE IF EXISTS " + table);
       }
     }
@@ -89,18 +102,34 @@ class KafkaDeliveryTest {
   @Test
   void aRecordSentTwiceByTheRelayIsAppliedOnceByAnIdempotentConsumer() throws Exception {
     broker.createTopic("payouts", 2);
-    PendingMessage pending = new PendingMessage(OutboxMessage.builder("payout-9", "payouts").key("acct-1")
-        .payload("pay 9").build(), "5b1f3c1e-0000-5000-8000-000000000009", 1);
+    PendingMessage pending =
+        new PendingMessage(
+            OutboxMessage.builder("payout-9", "payouts").key("acct-1").payload("pay 9").build(),
+            "5b1f3c1e-0000-5000-8000-000000000009",
+            1);
     // As a relay that died after the send and before recording it would: the same message twice.
-    assertThat(kafka.deliver(pending).get(30, TimeUnit.SECONDS)).isEqualTo(DeliveryOutcome.DELIVERED);
-    assertThat(kafka.deliver(new PendingMessage(pending.message(), pending.idempotencyKey(), 2)).get(30, TimeUnit.SECONDS))
+    assertThat(kafka.deliver(pending).get(30, TimeUnit.SECONDS))
+        .isEqualTo(DeliveryOutcome.DELIVERED);
+    assertThat(
+            kafka
+                .deliver(new PendingMessage(pending.message(), pending.idempotencyKey(), 2))
+                .get(30, TimeUnit.SECONDS))
         .isEqualTo(DeliveryOutcome.DELIVERED);
     AtomicInteger effects = new AtomicInteger();
     try (Once once = Once.of(InMemoryStore.create());
-        KafkaIdempotentConsumer consumer = KafkaIdempotentConsumer.builder(Map.of(
-            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(), ConsumerConfig.GROUP_ID_CONFIG, "payouts"),
-            List.of("payouts"), MessageIdempotency.builder(once, KafkaRecords.READER).scope(Scope.of("ledger", "payouts"))
-                .build().processor((record, context) -> effects.incrementAndGet())).start()) {
+        KafkaIdempotentConsumer consumer =
+            KafkaIdempotentConsumer.builder(
+                    Map.of(
+                        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                        broker.bootstrapServers(),
+                        ConsumerConfig.GROUP_ID_CONFIG,
+                        "payouts"),
+                    List.of("payouts"),
+                    MessageIdempotency.builder(once, KafkaRecords.READER)
+                        .scope(Scope.of("ledger", "payouts"))
+                        .build()
+                        .processor((record, context) -> effects.incrementAndGet()))
+                .start()) {
       topics.awaitCommitted("payouts", "payouts", 2);
       assertThat(topics.committed("payouts", "payouts")).isEqualTo(2);
     }
@@ -109,18 +138,28 @@ class KafkaDeliveryTest {
 
   @Test
   void retriableProducerErrorsAreRetriedAndOthersAreDead() {
-    assertThat(KafkaDelivery.classify(new org.apache.kafka.common.errors.TimeoutException("no metadata")))
+    assertThat(
+            KafkaDelivery.classify(
+                new org.apache.kafka.common.errors.TimeoutException("no metadata")))
         .isInstanceOf(DeliveryOutcome.Retry.class);
-    assertThat(KafkaDelivery.classify(new org.apache.kafka.common.errors.RecordTooLargeException("big")))
+    assertThat(
+            KafkaDelivery.classify(
+                new org.apache.kafka.common.errors.RecordTooLargeException("big")))
         .isInstanceOf(DeliveryOutcome.Dead.class);
-    assertThat(KafkaDelivery.classify(new org.apache.kafka.common.errors.TopicAuthorizationException("no")))
+    assertThat(
+            KafkaDelivery.classify(
+                new org.apache.kafka.common.errors.TopicAuthorizationException("no")))
         .isInstanceOf(DeliveryOutcome.Dead.class);
   }
 
   @Test
   void theGuaranteesCannotBeConfiguredAway() {
-    assertThatThrownBy(() -> KafkaDelivery.create(Map.of())).hasMessageContaining("bootstrap.servers");
-    assertThatThrownBy(() -> KafkaDelivery.create(Map.of("bootstrap.servers", "x:1", "enable.idempotence", "false")))
+    assertThatThrownBy(() -> KafkaDelivery.create(Map.of()))
+        .hasMessageContaining("bootstrap.servers");
+    assertThatThrownBy(
+            () ->
+                KafkaDelivery.create(
+                    Map.of("bootstrap.servers", "x:1", "enable.idempotence", "false")))
         .hasMessageContaining("enable.idempotence");
     assertThatThrownBy(() -> KafkaDelivery.create(Map.of("bootstrap.servers", "x:1", "acks", "1")))
         .hasMessageContaining("acks");

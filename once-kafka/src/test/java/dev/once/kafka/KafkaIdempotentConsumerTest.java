@@ -70,13 +70,15 @@ class KafkaIdempotentConsumerTest {
     once.close();
   }
 
-  MessageProcessor<ConsumerRecord<byte[], byte[]>> processor(MessageHandler<ConsumerRecord<byte[], byte[]>> handler) {
-    MessageProcessor<ConsumerRecord<byte[], byte[]>> real = MessageIdempotency.builder(once, KafkaRecords.READER)
-        .scope(Scope.of("billing", "orders"))
-        .inFlightRedeliveryDelay(Duration.ofMillis(100))
-        .retryDelay(Duration.ofMillis(100))
-        .build()
-        .processor(handler);
+  MessageProcessor<ConsumerRecord<byte[], byte[]>> processor(
+      MessageHandler<ConsumerRecord<byte[], byte[]>> handler) {
+    MessageProcessor<ConsumerRecord<byte[], byte[]>> real =
+        MessageIdempotency.builder(once, KafkaRecords.READER)
+            .scope(Scope.of("billing", "orders"))
+            .inFlightRedeliveryDelay(Duration.ofMillis(100))
+            .retryDelay(Duration.ofMillis(100))
+            .build()
+            .processor(handler);
     return record -> {
       Acknowledgement a = real.process(record);
       decisions.add(a);
@@ -86,22 +88,34 @@ class KafkaIdempotentConsumerTest {
 
   MessageHandler<ConsumerRecord<byte[], byte[]>> counting(long sleepMillis) {
     return (record, context) -> {
-      effects.computeIfAbsent(Topics.text(record.value()), k -> new AtomicInteger()).incrementAndGet();
+      effects
+          .computeIfAbsent(Topics.text(record.value()), k -> new AtomicInteger())
+          .incrementAndGet();
       Thread.sleep(sleepMillis);
     };
   }
 
-  KafkaIdempotentConsumer consumer(MessageProcessor<ConsumerRecord<byte[], byte[]>> processor, String... extra) {
-    Map<String, Object> config = new java.util.HashMap<>(Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-        ConsumerConfig.GROUP_ID_CONFIG, group,
-        ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, 10_000,
-        ConsumerConfig.MAX_POLL_RECORDS_CONFIG, 20));
+  KafkaIdempotentConsumer consumer(
+      MessageProcessor<ConsumerRecord<byte[], byte[]>> processor, String... extra) {
+    Map<String, Object> config =
+        new java.util.HashMap<>(
+            Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                broker.bootstrapServers(),
+                ConsumerConfig.GROUP_ID_CONFIG,
+                group,
+                ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG,
+                10_000,
+                ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                20));
     for (int i = 0; i < extra.length; i += 2) {
       config.put(extra[i], extra[i + 1]);
     }
-    KafkaIdempotentConsumer c = KafkaIdempotentConsumer.builder(config, List.of(topic), processor)
-        .deadLetterTopic(topic + ".dead").pollTimeout(Duration.ofMillis(50)).start();
+    KafkaIdempotentConsumer c =
+        KafkaIdempotentConsumer.builder(config, List.of(topic), processor)
+            .deadLetterTopic(topic + ".dead")
+            .pollTimeout(Duration.ofMillis(50))
+            .start();
     consumers.add(c);
     return c;
   }
@@ -136,13 +150,19 @@ class KafkaIdempotentConsumerTest {
     broker.createTopic(topic + ".dead", 1);
     // Message 3 outlives max.poll.interval.ms: its consumer is expelled mid-handler, and the
     // partition's next owner finds the key in flight.
-    MessageHandler<ConsumerRecord<byte[], byte[]>> slow = (record, context) -> {
-      String value = Topics.text(record.value());
-      effects.computeIfAbsent(value, k -> new AtomicInteger()).incrementAndGet();
-      Thread.sleep(value.equals("m3") ? 4_000 : 200);
-    };
+    MessageHandler<ConsumerRecord<byte[], byte[]>> slow =
+        (record, context) -> {
+          String value = Topics.text(record.value());
+          effects.computeIfAbsent(value, k -> new AtomicInteger()).incrementAndGet();
+          Thread.sleep(value.equals("m3") ? 4_000 : 200);
+        };
     MessageProcessor<ConsumerRecord<byte[], byte[]>> processor = processor(slow);
-    String[] shortPoll = {ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG, "2500", ConsumerConfig.MAX_POLL_RECORDS_CONFIG, "5"};
+    String[] shortPoll = {
+      ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG,
+      "2500",
+      ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+      "5"
+    };
     KafkaIdempotentConsumer first = consumer(processor, shortPoll);
     int n = 30;
     try (KafkaProducer<byte[], byte[]> p = topics.producer()) {
@@ -150,15 +170,20 @@ class KafkaIdempotentConsumerTest {
         p.send(Topics.record(topic, "r" + i, "k" + i, "m" + i));
       }
     }
-    Eventually.assertThat("the first consumer is in a handler", Duration.ofSeconds(60), () -> !effects.isEmpty());
+    Eventually.assertThat(
+        "the first consumer is in a handler", Duration.ofSeconds(60), () -> !effects.isEmpty());
     CountDownLatch secondInAHandler = new CountDownLatch(1);
-    consumer(record -> {                // joins while the first is in a handler
-      secondInAHandler.countDown();
-      return processor.process(record);
-    }, shortPoll);
-    assertThat(secondInAHandler.await(60, TimeUnit.SECONDS)).as("the second consumer got a partition").isTrue();
-    first.close();                      // leaves while the second is in one
-    consumer(processor, shortPoll);     // and a third joins
+    consumer(
+        record -> { // joins while the first is in a handler
+          secondInAHandler.countDown();
+          return processor.process(record);
+        },
+        shortPoll);
+    assertThat(secondInAHandler.await(60, TimeUnit.SECONDS))
+        .as("the second consumer got a partition")
+        .isTrue();
+    first.close(); // leaves while the second is in one
+    consumer(processor, shortPoll); // and a third joins
     topics.awaitCommitted(group, topic, n);
     assertThat(topics.committed(group, topic)).isEqualTo(n);
     for (int i = 0; i < n; i++) {
@@ -171,21 +196,24 @@ class KafkaIdempotentConsumerTest {
     broker.createTopic(topic, 1);
     broker.createTopic(topic + ".dead", 1);
     MessageProcessor<ConsumerRecord<byte[], byte[]>> processor = processor(counting(0));
-    // The first consumer records message 3's outcome and dies before committing any offset of its batch.
-    MessageProcessor<ConsumerRecord<byte[], byte[]>> dying = record -> {
-      Acknowledgement a = processor.process(record);
-      if (Topics.text(record.value()).equals("m3")) {
-        throw new Crash();
-      }
-      return a;
-    };
+    // The first consumer records message 3's outcome and dies before committing any offset of its
+    // batch.
+    MessageProcessor<ConsumerRecord<byte[], byte[]>> dying =
+        record -> {
+          Acknowledgement a = processor.process(record);
+          if (Topics.text(record.value()).equals("m3")) {
+            throw new Crash();
+          }
+          return a;
+        };
     try (KafkaProducer<byte[], byte[]> p = topics.producer()) {
       for (int i = 0; i < 8; i++) {
         p.send(Topics.record(topic, "r", "k" + i, "m" + i));
       }
     }
     KafkaIdempotentConsumer first = consumer(dying);
-    Eventually.assertThat("the first consumer died", Duration.ofSeconds(60), () -> !first.isRunning());
+    Eventually.assertThat(
+        "the first consumer died", Duration.ofSeconds(60), () -> !first.isRunning());
     assertThat(effects.get("m3")).hasValue(1);
     long committedBeforeTheCrash = topics.committed(group, topic);
     assertThat(committedBeforeTheCrash).isLessThanOrEqualTo(3);
@@ -195,9 +223,16 @@ class KafkaIdempotentConsumerTest {
     for (int i = 0; i < 8; i++) {
       assertThat(effects.get("m" + i)).as("effects of m" + i).hasValue(1);
     }
-    long replays = decisions.stream().filter(a -> a instanceof Acknowledgement.Ack ack
-        && ack.reason() == Acknowledgement.AckReason.DUPLICATE).count();
-    assertThat(replays).as("redeliveries answered from the record").isGreaterThanOrEqualTo(4 - committedBeforeTheCrash);
+    long replays =
+        decisions.stream()
+            .filter(
+                a ->
+                    a instanceof Acknowledgement.Ack ack
+                        && ack.reason() == Acknowledgement.AckReason.DUPLICATE)
+            .count();
+    assertThat(replays)
+        .as("redeliveries answered from the record")
+        .isGreaterThanOrEqualTo(4 - committedBeforeTheCrash);
   }
 
   @Test
@@ -205,20 +240,29 @@ class KafkaIdempotentConsumerTest {
     broker.createTopic(topic, 1);
     broker.createTopic(topic + ".dead", 1);
     AtomicInteger attempts = new AtomicInteger();
-    consumer(processor((record, context) -> {
-      if (attempts.incrementAndGet() <= 2) {
-        throw new IllegalStateException("downstream busy");
-      }
-      effects.computeIfAbsent(Topics.text(record.value()), k -> new AtomicInteger()).incrementAndGet();
-    }));
+    consumer(
+        processor(
+            (record, context) -> {
+              if (attempts.incrementAndGet() <= 2) {
+                throw new IllegalStateException("downstream busy");
+              }
+              effects
+                  .computeIfAbsent(Topics.text(record.value()), k -> new AtomicInteger())
+                  .incrementAndGet();
+            }));
     topics.send(topic, "r", "flaky", "m");
     topics.send(topic, "r", "after", "n");
     topics.awaitCommitted(group, topic, 2);
     assertThat(attempts.get()).isEqualTo(4);
     assertThat(effects.get("m")).hasValue(1);
     assertThat(effects.get("n")).as("the record after it waited, in order").hasValue(1);
-    assertThat(decisions.stream().filter(a -> a instanceof Acknowledgement.Redeliver r
-        && r.reason() == Acknowledgement.RedeliverReason.TRANSIENT_FAILURE)).hasSize(2);
+    assertThat(
+            decisions.stream()
+                .filter(
+                    a ->
+                        a instanceof Acknowledgement.Redeliver r
+                            && r.reason() == Acknowledgement.RedeliverReason.TRANSIENT_FAILURE))
+        .hasSize(2);
   }
 
   @Test
@@ -226,45 +270,68 @@ class KafkaIdempotentConsumerTest {
     broker.createTopic(topic, 1);
     broker.createTopic(topic + ".dead", 1);
     AtomicInteger runs = new AtomicInteger();
-    consumer(processor((record, context) -> {
-      runs.incrementAndGet();
-      throw new FinalFailure("card-declined", "the card was declined");
-    }));
+    consumer(
+        processor(
+            (record, context) -> {
+              runs.incrementAndGet();
+              throw new FinalFailure("card-declined", "the card was declined");
+            }));
     topics.send(topic, "r", "pay-1", "pay");
-    topics.send(topic, "r", "pay-1", "pay");     // a duplicate: replayed, not dead-lettered again
-    topics.send(topic, "r", null, "no key");     // keyed by topic/partition/offset, dead-lettered too
+    topics.send(topic, "r", "pay-1", "pay"); // a duplicate: replayed, not dead-lettered again
+    topics.send(topic, "r", null, "no key"); // keyed by topic/partition/offset, dead-lettered too
     topics.awaitCommitted(group, topic, 3);
     assertThat(runs.get()).isEqualTo(2);
     List<ConsumerRecord<byte[], byte[]>> dead = topics.readAll(topic + ".dead", 2);
     assertThat(dead).hasSize(2);
     ConsumerRecord<byte[], byte[]> first = dead.get(0);
     assertThat(Topics.text(first.value())).isEqualTo("pay");
-    assertThat(Topics.text(first.headers().lastHeader(KafkaIdempotentConsumer.REASON_HEADER).value()))
+    assertThat(
+            Topics.text(first.headers().lastHeader(KafkaIdempotentConsumer.REASON_HEADER).value()))
         .isEqualTo("final-failure");
-    assertThat(Topics.text(first.headers().lastHeader(KafkaIdempotentConsumer.FAILURE_CODE_HEADER).value()))
+    assertThat(
+            Topics.text(
+                first.headers().lastHeader(KafkaIdempotentConsumer.FAILURE_CODE_HEADER).value()))
         .isEqualTo("card-declined");
-    assertThat(Topics.text(first.headers().lastHeader(KafkaIdempotentConsumer.ORIGIN_HEADER).value()))
+    assertThat(
+            Topics.text(first.headers().lastHeader(KafkaIdempotentConsumer.ORIGIN_HEADER).value()))
         .isEqualTo(topic + "/0/0");
-    assertThat(Topics.text(first.headers().lastHeader("Idempotency-Key").value())).isEqualTo("pay-1");
+    assertThat(Topics.text(first.headers().lastHeader("Idempotency-Key").value()))
+        .isEqualTo("pay-1");
   }
 
   @Test
   void badOptionsAreRejectedByName() {
-    MessageProcessor<ConsumerRecord<byte[], byte[]>> p = record -> new Acknowledgement.Ack(Acknowledgement.AckReason.PROCESSED);
-    Map<String, Object> config = Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, "127.0.0.1:1", ConsumerConfig.GROUP_ID_CONFIG, "g");
-    assertThatThrownBy(() -> KafkaIdempotentConsumer.builder(Map.of(), List.of("t"), p)).hasMessageContaining("group.id");
-    assertThatThrownBy(() -> KafkaIdempotentConsumer.builder(config, List.of(), p)).hasMessageContaining("topics");
-    assertThatThrownBy(() -> KafkaIdempotentConsumer.builder(config, List.of("t"), null)).hasMessageContaining("processor");
-    assertThatThrownBy(() -> KafkaIdempotentConsumer.builder(config, List.of("t"), p).pollTimeout(Duration.ZERO))
+    MessageProcessor<ConsumerRecord<byte[], byte[]>> p =
+        record -> new Acknowledgement.Ack(Acknowledgement.AckReason.PROCESSED);
+    Map<String, Object> config =
+        Map.of(
+            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            "127.0.0.1:1",
+            ConsumerConfig.GROUP_ID_CONFIG,
+            "g");
+    assertThatThrownBy(() -> KafkaIdempotentConsumer.builder(Map.of(), List.of("t"), p))
+        .hasMessageContaining("group.id");
+    assertThatThrownBy(() -> KafkaIdempotentConsumer.builder(config, List.of(), p))
+        .hasMessageContaining("topics");
+    assertThatThrownBy(() -> KafkaIdempotentConsumer.builder(config, List.of("t"), null))
+        .hasMessageContaining("processor");
+    assertThatThrownBy(
+            () ->
+                KafkaIdempotentConsumer.builder(config, List.of("t"), p).pollTimeout(Duration.ZERO))
         .hasMessageContaining("pollTimeout");
-    assertThatThrownBy(() -> KafkaIdempotentConsumer.builder(config, List.of("t"), p).deadLetterTopic(" "))
+    assertThatThrownBy(
+            () -> KafkaIdempotentConsumer.builder(config, List.of("t"), p).deadLetterTopic(" "))
         .hasMessageContaining("deadLetterTopic");
   }
 
   /** What kills the first consumer's thread: an Error, which nothing catches. */
   static final class Crash extends Error {
     Crash() {
-      super("simulated crash between recording the outcome and committing the offset", null, false, false);
+      super(
+          "simulated crash between recording the outcome and committing the offset",
+          null,
+          false,
+          false);
     }
   }
 }

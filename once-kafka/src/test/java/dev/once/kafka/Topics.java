@@ -18,7 +18,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
-/** Test helpers over one broker: producing, reading a topic back, and a group's committed offsets. */
+/**
+ * Test helpers over one broker: producing, reading a topic back, and a group's committed offsets.
+ */
 final class Topics {
 
   private final KafkaBroker broker;
@@ -27,16 +29,23 @@ final class Topics {
     this.broker = broker;
   }
 
-  /** Produces {@code value} under record key {@code recordKey} with an Idempotency-Key header (unless null). */
+  /**
+   * Produces {@code value} under record key {@code recordKey} with an Idempotency-Key header
+   * (unless null).
+   */
   void send(String topic, String recordKey, String idempotencyKey, String value) throws Exception {
     try (KafkaProducer<byte[], byte[]> p = producer()) {
       p.send(record(topic, recordKey, idempotencyKey, value)).get(30, TimeUnit.SECONDS);
     }
   }
 
-  static ProducerRecord<byte[], byte[]> record(String topic, String recordKey, String idempotencyKey, String value) {
-    ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, recordKey.getBytes(StandardCharsets.UTF_8),
-        value.getBytes(StandardCharsets.UTF_8));
+  static ProducerRecord<byte[], byte[]> record(
+      String topic, String recordKey, String idempotencyKey, String value) {
+    ProducerRecord<byte[], byte[]> r =
+        new ProducerRecord<>(
+            topic,
+            recordKey.getBytes(StandardCharsets.UTF_8),
+            value.getBytes(StandardCharsets.UTF_8));
     if (idempotencyKey != null) {
       r.headers().add("Idempotency-Key", idempotencyKey.getBytes(StandardCharsets.UTF_8));
     }
@@ -44,17 +53,30 @@ final class Topics {
   }
 
   KafkaProducer<byte[], byte[]> producer() {
-    return new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-        ProducerConfig.LINGER_MS_CONFIG, 5), new ByteArraySerializer(), new ByteArraySerializer());
+    return new KafkaProducer<>(
+        Map.of(
+            ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+            broker.bootstrapServers(),
+            ProducerConfig.LINGER_MS_CONFIG,
+            5),
+        new ByteArraySerializer(),
+        new ByteArraySerializer());
   }
 
   /** Reads {@code topic} from the start until {@code expected} records came or 60 s passed. */
   List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int expected) {
     List<ConsumerRecord<byte[], byte[]>> all = new ArrayList<>();
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(Map.of(
-        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers(),
-        ConsumerConfig.GROUP_ID_CONFIG, "reader-" + System.nanoTime(),
-        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest"), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+    try (KafkaConsumer<byte[], byte[]> c =
+        new KafkaConsumer<>(
+            Map.of(
+                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                broker.bootstrapServers(),
+                ConsumerConfig.GROUP_ID_CONFIG,
+                "reader-" + System.nanoTime(),
+                ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+                "earliest"),
+            new ByteArrayDeserializer(),
+            new ByteArrayDeserializer())) {
       c.subscribe(List.of(topic));
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
       while (all.size() < expected && System.nanoTime() < deadline) {
@@ -70,15 +92,24 @@ final class Topics {
 
   /** The sum of the group's committed offsets on {@code topic}. */
   long committed(String group, String topic) throws Exception {
-    try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
+    try (Admin admin =
+        Admin.create(
+            Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrapServers()))) {
       Map<org.apache.kafka.common.TopicPartition, OffsetAndMetadata> offsets =
-          admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
-      return offsets.entrySet().stream().filter(e -> e.getKey().topic().equals(topic) && e.getValue() != null)
-          .mapToLong(e -> e.getValue().offset()).sum();
+          admin
+              .listConsumerGroupOffsets(group)
+              .partitionsToOffsetAndMetadata()
+              .get(30, TimeUnit.SECONDS);
+      return offsets.entrySet().stream()
+          .filter(e -> e.getKey().topic().equals(topic) && e.getValue() != null)
+          .mapToLong(e -> e.getValue().offset())
+          .sum();
     }
   }
 
-  /** Waits until the group has committed {@code total} offsets on {@code topic}, or 120 s passed. */
+  /**
+   * Waits until the group has committed {@code total} offsets on {@code topic}, or 120 s passed.
+   */
   void awaitCommitted(String group, String topic, long total) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     while (committed(group, topic) < total && System.nanoTime() < deadline) {

@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a consumer does with a message once {@link MessageIdempotency} has processed it. Broker
  * modules map each case onto their broker with {@link #accept(Visitor)}, so that a case added later
- * fails their compilation instead of being acknowledged by default; the table in
- * {@code docs/messaging.md} lists how.
+ * fails their compilation instead of being acknowledged by default; the table in {@code
+ * docs/messaging.md} lists how.
  *
  * <pre>{@code
  * messages.process(delivery, handler).accept(new Acknowledgement.Visitor<Void>() {
@@ -45,7 +45,9 @@ public sealed interface Acknowledgement {
   enum AckReason {
     /** The handler ran now and its outcome is recorded (or the record's fate is logged). */
     PROCESSED,
-    /** An earlier delivery's outcome is recorded: nothing ran. Also for a recorded final failure. */
+    /**
+     * An earlier delivery's outcome is recorded: nothing ran. Also for a recorded final failure.
+     */
     DUPLICATE,
     /** The store was down and the policy is fail-open: the handler ran without protection. */
     UNGUARDED
@@ -67,7 +69,9 @@ public sealed interface Acknowledgement {
     KEY_MISSING,
     /** The key is not 1–255 printable ASCII characters. */
     KEY_INVALID,
-    /** The key was processed before with a different payload: a producer bug, never a redelivery. */
+    /**
+     * The key was processed before with a different payload: a producer bug, never a redelivery.
+     */
     KEY_REUSED
   }
 
@@ -89,7 +93,8 @@ public sealed interface Acknowledgement {
    *
    * @param cause the failure, if one caused this (a transient exception, the store's); else null
    */
-  record Redeliver(Duration delay, RedeliverReason reason, @Nullable Throwable cause) implements Acknowledgement {
+  record Redeliver(Duration delay, RedeliverReason reason, @Nullable Throwable cause)
+      implements Acknowledgement {
     public Redeliver {
       Objects.requireNonNull(delay, "delay");
       Objects.requireNonNull(reason, "reason");
@@ -106,8 +111,8 @@ public sealed interface Acknowledgement {
 
   /**
    * The handler failed finally and the failure is recorded: acknowledge the message, after sending
-   * it to the dead-letter destination if one is configured. Duplicates of it are plain
-   * {@link Ack}s with {@link AckReason#DUPLICATE}, so it is dead-lettered once.
+   * it to the dead-letter destination if one is configured. Duplicates of it are plain {@link Ack}s
+   * with {@link AckReason#DUPLICATE}, so it is dead-lettered once.
    */
   record DeadLetter(FinalFailure failure) implements Acknowledgement {
     public DeadLetter {
@@ -121,8 +126,8 @@ public sealed interface Acknowledgement {
   }
 
   /**
-   * The message cannot be processed as it is and nothing was recorded: acknowledge it, after sending
-   * it to the dead-letter destination if one is configured. Never redelivered, since every
+   * The message cannot be processed as it is and nothing was recorded: acknowledge it, after
+   * sending it to the dead-letter destination if one is configured. Never redelivered, since every
    * redelivery would be refused the same way.
    *
    * @param detail why, for logs; never holds the payload

@@ -1,8 +1,8 @@
 package dev.once.messaging;
 
 /**
- * What a broker consumer has done since it started, by acknowledgement; a snapshot from
- * {@link ConsumerCounters#snapshot()}.
+ * What a broker consumer has done since it started, by acknowledgement; a snapshot from {@link
+ * ConsumerCounters#snapshot()}.
  *
  * @param delivered deliveries received
  * @param redelivered deliveries the broker marked as redelivered (an earlier delivery was not
@@ -15,5 +15,12 @@ package dev.once.messaging;
  * @param rejected refused messages ({@link Acknowledgement.Reject})
  * @param failures deliveries whose acknowledgement itself failed (the broker will redeliver them)
  */
-public record ConsumerStats(long delivered, long redelivered, long processed, long duplicates, long redeliveries,
-    long deadLettered, long rejected, long failures) {}
+public record ConsumerStats(
+    long delivered,
+    long redelivered,
+    long processed,
+    long duplicates,
+    long redeliveries,
+    long deadLettered,
+    long rejected,
+    long failures) {}

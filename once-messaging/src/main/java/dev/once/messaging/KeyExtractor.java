@@ -6,9 +6,9 @@ import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Where a message's idempotency key comes from: a header, or any function of the message. The
- * value must be a valid {@link dev.once.IdempotencyKey} (1–255 printable ASCII characters);
- * anything else gets the message rejected.
+ * Where a message's idempotency key comes from: a header, or any function of the message. The value
+ * must be a valid {@link dev.once.IdempotencyKey} (1–255 printable ASCII characters); anything else
+ * gets the message rejected.
  *
  * @param <M> the broker's message type
  */
@@ -29,7 +29,8 @@ public interface KeyExtractor<M> {
   /** The value of this header. */
   static <M> KeyExtractor<M> header(String name) {
     if (name == null || name.isBlank()) {
-      throw new IllegalArgumentException("header name must not be blank, was " + (name == null ? null : "'" + name + "'"));
+      throw new IllegalArgumentException(
+          "header name must not be blank, was " + (name == null ? null : "'" + name + "'"));
     }
     return (message, reader) -> reader.header(message, name).orElse(null);
   }

@@ -3,10 +3,10 @@ package dev.once.messaging;
 import dev.once.ExecutionContext;
 
 /**
- * The effect of one message, run at most once per (scope, key). Return normally for success,
- * throw {@link dev.once.FinalFailure} for a deterministic failure (recorded, dead-lettered), or
- * throw anything else for a transient one (the message is redelivered), unless a classifier
- * says otherwise.
+ * The effect of one message, run at most once per (scope, key). Return normally for success, throw
+ * {@link dev.once.FinalFailure} for a deterministic failure (recorded, dead-lettered), or throw
+ * anything else for a transient one (the message is redelivered), unless a classifier says
+ * otherwise.
  *
  * @param <M> the broker's message type
  */
@@ -15,7 +15,8 @@ public interface MessageHandler<M> {
 
   /**
    * Does the work. {@code context} carries the fencing token, which writes to other systems can
-   * carry, and whether this run took over from a consumer that died ({@link ExecutionContext#stolen()}).
+   * carry, and whether this run took over from a consumer that died ({@link
+   * ExecutionContext#stolen()}).
    */
   void handle(M message, ExecutionContext context) throws Exception;
 }

@@ -5,10 +5,10 @@ import dev.once.Once;
 import java.util.Objects;
 
 /**
- * Idempotent message consumption, written once for every broker: the messaging twin of
- * {@code HttpIdempotency}. Each message's key (a header, a function of the message, or its id)
- * and scope name a record; its payload is its fingerprint. The first delivery runs the handler and
- * records the outcome; every redelivery or duplicate is acknowledged without running.
+ * Idempotent message consumption, written once for every broker: the messaging twin of {@code
+ * HttpIdempotency}. Each message's key (a header, a function of the message, or its id) and scope
+ * name a record; its payload is its fingerprint. The first delivery runs the handler and records
+ * the outcome; every redelivery or duplicate is acknowledged without running.
  *
  * <pre>{@code
  * MessageIdempotency<Delivery> orders = MessageIdempotency.builder(once, AmqpMessages.READER)
@@ -44,8 +44,8 @@ public final class MessageIdempotency<M> {
 
   /**
    * Processes one delivery: runs {@code handler} if this is the first delivery of its key, and says
-   * how to acknowledge it. Never throws for anything the message or the handler did (an
-   * {@link Error} from the handler propagates after the key is released).
+   * how to acknowledge it. Never throws for anything the message or the handler did (an {@link
+   * Error} from the handler propagates after the key is released).
    */
   public Acknowledgement process(M message, MessageHandler<M> handler) {
     Objects.requireNonNull(message, "message");
@@ -54,7 +54,10 @@ public final class MessageIdempotency<M> {
     if (identification instanceof MessageSemantics.Refused r) {
       return r.reject();
     }
-    return semantics.run(once, (MessageSemantics.Target) identification, MessageSemantics.Unit.NONE,
+    return semantics.run(
+        once,
+        (MessageSemantics.Target) identification,
+        MessageSemantics.Unit.NONE,
         context -> handler.handle(message, context));
   }
 
@@ -64,14 +67,17 @@ public final class MessageIdempotency<M> {
     return semantics.processor(message -> process(message, handler));
   }
 
-  /** The execution policy messages run under (its lease is what a broker's redelivery timer must respect). */
+  /**
+   * The execution policy messages run under (its lease is what a broker's redelivery timer must
+   * respect).
+   */
   public ExecutionPolicy policy() {
     return semantics.policy();
   }
 
   /**
-   * Builds a {@link MessageIdempotency}. The policy defaults to the engine's
-   * ({@link Once#defaults()}).
+   * Builds a {@link MessageIdempotency}. The policy defaults to the engine's ({@link
+   * Once#defaults()}).
    */
   public static final class Builder<M> extends MessageOptions<M, Builder<M>> {
     private final Once once;
@@ -81,7 +87,9 @@ public final class MessageIdempotency<M> {
       this.once = Objects.requireNonNull(once, "once");
     }
 
-    /** @throws IllegalStateException if no scope was given */
+    /**
+     * @throws IllegalStateException if no scope was given
+     */
     public MessageIdempotency<M> build() {
       return new MessageIdempotency<>(once, semantics(policy != null ? policy : once.defaults()));
     }

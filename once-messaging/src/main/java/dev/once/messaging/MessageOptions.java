@@ -38,8 +38,8 @@ abstract class MessageOptions<M, B extends MessageOptions<M, B>> {
   }
 
   /**
-   * Where the key comes from (default: the header {@value KeyExtractor#DEFAULT_HEADER}, see
-   * {@link #messageIdFallback(boolean)}).
+   * Where the key comes from (default: the header {@value KeyExtractor#DEFAULT_HEADER}, see {@link
+   * #messageIdFallback(boolean)}).
    */
   public B key(KeyExtractor<M> keys) {
     this.keys = Objects.requireNonNull(keys, "keys");
@@ -47,9 +47,9 @@ abstract class MessageOptions<M, B extends MessageOptions<M, B>> {
   }
 
   /**
-   * Whether a message without a key of its own is keyed by its {@linkplain MessageReader#messageId id}
-   * (default {@code true}). A broker-assigned id (SQS) deduplicates redeliveries but not a producer
-   * that sends the same thing twice; only a key the producer sets does both.
+   * Whether a message without a key of its own is keyed by its {@linkplain MessageReader#messageId
+   * id} (default {@code true}). A broker-assigned id (SQS) deduplicates redeliveries but not a
+   * producer that sends the same thing twice; only a key the producer sets does both.
    */
   public B messageIdFallback(boolean messageIdFallback) {
     this.messageIdFallback = messageIdFallback;
@@ -57,9 +57,9 @@ abstract class MessageOptions<M, B extends MessageOptions<M, B>> {
   }
 
   /**
-   * Who owns the keys: name the consuming service and its subscription, such as
-   * {@code Scope.of("billing", "orders")}, so that two services consuming one message each process
-   * it once. Required.
+   * Who owns the keys: name the consuming service and its subscription, such as {@code
+   * Scope.of("billing", "orders")}, so that two services consuming one message each process it
+   * once. Required.
    */
   public B scope(Scope scope) {
     Objects.requireNonNull(scope, "scope");
@@ -101,16 +101,20 @@ abstract class MessageOptions<M, B extends MessageOptions<M, B>> {
   }
 
   /**
-   * How long a message whose key another consumer is processing waits before it comes back
-   * (default 1 s, at most 12 h). It is asked again, then replayed once the first finishes, or run
-   * once the first consumer's lease ends if that consumer died.
+   * How long a message whose key another consumer is processing waits before it comes back (default
+   * 1 s, at most 12 h). It is asked again, then replayed once the first finishes, or run once the
+   * first consumer's lease ends if that consumer died.
    */
   public B inFlightRedeliveryDelay(Duration delay) {
-    this.inFlightRedeliveryDelay = Arguments.between("inFlightRedeliveryDelay", delay, Duration.ZERO, MAX_DELAY);
+    this.inFlightRedeliveryDelay =
+        Arguments.between("inFlightRedeliveryDelay", delay, Duration.ZERO, MAX_DELAY);
     return self();
   }
 
-  /** How long a message whose handler failed transiently waits before it comes back (default 1 s, at most 12 h). */
+  /**
+   * How long a message whose handler failed transiently waits before it comes back (default 1 s, at
+   * most 12 h).
+   */
   public B retryDelay(Duration delay) {
     this.retryDelay = Arguments.between("retryDelay", delay, Duration.ZERO, MAX_DELAY);
     return self();
@@ -119,8 +123,9 @@ abstract class MessageOptions<M, B extends MessageOptions<M, B>> {
   /** The semantics these options describe, under {@code policy}. */
   MessageSemantics<M> semantics(ExecutionPolicy policy) {
     if (scopes == null) {
-      throw new IllegalStateException("scope is required: name the consumer, e.g. Scope.of(\"billing\", \"orders\"),"
-          + " so that two services consuming one message each process it");
+      throw new IllegalStateException(
+          "scope is required: name the consumer, e.g. Scope.of(\"billing\", \"orders\"),"
+              + " so that two services consuming one message each process it");
     }
     return new MessageSemantics<>(this, policy);
   }

@@ -4,9 +4,9 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Decides the acknowledgement of one message after doing its work: what a broker consumer calls
- * for every delivery, then maps onto its broker's ack, nack or delete. Built by
- * {@link MessageIdempotency#processor} and {@link TransactionalMessageIdempotency#processor}.
+ * Decides the acknowledgement of one message after doing its work: what a broker consumer calls for
+ * every delivery, then maps onto its broker's ack, nack or delete. Built by {@link
+ * MessageIdempotency#processor} and {@link TransactionalMessageIdempotency#processor}.
  *
  * @param <M> the broker's message type
  */

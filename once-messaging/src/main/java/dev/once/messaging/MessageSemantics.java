@@ -17,8 +17,8 @@ import dev.once.Scope;
 import dev.once.messaging.Acknowledgement.Ack;
 import dev.once.messaging.Acknowledgement.AckReason;
 import dev.once.messaging.Acknowledgement.DeadLetter;
-import dev.once.messaging.Acknowledgement.RedeliverReason;
 import dev.once.messaging.Acknowledgement.Redeliver;
+import dev.once.messaging.Acknowledgement.RedeliverReason;
 import dev.once.messaging.Acknowledgement.Reject;
 import dev.once.messaging.Acknowledgement.RejectReason;
 import java.time.Duration;
@@ -36,8 +36,10 @@ import org.slf4j.LoggerFactory;
 final class MessageSemantics<M> {
 
   private static final Logger log = LoggerFactory.getLogger(MessageSemantics.class);
+
   /** A handler returns nothing; its record keeps an empty result. */
   private static final byte[] NOTHING = new byte[0];
+
   private static final Ack PROCESSED = new Ack(AckReason.PROCESSED);
   private static final Ack DUPLICATE = new Ack(AckReason.DUPLICATE);
   private static final Ack UNGUARDED = new Ack(AckReason.UNGUARDED);
@@ -67,7 +69,8 @@ final class MessageSemantics<M> {
   /** Which record a message belongs to, or why it has none. */
   sealed interface Identification {}
 
-  record Target(Scope scope, IdempotencyKey key, Fingerprint fingerprint) implements Identification {}
+  record Target(Scope scope, IdempotencyKey key, Fingerprint fingerprint)
+      implements Identification {}
 
   record Refused(Reject reject) implements Identification {}
 
@@ -119,7 +122,8 @@ final class MessageSemantics<M> {
     }
     Scope scope = scopes.apply(message);
     if (scope == null) {
-      throw new IllegalStateException("the scope function returned null for a message keyed " + key);
+      throw new IllegalStateException(
+          "the scope function returned null for a message keyed " + key);
     }
     return new Target(scope, key, fingerprints.apply(message));
   }
@@ -152,59 +156,63 @@ final class MessageSemantics<M> {
   /** Claims the message's record and, if this consumer wins it, runs the work in {@code unit}. */
   Acknowledgement run(Once once, Target target, Unit unit, Work work) {
     Admission admission = once.begin(target.scope(), target.key(), target.fingerprint(), policy);
-    return admission.accept(new Admission.Visitor<>() {
-      @Override
-      public Acknowledgement proceed(Admission.Proceed proceed) {
-        return MessageSemantics.this.proceed(target, proceed.lease(), unit, work);
-      }
+    return admission.accept(
+        new Admission.Visitor<>() {
+          @Override
+          public Acknowledgement proceed(Admission.Proceed proceed) {
+            return MessageSemantics.this.proceed(target, proceed.lease(), unit, work);
+          }
 
-      @Override
-      public Acknowledgement unguarded(Admission.Unguarded unguarded) {
-        unit.discard();
-        return MessageSemantics.this.unguarded(target, work);
-      }
+          @Override
+          public Acknowledgement unguarded(Admission.Unguarded unguarded) {
+            unit.discard();
+            return MessageSemantics.this.unguarded(target, work);
+          }
 
-      @Override
-      public Acknowledgement inFlight(Admission.InFlight inFlight) {
-        unit.discard();
-        return MessageSemantics.this.inFlight;
-      }
+          @Override
+          public Acknowledgement inFlight(Admission.InFlight inFlight) {
+            unit.discard();
+            return MessageSemantics.this.inFlight;
+          }
 
-      @Override
-      public Acknowledgement fingerprintMismatch(Admission.FingerprintMismatch mismatch) {
-        unit.discard();
-        return refuse(RejectReason.KEY_REUSED, "key " + target.key() + " was processed before with a different payload")
-            .reject();
-      }
+          @Override
+          public Acknowledgement fingerprintMismatch(Admission.FingerprintMismatch mismatch) {
+            unit.discard();
+            return refuse(
+                    RejectReason.KEY_REUSED,
+                    "key " + target.key() + " was processed before with a different payload")
+                .reject();
+          }
 
-      @Override
-      public Acknowledgement storeUnavailable(Admission.StoreUnavailable unavailable) {
-        unit.discard();
-        return new Redeliver(unavailable.retryAfter(), RedeliverReason.STORE_UNAVAILABLE, unavailable.cause());
-      }
+          @Override
+          public Acknowledgement storeUnavailable(Admission.StoreUnavailable unavailable) {
+            unit.discard();
+            return new Redeliver(
+                unavailable.retryAfter(), RedeliverReason.STORE_UNAVAILABLE, unavailable.cause());
+          }
 
-      @Override
-      public Acknowledgement replay(Admission.Replay replay) {
-        return duplicate();
-      }
+          @Override
+          public Acknowledgement replay(Admission.Replay replay) {
+            return duplicate();
+          }
 
-      @Override
-      public Acknowledgement replayFailure(Admission.ReplayFailure replayFailure) {
-        return duplicate();
-      }
+          @Override
+          public Acknowledgement replayFailure(Admission.ReplayFailure replayFailure) {
+            return duplicate();
+          }
 
-      @Override
-      public Acknowledgement responseUnavailable(Admission.ResponseUnavailable unavailable) {
-        return duplicate();
-      }
+          @Override
+          public Acknowledgement responseUnavailable(Admission.ResponseUnavailable unavailable) {
+            return duplicate();
+          }
 
-      /** An earlier delivery's outcome stands, whatever it was. */
-      private Acknowledgement duplicate() {
-        unit.discard();
-        log.debug("message {} is a duplicate; acknowledging without running", target.key());
-        return DUPLICATE;
-      }
-    });
+          /** An earlier delivery's outcome stands, whatever it was. */
+          private Acknowledgement duplicate() {
+            unit.discard();
+            log.debug("message {} is a duplicate; acknowledging without running", target.key());
+            return DUPLICATE;
+          }
+        });
   }
 
   private Acknowledgement proceed(Target target, Lease lease, Unit unit, Work work) {
@@ -240,7 +248,10 @@ final class MessageSemantics<M> {
       // Whether the handler's effect happened before it threw is unknown: neither release (a
       // redelivery could repeat it) nor record; abandon the lease to its end and redeliver.
       error.addSuppressed(bug);
-      log.error("the classifier failed on an error from message {}; abandoning its lease", target.key(), bug);
+      log.error(
+          "the classifier failed on an error from message {}; abandoning its lease",
+          target.key(),
+          bug);
       lease.abandon();
       unit.discard();
       return transientFailure(target, error);
@@ -255,7 +266,10 @@ final class MessageSemantics<M> {
     if (!unit.keep(recording)) {
       return unkept(recording);
     }
-    log.warn("message {} failed finally ({}); recorded, dead-lettering it", target.key(), failure.code());
+    log.warn(
+        "message {} failed finally ({}); recorded, dead-lettering it",
+        target.key(),
+        failure.code());
     return new DeadLetter(failure);
   }
 
@@ -272,7 +286,9 @@ final class MessageSemantics<M> {
         error.addSuppressed(bug);
         outcome = Outcome.TRANSIENT; // nothing was claimed, so nothing is left to finish
       }
-      return outcome == Outcome.TRANSIENT ? transientFailure(target, error) : new DeadLetter(asFinalFailure(error));
+      return outcome == Outcome.TRANSIENT
+          ? transientFailure(target, error)
+          : new DeadLetter(asFinalFailure(error));
     }
   }
 
@@ -289,12 +305,15 @@ final class MessageSemantics<M> {
 
   /** The outcome was not kept (the store failed, or the lease was taken over): nothing stands. */
   private Acknowledgement unkept(Recording recording) {
-    return recording == Recording.LEASE_LOST ? inFlight
+    return recording == Recording.LEASE_LOST
+        ? inFlight
         : new Redeliver(policy.storeRetryAfter(), RedeliverReason.STORE_UNAVAILABLE, null);
   }
 
   private static FinalFailure asFinalFailure(Throwable error) {
-    return error instanceof FinalFailure f ? f : new FinalFailure(error.getClass().getName(), error.getMessage());
+    return error instanceof FinalFailure f
+        ? f
+        : new FinalFailure(error.getClass().getName(), error.getMessage());
   }
 
   /** Why {@code policy} may not be used by a transactional consumer; empty if it may. */

@@ -15,9 +15,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Idempotent message consumption in one database transaction: the claim, the handler's business
- * writes, any outbox rows it inserts, and the record of the outcome commit together, and
- * {@link #process} answers {@link Acknowledgement.Ack} only after the commit. A consumer killed at
- * any point leaves all of them or none: the redelivery either replays or runs afresh, never twice.
+ * writes, any outbox rows it inserts, and the record of the outcome commit together, and {@link
+ * #process} answers {@link Acknowledgement.Ack} only after the commit. A consumer killed at any
+ * point leaves all of them or none: the redelivery either replays or runs afresh, never twice.
  *
  * <pre>{@code
  * PostgresStore store = PostgresStore.builder(dataSource).build();
@@ -57,10 +57,12 @@ public final class TransactionalMessageIdempotency<M> implements AutoCloseable {
   }
 
   /**
-   * A builder over the database's pool and its store's transactional views, typically
-   * {@code postgresStore.transactional()::on} (or MariaDB's).
+   * A builder over the database's pool and its store's transactional views, typically {@code
+   * postgresStore.transactional()::on} (or MariaDB's).
    */
-  public static <M> Builder<M> builder(DataSource dataSource, Function<Connection, IdempotencyStore> views,
+  public static <M> Builder<M> builder(
+      DataSource dataSource,
+      Function<Connection, IdempotencyStore> views,
       MessageReader<M> reader) {
     return new Builder<>(dataSource, views, reader);
   }
@@ -84,16 +86,20 @@ public final class TransactionalMessageIdempotency<M> implements AutoCloseable {
       JdbcUnit unit = new JdbcUnit(connection);
       joined.bind(views.apply(connection));
       try {
-        return semantics.run(once, target, unit, context -> handler.handle(message, connection, context));
+        return semantics.run(
+            once, target, unit, context -> handler.handle(message, connection, context));
       } finally {
         joined.unbind();
         unit.discard(); // a no-op unless something escaped before the unit ended
         connection.setAutoCommit(autoCommit);
       }
     } catch (SQLException | StoreUnavailableException e) {
-      log.warn("the database failed around message {}; redelivering: {}", target.key(), e.toString());
-      return new Acknowledgement.Redeliver(semantics.policy().storeRetryAfter(),
-          Acknowledgement.RedeliverReason.STORE_UNAVAILABLE, e);
+      log.warn(
+          "the database failed around message {}; redelivering: {}", target.key(), e.toString());
+      return new Acknowledgement.Redeliver(
+          semantics.policy().storeRetryAfter(),
+          Acknowledgement.RedeliverReason.STORE_UNAVAILABLE,
+          e);
     }
   }
 
@@ -115,15 +121,18 @@ public final class TransactionalMessageIdempotency<M> implements AutoCloseable {
   }
 
   /**
-   * Builds a {@link TransactionalMessageIdempotency}. The policy defaults to
-   * {@link ExecutionPolicy#DEFAULTS} without heartbeat (nobody else sees the record before commit).
+   * Builds a {@link TransactionalMessageIdempotency}. The policy defaults to {@link
+   * ExecutionPolicy#DEFAULTS} without heartbeat (nobody else sees the record before commit).
    */
   public static final class Builder<M> extends MessageOptions<M, Builder<M>> {
     private final DataSource dataSource;
     private final Function<Connection, IdempotencyStore> views;
     private OnceListener listener = OnceListener.NONE;
 
-    private Builder(DataSource dataSource, Function<Connection, IdempotencyStore> views, MessageReader<M> reader) {
+    private Builder(
+        DataSource dataSource,
+        Function<Connection, IdempotencyStore> views,
+        MessageReader<M> reader) {
       super(reader);
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
       this.views = Objects.requireNonNull(views, "views");
@@ -139,10 +148,13 @@ public final class TransactionalMessageIdempotency<M> implements AutoCloseable {
      * @throws IllegalStateException if no scope was given, or the policy heartbeats or fails open
      */
     public TransactionalMessageIdempotency<M> build() {
-      ExecutionPolicy p = policy != null ? policy : ExecutionPolicy.DEFAULTS.toBuilder().heartbeat(false).build();
-      MessageSemantics.transactionalConflict(p).ifPresent(conflict -> {
-        throw new IllegalStateException(conflict);
-      });
+      ExecutionPolicy p =
+          policy != null ? policy : ExecutionPolicy.DEFAULTS.toBuilder().heartbeat(false).build();
+      MessageSemantics.transactionalConflict(p)
+          .ifPresent(
+              conflict -> {
+                throw new IllegalStateException(conflict);
+              });
       return new TransactionalMessageIdempotency<>(this, semantics(p));
     }
   }

@@ -92,7 +92,8 @@ class MessageIdempotencyTest {
 
   @Test
   void keyComesFromTheConfiguredHeader() {
-    MessageIdempotency<TestMessage> messages = builder().key(KeyExtractor.header("order-id")).build();
+    MessageIdempotency<TestMessage> messages =
+        builder().key(KeyExtractor.header("order-id")).build();
     TestMessage first = new TestMessage("a", Map.of("order-id", "o-1" + newKey()), new byte[] {1});
     TestMessage sameOrderOtherId = new TestMessage("b", first.headers(), new byte[] {1});
 
@@ -105,7 +106,8 @@ class MessageIdempotencyTest {
   @Test
   void keyMayBeAFunctionOfTheMessage() {
     String order = newKey();
-    MessageIdempotency<TestMessage> messages = builder().key(KeyExtractor.of(m -> m.text().split(",")[0])).build();
+    MessageIdempotency<TestMessage> messages =
+        builder().key(KeyExtractor.of(m -> m.text().split(",")[0])).build();
 
     messages.process(new TestMessage(null, Map.of(), (order + ",x").getBytes()), count);
 
@@ -123,8 +125,11 @@ class MessageIdempotencyTest {
 
   @Test
   void messageWithoutKeyIsRejectedWhenTheFallbackIsOff() {
-    Acknowledgement a = builder().messageIdFallback(false).build()
-        .process(new TestMessage(newKey(), Map.of(), new byte[0]), count);
+    Acknowledgement a =
+        builder()
+            .messageIdFallback(false)
+            .build()
+            .process(new TestMessage(newKey(), Map.of(), new byte[0]), count);
 
     assertThat(a).isInstanceOf(Reject.class);
     assertThat(((Reject) a).reason()).isEqualTo(RejectReason.KEY_MISSING);
@@ -133,7 +138,8 @@ class MessageIdempotencyTest {
 
   @Test
   void messageWithNeitherKeyNorIdIsRejected() {
-    Acknowledgement a = builder().build().process(new TestMessage(null, Map.of(), new byte[0]), count);
+    Acknowledgement a =
+        builder().build().process(new TestMessage(null, Map.of(), new byte[0]), count);
 
     assertThat(((Reject) a).reason()).isEqualTo(RejectReason.KEY_MISSING);
   }
@@ -162,9 +168,10 @@ class MessageIdempotencyTest {
 
   @Test
   void customFingerprintDecidesWhatCountsAsTheSamePayload() {
-    MessageIdempotency<TestMessage> messages = builder()
-        .fingerprint(m -> dev.once.fingerprint.Fingerprinter.defaults().json(m.payload()))
-        .build();
+    MessageIdempotency<TestMessage> messages =
+        builder()
+            .fingerprint(m -> dev.once.fingerprint.Fingerprinter.defaults().json(m.payload()))
+            .build();
     String key = newKey();
     messages.process(TestMessage.keyed(key, "{\"a\":1,\"b\":2}"), count);
 
@@ -174,22 +181,29 @@ class MessageIdempotencyTest {
 
   @Test
   void duplicateWhileTheFirstIsInFlightIsRedeliveredAfterTheConfiguredDelay() throws Exception {
-    MessageIdempotency<TestMessage> messages = builder().inFlightRedeliveryDelay(Duration.ofMillis(250)).build();
+    MessageIdempotency<TestMessage> messages =
+        builder().inFlightRedeliveryDelay(Duration.ofMillis(250)).build();
     TestMessage m = TestMessage.keyed(newKey(), "{}");
     CountDownLatch running = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     ExecutorService pool = Executors.newSingleThreadExecutor();
     try {
-      Future<Acknowledgement> first = pool.submit(() -> messages.process(m, (msg, ctx) -> {
-        running.countDown();
-        release.await(30, TimeUnit.SECONDS);
-        effects.incrementAndGet();
-      }));
+      Future<Acknowledgement> first =
+          pool.submit(
+              () ->
+                  messages.process(
+                      m,
+                      (msg, ctx) -> {
+                        running.countDown();
+                        release.await(30, TimeUnit.SECONDS);
+                        effects.incrementAndGet();
+                      }));
       assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
 
       Acknowledgement duplicate = messages.process(m, count);
 
-      assertThat(duplicate).isEqualTo(new Redeliver(Duration.ofMillis(250), RedeliverReason.IN_FLIGHT, null));
+      assertThat(duplicate)
+          .isEqualTo(new Redeliver(Duration.ofMillis(250), RedeliverReason.IN_FLIGHT, null));
       release.countDown();
       assertThat(first.get(30, TimeUnit.SECONDS)).isEqualTo(new Ack(AckReason.PROCESSED));
       assertThat(messages.process(m, count)).isEqualTo(new Ack(AckReason.DUPLICATE));
@@ -202,18 +216,27 @@ class MessageIdempotencyTest {
 
   @Test
   void inFlightDuplicateWaitsAndIsAcknowledgedWhenThePolicyWaits() throws Exception {
-    MessageIdempotency<TestMessage> messages = builder()
-        .policy(ExecutionPolicy.builder().inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(30))).build())
-        .build();
+    MessageIdempotency<TestMessage> messages =
+        builder()
+            .policy(
+                ExecutionPolicy.builder()
+                    .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(30)))
+                    .build())
+            .build();
     TestMessage m = TestMessage.keyed(newKey(), "{}");
     CountDownLatch running = new CountDownLatch(1);
     ExecutorService pool = Executors.newSingleThreadExecutor();
     try {
-      Future<Acknowledgement> first = pool.submit(() -> messages.process(m, (msg, ctx) -> {
-        running.countDown();
-        Thread.sleep(200);
-        effects.incrementAndGet();
-      }));
+      Future<Acknowledgement> first =
+          pool.submit(
+              () ->
+                  messages.process(
+                      m,
+                      (msg, ctx) -> {
+                        running.countDown();
+                        Thread.sleep(200);
+                        effects.incrementAndGet();
+                      }));
       assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
 
       assertThat(messages.process(m, count)).isEqualTo(new Ack(AckReason.DUPLICATE));
@@ -230,12 +253,13 @@ class MessageIdempotencyTest {
     String key = newKey();
     TestMessage m = TestMessage.keyed(key, "{}");
     AtomicInteger attempts = new AtomicInteger();
-    MessageHandler<TestMessage> flaky = (msg, ctx) -> {
-      if (attempts.incrementAndGet() == 1) {
-        throw new java.io.IOException("downstream timed out");
-      }
-      effects.incrementAndGet();
-    };
+    MessageHandler<TestMessage> flaky =
+        (msg, ctx) -> {
+          if (attempts.incrementAndGet() == 1) {
+            throw new java.io.IOException("downstream timed out");
+          }
+          effects.incrementAndGet();
+        };
 
     Acknowledgement first = messages.process(m, flaky);
 
@@ -258,10 +282,11 @@ class MessageIdempotencyTest {
     String key = newKey();
     TestMessage m = TestMessage.keyed(key, "{}");
     AtomicInteger attempts = new AtomicInteger();
-    MessageHandler<TestMessage> refusing = (msg, ctx) -> {
-      attempts.incrementAndGet();
-      throw new FinalFailure("unknown-customer", "customer 42 does not exist");
-    };
+    MessageHandler<TestMessage> refusing =
+        (msg, ctx) -> {
+          attempts.incrementAndGet();
+          throw new FinalFailure("unknown-customer", "customer 42 does not exist");
+        };
 
     Acknowledgement first = messages.process(m, refusing);
 
@@ -274,43 +299,65 @@ class MessageIdempotencyTest {
 
   @Test
   void classifierDecidesWhichExceptionsAreFinal() {
-    MessageIdempotency<TestMessage> messages = builder().classifier(new OutcomeClassifier<>() {
-      @Override
-      public Outcome classifyError(Throwable error) {
-        return error instanceof IllegalArgumentException ? Outcome.FAILED_FINAL : Outcome.TRANSIENT;
-      }
-    }).build();
+    MessageIdempotency<TestMessage> messages =
+        builder()
+            .classifier(
+                new OutcomeClassifier<>() {
+                  @Override
+                  public Outcome classifyError(Throwable error) {
+                    return error instanceof IllegalArgumentException
+                        ? Outcome.FAILED_FINAL
+                        : Outcome.TRANSIENT;
+                  }
+                })
+            .build();
 
-    Acknowledgement a = messages.process(TestMessage.keyed(newKey(), "{}"), (m, ctx) -> {
-      throw new IllegalArgumentException("bad amount");
-    });
+    Acknowledgement a =
+        messages.process(
+            TestMessage.keyed(newKey(), "{}"),
+            (m, ctx) -> {
+              throw new IllegalArgumentException("bad amount");
+            });
 
-    assertThat(((DeadLetter) a).failure().code()).isEqualTo(IllegalArgumentException.class.getName());
+    assertThat(((DeadLetter) a).failure().code())
+        .isEqualTo(IllegalArgumentException.class.getName());
     assertThat(((DeadLetter) a).failure().getMessage()).isEqualTo("bad amount");
   }
 
   @Test
   void aClassifierThatThrowsAbandonsTheLeaseInsteadOfHoldingItForever() {
     ExecutionPolicy shortLease = ExecutionPolicy.builder().lease(Duration.ofMillis(300)).build();
-    MessageIdempotency<TestMessage> messages = builder().policy(shortLease).classifier(new OutcomeClassifier<>() {
-      @Override
-      public Outcome classifyError(Throwable error) {
-        throw new IllegalStateException("classifier bug");
-      }
-    }).build();
+    MessageIdempotency<TestMessage> messages =
+        builder()
+            .policy(shortLease)
+            .classifier(
+                new OutcomeClassifier<>() {
+                  @Override
+                  public Outcome classifyError(Throwable error) {
+                    throw new IllegalStateException("classifier bug");
+                  }
+                })
+            .build();
     String key = newKey();
     RecordId id = RecordId.of(SCOPE, IdempotencyKey.of(key));
 
-    Acknowledgement a = messages.process(TestMessage.keyed(key, "{}"), (m, ctx) -> {
-      throw new IllegalArgumentException("handler failed");
-    });
+    Acknowledgement a =
+        messages.process(
+            TestMessage.keyed(key, "{}"),
+            (m, ctx) -> {
+              throw new IllegalArgumentException("handler failed");
+            });
 
     assertThat(a).isInstanceOf(Redeliver.class);
     assertThat(((Redeliver) a).reason()).isEqualTo(RedeliverReason.TRANSIENT_FAILURE);
-    assertThat(((Redeliver) a).cause().getSuppressed()).extracting(Throwable::getMessage).contains("classifier bug");
+    assertThat(((Redeliver) a).cause().getSuppressed())
+        .extracting(Throwable::getMessage)
+        .contains("classifier bug");
     // Not released (the effect is unknown), and no longer heartbeated: the lease ends on its own.
     assertThat(stateOf(key)).isEqualTo(RecordState.IN_PROGRESS);
-    dev.once.tck.Eventually.assertThat("the abandoned lease ended", Duration.ofSeconds(10),
+    dev.once.tck.Eventually.assertThat(
+        "the abandoned lease ended",
+        Duration.ofSeconds(10),
         () -> store.get(id).map(r -> r.isStealable()).orElse(false));
   }
 
@@ -318,8 +365,11 @@ class MessageIdempotencyTest {
   void storeUnavailableRedeliversWithoutRunning() {
     FakeUnavailableStore down = new FakeUnavailableStore();
     try (Once broken = Once.of(down)) {
-      Acknowledgement a = MessageIdempotency.builder(broken, TestMessage.READER).scope(SCOPE).build()
-          .process(TestMessage.keyed(newKey(), "{}"), count);
+      Acknowledgement a =
+          MessageIdempotency.builder(broken, TestMessage.READER)
+              .scope(SCOPE)
+              .build()
+              .process(TestMessage.keyed(newKey(), "{}"), count);
 
       assertThat(a).isInstanceOf(Redeliver.class);
       assertThat(((Redeliver) a).reason()).isEqualTo(RedeliverReason.STORE_UNAVAILABLE);
@@ -331,9 +381,12 @@ class MessageIdempotencyTest {
   @Test
   void storeUnavailableRunsUnguardedWhenThePolicyFailsOpen() {
     try (Once broken = Once.of(new FakeUnavailableStore())) {
-      Acknowledgement a = MessageIdempotency.builder(broken, TestMessage.READER).scope(SCOPE)
-          .policy(ExecutionPolicy.builder().failureMode(FailureMode.FAIL_OPEN).build()).build()
-          .process(TestMessage.keyed(newKey(), "{}"), count);
+      Acknowledgement a =
+          MessageIdempotency.builder(broken, TestMessage.READER)
+              .scope(SCOPE)
+              .policy(ExecutionPolicy.builder().failureMode(FailureMode.FAIL_OPEN).build())
+              .build()
+              .process(TestMessage.keyed(newKey(), "{}"), count);
 
       assertThat(a).isEqualTo(new Ack(AckReason.UNGUARDED));
       assertThat(effects).hasValue(1);
@@ -342,13 +395,18 @@ class MessageIdempotencyTest {
 
   @Test
   void redeliveryAfterAConsumerDiedMidHandlerTakesOverOnceTheLeaseEnds() throws Exception {
-    MessageIdempotency<TestMessage> messages = builder()
-        .policy(ExecutionPolicy.builder().lease(Duration.ofMillis(300)).heartbeat(false).build())
-        .build();
+    MessageIdempotency<TestMessage> messages =
+        builder()
+            .policy(
+                ExecutionPolicy.builder().lease(Duration.ofMillis(300)).heartbeat(false).build())
+            .build();
     String key = newKey();
     TestMessage m = TestMessage.keyed(key, "{}");
     // A consumer that claimed the key and died: its lease is never finished.
-    once.begin(SCOPE, IdempotencyKey.of(key), dev.once.fingerprint.Fingerprinter.defaults().raw(m.payload(), "message"),
+    once.begin(
+        SCOPE,
+        IdempotencyKey.of(key),
+        dev.once.fingerprint.Fingerprinter.defaults().raw(m.payload(), "message"),
         messages.policy());
 
     assertThat(messages.process(m, count)).isInstanceOf(Redeliver.class);
@@ -357,10 +415,13 @@ class MessageIdempotencyTest {
     Acknowledgement a;
     do {
       Thread.sleep(50);
-      a = messages.process(m, (msg, ctx) -> {
-        stolen.add(ctx.stolen());
-        effects.incrementAndGet();
-      });
+      a =
+          messages.process(
+              m,
+              (msg, ctx) -> {
+                stolen.add(ctx.stolen());
+                effects.incrementAndGet();
+              });
     } while (a instanceof Redeliver && System.nanoTime() < deadline);
 
     assertThat(a).isEqualTo(new Ack(AckReason.PROCESSED));
@@ -377,22 +438,27 @@ class MessageIdempotencyTest {
     try {
       List<Future<?>> done = new ArrayList<>();
       for (int i = 0; i < 50; i++) {
-        done.add(consumers.submit(() -> {
-          start.await();
-          // A consumer keeps redelivering its copy until it is acknowledged.
-          for (int attempt = 0; attempt < 1_000; attempt++) {
-            Acknowledgement a = messages.process(m, (msg, ctx) -> {
-              Thread.sleep(5);
-              effects.incrementAndGet();
-            });
-            acks.add(a);
-            if (a instanceof Ack) {
-              return null;
-            }
-            Thread.sleep(2);
-          }
-          throw new AssertionError("never acknowledged");
-        }));
+        done.add(
+            consumers.submit(
+                () -> {
+                  start.await();
+                  // A consumer keeps redelivering its copy until it is acknowledged.
+                  for (int attempt = 0; attempt < 1_000; attempt++) {
+                    Acknowledgement a =
+                        messages.process(
+                            m,
+                            (msg, ctx) -> {
+                              Thread.sleep(5);
+                              effects.incrementAndGet();
+                            });
+                    acks.add(a);
+                    if (a instanceof Ack) {
+                      return null;
+                    }
+                    Thread.sleep(2);
+                  }
+                  throw new AssertionError("never acknowledged");
+                }));
       }
       start.countDown();
       for (Future<?> f : done) {
@@ -412,7 +478,8 @@ class MessageIdempotencyTest {
     TestMessage m = TestMessage.keyed(newKey(), "{}");
 
     builder().build().process(m, count);
-    Acknowledgement other = builder().scope(Scope.of("shipping", "orders")).build().process(m, count);
+    Acknowledgement other =
+        builder().scope(Scope.of("shipping", "orders")).build().process(m, count);
 
     assertThat(other).isEqualTo(new Ack(AckReason.PROCESSED));
     assertThat(effects).hasValue(2);
@@ -420,12 +487,18 @@ class MessageIdempotencyTest {
 
   @Test
   void scopeMayComeFromTheMessage() {
-    TestMessage m = new TestMessage("x", Map.of(KeyExtractor.DEFAULT_HEADER, newKey(), "tenant", "t-7"), new byte[0]);
+    TestMessage m =
+        new TestMessage(
+            "x", Map.of(KeyExtractor.DEFAULT_HEADER, newKey(), "tenant", "t-7"), new byte[0]);
     String key = m.headers().get(KeyExtractor.DEFAULT_HEADER);
 
-    builder().scope(msg -> Scope.of(msg.headers().get("tenant"), "orders")).build().process(m, count);
+    builder()
+        .scope(msg -> Scope.of(msg.headers().get("tenant"), "orders"))
+        .build()
+        .process(m, count);
 
-    assertThat(store.get(RecordId.of(Scope.of("t-7", "orders"), IdempotencyKey.of(key)))).isPresent();
+    assertThat(store.get(RecordId.of(Scope.of("t-7", "orders"), IdempotencyKey.of(key))))
+        .isPresent();
   }
 
   @Test
@@ -433,9 +506,14 @@ class MessageIdempotencyTest {
     String key = newKey();
     MessageIdempotency<TestMessage> messages = builder().build();
 
-    assertThatThrownBy(() -> messages.process(TestMessage.keyed(key, "{}"), (m, ctx) -> {
-      throw new StackOverflowError("deep");
-    })).isInstanceOf(StackOverflowError.class);
+    assertThatThrownBy(
+            () ->
+                messages.process(
+                    TestMessage.keyed(key, "{}"),
+                    (m, ctx) -> {
+                      throw new StackOverflowError("deep");
+                    }))
+        .isInstanceOf(StackOverflowError.class);
 
     assertThat(stateOf(key)).isNull();
   }
@@ -444,35 +522,45 @@ class MessageIdempotencyTest {
   void processorBindsTheHandler() {
     MessageProcessor<TestMessage> processor = builder().build().processor(count);
 
-    assertThat(processor.process(TestMessage.keyed(newKey(), "{}"))).isEqualTo(new Ack(AckReason.PROCESSED));
+    assertThat(processor.process(TestMessage.keyed(newKey(), "{}")))
+        .isEqualTo(new Ack(AckReason.PROCESSED));
   }
 
   @Test
   void buildWithoutScopeFails() {
     assertThatThrownBy(() -> MessageIdempotency.builder(once, TestMessage.READER).build())
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("scope is required");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("scope is required");
   }
 
   @Test
   void badOptionsAreRejectedNamingTheOption() {
     assertThatThrownBy(() -> builder().retryDelay(Duration.ofSeconds(-1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retryDelay");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("retryDelay");
     assertThatThrownBy(() -> builder().inFlightRedeliveryDelay(Duration.ofHours(13)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("inFlightRedeliveryDelay");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("inFlightRedeliveryDelay");
     assertThatThrownBy(() -> builder().inFlightRedeliveryDelay(null))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("inFlightRedeliveryDelay");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("inFlightRedeliveryDelay");
     assertThatThrownBy(() -> KeyExtractor.header(" "))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("header name");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("header name");
     assertThatThrownBy(() -> new Redeliver(Duration.ofSeconds(-1), RedeliverReason.IN_FLIGHT, null))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("delay");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("delay");
   }
 
   @Test
   void nullArgumentsAreRefused() {
     MessageIdempotency<TestMessage> messages = builder().build();
 
-    assertThatThrownBy(() -> messages.process(null, count)).isInstanceOf(NullPointerException.class);
-    assertThatThrownBy(() -> messages.process(TestMessage.keyed("k", "{}"), null)).isInstanceOf(NullPointerException.class);
-    assertThatThrownBy(() -> builder().scope((Scope) null)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> messages.process(null, count))
+        .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> messages.process(TestMessage.keyed("k", "{}"), null))
+        .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> builder().scope((Scope) null))
+        .isInstanceOf(NullPointerException.class);
   }
 }

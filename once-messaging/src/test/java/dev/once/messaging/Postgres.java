@@ -9,7 +9,9 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import javax.sql.DataSource;
 
-/** The machine's PostgreSQL (127.0.0.1:5432, user postgres, database test), for transactional tests. */
+/**
+ * The machine's PostgreSQL (127.0.0.1:5432, user postgres, database test), for transactional tests.
+ */
 final class Postgres {
 
   private Postgres() {}
@@ -29,7 +31,8 @@ final class Postgres {
   }
 
   static void execute(DataSource ds, String... sql) {
-    try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement()) {
       for (String each : sql) {
         s.execute(each);
       }
@@ -39,7 +42,9 @@ final class Postgres {
   }
 
   static long count(DataSource ds, String sql) {
-    try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
       rs.next();
       return rs.getLong(1);
     } catch (SQLException e) {

@@ -61,7 +61,8 @@ class TransactionalMessageIdempotencyTest {
   @BeforeAll
   void createTables() {
     pool = Postgres.pool(8);
-    Postgres.execute(pool,
+    Postgres.execute(
+        pool,
         "CREATE TABLE " + invoices + " (idem_key varchar(255) PRIMARY KEY, amount int NOT NULL)",
         "CREATE TABLE " + outbox + " (id bigserial PRIMARY KEY, idem_key varchar(255) NOT NULL)");
     store = PostgresStore.builder(pool).tableName(records).autoCreateSchema(true).build();
@@ -69,8 +70,10 @@ class TransactionalMessageIdempotencyTest {
 
   @BeforeEach
   void build() {
-    messages = TransactionalMessageIdempotency.builder(pool, store.transactional()::on, TestMessage.READER)
-        .scope(SCOPE).build();
+    messages =
+        TransactionalMessageIdempotency.builder(pool, store.transactional()::on, TestMessage.READER)
+            .scope(SCOPE)
+            .build();
   }
 
   @AfterEach
@@ -84,8 +87,12 @@ class TransactionalMessageIdempotencyTest {
       if (store != null) {
         store.close();
       }
-      Postgres.execute(pool, "DROP TABLE IF EXISTS " + invoices, "DROP TABLE IF EXISTS " + outbox,
-          "DROP TABLE IF EXISTS " + records, "DROP SEQUENCE IF EXISTS " + records + "_seq");
+      Postgres.execute(
+          pool,
+          "DROP TABLE IF EXISTS " + invoices,
+          "DROP TABLE IF EXISTS " + outbox,
+          "DROP TABLE IF EXISTS " + records,
+          "DROP SEQUENCE IF EXISTS " + records + "_seq");
       pool.close();
     }
   }
@@ -102,14 +109,16 @@ class TransactionalMessageIdempotencyTest {
       ps.setInt(2, 100);
       ps.executeUpdate();
     }
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + outbox + " (idem_key) VALUES (?)")) {
+    try (PreparedStatement ps =
+        c.prepareStatement("INSERT INTO " + outbox + " (idem_key) VALUES (?)")) {
       ps.setString(1, key);
       ps.executeUpdate();
     }
   }
 
   private long rows(String table, String key) {
-    return Postgres.count(pool, "SELECT count(*) FROM " + table + " WHERE idem_key = '" + key + "'");
+    return Postgres.count(
+        pool, "SELECT count(*) FROM " + table + " WHERE idem_key = '" + key + "'");
   }
 
   private RecordState stateOf(String key) {
@@ -147,17 +156,21 @@ class TransactionalMessageIdempotencyTest {
     String key = newKey();
     TestMessage m = TestMessage.keyed(key, "{}");
 
-    Acknowledgement a = messages.process(m, (msg, c, ctx) -> {
-      invoice(msg, c);
-      throw new FinalFailure("credit-limit", "over the credit limit");
-    });
+    Acknowledgement a =
+        messages.process(
+            m,
+            (msg, c, ctx) -> {
+              invoice(msg, c);
+              throw new FinalFailure("credit-limit", "over the credit limit");
+            });
 
     assertThat(a).isInstanceOf(DeadLetter.class);
     assertThat(((DeadLetter) a).failure().code()).isEqualTo("credit-limit");
     assertThat(rows(invoices, key)).isZero();
     assertThat(rows(outbox, key)).isZero();
     assertThat(stateOf(key)).isEqualTo(RecordState.FAILED_FINAL);
-    assertThat(messages.process(m, (msg, c, ctx) -> invoice(msg, c))).isEqualTo(new Ack(AckReason.DUPLICATE));
+    assertThat(messages.process(m, (msg, c, ctx) -> invoice(msg, c)))
+        .isEqualTo(new Ack(AckReason.DUPLICATE));
     assertThat(rows(invoices, key)).isZero();
   }
 
@@ -165,13 +178,16 @@ class TransactionalMessageIdempotencyTest {
   void finalFailureAfterAFailedStatementStillRecordsTheFailure() {
     String key = newKey();
 
-    Acknowledgement a = messages.process(TestMessage.keyed(key, "{}"), (msg, c, ctx) -> {
-      try (Statement s = c.createStatement()) {
-        s.execute("SELECT * FROM no_such_table_" + RUN);
-      } catch (SQLException e) {
-        throw new FinalFailure("bad-schema", "missing table");
-      }
-    });
+    Acknowledgement a =
+        messages.process(
+            TestMessage.keyed(key, "{}"),
+            (msg, c, ctx) -> {
+              try (Statement s = c.createStatement()) {
+                s.execute("SELECT * FROM no_such_table_" + RUN);
+              } catch (SQLException e) {
+                throw new FinalFailure("bad-schema", "missing table");
+              }
+            });
 
     assertThat(a).isInstanceOf(DeadLetter.class);
     assertThat(stateOf(key)).isEqualTo(RecordState.FAILED_FINAL);
@@ -182,12 +198,13 @@ class TransactionalMessageIdempotencyTest {
     String key = newKey();
     TestMessage m = TestMessage.keyed(key, "{}");
     AtomicInteger attempts = new AtomicInteger();
-    TransactionalHandler<TestMessage> flaky = (msg, c, ctx) -> {
-      invoice(msg, c);
-      if (attempts.incrementAndGet() == 1) {
-        throw new java.io.IOException("payment provider timed out");
-      }
-    };
+    TransactionalHandler<TestMessage> flaky =
+        (msg, c, ctx) -> {
+          invoice(msg, c);
+          if (attempts.incrementAndGet() == 1) {
+            throw new java.io.IOException("payment provider timed out");
+          }
+        };
 
     Acknowledgement first = messages.process(m, flaky);
 
@@ -203,14 +220,17 @@ class TransactionalMessageIdempotencyTest {
   void handlerThatSwallowedAFailedStatementCommitsNothing() {
     String key = newKey();
 
-    Acknowledgement a = messages.process(TestMessage.keyed(key, "{}"), (msg, c, ctx) -> {
-      invoice(msg, c);
-      try (Statement s = c.createStatement()) {
-        s.execute("SELECT * FROM no_such_table_" + RUN);
-      } catch (SQLException ignored) {
-        // The transaction is now aborted; the record cannot be written in it.
-      }
-    });
+    Acknowledgement a =
+        messages.process(
+            TestMessage.keyed(key, "{}"),
+            (msg, c, ctx) -> {
+              invoice(msg, c);
+              try (Statement s = c.createStatement()) {
+                s.execute("SELECT * FROM no_such_table_" + RUN);
+              } catch (SQLException ignored) {
+                // The transaction is now aborted; the record cannot be written in it.
+              }
+            });
 
     assertThat(a).isInstanceOf(Redeliver.class);
     assertThat(((Redeliver) a).reason()).isEqualTo(RedeliverReason.STORE_UNAVAILABLE);
@@ -223,22 +243,28 @@ class TransactionalMessageIdempotencyTest {
     String key = newKey();
     TestMessage m = TestMessage.keyed(key, "{}");
 
-    Acknowledgement a = messages.process(m, (msg, c, ctx) -> {
-      invoice(msg, c);
-      // The consumer's database session dies mid-transaction, as it does when the consumer is killed.
-      long pid;
-      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
-        rs.next();
-        pid = rs.getLong(1);
-      }
-      Postgres.execute(pool, "SELECT pg_terminate_backend(" + pid + ")");
-    });
+    Acknowledgement a =
+        messages.process(
+            m,
+            (msg, c, ctx) -> {
+              invoice(msg, c);
+              // The consumer's database session dies mid-transaction, as it does when the consumer
+              // is killed.
+              long pid;
+              try (Statement s = c.createStatement();
+                  ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+                rs.next();
+                pid = rs.getLong(1);
+              }
+              Postgres.execute(pool, "SELECT pg_terminate_backend(" + pid + ")");
+            });
 
     assertThat(a).isInstanceOf(Redeliver.class);
     assertThat(rows(invoices, key)).isZero();
     assertThat(rows(outbox, key)).isZero();
     assertThat(stateOf(key)).isNull();
-    assertThat(messages.process(m, (msg, c, ctx) -> invoice(msg, c))).isEqualTo(new Ack(AckReason.PROCESSED));
+    assertThat(messages.process(m, (msg, c, ctx) -> invoice(msg, c)))
+        .isEqualTo(new Ack(AckReason.PROCESSED));
     assertThat(rows(invoices, key)).isEqualTo(1);
   }
 
@@ -252,20 +278,22 @@ class TransactionalMessageIdempotencyTest {
     try {
       List<Future<?>> done = new ArrayList<>();
       for (int i = 0; i < 50; i++) {
-        done.add(consumers.submit(() -> {
-          start.await();
-          for (int attempt = 0; attempt < 1_000; attempt++) {
-            Acknowledgement a = messages.process(m, (msg, c, ctx) -> invoice(msg, c));
-            if (a.equals(new Ack(AckReason.PROCESSED))) {
-              processed.incrementAndGet();
-            }
-            if (a instanceof Ack) {
-              return null;
-            }
-            Thread.sleep(5);
-          }
-          throw new AssertionError("never acknowledged");
-        }));
+        done.add(
+            consumers.submit(
+                () -> {
+                  start.await();
+                  for (int attempt = 0; attempt < 1_000; attempt++) {
+                    Acknowledgement a = messages.process(m, (msg, c, ctx) -> invoice(msg, c));
+                    if (a.equals(new Ack(AckReason.PROCESSED))) {
+                      processed.incrementAndGet();
+                    }
+                    if (a instanceof Ack) {
+                      return null;
+                    }
+                    Thread.sleep(5);
+                  }
+                  throw new AssertionError("never acknowledged");
+                }));
       }
       start.countDown();
       for (Future<?> f : done) {
@@ -282,12 +310,23 @@ class TransactionalMessageIdempotencyTest {
 
   @Test
   void policyThatHeartbeatsOrFailsOpenIsRefused() {
-    var builder = TransactionalMessageIdempotency.builder(pool, store.transactional()::on, TestMessage.READER).scope(SCOPE);
+    var builder =
+        TransactionalMessageIdempotency.builder(pool, store.transactional()::on, TestMessage.READER)
+            .scope(SCOPE);
 
     assertThatThrownBy(() -> builder.policy(ExecutionPolicy.DEFAULTS).build())
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("heartbeat");
-    assertThatThrownBy(() -> builder.policy(ExecutionPolicy.builder().heartbeat(false)
-        .failureMode(FailureMode.FAIL_OPEN).build()).build())
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("FAIL_CLOSED");
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("heartbeat");
+    assertThatThrownBy(
+            () ->
+                builder
+                    .policy(
+                        ExecutionPolicy.builder()
+                            .heartbeat(false)
+                            .failureMode(FailureMode.FAIL_OPEN)
+                            .build())
+                    .build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("FAIL_CLOSED");
   }
 }

@@ -2,8 +2,8 @@ package dev.once.micrometer;
 
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
-import dev.once.store.IdempotencyRecord;
 import dev.once.store.ForwardingStore;
+import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
@@ -18,8 +18,8 @@ import java.util.function.Supplier;
 
 /**
  * A store whose calls are Micrometer {@link Observation}s named {@value #NAME}, with the low
- * cardinality key {@code operation} ({@code claim}, {@code complete}, …): a span per store call in a
- * trace, and a timer where a meter handler is registered. Keys and scopes are never attached.
+ * cardinality key {@code operation} ({@code claim}, {@code complete}, …): a span per store call in
+ * a trace, and a timer where a meter handler is registered. Keys and scopes are never attached.
  *
  * <pre>{@code
  * Once once = Once.of(ObservedStore.wrap(store, observationRegistry));
@@ -101,9 +101,6 @@ public final class ObservedStore extends ForwardingStore {
   public int purgeExpired(int batchSize) {
     return observe("purgeExpired", () -> delegate.purgeExpired(batchSize));
   }
-
-
-
 
   @Override
   public String toString() {

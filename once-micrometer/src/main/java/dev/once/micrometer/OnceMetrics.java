@@ -12,8 +12,8 @@ import io.micrometer.core.instrument.Timer;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -41,13 +41,14 @@ import java.util.concurrent.TimeUnit;
  *   <tr><td>{@code once.store.calls}</td><td>timer</td><td>{@code operation}</td><td>store round trips ({@code claim}, {@code complete}, …)</td></tr>
  * </table>
  *
- * <p>Every meter exists from the start, so dashboards show zeros rather than gaps. Meters are looked
- * up once, so an event costs one counter increment.
+ * <p>Every meter exists from the start, so dashboards show zeros rather than gaps. Meters are
+ * looked up once, so an event costs one counter increment.
  */
 public final class OnceMetrics implements OnceListener {
 
   private static final String[] STORE_OPERATIONS = {
-      "claim", "get", "heartbeat", "checkpoint", "complete", "failFinal", "release", "purgeExpired"};
+    "claim", "get", "heartbeat", "checkpoint", "complete", "failFinal", "release", "purgeExpired"
+  };
 
   private final MeterRegistry registry;
   private final Tags tags;
@@ -60,50 +61,57 @@ public final class OnceMetrics implements OnceListener {
   private final Counter failOpenPasses;
   private final Counter storeFailures;
   private final Map<String, Timer> storeCalls = new ConcurrentHashMap<>();
-  /** The counter an event increments; one visitor for all events, so counting allocates no visitor. */
-  private final OnceEvent.Visitor<Optional<Counter>> counterOf = new OnceEvent.Visitor<>() {
-    @Override
-    @SuppressWarnings("NullAway") // safe: the constructor puts a counter for every outcome and every recording
-    public Optional<Counter> executed(OnceEvent.Executed executed) {
-      return Optional.of(executions.get(executed.outcome()).get(executed.recording()));
-    }
 
-    @Override
-    public Optional<Counter> replayed(OnceEvent.Replayed replayed) {
-      // Only recorded outcomes are replayed; a transient one (never sent by the engine) counts nowhere.
-      return Optional.ofNullable(replays.get(replayed.outcome()));
-    }
+  /**
+   * The counter an event increments; one visitor for all events, so counting allocates no visitor.
+   */
+  private final OnceEvent.Visitor<Optional<Counter>> counterOf =
+      new OnceEvent.Visitor<>() {
+        @Override
+        @SuppressWarnings(
+            "NullAway") // safe: the constructor puts a counter for every outcome and every
+        // recording
+        public Optional<Counter> executed(OnceEvent.Executed executed) {
+          return Optional.of(executions.get(executed.outcome()).get(executed.recording()));
+        }
 
-    @Override
-    public Optional<Counter> inFlightConflict(OnceEvent.InFlightConflict conflict) {
-      return Optional.of(inFlightConflicts);
-    }
+        @Override
+        public Optional<Counter> replayed(OnceEvent.Replayed replayed) {
+          // Only recorded outcomes are replayed; a transient one (never sent by the engine) counts
+          // nowhere.
+          return Optional.ofNullable(replays.get(replayed.outcome()));
+        }
 
-    @Override
-    public Optional<Counter> fingerprintMismatch(OnceEvent.FingerprintMismatch mismatch) {
-      return Optional.of(fingerprintMismatches);
-    }
+        @Override
+        public Optional<Counter> inFlightConflict(OnceEvent.InFlightConflict conflict) {
+          return Optional.of(inFlightConflicts);
+        }
 
-    @Override
-    public Optional<Counter> leaseStolen(OnceEvent.LeaseStolen stolen) {
-      return Optional.of(leaseSteals);
-    }
+        @Override
+        public Optional<Counter> fingerprintMismatch(OnceEvent.FingerprintMismatch mismatch) {
+          return Optional.of(fingerprintMismatches);
+        }
 
-    @Override
-    public Optional<Counter> leaseLost(OnceEvent.LeaseLost lost) {
-      return Optional.of(leaseLost);
-    }
+        @Override
+        public Optional<Counter> leaseStolen(OnceEvent.LeaseStolen stolen) {
+          return Optional.of(leaseSteals);
+        }
 
-    @Override
-    public Optional<Counter> failOpen(OnceEvent.FailOpen failOpen) {
-      return Optional.of(failOpenPasses);
-    }
+        @Override
+        public Optional<Counter> leaseLost(OnceEvent.LeaseLost lost) {
+          return Optional.of(leaseLost);
+        }
 
-    @Override
-    public Optional<Counter> storeFailure(OnceEvent.StoreFailure failure) {
-      return Optional.of(storeFailures);
-    }
-  };
+        @Override
+        public Optional<Counter> failOpen(OnceEvent.FailOpen failOpen) {
+          return Optional.of(failOpenPasses);
+        }
+
+        @Override
+        public Optional<Counter> storeFailure(OnceEvent.StoreFailure failure) {
+          return Optional.of(storeFailures);
+        }
+      };
 
   private OnceMetrics(MeterRegistry registry, Tags tags) {
     this.registry = registry;
@@ -111,21 +119,37 @@ public final class OnceMetrics implements OnceListener {
     for (Outcome outcome : Outcome.values()) {
       Map<Recording, Counter> byRecording = new EnumMap<>(Recording.class);
       for (Recording recording : Recording.values()) {
-        byRecording.put(recording, counter("once.executions", "Operations that ran, by outcome and recording",
-            Tags.of("outcome", name(outcome), "recording", name(recording))));
+        byRecording.put(
+            recording,
+            counter(
+                "once.executions",
+                "Operations that ran, by outcome and recording",
+                Tags.of("outcome", name(outcome), "recording", name(recording))));
       }
       executions.put(outcome, byRecording);
       if (outcome != Outcome.TRANSIENT) {
-        replays.put(outcome, counter("once.replays", "Recorded outcomes handed to a retry",
-            Tags.of("outcome", name(outcome))));
+        replays.put(
+            outcome,
+            counter(
+                "once.replays",
+                "Recorded outcomes handed to a retry",
+                Tags.of("outcome", name(outcome))));
       }
     }
-    inFlightConflicts = counter("once.inflight.conflicts", "Duplicates refused while the first ran", Tags.empty());
-    fingerprintMismatches = counter("once.fingerprint.mismatches", "Keys reused with another request", Tags.empty());
-    leaseSteals = counter("once.lease.steals", "Leases taken over from a holder that stopped", Tags.empty());
+    inFlightConflicts =
+        counter("once.inflight.conflicts", "Duplicates refused while the first ran", Tags.empty());
+    fingerprintMismatches =
+        counter("once.fingerprint.mismatches", "Keys reused with another request", Tags.empty());
+    leaseSteals =
+        counter("once.lease.steals", "Leases taken over from a holder that stopped", Tags.empty());
     leaseLost = counter("once.lease.lost", "Holders that found their lease stolen", Tags.empty());
-    failOpenPasses = counter("once.failopen.passes", "Operations run unprotected because the store was down", Tags.empty());
-    storeFailures = counter("once.store.failures", "Requests refused because the store was down", Tags.empty());
+    failOpenPasses =
+        counter(
+            "once.failopen.passes",
+            "Operations run unprotected because the store was down",
+            Tags.empty());
+    storeFailures =
+        counter("once.store.failures", "Requests refused because the store was down", Tags.empty());
     for (String operation : STORE_OPERATIONS) {
       storeCalls.put(operation, timer(operation));
     }
@@ -138,7 +162,9 @@ public final class OnceMetrics implements OnceListener {
 
   /** Metrics in this registry, every meter carrying these tags (e.g. the store's name). */
   public static OnceMetrics of(MeterRegistry registry, Iterable<Tag> tags) {
-    return new OnceMetrics(Objects.requireNonNull(registry, "registry"), Tags.of(Objects.requireNonNull(tags, "tags")));
+    return new OnceMetrics(
+        Objects.requireNonNull(registry, "registry"),
+        Tags.of(Objects.requireNonNull(tags, "tags")));
   }
 
   private Counter counter(String name, String description, Tags extra) {
@@ -146,8 +172,10 @@ public final class OnceMetrics implements OnceListener {
   }
 
   private Timer timer(String operation) {
-    return Timer.builder("once.store.calls").description("Idempotency store round trips")
-        .tags(tags.and("operation", operation)).register(registry);
+    return Timer.builder("once.store.calls")
+        .description("Idempotency store round trips")
+        .tags(tags.and("operation", operation))
+        .register(registry);
   }
 
   private static String name(Enum<?> e) {

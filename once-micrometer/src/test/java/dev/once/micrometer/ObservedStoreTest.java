@@ -31,7 +31,8 @@ class ObservedStoreTest {
     @Override
     public void onStop(Observation.Context context) {
       String operation = context.getLowCardinalityKeyValue("operation").getValue();
-      stopped.add(context.getName() + ":" + operation + (context.getError() == null ? "" : ":error"));
+      stopped.add(
+          context.getName() + ":" + operation + (context.getError() == null ? "" : ":error"));
     }
 
     @Override
@@ -50,8 +51,12 @@ class ObservedStoreTest {
   @Test
   void everyStoreCallOfAnExecutionIsObserved() {
     try (Once once = Once.of(ObservedStore.wrap(InMemoryStore.create(), registry))) {
-      once.execute(Scope.of("m"), IdempotencyKey.of("k-1"), new Fingerprint(1, "00".repeat(32)),
-          ResultCodec.utf8(), ctx -> "done");
+      once.execute(
+          Scope.of("m"),
+          IdempotencyKey.of("k-1"),
+          new Fingerprint(1, "00".repeat(32)),
+          ResultCodec.utf8(),
+          ctx -> "done");
     }
 
     assertThat(handler.stopped).containsExactly("once.store:claim", "once.store:complete");
@@ -60,8 +65,12 @@ class ObservedStoreTest {
   @Test
   void aFailedCallIsObservedAsAnError() {
     IdempotencyStore store = ObservedStore.wrap(new FakeUnavailableStore(), registry);
-    ClaimRequest request = new ClaimRequest(RecordId.of(Scope.of("m"), IdempotencyKey.of("k")),
-        new Fingerprint(1, "00".repeat(32)), Duration.ofSeconds(1), Duration.ofSeconds(2));
+    ClaimRequest request =
+        new ClaimRequest(
+            RecordId.of(Scope.of("m"), IdempotencyKey.of("k")),
+            new Fingerprint(1, "00".repeat(32)),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(2));
 
     assertThatThrownBy(() -> store.claim(request)).isInstanceOf(StoreUnavailableException.class);
     assertThat(handler.stopped).containsExactly("once.store:claim:error");

@@ -28,7 +28,8 @@ class OnceMetricsTest {
   private static final Scope SCOPE = Scope.of("merchant", "POST /payments");
 
   private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
-  private final Once once = Once.builder(InMemoryStore.create()).listener(OnceMetrics.of(registry)).build();
+  private final Once once =
+      Once.builder(InMemoryStore.create()).listener(OnceMetrics.of(registry)).build();
 
   @AfterEach
   void close() {
@@ -57,13 +58,20 @@ class OnceMetricsTest {
     IdempotencyKey declined = key();
     once.execute(SCOPE, paid, SAME, ResultCodec.utf8(), ctx -> "pay_1");
     once.execute(SCOPE, paid, SAME, ResultCodec.utf8(), ctx -> "pay_2");
-    once.execute(SCOPE, declined, SAME, ResultCodec.utf8(), ctx -> {
-      throw new FinalFailure("insufficient-funds", "balance too low");
-    });
+    once.execute(
+        SCOPE,
+        declined,
+        SAME,
+        ResultCodec.utf8(),
+        ctx -> {
+          throw new FinalFailure("insufficient-funds", "balance too low");
+        });
     once.execute(SCOPE, declined, SAME, ResultCodec.utf8(), ctx -> "never");
 
-    assertThat(count("once.executions", "outcome", "completed", "recording", "recorded")).isEqualTo(1);
-    assertThat(count("once.executions", "outcome", "failed_final", "recording", "recorded")).isEqualTo(1);
+    assertThat(count("once.executions", "outcome", "completed", "recording", "recorded"))
+        .isEqualTo(1);
+    assertThat(count("once.executions", "outcome", "failed_final", "recording", "recorded"))
+        .isEqualTo(1);
     assertThat(count("once.replays", "outcome", "completed")).isEqualTo(1);
     assertThat(count("once.replays", "outcome", "failed_final")).isEqualTo(1);
   }
@@ -83,7 +91,8 @@ class OnceMetricsTest {
 
   @Test
   void aStolenLeaseIsCountedForTheThiefAndForTheZombie() throws Exception {
-    ExecutionPolicy shortLease = ExecutionPolicy.builder().lease(Duration.ofMillis(20)).heartbeat(false).build();
+    ExecutionPolicy shortLease =
+        ExecutionPolicy.builder().lease(Duration.ofMillis(20)).heartbeat(false).build();
     IdempotencyKey key = key();
     Lease zombie = ((Admission.Proceed) once.begin(SCOPE, key, SAME, shortLease)).lease();
     Thread.sleep(50);
@@ -99,9 +108,11 @@ class OnceMetricsTest {
   @Test
   void aStoreThatIsDownIsCountedAsRefusalsOrAsUnprotectedPasses() {
     SimpleMeterRegistry down = new SimpleMeterRegistry();
-    try (Once closed = Once.builder(new FakeUnavailableStore()).listener(OnceMetrics.of(down)).build()) {
+    try (Once closed =
+        Once.builder(new FakeUnavailableStore()).listener(OnceMetrics.of(down)).build()) {
       closed.begin(SCOPE, key(), SAME, ExecutionPolicy.DEFAULTS);
-      closed.begin(SCOPE, key(), SAME, ExecutionPolicy.builder().failureMode(FailureMode.FAIL_OPEN).build());
+      closed.begin(
+          SCOPE, key(), SAME, ExecutionPolicy.builder().failureMode(FailureMode.FAIL_OPEN).build());
 
       assertThat(down.get("once.store.failures").counter().count()).isEqualTo(1);
       assertThat(down.get("once.failopen.passes").counter().count()).isEqualTo(1);
@@ -112,8 +123,10 @@ class OnceMetricsTest {
   void storeCallsAreTimedByOperation() {
     once.execute(SCOPE, key(), SAME, ResultCodec.utf8(), ctx -> "pay_1");
 
-    assertThat(registry.get("once.store.calls").tag("operation", "claim").timer().count()).isEqualTo(1);
-    assertThat(registry.get("once.store.calls").tag("operation", "complete").timer().count()).isEqualTo(1);
+    assertThat(registry.get("once.store.calls").tag("operation", "claim").timer().count())
+        .isEqualTo(1);
+    assertThat(registry.get("once.store.calls").tag("operation", "complete").timer().count())
+        .isEqualTo(1);
   }
 
   @Test
@@ -121,6 +134,7 @@ class OnceMetricsTest {
     SimpleMeterRegistry tagged = new SimpleMeterRegistry();
     OnceMetrics.of(tagged, Tags.of("store", "postgres"));
 
-    assertThat(tagged.getMeters()).allSatisfy(m -> assertThat(m.getId().getTag("store")).isEqualTo("postgres"));
+    assertThat(tagged.getMeters())
+        .allSatisfy(m -> assertThat(m.getId().getTag("store")).isEqualTo("postgres"));
   }
 }

@@ -5,8 +5,8 @@ import java.time.Duration;
 import java.util.random.RandomGenerator;
 
 /**
- * How long a message waits before its next attempt: {@code initial × multiplier^(attempt−1)},
- * at most {@code max}, of which a random share up to {@code jitter} is taken off, so that rows that
+ * How long a message waits before its next attempt: {@code initial × multiplier^(attempt−1)}, at
+ * most {@code max}, of which a random share up to {@code jitter} is taken off, so that rows that
  * failed together (a downstream outage) do not all come back in the same instant. The computation
  * is the one the HTTP client's retries use too.
  *
@@ -18,24 +18,30 @@ import java.util.random.RandomGenerator;
 public record Backoff(Duration initial, Duration max, double multiplier, double jitter) {
 
   /** 1 s, doubling up to 5 min, with half of each wait random. */
-  public static final Backoff DEFAULT = new Backoff(Duration.ofSeconds(1), Duration.ofMinutes(5), 2.0, 0.5);
+  public static final Backoff DEFAULT =
+      new Backoff(Duration.ofSeconds(1), Duration.ofMinutes(5), 2.0, 0.5);
 
   public Backoff {
     if (initial == null || initial.isNegative() || initial.isZero()) {
       throw new IllegalArgumentException("initial must be positive; was " + initial);
     }
     if (max == null || max.compareTo(initial) < 0) {
-      throw new IllegalArgumentException("max must be at least initial (" + initial + "); was " + max);
+      throw new IllegalArgumentException(
+          "max must be at least initial (" + initial + "); was " + max);
     }
     if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
-      throw new IllegalArgumentException("multiplier must be a finite number of at least 1; was " + multiplier);
+      throw new IllegalArgumentException(
+          "multiplier must be a finite number of at least 1; was " + multiplier);
     }
     if (!(jitter >= 0.0 && jitter <= 1.0)) {
       throw new IllegalArgumentException("jitter must be between 0 and 1; was " + jitter);
     }
   }
 
-  /** Exponential backoff from {@code initial} up to {@code max}, doubling, with half of each wait random. */
+  /**
+   * Exponential backoff from {@code initial} up to {@code max}, doubling, with half of each wait
+   * random.
+   */
   public static Backoff exponential(Duration initial, Duration max) {
     return new Backoff(initial, max, 2.0, 0.5);
   }

@@ -5,8 +5,10 @@ import org.jspecify.annotations.Nullable;
 
 /** What differs between the databases an outbox runs on: the clock, time arithmetic, duplicates. */
 enum Database {
-
-  POSTGRESQL("postgresql", "clock_timestamp()", "SELECT pg_advisory_xact_lock(hashtext('dev.once schema'))") {
+  POSTGRESQL(
+      "postgresql",
+      "clock_timestamp()",
+      "SELECT pg_advisory_xact_lock(hashtext('dev.once schema'))") {
     @Override
     String plusMicros(String time) {
       return "(" + time + " + ? * interval '1 microsecond')";
@@ -14,7 +16,8 @@ enum Database {
 
     @Override
     String insertSuffix() {
-      // A failed statement aborts a PostgreSQL transaction, the caller's: a duplicate must not fail.
+      // A failed statement aborts a PostgreSQL transaction, the caller's: a duplicate must not
+      // fail.
       return " ON CONFLICT (message_id) DO NOTHING";
     }
   },

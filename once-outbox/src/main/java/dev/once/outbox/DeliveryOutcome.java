@@ -19,12 +19,16 @@ public sealed interface DeliveryOutcome {
   record Retry(String reason, Duration notBefore) implements DeliveryOutcome {
     public Retry {
       if (reason == null || notBefore == null || notBefore.isNegative()) {
-        throw new IllegalArgumentException("reason must be given and notBefore must be zero or positive");
+        throw new IllegalArgumentException(
+            "reason must be given and notBefore must be zero or positive");
       }
     }
   }
 
-  /** Trying again cannot help (a 4xx other than 408/409/429, an unknown topic): the row becomes DEAD. */
+  /**
+   * Trying again cannot help (a 4xx other than 408/409/429, an unknown topic): the row becomes
+   * DEAD.
+   */
   record Dead(String reason) implements DeliveryOutcome {
     public Dead {
       if (reason == null) {

@@ -29,8 +29,8 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>other 4xx (400, 404, 422 …), 1xx, 3xx (redirects are not followed)</td><td>dead</td></tr>
  * </table>
  *
- * <p>A destination is an absolute {@code http}/{@code https} URI, or a path resolved against
- * {@link Builder#baseUri(URI)}. The response body is discarded, never logged.
+ * <p>A destination is an absolute {@code http}/{@code https} URI, or a path resolved against {@link
+ * Builder#baseUri(URI)}. The response body is discarded, never logged.
  */
 public final class HttpDelivery implements Delivery {
 
@@ -48,16 +48,20 @@ public final class HttpDelivery implements Delivery {
     } else {
       AtomicInteger n = new AtomicInteger();
       // A bounded pool for the client's callbacks: the JDK default is an unbounded cached pool.
-      this.executor = Executors.newFixedThreadPool(b.threads, r -> {
-        Thread t = new Thread(r, "once-outbox-http-" + n.incrementAndGet());
-        t.setDaemon(true);
-        return t;
-      });
-      this.client = HttpClient.newBuilder()
-          .executor(executor)
-          .connectTimeout(b.connectTimeout)
-          .followRedirects(HttpClient.Redirect.NEVER)
-          .build();
+      this.executor =
+          Executors.newFixedThreadPool(
+              b.threads,
+              r -> {
+                Thread t = new Thread(r, "once-outbox-http-" + n.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+              });
+      this.client =
+          HttpClient.newBuilder()
+              .executor(executor)
+              .connectTimeout(b.connectTimeout)
+              .followRedirects(HttpClient.Redirect.NEVER)
+              .build();
     }
   }
 
@@ -79,22 +83,31 @@ public final class HttpDelivery implements Delivery {
     } catch (IllegalArgumentException e) {
       // A destination that is no URI, or a header the JDK client refuses (Host, Content-Length …):
       // no later attempt can fix that.
-      return CompletableFuture.completedFuture(DeliveryOutcome.dead("cannot build the request: " + e.getMessage()));
+      return CompletableFuture.completedFuture(
+          DeliveryOutcome.dead("cannot build the request: " + e.getMessage()));
     }
-    return client.sendAsync(request, HttpResponse.BodyHandlers.discarding())
-        .handle((response, failure) -> failure != null
-            ? DeliveryOutcome.retry(describe(failure))
-            : classify(response.statusCode(), response.headers().firstValue(WireProtocol.RETRY_AFTER_HEADER)));
+    return client
+        .sendAsync(request, HttpResponse.BodyHandlers.discarding())
+        .handle(
+            (response, failure) ->
+                failure != null
+                    ? DeliveryOutcome.retry(describe(failure))
+                    : classify(
+                        response.statusCode(),
+                        response.headers().firstValue(WireProtocol.RETRY_AFTER_HEADER)));
   }
 
   private HttpRequest request(OutboxMessage m, String idempotencyKey) {
     URI uri = baseUri == null ? URI.create(m.destination()) : baseUri.resolve(m.destination());
-    if (!uri.isAbsolute() || !("http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme()))) {
+    if (!uri.isAbsolute()
+        || !("http".equalsIgnoreCase(uri.getScheme())
+            || "https".equalsIgnoreCase(uri.getScheme()))) {
       throw new IllegalArgumentException("destination is not an http(s) URI: " + m.destination());
     }
-    HttpRequest.Builder b = HttpRequest.newBuilder(uri)
-        .timeout(requestTimeout)
-        .POST(HttpRequest.BodyPublishers.ofByteArray(m.payloadUnsafe()));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(uri)
+            .timeout(requestTimeout)
+            .POST(HttpRequest.BodyPublishers.ofByteArray(m.payloadUnsafe()));
     for (Map.Entry<String, String> h : m.headers().entrySet()) {
       b.header(h.getKey(), h.getValue());
     }
@@ -109,7 +122,8 @@ public final class HttpDelivery implements Delivery {
       return DeliveryOutcome.DELIVERED;
     }
     if (status >= 500 || status == 408 || status == 409 || status == 425 || status == 429) {
-      return new DeliveryOutcome.Retry("HTTP " + status, retryAfter.map(HttpDelivery::seconds).orElse(Duration.ZERO));
+      return new DeliveryOutcome.Retry(
+          "HTTP " + status, retryAfter.map(HttpDelivery::seconds).orElse(Duration.ZERO));
     }
     return DeliveryOutcome.dead("HTTP " + status);
   }
@@ -125,9 +139,12 @@ public final class HttpDelivery implements Delivery {
   }
 
   private static String describe(Throwable failure) {
-    Throwable cause = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
-        ? failure.getCause() : failure;
-    return cause.getClass().getSimpleName() + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
+    Throwable cause =
+        failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    return cause.getClass().getSimpleName()
+        + (cause.getMessage() == null ? "" : ": " + cause.getMessage());
   }
 
   /** Shuts down the client's thread pool if this delivery created it. */
@@ -151,15 +168,21 @@ public final class HttpDelivery implements Delivery {
 
     /** Resolves relative destinations; default none (destinations must be absolute). */
     public Builder baseUri(URI baseUri) {
-      if (baseUri == null || !baseUri.isAbsolute()
-          || !("http".equalsIgnoreCase(baseUri.getScheme()) || "https".equalsIgnoreCase(baseUri.getScheme()))) {
-        throw new IllegalArgumentException("baseUri must be an absolute http(s) URI; was " + baseUri);
+      if (baseUri == null
+          || !baseUri.isAbsolute()
+          || !("http".equalsIgnoreCase(baseUri.getScheme())
+              || "https".equalsIgnoreCase(baseUri.getScheme()))) {
+        throw new IllegalArgumentException(
+            "baseUri must be an absolute http(s) URI; was " + baseUri);
       }
       this.baseUri = baseUri;
       return this;
     }
 
-    /** The longest one request may take, answer included; default 10 s. Keep it below the relay's deliveryTimeout. */
+    /**
+     * The longest one request may take, answer included; default 10 s. Keep it below the relay's
+     * deliveryTimeout.
+     */
     public Builder requestTimeout(Duration requestTimeout) {
       this.requestTimeout = Arguments.positive("requestTimeout", requestTimeout);
       return this;

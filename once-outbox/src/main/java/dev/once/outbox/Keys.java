@@ -7,10 +7,10 @@ import java.security.NoSuchAlgorithmException;
 import java.util.UUID;
 
 /**
- * Derives the downstream {@code Idempotency-Key} of a message: a name-based UUID (RFC 9562
- * version 5) of the outbox name and the message id. The same message always gets the same key,
- * so the downstream deduplicates the relay's retries; two outboxes (or services) that happen to use
- * the same message ids get different keys, so they cannot collide in a shared downstream scope.
+ * Derives the downstream {@code Idempotency-Key} of a message: a name-based UUID (RFC 9562 version
+ * 5) of the outbox name and the message id. The same message always gets the same key, so the
+ * downstream deduplicates the relay's retries; two outboxes (or services) that happen to use the
+ * same message ids get different keys, so they cannot collide in a shared downstream scope.
  */
 final class Keys {
 
@@ -32,8 +32,8 @@ final class Keys {
     // Neither part has a line break (both are printable ASCII), so the pair is unambiguous.
     sha1.update((outboxName + "\n" + messageId).getBytes(StandardCharsets.US_ASCII));
     byte[] h = sha1.digest();
-    h[6] = (byte) ((h[6] & 0x0f) | 0x50);   // version 5
-    h[8] = (byte) ((h[8] & 0x3f) | 0x80);   // IETF variant
+    h[6] = (byte) ((h[6] & 0x0f) | 0x50); // version 5
+    h[8] = (byte) ((h[8] & 0x3f) | 0x80); // IETF variant
     ByteBuffer b = ByteBuffer.wrap(h, 0, 16);
     return new UUID(b.getLong(), b.getLong()).toString();
   }

@@ -14,9 +14,9 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A transactional outbox: messages written in the same database transaction as the business
- * change they announce, so that both happen or neither does, and sent afterwards by an
- * {@link OutboxRelay} with an {@code Idempotency-Key} derived from the message id.
+ * A transactional outbox: messages written in the same database transaction as the business change
+ * they announce, so that both happen or neither does, and sent afterwards by an {@link OutboxRelay}
+ * with an {@code Idempotency-Key} derived from the message id.
  *
  * <pre>{@code
  * Outbox outbox = Outbox.postgres(dataSource).build();
@@ -46,8 +46,12 @@ public final class Outbox {
 
   private Outbox(Builder b) {
     this.dataSource = b.dataSource;
-    this.table = new OutboxTable(b.database, b.table, b.name == null ? b.table.qualified() : b.name,
-        (int) b.queryTimeout.toSeconds());
+    this.table =
+        new OutboxTable(
+            b.database,
+            b.table,
+            b.name == null ? b.table.qualified() : b.name,
+            (int) b.queryTimeout.toSeconds());
   }
 
   /** An outbox in PostgreSQL (11 or later), over the application's pool, which it never closes. */
@@ -68,14 +72,16 @@ public final class Outbox {
    * @return {@code true} if added; {@code false} if a message with the same id is already in the
    *     outbox (not yet purged), in which case nothing changes
    * @throws IllegalArgumentException if the connection is null or in auto-commit mode
-   * @throws StoreUnavailableException if the insert fails; on PostgreSQL the caller's transaction is
-   *     then aborted, and the caller rolls back
+   * @throws StoreUnavailableException if the insert fails; on PostgreSQL the caller's transaction
+   *     is then aborted, and the caller rolls back
    */
   public boolean enqueue(Connection connection, OutboxMessage message) {
     return enqueueAll(connection, List.of(message)) == 1;
   }
 
-  /** As {@link #enqueue}, for several messages; returns how many were added (duplicates are not). */
+  /**
+   * As {@link #enqueue}, for several messages; returns how many were added (duplicates are not).
+   */
   public int enqueueAll(Connection connection, Collection<OutboxMessage> messages) {
     if (connection == null) {
       throw new IllegalArgumentException("connection must not be null");
@@ -85,8 +91,9 @@ public final class Outbox {
     }
     try {
       if (connection.getAutoCommit()) {
-        throw new IllegalArgumentException("connection is in auto-commit mode; the outbox joins the caller's "
-            + "transaction: call setAutoCommit(false) first");
+        throw new IllegalArgumentException(
+            "connection is in auto-commit mode; the outbox joins the caller's "
+                + "transaction: call setAutoCommit(false) first");
       }
       return table.insert(connection, messages);
     } catch (SQLException e) {
@@ -102,7 +109,8 @@ public final class Outbox {
     try {
       return Keys.idempotencyKey(table.outboxName, IdempotencyKey.of(messageId).value());
     } catch (InvalidIdempotencyKeyException e) {
-      throw new IllegalArgumentException("messageId must be 1-255 printable ASCII characters: " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "messageId must be 1-255 printable ASCII characters: " + e.getMessage(), e);
     }
   }
 
@@ -112,8 +120,9 @@ public final class Outbox {
   }
 
   /**
-   * Deletes up to {@code batchSize} messages delivered more than {@code retention} ago, in one short
-   * transaction; pending and dead messages are never purged. Relays purge on their own schedule.
+   * Deletes up to {@code batchSize} messages delivered more than {@code retention} ago, in one
+   * short transaction; pending and dead messages are never purged. Relays purge on their own
+   * schedule.
    *
    * @return how many were deleted
    */
@@ -142,8 +151,15 @@ public final class Outbox {
   }
 
   StoreUnavailableException unavailable(String operation, SQLException e) {
-    return new StoreUnavailableException(operation + " on outbox " + table.table + " failed: SQLState "
-        + e.getSQLState() + ": " + e.getMessage(), e);
+    return new StoreUnavailableException(
+        operation
+            + " on outbox "
+            + table.table
+            + " failed: SQLState "
+            + e.getSQLState()
+            + ": "
+            + e.getMessage(),
+        e);
   }
 
   static long micros(Duration d) {
@@ -170,7 +186,8 @@ public final class Outbox {
 
     /**
      * The table, {@code name} or {@code schema.name}; default {@code once_outbox}. Each part must
-     * match {@code [A-Za-z_][A-Za-z0-9_]{0,47}}: the name is spliced into SQL, so nothing else is accepted.
+     * match {@code [A-Za-z_][A-Za-z0-9_]{0,47}}: the name is spliced into SQL, so nothing else is
+     * accepted.
      */
     public Builder tableName(String tableName) {
       this.table = TableName.parse(tableName);
@@ -186,17 +203,22 @@ public final class Outbox {
       try {
         this.name = IdempotencyKey.of(name).value();
       } catch (InvalidIdempotencyKeyException e) {
-        throw new IllegalArgumentException("name must be 1-255 printable ASCII characters; was "
-            + (name == null ? "null" : "'" + name + "'"), e);
+        throw new IllegalArgumentException(
+            "name must be 1-255 printable ASCII characters; was "
+                + (name == null ? "null" : "'" + name + "'"),
+            e);
       }
       return this;
     }
 
     /** The longest one statement may run; default 5 seconds; whole seconds, at least one. */
     public Builder queryTimeout(Duration queryTimeout) {
-      if (queryTimeout == null || queryTimeout.getSeconds() < 1 || queryTimeout.getNano() != 0
+      if (queryTimeout == null
+          || queryTimeout.getSeconds() < 1
+          || queryTimeout.getNano() != 0
           || queryTimeout.getSeconds() > Integer.MAX_VALUE) {
-        throw new IllegalArgumentException("queryTimeout must be a whole number of seconds, at least 1; was " + queryTimeout);
+        throw new IllegalArgumentException(
+            "queryTimeout must be a whole number of seconds, at least 1; was " + queryTimeout);
       }
       this.queryTimeout = queryTimeout;
       return this;

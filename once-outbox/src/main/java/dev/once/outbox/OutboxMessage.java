@@ -28,7 +28,12 @@ import org.jspecify.annotations.Nullable;
  * @param headers header names (HTTP tokens) and values (no control characters), in order
  * @param payload the body; copied in and out, never shared
  */
-public record OutboxMessage(String id, String destination, @Nullable String key, Map<String, String> headers, byte[] payload) {
+public record OutboxMessage(
+    String id,
+    String destination,
+    @Nullable String key,
+    Map<String, String> headers,
+    byte[] payload) {
 
   private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}");
   private static final int MAX_DESTINATION = 1024;
@@ -38,7 +43,8 @@ public record OutboxMessage(String id, String destination, @Nullable String key,
     try {
       IdempotencyKey.of(id);
     } catch (InvalidIdempotencyKeyException e) {
-      throw new IllegalArgumentException("id must be 1-255 printable ASCII characters: " + e.getMessage(), e);
+      throw new IllegalArgumentException(
+          "id must be 1-255 printable ASCII characters: " + e.getMessage(), e);
     }
     requireText("destination", destination, MAX_DESTINATION);
     if (key != null) {
@@ -82,8 +88,12 @@ public record OutboxMessage(String id, String destination, @Nullable String key,
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof OutboxMessage m && id.equals(m.id) && destination.equals(m.destination)
-        && java.util.Objects.equals(key, m.key) && headers.equals(m.headers) && Arrays.equals(payload, m.payload);
+    return o instanceof OutboxMessage m
+        && id.equals(m.id)
+        && destination.equals(m.destination)
+        && java.util.Objects.equals(key, m.key)
+        && headers.equals(m.headers)
+        && Arrays.equals(payload, m.payload);
   }
 
   @Override
@@ -94,18 +104,30 @@ public record OutboxMessage(String id, String destination, @Nullable String key,
   @Override
   public String toString() {
     // Never the payload or header values: they may carry personal data or secrets.
-    return "OutboxMessage[id=" + id + ", destination=" + destination + ", headers=" + headers.keySet()
-        + ", payload=" + payload.length + " bytes]";
+    return "OutboxMessage[id="
+        + id
+        + ", destination="
+        + destination
+        + ", headers="
+        + headers.keySet()
+        + ", payload="
+        + payload.length
+        + " bytes]";
   }
 
   private static void requireText(String option, String value, int max) {
     if (value == null || value.isEmpty() || value.length() > max) {
-      throw new IllegalArgumentException(option + " must be 1-" + max + " characters; was "
-          + (value == null ? "null" : value.length() + " characters"));
+      throw new IllegalArgumentException(
+          option
+              + " must be 1-"
+              + max
+              + " characters; was "
+              + (value == null ? "null" : value.length() + " characters"));
     }
     for (int i = 0; i < value.length(); i++) {
       if (Character.isISOControl(value.charAt(i))) {
-        throw new IllegalArgumentException(option + " must not contain control characters; one is at index " + i);
+        throw new IllegalArgumentException(
+            option + " must not contain control characters; one is at index " + i);
       }
     }
   }
@@ -115,7 +137,8 @@ public record OutboxMessage(String id, String destination, @Nullable String key,
       throw new IllegalArgumentException("header name must be an HTTP token; was '" + name + "'");
     }
     if (name.equalsIgnoreCase(Outbox.IDEMPOTENCY_KEY_HEADER)) {
-      throw new IllegalArgumentException("header " + name + " is derived from the message id by the relay; do not set it");
+      throw new IllegalArgumentException(
+          "header " + name + " is derived from the message id by the relay; do not set it");
     }
     if (value == null) {
       throw new IllegalArgumentException("header " + name + " has no value");
@@ -123,7 +146,8 @@ public record OutboxMessage(String id, String destination, @Nullable String key,
     for (int i = 0; i < value.length(); i++) {
       char c = value.charAt(i);
       if (c != '\t' && Character.isISOControl(c)) {
-        throw new IllegalArgumentException("header " + name + " must not contain control characters");
+        throw new IllegalArgumentException(
+            "header " + name + " must not contain control characters");
       }
     }
   }
@@ -148,7 +172,9 @@ public record OutboxMessage(String id, String destination, @Nullable String key,
       return this;
     }
 
-    /** Adds a header (replacing one of the same name). {@code Idempotency-Key} is set by the relay. */
+    /**
+     * Adds a header (replacing one of the same name). {@code Idempotency-Key} is set by the relay.
+     */
     public Builder header(String name, String value) {
       headers.put(name, value);
       return this;
@@ -166,7 +192,8 @@ public record OutboxMessage(String id, String destination, @Nullable String key,
       return this;
     }
 
-    @SuppressWarnings("NullAway") // safe: the record refuses a null payload with an IllegalArgumentException
+    @SuppressWarnings(
+        "NullAway") // safe: the record refuses a null payload with an IllegalArgumentException
     public OutboxMessage build() {
       return new OutboxMessage(id, destination, key, headers, payload);
     }

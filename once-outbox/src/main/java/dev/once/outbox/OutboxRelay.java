@@ -16,8 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sends an outbox's messages: claims a batch of due rows, starts every send, waits for the
- * answers, and records each outcome (delivered, retry after a backoff, dead).
+ * Sends an outbox's messages: claims a batch of due rows, starts every send, waits for the answers,
+ * and records each outcome (delivered, retry after a backoff, dead).
  *
  * <pre>{@code
  * OutboxRelay relay = outbox.relay(HttpDelivery.create())
@@ -30,18 +30,18 @@ import org.slf4j.LoggerFactory;
  * <p><b>Claims are leases, not held locks.</b> A claim is one short transaction: {@code SELECT …
  * FOR UPDATE SKIP LOCKED} picks due rows that no concurrent claim holds, and the same transaction
  * moves their {@code available_at} one lease ahead and counts the attempt. The sends happen after
- * that commit, with no transaction open and no connection held; the outcome is recorded in a
- * second short transaction, fenced by the attempt number. So several relays never send one row
- * concurrently (the row stays hidden while its lease runs, and every send is bounded by
- * {@code deliveryTimeout}, which must be shorter than the lease), and a relay that dies mid-batch
- * leaves its rows to be claimed again when the lease ends: delivery is at least once, and the
- * derived {@code Idempotency-Key} lets the downstream apply each message once. Holding the row
- * locks through the sends would have needed a connection and an open transaction per relay for as
- * long as the slowest destination takes, would have held back vacuum, and a connection lost while a
- * send was in flight would have released the lock to a second relay anyway.
+ * that commit, with no transaction open and no connection held; the outcome is recorded in a second
+ * short transaction, fenced by the attempt number. So several relays never send one row
+ * concurrently (the row stays hidden while its lease runs, and every send is bounded by {@code
+ * deliveryTimeout}, which must be shorter than the lease), and a relay that dies mid-batch leaves
+ * its rows to be claimed again when the lease ends: delivery is at least once, and the derived
+ * {@code Idempotency-Key} lets the downstream apply each message once. Holding the row locks
+ * through the sends would have needed a connection and an open transaction per relay for as long as
+ * the slowest destination takes, would have held back vacuum, and a connection lost while a send
+ * was in flight would have released the lock to a second relay anyway.
  *
- * <p>Threads: {@link Builder#workers(int)} loops of its own, each with at most one batch in
- * flight; the delivery's threads are the delivery's. A relay does not close its delivery.
+ * <p>Threads: {@link Builder#workers(int)} loops of its own, each with at most one batch in flight;
+ * the delivery's threads are the delivery's. A relay does not close its delivery.
  */
 public final class OutboxRelay implements AutoCloseable {
 
@@ -109,8 +109,8 @@ public final class OutboxRelay implements AutoCloseable {
   }
 
   /**
-   * Claims, sends and records one batch on the calling thread; for callers that schedule the
-   * relay themselves (and tests). Safe to run beside started workers and other relays.
+   * Claims, sends and records one batch on the calling thread; for callers that schedule the relay
+   * themselves (and tests). Safe to run beside started workers and other relays.
    *
    * @return how many due rows were claimed, 0 if none was due
    * @throws dev.once.store.StoreUnavailableException if the claim or the recording fails; rows
@@ -125,7 +125,9 @@ public final class OutboxRelay implements AutoCloseable {
       throw outbox.unavailable("claim", e);
     }
     for (ClaimedRow row : claim.exhausted()) {
-      LOG.warn("outbox message {} is dead: its last attempt ended without an outcome", row.pending().message().id());
+      LOG.warn(
+          "outbox message {} is dead: its last attempt ended without an outcome",
+          row.pending().message().id());
       listener.onDead(row.pending(), "the lease of the last attempt ended without an outcome");
     }
     List<ClaimedRow> due = claim.due();
@@ -142,14 +144,19 @@ public final class OutboxRelay implements AutoCloseable {
         throw outbox.unavailable("recording outcomes", e);
       }
       for (ClaimedRow row : lost) {
-        LOG.debug("outbox message {}: claim lost before the outcome was recorded", row.pending().message().id());
+        LOG.debug(
+            "outbox message {}: claim lost before the outcome was recorded",
+            row.pending().message().id());
         listener.onLeaseLost(row.pending());
       }
     }
     return due.size() + claim.exhausted().size();
   }
 
-  /** Starts every send, waits for them up to {@code deliveryTimeout}, and turns answers into results. */
+  /**
+   * Starts every send, waits for them up to {@code deliveryTimeout}, and turns answers into
+   * results.
+   */
   private List<OutboxTable.Result> send(List<ClaimedRow> due) {
     int n = due.size();
     List<CompletableFuture<DeliveryOutcome>> futures = new ArrayList<>(n);
@@ -166,7 +173,8 @@ public final class OutboxRelay implements AutoCloseable {
       futures.add(f.whenComplete((o, e) -> elapsed[index] = System.nanoTime() - start));
     }
     try {
-      CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).get(deliveryTimeout.toNanos(), TimeUnit.NANOSECONDS);
+      CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new))
+          .get(deliveryTimeout.toNanos(), TimeUnit.NANOSECONDS);
     } catch (TimeoutException | ExecutionException e) {
       // Each future is looked at below; a failed one is a retry, an unfinished one keeps its lease.
     } catch (InterruptedException e) {
@@ -205,8 +213,12 @@ public final class OutboxRelay implements AutoCloseable {
       if (retry.notBefore().compareTo(delay) > 0) {
         delay = retry.notBefore().compareTo(backoff.max()) > 0 ? backoff.max() : retry.notBefore();
       }
-      LOG.debug("outbox message {}: attempt {} failed ({}); next in {}", pending.message().id(), pending.attempt(),
-          retry.reason(), delay);
+      LOG.debug(
+          "outbox message {}: attempt {} failed ({}); next in {}",
+          pending.message().id(),
+          pending.attempt(),
+          retry.reason(),
+          delay);
       listener.onRetry(pending, retry.reason(), delay);
       return new OutboxTable.Result(row, outcome, Outbox.micros(delay));
     }
@@ -299,7 +311,10 @@ public final class OutboxRelay implements AutoCloseable {
     return "OutboxRelay[" + outbox + ", workers=" + workers + ", batchSize=" + batchSize + "]";
   }
 
-  /** Options of an {@link OutboxRelay}; each setter checks its value, {@link #build()} their combination. */
+  /**
+   * Options of an {@link OutboxRelay}; each setter checks its value, {@link #build()} their
+   * combination.
+   */
   public static final class Builder {
 
     private final Outbox outbox;
@@ -389,7 +404,9 @@ public final class OutboxRelay implements AutoCloseable {
       return this;
     }
 
-    /** How long delivered rows are kept before the relay purges them; default 7 days; zero or more. */
+    /**
+     * How long delivered rows are kept before the relay purges them; default 7 days; zero or more.
+     */
     public Builder retention(Duration retention) {
       if (retention == null || retention.isNegative()) {
         throw new IllegalArgumentException("retention must be zero or positive; was " + retention);
@@ -413,7 +430,8 @@ public final class OutboxRelay implements AutoCloseable {
     /** Rows one purge statement deletes at most; default 1,000, from 1 to 100,000. */
     public Builder purgeBatchSize(int purgeBatchSize) {
       if (purgeBatchSize < 1 || purgeBatchSize > 100_000) {
-        throw new IllegalArgumentException("purgeBatchSize must be from 1 to 100000; was " + purgeBatchSize);
+        throw new IllegalArgumentException(
+            "purgeBatchSize must be from 1 to 100000; was " + purgeBatchSize);
       }
       this.purgeBatchSize = purgeBatchSize;
       return this;
@@ -445,8 +463,12 @@ public final class OutboxRelay implements AutoCloseable {
      */
     public OutboxRelay build() {
       if (deliveryTimeout.compareTo(lease) >= 0) {
-        throw new IllegalStateException("deliveryTimeout (" + deliveryTimeout + ") must be shorter than lease ("
-            + lease + "), or a send could outlive its claim");
+        throw new IllegalStateException(
+            "deliveryTimeout ("
+                + deliveryTimeout
+                + ") must be shorter than lease ("
+                + lease
+                + "), or a send could outlive its claim");
       }
       return new OutboxRelay(this);
     }

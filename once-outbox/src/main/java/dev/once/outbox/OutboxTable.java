@@ -11,14 +11,15 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * Every statement on one outbox table. A row is written by {@link #insert}, then changes only
- * under a claim: {@link #claim} hides due rows from other relays for a lease and counts the
- * attempt; the outcome is recorded fenced by that attempt number, so a relay whose lease ended and
- * whose row another relay claimed again can no longer change it.
+ * Every statement on one outbox table. A row is written by {@link #insert}, then changes only under
+ * a claim: {@link #claim} hides due rows from other relays for a lease and counts the attempt; the
+ * outcome is recorded fenced by that attempt number, so a relay whose lease ended and whose row
+ * another relay claimed again can no longer change it.
  */
 final class OutboxTable {
 
-  private static final String COLUMNS = "id, message_id, destination, message_key, headers, payload, attempts";
+  private static final String COLUMNS =
+      "id, message_id, destination, message_key, headers, payload, attempts";
 
   final Database db;
   final TableName table;
@@ -39,22 +40,61 @@ final class OutboxTable {
     this.timeoutSeconds = timeoutSeconds;
     String t = table.qualified();
     String now = db.now;
-    this.insert = "INSERT INTO " + t + " (message_id, destination, message_key, headers, payload, state, attempts,"
-        + " available_at, created_at) VALUES (?, ?, ?, ?, ?, 'PENDING', 0, " + now + ", " + now + ")" + db.insertSuffix();
-    this.selectDue = "SELECT " + COLUMNS + " FROM " + t + " WHERE state = 'PENDING' AND available_at <= " + now
-        + " ORDER BY available_at LIMIT ? FOR UPDATE SKIP LOCKED";
-    this.takeLease = "UPDATE " + t + " SET attempts = attempts + 1, available_at = " + db.plusMicros(now) + " WHERE id = ?";
+    this.insert =
+        "INSERT INTO "
+            + t
+            + " (message_id, destination, message_key, headers, payload, state, attempts,"
+            + " available_at, created_at) VALUES (?, ?, ?, ?, ?, 'PENDING', 0, "
+            + now
+            + ", "
+            + now
+            + ")"
+            + db.insertSuffix();
+    this.selectDue =
+        "SELECT "
+            + COLUMNS
+            + " FROM "
+            + t
+            + " WHERE state = 'PENDING' AND available_at <= "
+            + now
+            + " ORDER BY available_at LIMIT ? FOR UPDATE SKIP LOCKED";
+    this.takeLease =
+        "UPDATE "
+            + t
+            + " SET attempts = attempts + 1, available_at = "
+            + db.plusMicros(now)
+            + " WHERE id = ?";
     // Delivered is true whoever holds the claim now, so it is not fenced: a relay that delivered
     // after its lease ended still spares the row a needless resend.
-    this.markDelivered = "UPDATE " + t + " SET state = 'DELIVERED', delivered_at = " + now + ", last_error = NULL"
-        + " WHERE id = ? AND state = 'PENDING'";
-    this.markRetry = "UPDATE " + t + " SET available_at = " + db.plusMicros(now) + ", last_error = ?"
-        + " WHERE id = ? AND attempts = ? AND state = 'PENDING'";
-    this.markDead = "UPDATE " + t + " SET state = 'DEAD', last_error = ? WHERE id = ? AND attempts = ? AND state = 'PENDING'";
+    this.markDelivered =
+        "UPDATE "
+            + t
+            + " SET state = 'DELIVERED', delivered_at = "
+            + now
+            + ", last_error = NULL"
+            + " WHERE id = ? AND state = 'PENDING'";
+    this.markRetry =
+        "UPDATE "
+            + t
+            + " SET available_at = "
+            + db.plusMicros(now)
+            + ", last_error = ?"
+            + " WHERE id = ? AND attempts = ? AND state = 'PENDING'";
+    this.markDead =
+        "UPDATE "
+            + t
+            + " SET state = 'DEAD', last_error = ? WHERE id = ? AND attempts = ? AND state = 'PENDING'";
     String expired = "state = 'DELIVERED' AND delivered_at < " + db.plusMicros(now);
-    this.purge = db == Database.POSTGRESQL
-        ? "DELETE FROM " + t + " WHERE id IN (SELECT id FROM " + t + " WHERE " + expired + " ORDER BY delivered_at LIMIT ?)"
-        : "DELETE FROM " + t + " WHERE " + expired + " ORDER BY delivered_at LIMIT ?";
+    this.purge =
+        db == Database.POSTGRESQL
+            ? "DELETE FROM "
+                + t
+                + " WHERE id IN (SELECT id FROM "
+                + t
+                + " WHERE "
+                + expired
+                + " ORDER BY delivered_at LIMIT ?)"
+            : "DELETE FROM " + t + " WHERE " + expired + " ORDER BY delivered_at LIMIT ?";
   }
 
   /** Inserts {@code messages} in the caller's transaction; returns how many were new. */
@@ -88,47 +128,59 @@ final class OutboxTable {
    */
   Claim claim(DataSource ds, int limit, long leaseMicros, int maxAttempts) throws SQLException {
     try (Connection c = ds.getConnection()) {
-      return inTransaction(c, () -> {
-        List<ClaimedRow> due = new ArrayList<>();
-        List<ClaimedRow> exhausted = new ArrayList<>();
-        try (PreparedStatement ps = prepare(c, selectDue)) {
-          ps.setInt(1, limit);
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              int attempts = rs.getInt("attempts");
-              OutboxMessage m = new OutboxMessage(rs.getString("message_id"), rs.getString("destination"),
-                  rs.getString("message_key"), HeaderLines.decode(rs.getString("headers")), rs.getBytes("payload"));
-              boolean spent = attempts >= maxAttempts;
-              ClaimedRow row = new ClaimedRow(rs.getLong("id"),
-                  new PendingMessage(m, Keys.idempotencyKey(outboxName, m.id()), spent ? Math.max(attempts, 1) : attempts + 1));
-              (spent ? exhausted : due).add(row);
+      return inTransaction(
+          c,
+          () -> {
+            List<ClaimedRow> due = new ArrayList<>();
+            List<ClaimedRow> exhausted = new ArrayList<>();
+            try (PreparedStatement ps = prepare(c, selectDue)) {
+              ps.setInt(1, limit);
+              try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                  int attempts = rs.getInt("attempts");
+                  OutboxMessage m =
+                      new OutboxMessage(
+                          rs.getString("message_id"),
+                          rs.getString("destination"),
+                          rs.getString("message_key"),
+                          HeaderLines.decode(rs.getString("headers")),
+                          rs.getBytes("payload"));
+                  boolean spent = attempts >= maxAttempts;
+                  ClaimedRow row =
+                      new ClaimedRow(
+                          rs.getLong("id"),
+                          new PendingMessage(
+                              m,
+                              Keys.idempotencyKey(outboxName, m.id()),
+                              spent ? Math.max(attempts, 1) : attempts + 1));
+                  (spent ? exhausted : due).add(row);
+                }
+              }
             }
-          }
-        }
-        try (PreparedStatement ps = prepare(c, takeLease)) {
-          for (ClaimedRow row : due) {
-            ps.setLong(1, leaseMicros);
-            ps.setLong(2, row.rowId());
-            ps.addBatch();
-          }
-          if (!due.isEmpty()) {
-            ps.executeBatch();
-          }
-        }
-        // A row whose last lease ended without an outcome (its relay died) has no attempt left.
-        try (PreparedStatement ps = prepare(c, markDead)) {
-          for (ClaimedRow row : exhausted) {
-            ps.setString(1, "the lease of the last attempt ended without an outcome");
-            ps.setLong(2, row.rowId());
-            ps.setInt(3, row.attempt());
-            ps.addBatch();
-          }
-          if (!exhausted.isEmpty()) {
-            ps.executeBatch();
-          }
-        }
-        return new Claim(due, exhausted);
-      });
+            try (PreparedStatement ps = prepare(c, takeLease)) {
+              for (ClaimedRow row : due) {
+                ps.setLong(1, leaseMicros);
+                ps.setLong(2, row.rowId());
+                ps.addBatch();
+              }
+              if (!due.isEmpty()) {
+                ps.executeBatch();
+              }
+            }
+            // A row whose last lease ended without an outcome (its relay died) has no attempt left.
+            try (PreparedStatement ps = prepare(c, markDead)) {
+              for (ClaimedRow row : exhausted) {
+                ps.setString(1, "the lease of the last attempt ended without an outcome");
+                ps.setLong(2, row.rowId());
+                ps.setInt(3, row.attempt());
+                ps.addBatch();
+              }
+              if (!exhausted.isEmpty()) {
+                ps.executeBatch();
+              }
+            }
+            return new Claim(due, exhausted);
+          });
     }
   }
 
@@ -138,60 +190,70 @@ final class OutboxTable {
   /** Records {@code results} in one transaction; returns the rows whose claim was lost. */
   List<ClaimedRow> record(DataSource ds, List<Result> results) throws SQLException {
     try (Connection c = ds.getConnection()) {
-      return inTransaction(c, () -> {
-        List<ClaimedRow> lost = new ArrayList<>();
-        try (PreparedStatement delivered = prepare(c, markDelivered);
-            PreparedStatement retry = prepare(c, markRetry);
-            PreparedStatement dead = prepare(c, markDead)) {
-          for (Result r : results) {
-            int updated;
-            if (r.outcome() instanceof DeliveryOutcome.Delivered) {
-              delivered.setLong(1, r.row().rowId());
-              updated = delivered.executeUpdate();
-            } else if (r.outcome() instanceof DeliveryOutcome.Retry retried) {
-              retry.setLong(1, r.delayMicros());
-              retry.setString(2, truncate(retried.reason()));
-              retry.setLong(3, r.row().rowId());
-              retry.setInt(4, r.row().attempt());
-              updated = retry.executeUpdate();
-            } else {
-              dead.setString(1, truncate(((DeliveryOutcome.Dead) r.outcome()).reason()));
-              dead.setLong(2, r.row().rowId());
-              dead.setInt(3, r.row().attempt());
-              updated = dead.executeUpdate();
+      return inTransaction(
+          c,
+          () -> {
+            List<ClaimedRow> lost = new ArrayList<>();
+            try (PreparedStatement delivered = prepare(c, markDelivered);
+                PreparedStatement retry = prepare(c, markRetry);
+                PreparedStatement dead = prepare(c, markDead)) {
+              for (Result r : results) {
+                int updated;
+                if (r.outcome() instanceof DeliveryOutcome.Delivered) {
+                  delivered.setLong(1, r.row().rowId());
+                  updated = delivered.executeUpdate();
+                } else if (r.outcome() instanceof DeliveryOutcome.Retry retried) {
+                  retry.setLong(1, r.delayMicros());
+                  retry.setString(2, truncate(retried.reason()));
+                  retry.setLong(3, r.row().rowId());
+                  retry.setInt(4, r.row().attempt());
+                  updated = retry.executeUpdate();
+                } else {
+                  dead.setString(1, truncate(((DeliveryOutcome.Dead) r.outcome()).reason()));
+                  dead.setLong(2, r.row().rowId());
+                  dead.setInt(3, r.row().attempt());
+                  updated = dead.executeUpdate();
+                }
+                if (updated == 0) {
+                  lost.add(r.row());
+                }
+              }
             }
-            if (updated == 0) {
-              lost.add(r.row());
-            }
-          }
-        }
-        return lost;
-      });
+            return lost;
+          });
     }
   }
 
   /** Deletes up to {@code batchSize} rows delivered more than {@code retentionMicros} ago. */
   int purge(DataSource ds, long retentionMicros, int batchSize) throws SQLException {
     try (Connection c = ds.getConnection()) {
-      return inTransaction(c, () -> {
-        try (PreparedStatement ps = prepare(c, purge)) {
-          ps.setLong(1, -retentionMicros);
-          ps.setInt(2, batchSize);
-          return ps.executeUpdate();
-        }
-      });
+      return inTransaction(
+          c,
+          () -> {
+            try (PreparedStatement ps = prepare(c, purge)) {
+              ps.setLong(1, -retentionMicros);
+              ps.setInt(2, batchSize);
+              return ps.executeUpdate();
+            }
+          });
     }
   }
 
-  /** Applies the schema file, serialised against concurrent creation where the database needs it. */
-  @SuppressWarnings("NullAway") // safe: the work's result is a Void, whose only value is null, and nobody reads it
+  /**
+   * Applies the schema file, serialised against concurrent creation where the database needs it.
+   */
+  @SuppressWarnings(
+      "NullAway") // safe: the work's result is a Void, whose only value is null, and nobody reads
+  // it
   void createSchema(DataSource ds) throws SQLException {
     try (Connection c = ds.getConnection()) {
-      inTransaction(c, () -> {
-        dev.once.store.jdbc.support.Migrations.apply(c, db.migration(), Outbox.DEFAULT_TABLE, table, db.schemaLock,
-            timeoutSeconds);
-        return null;
-      });
+      inTransaction(
+          c,
+          () -> {
+            dev.once.store.jdbc.support.Migrations.apply(
+                c, db.migration(), Outbox.DEFAULT_TABLE, table, db.schemaLock, timeoutSeconds);
+            return null;
+          });
     }
   }
 
@@ -210,7 +272,9 @@ final class OutboxTable {
     T run() throws SQLException;
   }
 
-  /** Runs {@code work} in a transaction of its own on a pooled connection, restoring auto-commit. */
+  /**
+   * Runs {@code work} in a transaction of its own on a pooled connection, restoring auto-commit.
+   */
   private static <T> T inTransaction(Connection c, SqlWork<T> work) throws SQLException {
     boolean autoCommit = c.getAutoCommit();
     if (autoCommit) {

@@ -3,8 +3,8 @@ package dev.once.outbox;
 import java.time.Duration;
 
 /**
- * Hooks for metrics and logs, called on relay threads; they must be quick and must not throw.
- * Every method does nothing by default, so a listener overrides only what it counts.
+ * Hooks for metrics and logs, called on relay threads; they must be quick and must not throw. Every
+ * method does nothing by default, so a listener overrides only what it counts.
  */
 public interface RelayListener {
 

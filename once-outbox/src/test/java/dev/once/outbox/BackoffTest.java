@@ -32,11 +32,18 @@ class BackoffTest {
 
   @Test
   void badOptionsAreRejectedByName() {
-    assertThatThrownBy(() -> new Backoff(Duration.ZERO, Duration.ofSeconds(1), 2, 0)).hasMessageContaining("initial");
-    assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(1), 2, 0)).hasMessageContaining("max");
-    assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(1), 0.5, 0)).hasMessageContaining("multiplier");
-    assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(1), Double.NaN, 0)).hasMessageContaining("multiplier");
-    assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(1), 2, 1.5)).hasMessageContaining("jitter");
-    assertThatThrownBy(() -> Backoff.DEFAULT.delay(0, new SplittableRandom())).hasMessageContaining("attempt");
+    assertThatThrownBy(() -> new Backoff(Duration.ZERO, Duration.ofSeconds(1), 2, 0))
+        .hasMessageContaining("initial");
+    assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(1), 2, 0))
+        .hasMessageContaining("max");
+    assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(1), 0.5, 0))
+        .hasMessageContaining("multiplier");
+    assertThatThrownBy(
+            () -> new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(1), Double.NaN, 0))
+        .hasMessageContaining("multiplier");
+    assertThatThrownBy(() -> new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(1), 2, 1.5))
+        .hasMessageContaining("jitter");
+    assertThatThrownBy(() -> Backoff.DEFAULT.delay(0, new SplittableRandom()))
+        .hasMessageContaining("attempt");
   }
 }

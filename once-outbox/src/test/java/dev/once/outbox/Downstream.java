@@ -31,8 +31,9 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * (before the filter), {@code effects} every execution (behind it).
  *
  * <ul>
- *   <li>{@code POST /apply} applies the effect and answers 201;</li>
- *   <li>{@code POST /status/<code>} answers that status (with {@code Retry-After: 1} for 503), no effect.</li>
+ *   <li>{@code POST /apply} applies the effect and answers 201;
+ *   <li>{@code POST /status/<code>} answers that status (with {@code Retry-After: 1} for 503), no
+ *       effect.
  * </ul>
  */
 final class Downstream implements AutoCloseable {
@@ -57,16 +58,18 @@ final class Downstream implements AutoCloseable {
     server.addConnector(connector);
     ServletContextHandler context = new ServletContextHandler();
     context.setContextPath("/");
-    Filter counting = (request, response, chain) -> {
-      String key = ((HttpServletRequest) request).getHeader(Outbox.IDEMPOTENCY_KEY_HEADER);
-      if (key != null) {
-        arrivals.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
-      }
-      chain.doFilter(request, response);
-    };
+    Filter counting =
+        (request, response, chain) -> {
+          String key = ((HttpServletRequest) request).getHeader(Outbox.IDEMPOTENCY_KEY_HEADER);
+          if (key != null) {
+            arrivals.computeIfAbsent(key, k -> new AtomicInteger()).incrementAndGet();
+          }
+          chain.doFilter(request, response);
+        };
     context.addFilter(new FilterHolder(counting), "/*", EnumSet.of(DispatcherType.REQUEST));
     HttpIdempotency http = HttpIdempotency.builder(once).scope(ScopeResolver.global()).build();
-    context.addFilter(new FilterHolder(OnceFilter.of(http)), "/*", EnumSet.of(DispatcherType.REQUEST));
+    context.addFilter(
+        new FilterHolder(OnceFilter.of(http)), "/*", EnumSet.of(DispatcherType.REQUEST));
     context.addServlet(new ServletHolder(new Effects()), "/*");
     server.setHandler(context);
     server.start();

@@ -15,12 +15,15 @@ class KeysTest {
     assertThat(uuid.variant()).isEqualTo(2);
     // Fixed forever (and equal to Python's uuid.uuid5(namespace, "orders\norder-42")): a change
     // would make every pending message run again downstream.
-    assertThat(key).isEqualTo(Keys.idempotencyKey("orders", "order-42")).isEqualTo("f30c618c-141f-5b98-bab8-c1b8c53213ab");
+    assertThat(key)
+        .isEqualTo(Keys.idempotencyKey("orders", "order-42"))
+        .isEqualTo("f30c618c-141f-5b98-bab8-c1b8c53213ab");
   }
 
   @Test
   void otherOutboxesAndOtherIdsGetOtherKeys() {
-    assertThat(Keys.idempotencyKey("orders", "1")).isNotEqualTo(Keys.idempotencyKey("billing", "1"))
+    assertThat(Keys.idempotencyKey("orders", "1"))
+        .isNotEqualTo(Keys.idempotencyKey("billing", "1"))
         .isNotEqualTo(Keys.idempotencyKey("orders", "2"));
   }
 }

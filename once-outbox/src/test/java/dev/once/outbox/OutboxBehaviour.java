@@ -32,7 +32,12 @@ abstract class OutboxBehaviour {
     table = TestDatabase.table(prefix);
     TestDatabase.execute(pool, "DROP TABLE IF EXISTS " + table);
     downstream = Downstream.start();
-    http = HttpDelivery.builder().baseUri(downstream.base()).requestTimeout(Duration.ofSeconds(10)).threads(4).build();
+    http =
+        HttpDelivery.builder()
+            .baseUri(downstream.base())
+            .requestTimeout(Duration.ofSeconds(10))
+            .threads(4)
+            .build();
   }
 
   @AfterAll
@@ -56,7 +61,10 @@ abstract class OutboxBehaviour {
   }
 
   OutboxRelay.Builder relay(Delivery delivery) {
-    return outbox.relay(delivery).pollInterval(Duration.ofMillis(20)).deliveryTimeout(Duration.ofSeconds(20))
+    return outbox
+        .relay(delivery)
+        .pollInterval(Duration.ofMillis(20))
+        .deliveryTimeout(Duration.ofSeconds(20))
         .lease(Duration.ofSeconds(30));
   }
 
@@ -69,8 +77,10 @@ abstract class OutboxBehaviour {
   }
 
   static OutboxMessage apply(String id) {
-    return OutboxMessage.builder(id, "apply").header("Content-Type", "application/json")
-        .payload("{\"id\":\"" + id + "\"}").build();
+    return OutboxMessage.builder(id, "apply")
+        .header("Content-Type", "application/json")
+        .payload("{\"id\":\"" + id + "\"}")
+        .build();
   }
 
   long count(String where) {
@@ -103,13 +113,18 @@ abstract class OutboxBehaviour {
   void theDownstreamGetsTheDerivedKeyHeadersAndPayload() throws Exception {
     List<String> keys = new CopyOnWriteArrayList<>();
     List<OutboxMessage> seen = new CopyOnWriteArrayList<>();
-    Delivery recording = pending -> {
-      keys.add(pending.idempotencyKey());
-      seen.add(pending.message());
-      return CompletableFuture.completedFuture(DeliveryOutcome.DELIVERED);
-    };
-    OutboxMessage m = OutboxMessage.builder("m-1", "topic-a").key("customer-7").header("X-Trace", "t 1")
-        .payload(new byte[] {0, 1, (byte) 0xFF}).build();
+    Delivery recording =
+        pending -> {
+          keys.add(pending.idempotencyKey());
+          seen.add(pending.message());
+          return CompletableFuture.completedFuture(DeliveryOutcome.DELIVERED);
+        };
+    OutboxMessage m =
+        OutboxMessage.builder("m-1", "topic-a")
+            .key("customer-7")
+            .header("X-Trace", "t 1")
+            .payload(new byte[] {0, 1, (byte) 0xFF})
+            .build();
     commit(m);
     drain(relay(recording).build(), 10);
     assertThat(seen).containsExactly(m);
@@ -132,10 +147,12 @@ abstract class OutboxBehaviour {
   void enqueueOutsideATransactionIsRejectedAndWritesNothing() throws Exception {
     try (Connection c = pool.getConnection()) {
       c.setAutoCommit(true);
-      assertThatThrownBy(() -> outbox.enqueue(c, apply("auto"))).isInstanceOf(IllegalArgumentException.class)
+      assertThatThrownBy(() -> outbox.enqueue(c, apply("auto")))
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("auto-commit");
     }
-    assertThatThrownBy(() -> outbox.enqueue(null, apply("x"))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> outbox.enqueue(null, apply("x")))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThat(count("1 = 1")).isZero();
   }
 
@@ -150,7 +167,9 @@ abstract class OutboxBehaviour {
       relay.runOnce();
       Thread.sleep(20);
     }
-    assertThat(count("message_id = 'flaky' AND state = 'DEAD' AND attempts = 3 AND last_error LIKE '%HTTP 500%'"))
+    assertThat(
+            count(
+                "message_id = 'flaky' AND state = 'DEAD' AND attempts = 3 AND last_error LIKE '%HTTP 500%'"))
         .isEqualTo(1);
     assertThat(listener.retryDelays).containsExactly(Duration.ofMillis(50), Duration.ofMillis(100));
     assertThat(listener.dead).hasSize(1);
@@ -169,7 +188,9 @@ abstract class OutboxBehaviour {
 
   @Test
   void aClientErrorIsDeadAtOnce() throws Exception {
-    commit(OutboxMessage.of("gone", "status/404", new byte[0]), OutboxMessage.of("bad", "status/422", new byte[0]));
+    commit(
+        OutboxMessage.of("gone", "status/404", new byte[0]),
+        OutboxMessage.of("bad", "status/422", new byte[0]));
     drain(relay(http).build(), 10);
     assertThat(count("state = 'DEAD' AND attempts = 1")).isEqualTo(2);
   }
@@ -178,15 +199,22 @@ abstract class OutboxBehaviour {
   void anInFlightConflictIsRetried() throws Exception {
     commit(OutboxMessage.of("conflict", "status/409", new byte[0]));
     relay(http).build().runOnce();
-    assertThat(count("state = 'PENDING' AND attempts = 1 AND last_error = 'HTTP 409'")).isEqualTo(1);
+    assertThat(count("state = 'PENDING' AND attempts = 1 AND last_error = 'HTTP 409'"))
+        .isEqualTo(1);
   }
 
   @Test
   void aSendWithoutAnAnswerKeepsItsLeaseAndTheLastAttemptEndsDead() throws Exception {
     CompletableFuture<DeliveryOutcome> never = new CompletableFuture<>();
     RecordingListener listener = new RecordingListener();
-    OutboxRelay relay = outbox.relay(pending -> never).deliveryTimeout(Duration.ofMillis(100))
-        .lease(Duration.ofSeconds(1)).maxAttempts(1).listener(listener).build();
+    OutboxRelay relay =
+        outbox
+            .relay(pending -> never)
+            .deliveryTimeout(Duration.ofMillis(100))
+            .lease(Duration.ofSeconds(1))
+            .maxAttempts(1)
+            .listener(listener)
+            .build();
     commit(apply("silent"));
     assertThat(relay.runOnce()).isEqualTo(1);
     assertThat(count("state = 'PENDING' AND attempts = 1")).isEqualTo(1);
@@ -217,8 +245,13 @@ abstract class OutboxBehaviour {
   @Test
   void aStartedRelayDeliversAndPurgesOnItsOwn() throws Exception {
     RecordingListener listener = new RecordingListener();
-    try (OutboxRelay relay = relay(http).retention(Duration.ZERO).purgeInterval(Duration.ofMillis(50))
-        .listener(listener).workers(2).build()) {
+    try (OutboxRelay relay =
+        relay(http)
+            .retention(Duration.ZERO)
+            .purgeInterval(Duration.ofMillis(50))
+            .listener(listener)
+            .workers(2)
+            .build()) {
       relay.start();
       assertThatThrownBy(relay::start).isInstanceOf(IllegalStateException.class);
       commit(apply("auto-1"), apply("auto-2"));

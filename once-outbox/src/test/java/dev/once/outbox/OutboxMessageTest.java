@@ -13,7 +13,8 @@ class OutboxMessageTest {
   @ParameterizedTest
   @ValueSource(strings = {"", "has space", "ünïcode", "tab\tinside"})
   void anIdOutsidePrintableAsciiIsRejected(String id) {
-    assertThatThrownBy(() -> OutboxMessage.of(id, "d", new byte[0])).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> OutboxMessage.of(id, "d", new byte[0]))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("id must be");
   }
 
@@ -25,14 +26,19 @@ class OutboxMessageTest {
 
   @Test
   void missingOrMalformedPartsAreRejected() {
-    assertThatThrownBy(() -> OutboxMessage.of("a", null, new byte[0])).hasMessageContaining("destination");
-    assertThatThrownBy(() -> OutboxMessage.of("a", "line\nbreak", new byte[0])).hasMessageContaining("control");
-    assertThatThrownBy(() -> OutboxMessage.of("a", "d".repeat(1025), new byte[0])).hasMessageContaining("destination");
+    assertThatThrownBy(() -> OutboxMessage.of("a", null, new byte[0]))
+        .hasMessageContaining("destination");
+    assertThatThrownBy(() -> OutboxMessage.of("a", "line\nbreak", new byte[0]))
+        .hasMessageContaining("control");
+    assertThatThrownBy(() -> OutboxMessage.of("a", "d".repeat(1025), new byte[0]))
+        .hasMessageContaining("destination");
     assertThatThrownBy(() -> OutboxMessage.of("a", "d", null)).hasMessageContaining("payload");
-    assertThatThrownBy(() -> OutboxMessage.builder("a", "d").key("").build()).hasMessageContaining("key");
+    assertThatThrownBy(() -> OutboxMessage.builder("a", "d").key("").build())
+        .hasMessageContaining("key");
     assertThatThrownBy(() -> OutboxMessage.builder("a", "d").header("bad name", "v").build())
         .hasMessageContaining("header name");
-    assertThatThrownBy(() -> OutboxMessage.builder("a", "d").header("X-A", "v\r\nInjected: 1").build())
+    assertThatThrownBy(
+            () -> OutboxMessage.builder("a", "d").header("X-A", "v\r\nInjected: 1").build())
         .hasMessageContaining("control");
     assertThatThrownBy(() -> OutboxMessage.builder("a", "d").header("idempotency-key", "k").build())
         .hasMessageContaining("derived");
@@ -50,8 +56,13 @@ class OutboxMessageTest {
 
   @Test
   void toStringShowsNeitherPayloadNorHeaderValues() {
-    OutboxMessage m = new OutboxMessage("a", "d", null, Map.of("Authorization", "Bearer secret"), "card 4242".getBytes());
-    assertThat(m.toString()).doesNotContain("secret").doesNotContain("4242").contains("Authorization");
+    OutboxMessage m =
+        new OutboxMessage(
+            "a", "d", null, Map.of("Authorization", "Bearer secret"), "card 4242".getBytes());
+    assertThat(m.toString())
+        .doesNotContain("secret")
+        .doesNotContain("4242")
+        .contains("Authorization");
   }
 
   @Test

@@ -36,10 +36,11 @@ class PostgresOutboxTest extends OutboxBehaviour {
     }
     // Every send is counted on arrival, before any deduplication: no-fault relays must not resend.
     Map<String, AtomicInteger> sends = new ConcurrentHashMap<>();
-    Delivery counting = pending -> {
-      sends.computeIfAbsent(pending.message().id(), k -> new AtomicInteger()).incrementAndGet();
-      return http.deliver(pending);
-    };
+    Delivery counting =
+        pending -> {
+          sends.computeIfAbsent(pending.message().id(), k -> new AtomicInteger()).incrementAndGet();
+          return http.deliver(pending);
+        };
     List<OutboxRelay> relays = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       relays.add(relay(counting).batchSize(25).threadName("relay-" + i).build());
@@ -73,8 +74,14 @@ class PostgresOutboxTest extends OutboxBehaviour {
     // that it has not recorded, when it is SIGKILLed.
     downstream.holdAt(40);
     int leaseSeconds = 6;
-    try (ChildJvm child = ChildJvm.start(RelayMain.class, TestDatabase.POSTGRESQL.url, table, "orders",
-        downstream.base().toString(), String.valueOf(leaseSeconds))) {
+    try (ChildJvm child =
+        ChildJvm.start(
+            RelayMain.class,
+            TestDatabase.POSTGRESQL.url,
+            table,
+            "orders",
+            downstream.base().toString(),
+            String.valueOf(leaseSeconds))) {
       child.awaitLine("relay started", 60);
       assertThat(downstream.awaitHeld(60)).as("the child relay reached the 40th effect").isTrue();
       child.kill();
@@ -83,7 +90,8 @@ class PostgresOutboxTest extends OutboxBehaviour {
     assertThat(claimedByTheDead).as("rows the dead relay claimed and never recorded").isPositive();
     downstream.release();
 
-    List<OutboxRelay> survivors = List.of(relay(http).batchSize(50).build(), relay(http).batchSize(50).build());
+    List<OutboxRelay> survivors =
+        List.of(relay(http).batchSize(50).build(), relay(http).batchSize(50).build());
     survivors.forEach(OutboxRelay::start);
     try {
       long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
@@ -93,14 +101,18 @@ class PostgresOutboxTest extends OutboxBehaviour {
     } finally {
       survivors.forEach(OutboxRelay::close);
     }
-    assertThat(count("state = 'DELIVERED'")).as("every message delivered at least once").isEqualTo(n);
+    assertThat(count("state = 'DELIVERED'"))
+        .as("every message delivered at least once")
+        .isEqualTo(n);
     int resent = 0;
     for (int i = 0; i < n; i++) {
       String key = outbox.idempotencyKey("kill-" + i);
       assertThat(downstream.effects(key)).as("effects of kill-" + i).isEqualTo(1);
       resent += downstream.arrivals(key) > 1 ? 1 : 0;
     }
-    assertThat(resent).as("messages the dead relay had sent and a survivor sent again").isPositive();
+    assertThat(resent)
+        .as("messages the dead relay had sent and a survivor sent again")
+        .isPositive();
   }
 
   @Test
@@ -108,21 +120,31 @@ class PostgresOutboxTest extends OutboxBehaviour {
     commit(apply("stolen"));
     RecordingListener listener = new RecordingListener();
     CompletableFuture<DeliveryOutcome> slow = new CompletableFuture<>();
-    OutboxRelay first = outbox.relay(pending -> slow).deliveryTimeout(Duration.ofSeconds(30))
-        .lease(Duration.ofSeconds(31)).listener(new RelayListener() {
-          @Override
-          public void onLeaseLost(PendingMessage message) {
-            listener.dead.add("lost " + message.attempt());
-          }
-        }).build();
+    OutboxRelay first =
+        outbox
+            .relay(pending -> slow)
+            .deliveryTimeout(Duration.ofSeconds(30))
+            .lease(Duration.ofSeconds(31))
+            .listener(
+                new RelayListener() {
+                  @Override
+                  public void onLeaseLost(PendingMessage message) {
+                    listener.dead.add("lost " + message.attempt());
+                  }
+                })
+            .build();
     CompletableFuture<Integer> firstRun = CompletableFuture.supplyAsync(first::runOnce);
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (count("attempts = 1") == 0 && System.nanoTime() < deadline) {
       Thread.sleep(20);
     }
-    // The lease ends early (as if the first relay had stalled for a minute); a second relay takes over.
-    TestDatabase.execute(pool, "UPDATE " + table + " SET available_at = clock_timestamp() - interval '1 second'");
-    relay(pending -> CompletableFuture.completedFuture(DeliveryOutcome.retry("down"))).build().runOnce();
+    // The lease ends early (as if the first relay had stalled for a minute); a second relay takes
+    // over.
+    TestDatabase.execute(
+        pool, "UPDATE " + table + " SET available_at = clock_timestamp() - interval '1 second'");
+    relay(pending -> CompletableFuture.completedFuture(DeliveryOutcome.retry("down")))
+        .build()
+        .runOnce();
     slow.complete(DeliveryOutcome.retry("late"));
     firstRun.get();
     assertThat(listener.dead).containsExactly("lost 1");

@@ -12,11 +12,13 @@ import javax.sql.DataSource;
 
 /** The real database servers the outbox tests run on, and per-run table names. */
 enum TestDatabase {
-
   POSTGRESQL("PostgreSQL", 5432, "jdbc:postgresql://127.0.0.1:5432/test", "postgres"),
   MARIADB("MariaDB", 3306, "jdbc:mariadb://127.0.0.1:3306/test", "root");
 
-  /** Keeps this JVM's tables apart from concurrent runs (other worktrees, CI jobs) on the same server. */
+  /**
+   * Keeps this JVM's tables apart from concurrent runs (other worktrees, CI jobs) on the same
+   * server.
+   */
   static final String RUN = Long.toHexString(new SecureRandom().nextLong() & 0xFFFFFFFFL);
 
   final String label;
@@ -53,7 +55,8 @@ enum TestDatabase {
   }
 
   static void execute(DataSource ds, String sql) {
-    try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement()) {
       s.execute(sql);
     } catch (SQLException e) {
       throw new IllegalStateException(e);
@@ -61,7 +64,9 @@ enum TestDatabase {
   }
 
   static long count(DataSource ds, String sql) {
-    try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
       rs.next();
       return rs.getLong(1);
     } catch (SQLException e) {

@@ -17,10 +17,15 @@ public final class ExponentialBackoff {
    * The wait after failed attempt {@code attempt} (1 for the first): {@code initial ×
    * multiplier^(attempt−1)}, at most {@code max}, of which a random share of up to {@code jitter}
    * is taken off. Jitter 1 is "full jitter": uniform between zero and the cap, which keeps a crowd
-   * of callers that failed together (a downstream outage) from coming back together. The caller
-   * has validated the options.
+   * of callers that failed together (a downstream outage) from coming back together. The caller has
+   * validated the options.
    */
-  public static Duration delay(Duration initial, Duration max, double multiplier, double jitter, int attempt,
+  public static Duration delay(
+      Duration initial,
+      Duration max,
+      double multiplier,
+      double jitter,
+      int attempt,
       RandomGenerator random) {
     double nanos = initial.toNanos() * Math.pow(multiplier, attempt - 1.0);
     double capped = Math.min(nanos, (double) max.toNanos());

@@ -14,8 +14,10 @@ class ExponentialBackoffTest {
   @Test
   void withoutJitterTheWaitGrowsByTheMultiplierUpToTheMaximum() {
     SplittableRandom random = new SplittableRandom(1);
-    assertThat(ExponentialBackoff.delay(INITIAL, MAX, 2.0, 0.0, 1, random)).isEqualTo(Duration.ofMillis(100));
-    assertThat(ExponentialBackoff.delay(INITIAL, MAX, 3.0, 0.0, 3, random)).isEqualTo(Duration.ofMillis(900));
+    assertThat(ExponentialBackoff.delay(INITIAL, MAX, 2.0, 0.0, 1, random))
+        .isEqualTo(Duration.ofMillis(100));
+    assertThat(ExponentialBackoff.delay(INITIAL, MAX, 3.0, 0.0, 3, random))
+        .isEqualTo(Duration.ofMillis(900));
     assertThat(ExponentialBackoff.delay(INITIAL, MAX, 2.0, 0.0, 10_000, random)).isEqualTo(MAX);
   }
 

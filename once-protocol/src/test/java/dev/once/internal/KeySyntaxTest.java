@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
-/** The syntax itself is tested through {@code IdempotencyKeyTest} in once-core; this is the seam. */
+/**
+ * The syntax itself is tested through {@code IdempotencyKeyTest} in once-core; this is the seam.
+ */
 class KeySyntaxTest {
 
   static final class Refused extends RuntimeException {
@@ -16,9 +18,11 @@ class KeySyntaxTest {
 
   @Test
   void theCallerChoosesTheExceptionAndGetsTheReason() {
-    assertThatThrownBy(() -> KeySyntax.check("", Refused::new)).isInstanceOf(Refused.class)
+    assertThatThrownBy(() -> KeySyntax.check("", Refused::new))
+        .isInstanceOf(Refused.class)
         .hasMessage("idempotency key is empty");
-    assertThatThrownBy(() -> KeySyntax.parseHeader("\"a", Refused::new)).isInstanceOf(Refused.class)
+    assertThatThrownBy(() -> KeySyntax.parseHeader("\"a", Refused::new))
+        .isInstanceOf(Refused.class)
         .hasMessageContaining("unterminated");
   }
 
@@ -26,6 +30,7 @@ class KeySyntaxTest {
   void aHeaderValueIsUnquotedAndChecked() {
     assertThat(KeySyntax.parseHeader("  \"a\\\"b\" ", Refused::new)).isEqualTo("a\"b");
     assertThat(KeySyntax.parseHeader("abc", Refused::new)).isEqualTo("abc");
-    assertThatThrownBy(() -> KeySyntax.parseHeader("\"a b\u007f\"", Refused::new)).isInstanceOf(Refused.class);
+    assertThatThrownBy(() -> KeySyntax.parseHeader("\"a b\u007f\"", Refused::new))
+        .isInstanceOf(Refused.class);
   }
 }

@@ -30,7 +30,10 @@ public final class AmqpMessages implements MessageReader<Delivery> {
       return Optional.empty();
     }
     Object value = headers.get(name);
-    if (value instanceof LongString || value instanceof String || value instanceof Number || value instanceof Boolean) {
+    if (value instanceof LongString
+        || value instanceof String
+        || value instanceof Number
+        || value instanceof Boolean) {
       return Optional.of(value.toString());
     }
     if (value instanceof byte[] bytes) {

@@ -22,9 +22,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * An idempotent RabbitMQ consumer: one channel with manual acknowledgements, on which every delivery
- * goes through a once-messaging {@link MessageProcessor} and its {@link Acknowledgement} becomes
- * the broker's:
+ * An idempotent RabbitMQ consumer: one channel with manual acknowledgements, on which every
+ * delivery goes through a once-messaging {@link MessageProcessor} and its {@link Acknowledgement}
+ * becomes the broker's:
  *
  * <table>
  *   <caption>acknowledgements</caption>
@@ -45,9 +45,9 @@ import org.slf4j.LoggerFactory;
  *     .start();
  * }</pre>
  *
- * <p>The retry queue for a delay of {@code d} is {@link #retryQueue(String, Duration)}: durable, with
- * {@code x-message-ttl} {@code d}, dead-lettering to the default exchange with the queue's name. One
- * queue per delay keeps expiry in order (RabbitMQ expires only the head of a queue).
+ * <p>The retry queue for a delay of {@code d} is {@link #retryQueue(String, Duration)}: durable,
+ * with {@code x-message-ttl} {@code d}, dead-lettering to the default exchange with the queue's
+ * name. One queue per delay keeps expiry in order (RabbitMQ expires only the head of a queue).
  *
  * <p>The redelivered flag is counted in {@link #stats()} and logged, but never used to skip the
  * store: a duplicate may also come from a producer that published twice, which the broker does not
@@ -62,6 +62,7 @@ public final class RabbitConsumer implements AutoCloseable {
 
   /** The header a dead-lettered message carries: why ({@code final-failure} or a reject reason). */
   public static final String REASON_HEADER = "x-once-reason";
+
   /** The header a dead-lettered final failure carries: its {@link dev.once.FinalFailure#code()}. */
   public static final String FAILURE_CODE_HEADER = "x-once-failure-code";
 
@@ -87,8 +88,12 @@ public final class RabbitConsumer implements AutoCloseable {
     try {
       channel.basicQos(b.prefetch);
       channel.confirmSelect();
-      this.consumerTag = channel.basicConsume(queue, false, (tag, delivery) -> onDelivery(delivery),
-          tag -> log.warn("the broker cancelled the consumer of {}", queue));
+      this.consumerTag =
+          channel.basicConsume(
+              queue,
+              false,
+              (tag, delivery) -> onDelivery(delivery),
+              tag -> log.warn("the broker cancelled the consumer of {}", queue));
     } catch (IOException | RuntimeException e) {
       closeQuietly();
       throw e;
@@ -96,7 +101,8 @@ public final class RabbitConsumer implements AutoCloseable {
   }
 
   /** Starts building a consumer of {@code queue} on a new channel of {@code connection}. */
-  public static Builder builder(Connection connection, String queue, MessageProcessor<Delivery> processor) {
+  public static Builder builder(
+      Connection connection, String queue, MessageProcessor<Delivery> processor) {
     return new Builder(connection, queue, processor);
   }
 
@@ -117,54 +123,74 @@ public final class RabbitConsumer implements AutoCloseable {
       a = processor.process(delivery);
     } catch (RuntimeException e) {
       log.error("the message processor of {} threw; requeueing the message", queue, e);
-      a = new Acknowledgement.Redeliver(Duration.ZERO, Acknowledgement.RedeliverReason.TRANSIENT_FAILURE, e);
+      a =
+          new Acknowledgement.Redeliver(
+              Duration.ZERO, Acknowledgement.RedeliverReason.TRANSIENT_FAILURE, e);
     }
     counters.acknowledged(a);
     try {
       settle(delivery, a);
     } catch (IOException | TimeoutException | RuntimeException e) {
-      // Unacknowledged: the broker redelivers it when the channel closes, and the store answers then.
+      // Unacknowledged: the broker redelivers it when the channel closes, and the store answers
+      // then.
       counters.failed();
-      log.warn("could not acknowledge a message on {} ({}): {}", queue, a.getClass().getSimpleName(), e.toString());
+      log.warn(
+          "could not acknowledge a message on {} ({}): {}",
+          queue,
+          a.getClass().getSimpleName(),
+          e.toString());
     } catch (InterruptedException e) {
       counters.failed();
       Thread.currentThread().interrupt();
     }
   }
 
-  private void settle(Delivery delivery, Acknowledgement a) throws IOException, TimeoutException, InterruptedException {
+  private void settle(Delivery delivery, Acknowledgement a)
+      throws IOException, TimeoutException, InterruptedException {
     long tag = delivery.getEnvelope().getDeliveryTag();
-    a.accept(new Acknowledgement.Visitor<Settle>() {
-      @Override
-      public Settle ack(Acknowledgement.Ack ack) {
-        if (delivery.getEnvelope().isRedeliver()) {
-          log.debug("a redelivery on {} was acknowledged ({}): an earlier delivery went unacknowledged", queue, ack);
-        }
-        return () -> channel.basicAck(tag, false);
-      }
+    a.accept(
+            new Acknowledgement.Visitor<Settle>() {
+              @Override
+              public Settle ack(Acknowledgement.Ack ack) {
+                if (delivery.getEnvelope().isRedeliver()) {
+                  log.debug(
+                      "a redelivery on {} was acknowledged ({}): an earlier delivery went unacknowledged",
+                      queue,
+                      ack);
+                }
+                return () -> channel.basicAck(tag, false);
+              }
 
-      @Override
-      public Settle redeliver(Acknowledgement.Redeliver redeliver) {
-        if (!delayedRedelivery || redeliver.delay().isZero()) {
-          return () -> channel.basicNack(tag, false, true);
-        }
-        return () -> {
-          publishConfirmed("", declareRetryQueue(redeliver.delay()), delivery.getProperties(), delivery.getBody());
-          channel.basicAck(tag, false);
-        };
-      }
+              @Override
+              public Settle redeliver(Acknowledgement.Redeliver redeliver) {
+                if (!delayedRedelivery || redeliver.delay().isZero()) {
+                  return () -> channel.basicNack(tag, false, true);
+                }
+                return () -> {
+                  publishConfirmed(
+                      "",
+                      declareRetryQueue(redeliver.delay()),
+                      delivery.getProperties(),
+                      delivery.getBody());
+                  channel.basicAck(tag, false);
+                };
+              }
 
-      @Override
-      public Settle deadLetter(Acknowledgement.DeadLetter deadLetter) {
-        return () -> RabbitConsumer.this.deadLetter(delivery, "final-failure", deadLetter.failure().code());
-      }
+              @Override
+              public Settle deadLetter(Acknowledgement.DeadLetter deadLetter) {
+                return () ->
+                    RabbitConsumer.this.deadLetter(
+                        delivery, "final-failure", deadLetter.failure().code());
+              }
 
-      @Override
-      public Settle reject(Acknowledgement.Reject reject) {
-        return () -> RabbitConsumer.this.deadLetter(delivery,
-            reject.reason().name().toLowerCase(java.util.Locale.ROOT), null);
-      }
-    }).run();
+              @Override
+              public Settle reject(Acknowledgement.Reject reject) {
+                return () ->
+                    RabbitConsumer.this.deadLetter(
+                        delivery, reject.reason().name().toLowerCase(java.util.Locale.ROOT), null);
+              }
+            })
+        .run();
   }
 
   /**
@@ -184,17 +210,23 @@ public final class RabbitConsumer implements AutoCloseable {
       return;
     }
     AMQP.BasicProperties props = delivery.getProperties();
-    Map<String, Object> headers = props.getHeaders() == null ? new HashMap<>() : new HashMap<>(props.getHeaders());
+    Map<String, Object> headers =
+        props.getHeaders() == null ? new HashMap<>() : new HashMap<>(props.getHeaders());
     headers.put(REASON_HEADER, reason);
     if (failureCode != null) {
       headers.put(FAILURE_CODE_HEADER, failureCode);
     }
     // deadLetter(exchange, routingKey) sets both.
-    publishConfirmed(deadLetterExchange, Objects.requireNonNull(deadLetterRoutingKey), props.builder().headers(headers).build(), delivery.getBody());
+    publishConfirmed(
+        deadLetterExchange,
+        Objects.requireNonNull(deadLetterRoutingKey),
+        props.builder().headers(headers).build(),
+        delivery.getBody());
     channel.basicAck(tag, false);
   }
 
-  private void publishConfirmed(String exchange, String routingKey, AMQP.BasicProperties props, byte[] body)
+  private void publishConfirmed(
+      String exchange, String routingKey, AMQP.BasicProperties props, byte[] body)
       throws IOException, TimeoutException, InterruptedException {
     channel.basicPublish(exchange, routingKey, props, body);
     channel.waitForConfirmsOrDie(confirmTimeoutMillis);
@@ -253,13 +285,17 @@ public final class RabbitConsumer implements AutoCloseable {
     private Builder(Connection connection, String queue, MessageProcessor<Delivery> processor) {
       this.connection = Objects.requireNonNull(connection, "connection");
       if (queue == null || queue.isBlank()) {
-        throw new IllegalArgumentException("queue must not be blank, was " + (queue == null ? null : "'" + queue + "'"));
+        throw new IllegalArgumentException(
+            "queue must not be blank, was " + (queue == null ? null : "'" + queue + "'"));
       }
       this.queue = queue;
       this.processor = Objects.requireNonNull(processor, "processor");
     }
 
-    /** How many unacknowledged deliveries the broker sends ahead ({@code basic.qos}); 1 to 65535, default 16. */
+    /**
+     * How many unacknowledged deliveries the broker sends ahead ({@code basic.qos}); 1 to 65535,
+     * default 16.
+     */
     public Builder prefetch(int prefetch) {
       this.prefetch = Arguments.between("prefetch", prefetch, 1, 65_535);
       return this;
@@ -267,8 +303,8 @@ public final class RabbitConsumer implements AutoCloseable {
 
     /**
      * Where final failures and rejected messages go, with the headers {@value #REASON_HEADER} and
-     * {@value #FAILURE_CODE_HEADER} (default: none, see the class comment). {@code ""} is the default
-     * exchange, where the routing key names a queue.
+     * {@value #FAILURE_CODE_HEADER} (default: none, see the class comment). {@code ""} is the
+     * default exchange, where the routing key names a queue.
      */
     public Builder deadLetter(String exchange, String routingKey) {
       this.deadLetterExchange = Objects.requireNonNull(exchange, "exchange");
@@ -287,8 +323,11 @@ public final class RabbitConsumer implements AutoCloseable {
 
     /** How long a republish waits for the broker's confirm (default 10 s, 1 ms to 1 h). */
     public Builder confirmTimeout(Duration confirmTimeout) {
-      if (confirmTimeout == null || confirmTimeout.toMillis() < 1 || confirmTimeout.compareTo(Duration.ofHours(1)) > 0) {
-        throw new IllegalArgumentException("confirmTimeout must be between 1 ms and 1 h, was " + confirmTimeout);
+      if (confirmTimeout == null
+          || confirmTimeout.toMillis() < 1
+          || confirmTimeout.compareTo(Duration.ofHours(1)) > 0) {
+        throw new IllegalArgumentException(
+            "confirmTimeout must be between 1 ms and 1 h, was " + confirmTimeout);
       }
       this.confirmTimeout = confirmTimeout;
       return this;

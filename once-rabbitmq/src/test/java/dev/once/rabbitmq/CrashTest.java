@@ -28,8 +28,8 @@ import org.junit.jupiter.api.Timeout;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * A consumer process SIGKILLed mid-message ({@link CrashingConsumer} in a child JVM), with the store
- * and the effects in PostgreSQL: whatever the moment of death, the redelivery to a surviving
+ * A consumer process SIGKILLed mid-message ({@link CrashingConsumer} in a child JVM), with the
+ * store and the effects in PostgreSQL: whatever the moment of death, the redelivery to a surviving
  * consumer leaves exactly one effect.
  */
 @Timeout(180)
@@ -52,7 +52,8 @@ class CrashTest {
 
   /** The business effect: one row per message key. */
   static void insertEffect(String table, java.sql.Connection c, Delivery d) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (idem_key) VALUES (?)")) {
+    try (PreparedStatement ps =
+        c.prepareStatement("INSERT INTO " + table + " (idem_key) VALUES (?)")) {
       ps.setString(1, AmqpMessages.READER.header(d, "Idempotency-Key").orElseThrow());
       ps.executeUpdate();
     }
@@ -62,7 +63,8 @@ class CrashTest {
   void createTables() throws SQLException {
     RequiredServices.requireReachable("PostgreSQL", "127.0.0.1", 5432);
     db = database();
-    try (java.sql.Connection c = db.getConnection(); Statement s = c.createStatement()) {
+    try (java.sql.Connection c = db.getConnection();
+        Statement s = c.createStatement()) {
       // No unique constraint: a second effect must be counted, not refused.
       s.execute("CREATE TABLE " + EFFECTS + " (idem_key varchar(255) NOT NULL)");
     }
@@ -73,7 +75,8 @@ class CrashTest {
   void dropTables() throws SQLException {
     if (store != null) {
       store.close();
-      try (java.sql.Connection c = db.getConnection(); Statement s = c.createStatement()) {
+      try (java.sql.Connection c = db.getConnection();
+          Statement s = c.createStatement()) {
         s.execute("DROP TABLE IF EXISTS " + EFFECTS);
         s.execute("DROP TABLE IF EXISTS " + RECORDS);
         s.execute("DROP SEQUENCE IF EXISTS " + RECORDS + "_seq");
@@ -82,8 +85,10 @@ class CrashTest {
   }
 
   private long effects(String key) throws SQLException {
-    try (java.sql.Connection c = db.getConnection(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT count(*) FROM " + EFFECTS + " WHERE idem_key = '" + key + "'")) {
+    try (java.sql.Connection c = db.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery("SELECT count(*) FROM " + EFFECTS + " WHERE idem_key = '" + key + "'")) {
       rs.next();
       return rs.getLong(1);
     }
@@ -92,13 +97,18 @@ class CrashTest {
   @Test
   void killedAfterRecordingBeforeAcknowledgingIsReplayedNotRerun() throws Exception {
     try (Once once = Once.of(store)) {
-      MessageIdempotency<Delivery> survivor = MessageIdempotency.builder(once, AmqpMessages.READER)
-          .scope(Scope.of("crash-test")).build();
-      crashThenRedeliver(CrashingConsumer.Mode.AFTER_RECORD, survivor.processor((d, ctx) -> {
-        try (java.sql.Connection c = db.getConnection()) {
-          insertEffect(EFFECTS, c, d);
-        }
-      }));
+      MessageIdempotency<Delivery> survivor =
+          MessageIdempotency.builder(once, AmqpMessages.READER)
+              .scope(Scope.of("crash-test"))
+              .build();
+      crashThenRedeliver(
+          CrashingConsumer.Mode.AFTER_RECORD,
+          survivor.processor(
+              (d, ctx) -> {
+                try (java.sql.Connection c = db.getConnection()) {
+                  insertEffect(EFFECTS, c, d);
+                }
+              }));
     }
   }
 
@@ -106,12 +116,16 @@ class CrashTest {
   void killedBeforeCommitLeavesNothingAndTheRedeliveryRunsOnce() throws Exception {
     try (TransactionalMessageIdempotency<Delivery> survivor =
         TransactionalMessageIdempotency.builder(db, store.transactional()::on, AmqpMessages.READER)
-            .scope(Scope.of("crash-test")).build()) {
-      crashThenRedeliver(CrashingConsumer.Mode.BEFORE_COMMIT, survivor.processor((d, c, ctx) -> insertEffect(EFFECTS, c, d)));
+            .scope(Scope.of("crash-test"))
+            .build()) {
+      crashThenRedeliver(
+          CrashingConsumer.Mode.BEFORE_COMMIT,
+          survivor.processor((d, c, ctx) -> insertEffect(EFFECTS, c, d)));
     }
   }
 
-  private void crashThenRedeliver(CrashingConsumer.Mode mode, MessageProcessor<Delivery> processor) throws Exception {
+  private void crashThenRedeliver(CrashingConsumer.Mode mode, MessageProcessor<Delivery> processor)
+      throws Exception {
     String key = "order-" + UUID.randomUUID();
     try (Connection connection = Rabbit.connect()) {
       Channel channel = connection.createChannel();
@@ -119,7 +133,8 @@ class CrashTest {
       channel.queueDeclare(queue, false, false, false, null);
       try {
         Rabbit.publish(channel, queue, key, null, "{}");
-        try (ChildJvm child = ChildJvm.start(CrashingConsumer.class, mode.name(), queue, RECORDS, EFFECTS)) {
+        try (ChildJvm child =
+            ChildJvm.start(CrashingConsumer.class, mode.name(), queue, RECORDS, EFFECTS)) {
           child.awaitLine(mode.name(), 60);
           child.kill();
         }
@@ -127,10 +142,15 @@ class CrashTest {
 
         RabbitConsumer consumer = RabbitConsumer.builder(connection, queue, processor).start();
         try {
-          assertThat(Rabbit.await(() -> consumer.stats().delivered() == 1
-              && consumer.stats().processed() + consumer.stats().duplicates() == 1)).isTrue();
+          assertThat(
+                  Rabbit.await(
+                      () ->
+                          consumer.stats().delivered() == 1
+                              && consumer.stats().processed() + consumer.stats().duplicates() == 1))
+              .isTrue();
           assertThat(consumer.stats().redelivered()).isEqualTo(1);
-          assertThat(consumer.stats().duplicates()).isEqualTo(mode == CrashingConsumer.Mode.AFTER_RECORD ? 1 : 0);
+          assertThat(consumer.stats().duplicates())
+              .isEqualTo(mode == CrashingConsumer.Mode.AFTER_RECORD ? 1 : 0);
         } finally {
           consumer.close();
         }

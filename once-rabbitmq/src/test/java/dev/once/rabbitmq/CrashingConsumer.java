@@ -12,8 +12,8 @@ import javax.sql.DataSource;
 
 /**
  * The child JVM of {@link CrashTest}: consumes one message, prints the mode's name at the moment of
- * death it stands for, and hangs there until SIGKILLed. Arguments: the mode, the queue, the records table
- * and the effects table.
+ * death it stands for, and hangs there until SIGKILLed. Arguments: the mode, the queue, the records
+ * table and the effects table.
  */
 public final class CrashingConsumer {
 
@@ -34,24 +34,35 @@ public final class CrashingConsumer {
     PostgresStore store = PostgresStore.builder(db).tableName(args[2]).build();
     MessageProcessor<Delivery> processor;
     if (mode == Mode.AFTER_RECORD) {
-      MessageIdempotency<Delivery> messages = MessageIdempotency.builder(Once.of(store), AmqpMessages.READER)
-          .scope(Scope.of("crash-test")).build();
-      processor = delivery -> {
-        messages.process(delivery, (d, ctx) -> {
-          try (java.sql.Connection c = db.getConnection()) {
-            CrashTest.insertEffect(effects, c, d);
-          }
-        });
-        return hang(mode);
-      };
+      MessageIdempotency<Delivery> messages =
+          MessageIdempotency.builder(Once.of(store), AmqpMessages.READER)
+              .scope(Scope.of("crash-test"))
+              .build();
+      processor =
+          delivery -> {
+            messages.process(
+                delivery,
+                (d, ctx) -> {
+                  try (java.sql.Connection c = db.getConnection()) {
+                    CrashTest.insertEffect(effects, c, d);
+                  }
+                });
+            return hang(mode);
+          };
     } else {
       TransactionalMessageIdempotency<Delivery> messages =
-          TransactionalMessageIdempotency.builder(db, store.transactional()::on, AmqpMessages.READER)
-              .scope(Scope.of("crash-test")).build();
-      processor = delivery -> messages.process(delivery, (d, c, ctx) -> {
-        CrashTest.insertEffect(effects, c, d);
-        hang(mode);
-      });
+          TransactionalMessageIdempotency.builder(
+                  db, store.transactional()::on, AmqpMessages.READER)
+              .scope(Scope.of("crash-test"))
+              .build();
+      processor =
+          delivery ->
+              messages.process(
+                  delivery,
+                  (d, c, ctx) -> {
+                    CrashTest.insertEffect(effects, c, d);
+                    hang(mode);
+                  });
     }
     Connection connection = Rabbit.connect();
     RabbitConsumer.builder(connection, args[1], processor).start();

@@ -29,11 +29,13 @@ final class Rabbit {
   }
 
   /** Publishes {@code body} with the key header (if not null) and a message id (if not null). */
-  static void publish(Channel channel, String queue, String key, String messageId, String body) throws IOException {
-    AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
-        .messageId(messageId)
-        .headers(key == null ? Map.of() : Map.of("Idempotency-Key", key))
-        .build();
+  static void publish(Channel channel, String queue, String key, String messageId, String body)
+      throws IOException {
+    AMQP.BasicProperties props =
+        new AMQP.BasicProperties.Builder()
+            .messageId(messageId)
+            .headers(key == null ? Map.of() : Map.of("Idempotency-Key", key))
+            .build();
     channel.basicPublish("", queue, props, body.getBytes(StandardCharsets.UTF_8));
   }
 

@@ -31,7 +31,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The consumer against the machine's RabbitMQ: one effect per message whatever the broker redelivers. */
+/**
+ * The consumer against the machine's RabbitMQ: one effect per message whatever the broker
+ * redelivers.
+ */
 @Timeout(120)
 class RabbitConsumerTest {
 
@@ -94,10 +97,11 @@ class RabbitConsumerTest {
     return consumers.stream().mapToLong(c -> counter.applyAsLong(c.stats())).sum();
   }
 
-  private final MessageHandler<Delivery> pay = (m, ctx) -> {
-    Thread.sleep(20);
-    effects.incrementAndGet();
-  };
+  private final MessageHandler<Delivery> pay =
+      (m, ctx) -> {
+        Thread.sleep(20);
+        effects.incrementAndGet();
+      };
 
   @Test
   void fiftyCopiesAcrossFourConsumersHaveOneEffect() throws Exception {
@@ -122,12 +126,16 @@ class RabbitConsumerTest {
     CountDownLatch recorded = new CountDownLatch(1);
     CountDownLatch killed = new CountDownLatch(1);
     Connection doomed = Rabbit.connect();
-    start(RabbitConsumer.builder(doomed, queue, delivery -> {
-      Acknowledgement a = orders.process(delivery, pay);
-      recorded.countDown();
-      await(killed); // the process dies here, before its acknowledgement reaches the broker
-      return a;
-    }));
+    start(
+        RabbitConsumer.builder(
+            doomed,
+            queue,
+            delivery -> {
+              Acknowledgement a = orders.process(delivery, pay);
+              recorded.countDown();
+              await(killed); // the process dies here, before its acknowledgement reaches the broker
+              return a;
+            }));
     Rabbit.publish(channel, queue, "order-" + UUID.randomUUID(), null, "{}");
     assertThat(recorded.await(60, TimeUnit.SECONDS)).isTrue();
 
@@ -143,12 +151,17 @@ class RabbitConsumerTest {
   @Test
   void transientFailureIsRedeliveredAfterTheDelayAndThenSucceedsOnce() throws Exception {
     AtomicInteger attempts = new AtomicInteger();
-    RabbitConsumer consumer = start(messages().build().processor((m, ctx) -> {
-      if (attempts.incrementAndGet() == 1) {
-        throw new IOException("downstream unavailable");
-      }
-      effects.incrementAndGet();
-    }));
+    RabbitConsumer consumer =
+        start(
+            messages()
+                .build()
+                .processor(
+                    (m, ctx) -> {
+                      if (attempts.incrementAndGet() == 1) {
+                        throw new IOException("downstream unavailable");
+                      }
+                      effects.incrementAndGet();
+                    }));
 
     Rabbit.publish(channel, queue, "order-" + UUID.randomUUID(), null, "{}");
 
@@ -162,21 +175,34 @@ class RabbitConsumerTest {
   void finalFailureIsRecordedAcknowledgedAndDeadLetteredOnce() throws Exception {
     String dead = declare(queue + ".dead", Map.of());
     AtomicInteger attempts = new AtomicInteger();
-    RabbitConsumer consumer = start(RabbitConsumer.builder(connection, queue,
-        messages().build().processor((m, ctx) -> {
-          attempts.incrementAndGet();
-          throw new FinalFailure("unknown-customer", "no such customer");
-        })).deadLetter("", dead));
+    RabbitConsumer consumer =
+        start(
+            RabbitConsumer.builder(
+                    connection,
+                    queue,
+                    messages()
+                        .build()
+                        .processor(
+                            (m, ctx) -> {
+                              attempts.incrementAndGet();
+                              throw new FinalFailure("unknown-customer", "no such customer");
+                            }))
+                .deadLetter("", dead));
     String key = "order-" + UUID.randomUUID();
 
     Rabbit.publish(channel, queue, key, null, "{}");
     Rabbit.publish(channel, queue, key, null, "{}");
 
-    assertThat(Rabbit.await(() -> consumer.stats().deadLettered() == 1 && consumer.stats().duplicates() == 1)).isTrue();
+    assertThat(
+            Rabbit.await(
+                () -> consumer.stats().deadLettered() == 1 && consumer.stats().duplicates() == 1))
+        .isTrue();
     GetResponse letter = channel.basicGet(dead, true);
     assertThat(letter).isNotNull();
-    assertThat(letter.getProps().getHeaders().get(RabbitConsumer.FAILURE_CODE_HEADER).toString()).isEqualTo("unknown-customer");
-    assertThat(letter.getProps().getHeaders().get(RabbitConsumer.REASON_HEADER).toString()).isEqualTo("final-failure");
+    assertThat(letter.getProps().getHeaders().get(RabbitConsumer.FAILURE_CODE_HEADER).toString())
+        .isEqualTo("unknown-customer");
+    assertThat(letter.getProps().getHeaders().get(RabbitConsumer.REASON_HEADER).toString())
+        .isEqualTo("final-failure");
     assertThat(channel.basicGet(dead, true)).isNull();
     assertThat(attempts).hasValue(1);
     assertThat(Rabbit.depth(channel, queue)).isZero();
@@ -187,11 +213,12 @@ class RabbitConsumerTest {
     CountDownLatch started = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     MessageIdempotency<Delivery> orders = messages().build();
-    MessageHandler<Delivery> slow = (m, ctx) -> {
-      started.countDown();
-      await(release);
-      effects.incrementAndGet();
-    };
+    MessageHandler<Delivery> slow =
+        (m, ctx) -> {
+          started.countDown();
+          await(release);
+          effects.incrementAndGet();
+        };
     start(orders.processor(slow));
     start(orders.processor(slow));
     String key = "order-" + UUID.randomUUID();
@@ -202,7 +229,11 @@ class RabbitConsumerTest {
     assertThat(Rabbit.await(() -> total(ConsumerStats::redeliveries) >= 1)).isTrue();
     release.countDown();
 
-    assertThat(Rabbit.await(() -> total(ConsumerStats::processed) == 1 && total(ConsumerStats::duplicates) == 1)).isTrue();
+    assertThat(
+            Rabbit.await(
+                () ->
+                    total(ConsumerStats::processed) == 1 && total(ConsumerStats::duplicates) == 1))
+        .isTrue();
     assertThat(effects).hasValue(1);
   }
 
@@ -228,36 +259,54 @@ class RabbitConsumerTest {
     Rabbit.publish(channel, queue, null, id, "{}");
     Rabbit.publish(channel, queue, null, id, "{}");
 
-    assertThat(Rabbit.await(() -> consumer.stats().processed() == 1 && consumer.stats().duplicates() == 1)).isTrue();
+    assertThat(
+            Rabbit.await(
+                () -> consumer.stats().processed() == 1 && consumer.stats().duplicates() == 1))
+        .isTrue();
     assertThat(effects).hasValue(1);
   }
 
   @Test
   void withoutDelayedRedeliveryATransientFailureIsRequeuedAtOnce() throws Exception {
     AtomicInteger attempts = new AtomicInteger();
-    RabbitConsumer consumer = start(RabbitConsumer.builder(connection, queue, messages().build().processor((m, ctx) -> {
-      if (attempts.incrementAndGet() == 1) {
-        throw new IOException("flaky");
-      }
-      effects.incrementAndGet();
-    })).delayedRedelivery(false));
+    RabbitConsumer consumer =
+        start(
+            RabbitConsumer.builder(
+                    connection,
+                    queue,
+                    messages()
+                        .build()
+                        .processor(
+                            (m, ctx) -> {
+                              if (attempts.incrementAndGet() == 1) {
+                                throw new IOException("flaky");
+                              }
+                              effects.incrementAndGet();
+                            }))
+                .delayedRedelivery(false));
 
     Rabbit.publish(channel, queue, "order-" + UUID.randomUUID(), null, "{}");
 
     assertThat(Rabbit.await(() -> consumer.stats().processed() == 1)).isTrue();
-    assertThat(consumer.stats().redelivered()).isEqualTo(1); // requeued: the broker marks it redelivered
+    assertThat(consumer.stats().redelivered())
+        .isEqualTo(1); // requeued: the broker marks it redelivered
     assertThat(effects).hasValue(1);
   }
 
   @Test
   void badOptionsAreRejectedNamingTheOption() {
-    MessageProcessor<Delivery> p = d -> new Acknowledgement.Ack(Acknowledgement.AckReason.PROCESSED);
+    MessageProcessor<Delivery> p =
+        d -> new Acknowledgement.Ack(Acknowledgement.AckReason.PROCESSED);
     assertThatThrownBy(() -> RabbitConsumer.builder(connection, " ", p))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("queue");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("queue");
     assertThatThrownBy(() -> RabbitConsumer.builder(connection, queue, p).prefetch(0))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("prefetch");
-    assertThatThrownBy(() -> RabbitConsumer.builder(connection, queue, p).confirmTimeout(Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("confirmTimeout");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("prefetch");
+    assertThatThrownBy(
+            () -> RabbitConsumer.builder(connection, queue, p).confirmTimeout(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("confirmTimeout");
   }
 
   private long depthOf(String q) {

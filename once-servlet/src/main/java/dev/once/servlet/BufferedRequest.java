@@ -24,9 +24,9 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The request as the handler sees it after the filter read its body: the body can be read again,
- * as a stream or as characters, and form parameters still come from it. An asynchronous cycle
- * started on it keeps the filter's response wrapper and reports its end to the exchange.
+ * The request as the handler sees it after the filter read its body: the body can be read again, as
+ * a stream or as characters, and form parameters still come from it. An asynchronous cycle started
+ * on it keeps the filter's response wrapper and reports its end to the exchange.
  */
 final class BufferedRequest extends HttpServletRequestWrapper {
 
@@ -120,7 +120,9 @@ final class BufferedRequest extends HttpServletRequestWrapper {
   /** The container no longer sees the body, so form parameters are parsed from our copy. */
   private Map<String, String[]> parameters() {
     if (parameters == null) {
-      parameters = FormParameters.merge(super.getParameterMap(), getContentType(), getCharacterEncoding(), body);
+      parameters =
+          FormParameters.merge(
+              super.getParameterMap(), getContentType(), getCharacterEncoding(), body);
     }
     return parameters;
   }
@@ -136,8 +138,9 @@ final class BufferedRequest extends HttpServletRequestWrapper {
   }
 
   private static ServletException multipartUnsupported() {
-    return new ServletException("multipart bodies cannot be parsed after OnceFilter buffered them;"
-        + " leave multipart routes out of the idempotency routes or read getInputStream()");
+    return new ServletException(
+        "multipart bodies cannot be parsed after OnceFilter buffered them;"
+            + " leave multipart routes out of the idempotency routes or read getInputStream()");
   }
 
   @Override
@@ -156,7 +159,10 @@ final class BufferedRequest extends HttpServletRequestWrapper {
     return async != null && async.wraps(current) ? async : current;
   }
 
-  /** Each asynchronous cycle gets the exchange as a listener, registered before any other thread can complete it. */
+  /**
+   * Each asynchronous cycle gets the exchange as a listener, registered before any other thread can
+   * complete it.
+   */
   private AsyncContext guarded(AsyncContext context) {
     if (guard == null) {
       return context;

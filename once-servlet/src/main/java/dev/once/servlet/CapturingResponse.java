@@ -25,13 +25,14 @@ import org.jspecify.annotations.Nullable;
 /**
  * The response as the handler writes it. Status and headers go straight to the real response (which
  * stays uncommitted); the body is held in memory so that the whole response can be recorded before
- * the client sees it, and is sent with a computed {@code Content-Length} when the exchange finishes.
+ * the client sees it, and is sent with a computed {@code Content-Length} when the exchange
+ * finishes.
  *
  * <p>A flush is held back too, because frameworks flush after writing a complete body; only a write
  * <em>after</em> a flush shows that the handler streams. Then, or when the body outgrows the cap,
  * the response turns into a plain pass-through: what was held is sent, and the rest goes out as the
- * handler writes it. {@code sendError} and {@code sendRedirect} are answered by the filter itself, so
- * that the first response and its replays are the same bytes.
+ * handler writes it. {@code sendError} and {@code sendRedirect} are answered by the filter itself,
+ * so that the first response and its replays are the same bytes.
  *
  * <p>Only the headers the handler set are recorded. Those already on the response when the filter
  * ran (an outer filter's request id, CORS headers) belong to that one request: they are noted when
@@ -42,29 +43,41 @@ final class CapturingResponse extends HttpServletResponseWrapper {
   private final HttpServletResponse real;
   private final HttpServletRequest request;
   private final int cap;
-  /** The header fields on the response before the handler ran (an outer filter's), by lower-case name. */
+
+  /**
+   * The header fields on the response before the handler ran (an outer filter's), by lower-case
+   * name.
+   */
   private final Map<String, List<String>> outer;
+
   /** The content type before the handler ran, for containers that keep it apart from the fields. */
   private final String outerContentType;
 
   private byte[] buffer = new byte[512];
   private static final byte[] RELEASED = new byte[0];
   private int count;
+
   /** A flush arrived with bytes held: the next write means the handler streams. */
   private boolean flushPending;
+
   /** The body goes straight to the client: streamed, or handed back after a failure. */
   private boolean passingThrough;
+
   private boolean streamed;
+
   /** After sendError, sendRedirect or close, the body is complete. */
   private boolean closed;
+
   private int errorStatus = -1;
   private @Nullable String errorMessage;
   private long declaredLength = -1;
 
   private @Nullable Body body;
   private @Nullable PrintWriter writer;
+
   /** Set while the filter itself drains the writer, so that its flush is not the handler's. */
   private boolean draining;
+
   private @Nullable ServletOutputStream realStream;
 
   CapturingResponse(HttpServletResponse real, HttpServletRequest request, int cap) {
@@ -201,7 +214,8 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     resetBuffer();
     real.setStatus(SC_FOUND);
     // Containers make a relative location absolute against the request URL.
-    real.setHeader("Location", URI.create(request.getRequestURL().toString()).resolve(location).toString());
+    real.setHeader(
+        "Location", URI.create(request.getRequestURL().toString()).resolve(location).toString());
     closed = true;
   }
 
@@ -291,14 +305,18 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     for (String name : real.getHeaderNames()) {
       String lower = name.toLowerCase(Locale.ROOT);
       if (seen.add(lower)) {
-        for (String value : setByHandler(outer.getOrDefault(lower, List.of()), List.copyOf(real.getHeaders(name)))) {
+        for (String value :
+            setByHandler(
+                outer.getOrDefault(lower, List.of()), List.copyOf(real.getHeaders(name)))) {
           headers.add(name, value);
         }
       }
     }
     // Tomcat keeps the content type apart from the other fields until it commits.
     String contentType = real.getContentType();
-    if (!seen.contains("content-type") && contentType != null && !contentType.equals(outerContentType)) {
+    if (!seen.contains("content-type")
+        && contentType != null
+        && !contentType.equals(outerContentType)) {
       headers.add("Content-Type", contentType);
     }
     return headers.build();
@@ -319,7 +337,8 @@ final class CapturingResponse extends HttpServletResponseWrapper {
   private static Map<String, List<String>> fieldsOf(HttpServletResponse response) {
     Map<String, List<String>> fields = new HashMap<>();
     for (String name : response.getHeaderNames()) {
-      fields.computeIfAbsent(name.toLowerCase(Locale.ROOT), n -> List.copyOf(response.getHeaders(name)));
+      fields.computeIfAbsent(
+          name.toLowerCase(Locale.ROOT), n -> List.copyOf(response.getHeaders(name)));
     }
     return fields;
   }
@@ -343,7 +362,10 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     }
   }
 
-  /** The handler failed: what it wrote is dropped, and whatever is written from now on goes to the client. */
+  /**
+   * The handler failed: what it wrote is dropped, and whatever is written from now on goes to the
+   * client.
+   */
   void discard() {
     drainWriter();
     count = 0;

@@ -10,7 +10,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** Parses {@code application/x-www-form-urlencoded} bodies the way containers do for {@code getParameter}. */
+/**
+ * Parses {@code application/x-www-form-urlencoded} bodies the way containers do for {@code
+ * getParameter}.
+ */
 final class FormParameters {
 
   private static final String FORM = "application/x-www-form-urlencoded";
@@ -21,12 +24,15 @@ final class FormParameters {
    * The query's parameters followed by the form body's (the Servlet specification's order), or the
    * query's alone when the body is not a form.
    */
-  static Map<String, String[]> merge(Map<String, String[]> query, String contentType, String encoding, byte[] body) {
+  static Map<String, String[]> merge(
+      Map<String, String[]> query, String contentType, String encoding, byte[] body) {
     if (!isForm(contentType) || body.length == 0) {
       return query;
     }
     Map<String, List<String>> all = new LinkedHashMap<>();
-    query.forEach((name, values) -> all.computeIfAbsent(name, n -> new ArrayList<>()).addAll(List.of(values)));
+    query.forEach(
+        (name, values) ->
+            all.computeIfAbsent(name, n -> new ArrayList<>()).addAll(List.of(values)));
     Charset charset = charset(encoding);
     for (String pair : new String(body, StandardCharsets.ISO_8859_1).split("&")) {
       if (pair.isEmpty()) {
@@ -47,7 +53,10 @@ final class FormParameters {
       return false;
     }
     int semi = contentType.indexOf(';');
-    return (semi < 0 ? contentType : contentType.substring(0, semi)).trim().toLowerCase(Locale.ROOT).equals(FORM);
+    return (semi < 0 ? contentType : contentType.substring(0, semi))
+        .trim()
+        .toLowerCase(Locale.ROOT)
+        .equals(FORM);
   }
 
   private static Charset charset(String encoding) {

@@ -11,8 +11,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The container's {@link AsyncContext}, except that {@link #complete()} first records and sends
- * the captured response: once the container completes, nothing more can be written.
+ * The container's {@link AsyncContext}, except that {@link #complete()} first records and sends the
+ * captured response: once the container completes, nothing more can be written.
  */
 final class GuardedAsyncContext implements AsyncContext {
 
@@ -39,7 +39,8 @@ final class GuardedAsyncContext implements AsyncContext {
       log.debug("could not send the response of an asynchronous exchange", e);
     } catch (RuntimeException e) {
       // The exchange is settled all the same: GuardedExchange settles the lease before it rethrows.
-      log.warn("could not finish the response of an asynchronous exchange; its outcome is settled", e);
+      log.warn(
+          "could not finish the response of an asynchronous exchange; its outcome is settled", e);
     } finally {
       delegate.complete();
     }
@@ -86,7 +87,8 @@ final class GuardedAsyncContext implements AsyncContext {
   }
 
   @Override
-  public void addListener(AsyncListener listener, ServletRequest request, ServletResponse response) {
+  public void addListener(
+      AsyncListener listener, ServletRequest request, ServletResponse response) {
     delegate.addListener(listener, request, response);
   }
 

@@ -13,10 +13,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Finishes one exchange exactly once, whichever comes first: the handler returning, an
- * asynchronous cycle completing, a timeout or an error. Every path settles the lease (DESIGN §2):
- * once any byte of the response may have reached the client, the handler ran and the outcome is
- * "done, response unavailable", whatever fails afterwards; only a failure before that releases the key.
+ * Finishes one exchange exactly once, whichever comes first: the handler returning, an asynchronous
+ * cycle completing, a timeout or an error. Every path settles the lease (DESIGN §2): once any byte
+ * of the response may have reached the client, the handler ran and the outcome is "done, response
+ * unavailable", whatever fails afterwards; only a failure before that releases the key.
  */
 final class GuardedExchange implements AsyncListener {
 
@@ -40,8 +40,8 @@ final class GuardedExchange implements AsyncListener {
   }
 
   /**
-   * Records the handler's response, then sends it: a client that holds a response can count on
-   * its replay.
+   * Records the handler's response, then sends it: a client that holds a response can count on its
+   * replay.
    */
   void finish() throws IOException {
     if (record() != null) {
@@ -51,7 +51,8 @@ final class GuardedExchange implements AsyncListener {
 
   /**
    * Records the handler's outcome, unless the exchange is already finished (then null). A streamed
-   * response already went out: it only counts as done, or releases the key if its status is transient.
+   * response already went out: it only counts as done, or releases the key if its status is
+   * transient.
    */
   @Nullable Outcome record() {
     if (!finished.compareAndSet(false, true)) {
@@ -69,7 +70,8 @@ final class GuardedExchange implements AsyncListener {
     try {
       captured = response.captured();
     } catch (RuntimeException e) {
-      // The handler returned, so its effect happened: a response we cannot even read back is "done".
+      // The handler returned, so its effect happened: a response we cannot even read back is
+      // "done".
       exchange.recordUnavailable();
       throw e;
     }
@@ -115,7 +117,10 @@ final class GuardedExchange implements AsyncListener {
     }
   }
 
-  /** The handler could not tell whether its effect happened: neither record nor release ({@link OnceFilter#OUTCOME}). */
+  /**
+   * The handler could not tell whether its effect happened: neither record nor release ({@link
+   * OnceFilter#OUTCOME}).
+   */
   private boolean isAmbiguous() {
     return OnceFilter.AMBIGUOUS.equals(request.getAttribute(OnceFilter.OUTCOME));
   }
@@ -125,9 +130,10 @@ final class GuardedExchange implements AsyncListener {
     if (finished.compareAndSet(false, true)) {
       // Completed behind the filter's back: through the container's own AsyncContext, or after a
       // dispatch the filter is not mapped for. The work is done but its response was not captured.
-      log.warn("an asynchronous response completed without OnceFilter seeing it finish; its retries get"
-          + " 'response unavailable'. Map OnceFilter for ASYNC dispatches and complete the AsyncContext"
-          + " that startAsync() returned.");
+      log.warn(
+          "an asynchronous response completed without OnceFilter seeing it finish; its retries get"
+              + " 'response unavailable'. Map OnceFilter for ASYNC dispatches and complete the AsyncContext"
+              + " that startAsync() returned.");
       exchange.recordUnavailable(response.getStatus());
     }
   }

@@ -42,12 +42,12 @@ import org.jspecify.annotations.Nullable;
  * goes asynchronous is recorded when its response completes, and an {@code AsyncContext.dispatch()}
  * is followed into the dispatched handler.
  *
- * <p>On a covered request that carries a key, the filter reads the body (at most the route's
- * {@code maxRequestBytes}, else 413), hands the handler a request that still has it, and holds the
- * handler's response until the handler finishes, so it can be recorded and then sent. A handler that
- * keeps writing after a flush, or writes more than the route's {@code maxResultBytes}, is streamed to
- * the client as it writes; it counts as done, and its retries are answered 409
- * {@code idempotency-response-unavailable}. See {@code docs/http.md}.
+ * <p>On a covered request that carries a key, the filter reads the body (at most the route's {@code
+ * maxRequestBytes}, else 413), hands the handler a request that still has it, and holds the
+ * handler's response until the handler finishes, so it can be recorded and then sent. A handler
+ * that keeps writing after a flush, or writes more than the route's {@code maxResultBytes}, is
+ * streamed to the client as it writes; it counts as done, and its retries are answered 409 {@code
+ * idempotency-response-unavailable}. See {@code docs/http.md}.
  */
 public final class OnceFilter implements Filter {
 
@@ -56,8 +56,8 @@ public final class OnceFilter implements Filter {
 
   /**
    * The request attribute under which the handler finds the {@link dev.once.http.Exchange} it runs
-   * for: its scope and fencing token, to pass on to systems that can settle retries themselves
-   * (the gateway forwards them upstream).
+   * for: its scope and fencing token, to pass on to systems that can settle retries themselves (the
+   * gateway forwards them upstream).
    */
   public static final String EXCHANGE = "dev.once.http.Exchange";
 
@@ -72,23 +72,26 @@ public final class OnceFilter implements Filter {
   /** See {@link #OUTCOME}. */
   public static final String AMBIGUOUS = "ambiguous";
 
-  /** The exchange of a request this filter must guard; empty for one it answers or passes through. */
-  private static final Decision.Visitor<Optional<Exchange>> ADMITTED = new Decision.Visitor<>() {
-    @Override
-    public Optional<Exchange> proceed(Decision.Proceed proceed) {
-      return Optional.of(proceed.exchange());
-    }
+  /**
+   * The exchange of a request this filter must guard; empty for one it answers or passes through.
+   */
+  private static final Decision.Visitor<Optional<Exchange>> ADMITTED =
+      new Decision.Visitor<>() {
+        @Override
+        public Optional<Exchange> proceed(Decision.Proceed proceed) {
+          return Optional.of(proceed.exchange());
+        }
 
-    @Override
-    public Optional<Exchange> respond(Decision.Respond respond) {
-      return Optional.empty();
-    }
+        @Override
+        public Optional<Exchange> respond(Decision.Respond respond) {
+          return Optional.empty();
+        }
 
-    @Override
-    public Optional<Exchange> passThrough(Decision.PassThrough passThrough) {
-      return Optional.empty();
-    }
-  };
+        @Override
+        public Optional<Exchange> passThrough(Decision.PassThrough passThrough) {
+          return Optional.empty();
+        }
+      };
 
   private final HttpIdempotency http;
   private final TransactionBoundary transactions;
@@ -110,7 +113,8 @@ public final class OnceFilter implements Filter {
   @Override
   public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
       throws IOException, ServletException {
-    if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
+    if (!(req instanceof HttpServletRequest request)
+        || !(res instanceof HttpServletResponse response)) {
       chain.doFilter(req, res);
       return;
     }
@@ -136,32 +140,40 @@ public final class OnceFilter implements Filter {
     }
     if (request.getHeader(HttpIdempotency.KEY_HEADER) == null) {
       // Nothing to fingerprint nor store: the body stays unread for the handler to stream.
-      http.begin(route, incoming(request, method, path, new byte[0])).accept(new Decision.Visitor<Send>() {
-        @Override
-        public Send respond(Decision.Respond respond) {
-          return () -> {
-            if (request.getContentLengthLong() > 0 || request.getHeader("Transfer-Encoding") != null) {
-              // Refused with its body unread: the server may close the connection once the answer is
-              // sent, and a client that pooled it would send its next request into a closed socket.
-              response.setHeader("Connection", "close");
-            }
-            Responses.write(response, respond.response());
-          };
-        }
+      http.begin(route, incoming(request, method, path, new byte[0]))
+          .accept(
+              new Decision.Visitor<Send>() {
+                @Override
+                public Send respond(Decision.Respond respond) {
+                  return () -> {
+                    if (request.getContentLengthLong() > 0
+                        || request.getHeader("Transfer-Encoding") != null) {
+                      // Refused with its body unread: the server may close the connection once the
+                      // answer is
+                      // sent, and a client that pooled it would send its next request into a closed
+                      // socket.
+                      response.setHeader("Connection", "close");
+                    }
+                    Responses.write(response, respond.response());
+                  };
+                }
 
-        @Override
-        public Send passThrough(Decision.PassThrough passThrough) {
-          return () -> chain.doFilter(request, response);
-        }
+                @Override
+                public Send passThrough(Decision.PassThrough passThrough) {
+                  return () -> chain.doFilter(request, response);
+                }
 
-        @Override
-        public Send proceed(Decision.Proceed proceed) {
-          // Only a request with a key is ever claimed. Should one be, the handler has not run: the
-          // key is released, and the request refused rather than run without its exchange.
-          proceed.exchange().fail();
-          throw new IllegalStateException("a request without an Idempotency-Key was admitted to run guarded");
-        }
-      }).run();
+                @Override
+                public Send proceed(Decision.Proceed proceed) {
+                  // Only a request with a key is ever claimed. Should one be, the handler has not
+                  // run: the
+                  // key is released, and the request refused rather than run without its exchange.
+                  proceed.exchange().fail();
+                  throw new IllegalStateException(
+                      "a request without an Idempotency-Key was admitted to run guarded");
+                }
+              })
+          .run();
       return;
     }
     byte[] body = RequestBody.read(request, route.policy().maxRequestBytes());
@@ -171,8 +183,13 @@ public final class OnceFilter implements Filter {
       Responses.write(response, Problems.bodyTooLarge(route.policy().maxRequestBytes()));
       return;
     }
-    Attempt attempt = new Attempt(route, new BufferedRequest(request, body), response, chain,
-        incoming(request, method, path, body));
+    Attempt attempt =
+        new Attempt(
+            route,
+            new BufferedRequest(request, body),
+            response,
+            chain,
+            incoming(request, method, path, body));
     if (transactions.covers(route)) {
       transactions.run(route, () -> attempt.run(false));
     } else {
@@ -182,7 +199,8 @@ public final class OnceFilter implements Filter {
   }
 
   /** A dispatch from {@code AsyncContext.dispatch()}: the handler may finish the response now. */
-  private static void continueAsync(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+  private static void continueAsync(
+      HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws IOException, ServletException {
     if (!(request.getAttribute(EXCHANGE_ATTRIBUTE) instanceof GuardedExchange guard)) {
       chain.doFilter(request, response);
@@ -194,8 +212,12 @@ public final class OnceFilter implements Filter {
     }
   }
 
-  private static void runHandler(GuardedExchange guard, HttpServletRequest request, HttpServletResponse response,
-      FilterChain chain) throws IOException, ServletException {
+  private static void runHandler(
+      GuardedExchange guard,
+      HttpServletRequest request,
+      HttpServletResponse response,
+      FilterChain chain)
+      throws IOException, ServletException {
     try {
       chain.doFilter(request, response);
     } catch (IOException | ServletException | RuntimeException | Error e) {
@@ -222,7 +244,11 @@ public final class OnceFilter implements Filter {
     private @Nullable GuardedExchange guard;
     private boolean async;
 
-    Attempt(Route route, BufferedRequest request, HttpServletResponse response, FilterChain chain,
+    Attempt(
+        Route route,
+        BufferedRequest request,
+        HttpServletResponse response,
+        FilterChain chain,
         IncomingRequest incoming) {
       this.route = route;
       this.request = request;
@@ -239,17 +265,25 @@ public final class OnceFilter implements Filter {
         return TransactionBoundary.Ending.ROLL_BACK;
       }
       Exchange exchange = admitted.get();
-      guard = new GuardedExchange(exchange, request,
-          new CapturingResponse(response, request, route.policy().execution().maxResultBytes()));
+      guard =
+          new GuardedExchange(
+              exchange,
+              request,
+              new CapturingResponse(
+                  response, request, route.policy().execution().maxResultBytes()));
       request.guardedBy(guard);
       request.setAttribute(EXCHANGE_ATTRIBUTE, guard);
       request.setAttribute(EXCHANGE, exchange);
       runHandler(guard, request, guard.response(), chain);
       if (request.isAsyncStarted()) {
         if (!mayGoAsync) {
-          IllegalStateException misuse = new IllegalStateException("the handler of " + route + " went asynchronous,"
-              + " but the route runs in a transaction bound to the request thread; answer synchronously on"
-              + " transactional routes");
+          IllegalStateException misuse =
+              new IllegalStateException(
+                  "the handler of "
+                      + route
+                      + " went asynchronous,"
+                      + " but the route runs in a transaction bound to the request thread; answer synchronously on"
+                      + " transactional routes");
           guard.fail(misuse);
           throw misuse;
         }
@@ -258,37 +292,42 @@ public final class OnceFilter implements Filter {
         return TransactionBoundary.Ending.COMMIT;
       }
       return guard.record() == Outcome.TRANSIENT
-          ? TransactionBoundary.Ending.ROLL_BACK : TransactionBoundary.Ending.COMMIT;
+          ? TransactionBoundary.Ending.ROLL_BACK
+          : TransactionBoundary.Ending.COMMIT;
     }
 
     void send() throws IOException, ServletException {
-      Objects.requireNonNull(decision, "send() follows run()").accept(new Decision.Visitor<Send>() {
-        @Override
-        public Send proceed(Decision.Proceed proceed) {
-          // An asynchronous handler is sent when it completes, by its GuardedExchange.
-          return () -> {
-            if (!async) {
-              Objects.requireNonNull(guard, "a proceeding attempt has its guard").send();
-            }
-          };
-        }
+      Objects.requireNonNull(decision, "send() follows run()")
+          .accept(
+              new Decision.Visitor<Send>() {
+                @Override
+                public Send proceed(Decision.Proceed proceed) {
+                  // An asynchronous handler is sent when it completes, by its GuardedExchange.
+                  return () -> {
+                    if (!async) {
+                      Objects.requireNonNull(guard, "a proceeding attempt has its guard").send();
+                    }
+                  };
+                }
 
-        @Override
-        public Send respond(Decision.Respond respond) {
-          return () -> Responses.write(response, respond.response());
-        }
+                @Override
+                public Send respond(Decision.Respond respond) {
+                  return () -> Responses.write(response, respond.response());
+                }
 
-        @Override
-        public Send passThrough(Decision.PassThrough passThrough) {
-          return () -> chain.doFilter(request, response);
-        }
-      }).run();
+                @Override
+                public Send passThrough(Decision.PassThrough passThrough) {
+                  return () -> chain.doFilter(request, response);
+                }
+              })
+          .run();
     }
   }
 
   /**
    * The path inside the application as the container decoded and normalised it, so that routes
-   * match the way servlet mappings do and no spelling of a path ({@code %70ayments}) escapes its route.
+   * match the way servlet mappings do and no spelling of a path ({@code %70ayments}) escapes its
+   * route.
    */
   static String pathOf(HttpServletRequest request) {
     String servletPath = request.getServletPath();
@@ -297,7 +336,8 @@ public final class OnceFilter implements Filter {
     return path.isEmpty() ? "/" : path;
   }
 
-  private static IncomingRequest incoming(HttpServletRequest request, String method, String path, byte[] body) {
+  private static IncomingRequest incoming(
+      HttpServletRequest request, String method, String path, byte[] body) {
     Headers.Builder headers = Headers.builder();
     for (Enumeration<String> names = request.getHeaderNames(); names.hasMoreElements(); ) {
       String name = names.nextElement();
@@ -306,7 +346,12 @@ public final class OnceFilter implements Filter {
       }
     }
     Principal principal = request.getUserPrincipal();
-    return new IncomingRequest(method, path, request.getQueryString(), headers.build(), body,
+    return new IncomingRequest(
+        method,
+        path,
+        request.getQueryString(),
+        headers.build(),
+        body,
         principal == null ? null : principal.getName());
   }
 
@@ -328,7 +373,9 @@ public final class OnceFilter implements Filter {
       this.http = Objects.requireNonNull(http, "http");
     }
 
-    /** Runs the routes it covers in one transaction each (default {@link TransactionBoundary#NONE}). */
+    /**
+     * Runs the routes it covers in one transaction each (default {@link TransactionBoundary#NONE}).
+     */
     public Builder transactions(TransactionBoundary transactions) {
       this.transactions = Objects.requireNonNull(transactions, "transactions");
       return this;

@@ -14,10 +14,10 @@ final class Responses {
   private Responses() {}
 
   /**
-   * Sends the response: its status, its headers, a computed {@code Content-Length}, and the body.
-   * A field already on the response belongs to this request (an outer filter's request id, CORS
-   * headers): the stored values join it and never replace it. The content type is the exception:
-   * it describes the stored body.
+   * Sends the response: its status, its headers, a computed {@code Content-Length}, and the body. A
+   * field already on the response belongs to this request (an outer filter's request id, CORS
+   * headers): the stored values join it and never replace it. The content type is the exception: it
+   * describes the stored body.
    */
   static void write(HttpServletResponse response, StoredResponse stored) throws IOException {
     response.setStatus(stored.status());

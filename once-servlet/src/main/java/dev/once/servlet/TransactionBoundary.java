@@ -10,26 +10,27 @@ import java.io.IOException;
  * roll back together. {@link OnceFilter} sends the response only after {@link #run} returns, so a
  * client never sees a response whose effects did not commit.
  *
- * <p>The store must take part in the same transaction (with once-store-jdbc, a store view
- * {@code TransactionalStore.on(connection)} over the transaction's connection), and heartbeats
- * must be off for covered routes. Requests on covered routes must not go asynchronous: the
- * transaction is bound to the thread. The Spring Boot starter supplies an implementation over
- * Spring's transaction manager.
+ * <p>The store must take part in the same transaction (with once-store-jdbc, a store view {@code
+ * TransactionalStore.on(connection)} over the transaction's connection), and heartbeats must be off
+ * for covered routes. Requests on covered routes must not go asynchronous: the transaction is bound
+ * to the thread. The Spring Boot starter supplies an implementation over Spring's transaction
+ * manager.
  */
 public interface TransactionBoundary {
 
   /** No route runs in a transaction: every store call commits on its own. */
-  TransactionBoundary NONE = new TransactionBoundary() {
-    @Override
-    public boolean covers(Route route) {
-      return false;
-    }
+  TransactionBoundary NONE =
+      new TransactionBoundary() {
+        @Override
+        public boolean covers(Route route) {
+          return false;
+        }
 
-    @Override
-    public void run(Route route, Work work) throws IOException, ServletException {
-      work.run();
-    }
-  };
+        @Override
+        public void run(Route route, Work work) throws IOException, ServletException {
+          work.run();
+        }
+      };
 
   /** How the work wants its transaction to end. */
   enum Ending {

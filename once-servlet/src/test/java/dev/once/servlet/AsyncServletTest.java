@@ -9,7 +9,10 @@ import java.net.http.HttpResponse;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
-/** A handler that goes asynchronous is finished when its response completes, not when doFilter returns. */
+/**
+ * A handler that goes asynchronous is finished when its response completes, not when doFilter
+ * returns.
+ */
 class AsyncServletTest extends GuardedAppTest {
 
   @Test
@@ -20,7 +23,8 @@ class AsyncServletTest extends GuardedAppTest {
     HttpResponse<String> retry = shop.postJson("/api/async/complete", key, "{}");
 
     assertThat(first.statusCode()).isEqualTo(201);
-    assertThat(first.headers().firstValue("Content-Length")).contains(Integer.toString(first.body().length()));
+    assertThat(first.headers().firstValue("Content-Length"))
+        .contains(Integer.toString(first.body().length()));
     assertThat(retry.body()).isEqualTo(first.body());
     assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
     assertThat(shop.app.executions("/api/async/complete")).isEqualTo(1);
@@ -29,9 +33,12 @@ class AsyncServletTest extends GuardedAppTest {
   @Test
   void whileTheAsyncWorkRunsTheKeyIsStillInFlight() throws Exception {
     String key = key();
-    CompletableFuture<HttpResponse<String>> first = shop.client.sendAsync(
-        shop.post("/api/async/complete/inflight?ms=1500", key, "{}").build(), HttpResponse.BodyHandlers.ofString());
-    shop.awaitExecutions("/api/async/complete/inflight", 1); // the async thread then sleeps 1.5 s before writing
+    CompletableFuture<HttpResponse<String>> first =
+        shop.client.sendAsync(
+            shop.post("/api/async/complete/inflight?ms=1500", key, "{}").build(),
+            HttpResponse.BodyHandlers.ofString());
+    shop.awaitExecutions(
+        "/api/async/complete/inflight", 1); // the async thread then sleeps 1.5 s before writing
 
     HttpResponse<String> dup = shop.postJson("/api/async/complete/inflight?ms=1500", key, "{}");
 
@@ -78,13 +85,17 @@ class AsyncServletTest extends GuardedAppTest {
   }
 
   @Test
-  void anAsyncTimeoutKeepsTheKeyInFlightBecauseTheWorkMayStillRunAndTheContainerAnswers() throws Exception {
-    assertThat(shop.firstAnswerWhileTheKeyStaysInFlight("/api/async/timeout").statusCode()).isEqualTo(500);
+  void anAsyncTimeoutKeepsTheKeyInFlightBecauseTheWorkMayStillRunAndTheContainerAnswers()
+      throws Exception {
+    assertThat(shop.firstAnswerWhileTheKeyStaysInFlight("/api/async/timeout").statusCode())
+        .isEqualTo(500);
   }
 
   @Test
-  void aHandlerThatThrowsAfterGoingAsynchronousKeepsTheKeyInFlightBecauseItsWorkMayStillRun() throws Exception {
-    assertThat(shop.firstAnswerWhileTheKeyStaysInFlight("/api/async/throw").statusCode()).isEqualTo(500);
+  void aHandlerThatThrowsAfterGoingAsynchronousKeepsTheKeyInFlightBecauseItsWorkMayStillRun()
+      throws Exception {
+    assertThat(shop.firstAnswerWhileTheKeyStaysInFlight("/api/async/throw").statusCode())
+        .isEqualTo(500);
   }
 
   @Test

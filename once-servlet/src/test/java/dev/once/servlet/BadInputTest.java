@@ -28,7 +28,13 @@ class BadInputTest extends GuardedAppTest {
    * @param problem the filter's problem type, or null when the container answers before the filter
    * @param runs whether the handler runs (documented behaviour), leaving a completed record
    */
-  record Case(String name, List<String> head, byte[] body, boolean closeOutput, int status, ProblemType problem,
+  record Case(
+      String name,
+      List<String> head,
+      byte[] body,
+      boolean closeOutput,
+      int status,
+      ProblemType problem,
       boolean runs) {
     @Override
     public String toString() {
@@ -55,17 +61,30 @@ class BadInputTest extends GuardedAppTest {
     return head;
   }
 
-  private static Case rejected(String name, List<String> head, String body, int status, ProblemType problem) {
-    return new Case(name, head, body.getBytes(StandardCharsets.UTF_8), false, status, problem, false);
+  private static Case rejected(
+      String name, List<String> head, String body, int status, ProblemType problem) {
+    return new Case(
+        name, head, body.getBytes(StandardCharsets.UTF_8), false, status, problem, false);
   }
 
   private static Case keyInvalid(String name, String keyHeaderValue) {
-    return rejected(name, json("/api/payments", keyHeaderValue, 2), "{}", 400, ProblemType.KEY_INVALID);
+    return rejected(
+        name, json("/api/payments", keyHeaderValue, 2), "{}", 400, ProblemType.KEY_INVALID);
   }
 
   private static Case accepted(String name, String contentType, byte[] body) {
-    return new Case(name, post("/api/payments", "Content-Type: " + contentType, "Content-Length: " + body.length,
-        "Idempotency-Key: " + UUID.randomUUID()), body, false, 201, null, true);
+    return new Case(
+        name,
+        post(
+            "/api/payments",
+            "Content-Type: " + contentType,
+            "Content-Length: " + body.length,
+            "Idempotency-Key: " + UUID.randomUUID()),
+        body,
+        false,
+        201,
+        null,
+        true);
   }
 
   static Stream<Case> cases() {
@@ -85,39 +104,107 @@ class BadInputTest extends GuardedAppTest {
         keyInvalid("an empty sf-string", "\"\""),
         keyInvalid("an sf-string with parameters", "\"abc\";v=1"),
         keyInvalid("a list of two keys in one header", "k-1, k-2"),
-        rejected("two Idempotency-Key headers", json("/api/payments", "k-1", 2, "Idempotency-Key: k-2"), "{}",
-            400, ProblemType.KEY_INVALID),
-        rejected("no key on a route that requires one", json("/required/api/payments", null, 2), "{}",
-            400, ProblemType.KEY_MISSING),
-        rejected("a percent-encoded spelling of a required route", json("/required/api/%70ayments", null, 2), "{}",
-            400, ProblemType.KEY_MISSING),
-        rejected("dot segments leading into a required route", json("/x/../required/api/payments", null, 2), "{}",
-            400, ProblemType.KEY_MISSING),
-        rejected("a key header of 9000 characters", json("/api/payments", "k".repeat(9000), 2), "{}",
-            431, null),
+        rejected(
+            "two Idempotency-Key headers",
+            json("/api/payments", "k-1", 2, "Idempotency-Key: k-2"),
+            "{}",
+            400,
+            ProblemType.KEY_INVALID),
+        rejected(
+            "no key on a route that requires one",
+            json("/required/api/payments", null, 2),
+            "{}",
+            400,
+            ProblemType.KEY_MISSING),
+        rejected(
+            "a percent-encoded spelling of a required route",
+            json("/required/api/%70ayments", null, 2),
+            "{}",
+            400,
+            ProblemType.KEY_MISSING),
+        rejected(
+            "dot segments leading into a required route",
+            json("/x/../required/api/payments", null, 2),
+            "{}",
+            400,
+            ProblemType.KEY_MISSING),
+        rejected(
+            "a key header of 9000 characters",
+            json("/api/payments", "k".repeat(9000), 2),
+            "{}",
+            431,
+            null),
         rejected("a header section of 20 KiB", manyHeaders, "{}", 431, null),
-        rejected("a body longer than the route allows", json("/small/api/payments", "k-413", 1100),
-            "x".repeat(1100), 413, ProblemType.BODY_TOO_LARGE),
-        rejected("a non-numeric Content-Length", post("/api/payments", "Idempotency-Key: k-cl",
-            "Content-Length: twelve"), "{}", 400, null),
-        rejected("two different Content-Length values", post("/api/payments", "Idempotency-Key: k-cl2",
-            "Content-Length: 2", "Content-Length: 3"), "{}", 400, null),
-        rejected("Content-Length with Transfer-Encoding", post("/api/payments", "Idempotency-Key: k-te",
-            "Content-Length: 2", "Transfer-Encoding: chunked"), "2\r\n{}\r\n0\r\n\r\n", 400, null),
-        rejected("a malformed chunk size", post("/api/payments", "Idempotency-Key: k-chunk",
-            "Transfer-Encoding: chunked"), "zz\r\n{}\r\n0\r\n\r\n", 400, null),
-        new Case("a body shorter than its Content-Length, then the client hangs up",
-            json("/api/payments", "k-short", 100), "{\"amount\":".getBytes(StandardCharsets.UTF_8), true,
-            -1, null, false),
-        accepted("invalid JSON, hashed raw", "application/json", "{\"amount\": 10,".getBytes(StandardCharsets.UTF_8)),
-        accepted("JSON with a duplicate member, hashed raw", "application/json",
+        rejected(
+            "a body longer than the route allows",
+            json("/small/api/payments", "k-413", 1100),
+            "x".repeat(1100),
+            413,
+            ProblemType.BODY_TOO_LARGE),
+        rejected(
+            "a non-numeric Content-Length",
+            post("/api/payments", "Idempotency-Key: k-cl", "Content-Length: twelve"),
+            "{}",
+            400,
+            null),
+        rejected(
+            "two different Content-Length values",
+            post(
+                "/api/payments",
+                "Idempotency-Key: k-cl2",
+                "Content-Length: 2",
+                "Content-Length: 3"),
+            "{}",
+            400,
+            null),
+        rejected(
+            "Content-Length with Transfer-Encoding",
+            post(
+                "/api/payments",
+                "Idempotency-Key: k-te",
+                "Content-Length: 2",
+                "Transfer-Encoding: chunked"),
+            "2\r\n{}\r\n0\r\n\r\n",
+            400,
+            null),
+        rejected(
+            "a malformed chunk size",
+            post("/api/payments", "Idempotency-Key: k-chunk", "Transfer-Encoding: chunked"),
+            "zz\r\n{}\r\n0\r\n\r\n",
+            400,
+            null),
+        new Case(
+            "a body shorter than its Content-Length, then the client hangs up",
+            json("/api/payments", "k-short", 100),
+            "{\"amount\":".getBytes(StandardCharsets.UTF_8),
+            true,
+            -1,
+            null,
+            false),
+        accepted(
+            "invalid JSON, hashed raw",
+            "application/json",
+            "{\"amount\": 10,".getBytes(StandardCharsets.UTF_8)),
+        accepted(
+            "JSON with a duplicate member, hashed raw",
+            "application/json",
             "{\"amount\":1,\"amount\":2}".getBytes(StandardCharsets.UTF_8)),
-        accepted("JSON nested 50 000 deep", "application/json",
+        accepted(
+            "JSON nested 50 000 deep",
+            "application/json",
             ("[".repeat(50_000) + "]".repeat(50_000)).getBytes(StandardCharsets.UTF_8)),
-        accepted("invalid UTF-8 in a JSON body, hashed raw", "application/json",
+        accepted(
+            "invalid UTF-8 in a JSON body, hashed raw",
+            "application/json",
             new byte[] {'{', '"', 'a', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'}),
-        new Case("a key of exactly 255 characters", json("/api/payments", "k".repeat(255), 2),
-            "{}".getBytes(StandardCharsets.UTF_8), false, 201, null, true));
+        new Case(
+            "a key of exactly 255 characters",
+            json("/api/payments", "k".repeat(255), 2),
+            "{}".getBytes(StandardCharsets.UTF_8),
+            false,
+            201,
+            null,
+            true));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -134,12 +221,15 @@ class BadInputTest extends GuardedAppTest {
     } else if (c.status() > 0) {
       assertThat(r.status()).as(r.body()).isEqualTo(c.status());
     } else {
-      assertThat(r.status()).as("no answer, or a 4xx: %s", r.body()).satisfiesAnyOf(
-          s -> assertThat(s).isEqualTo(-1), s -> assertThat(s).isBetween(400, 499));
+      assertThat(r.status())
+          .as("no answer, or a 4xx: %s", r.body())
+          .satisfiesAnyOf(s -> assertThat(s).isEqualTo(-1), s -> assertThat(s).isBetween(400, 499));
     }
     assertThat(shop.app.totalExecutions() - runsBefore).isEqualTo(c.runs() ? 1 : 0);
     if (c.runs()) {
-      assertThat(shop.store.live()).extracting(IdempotencyRecord::state).doesNotContain(RecordState.IN_PROGRESS);
+      assertThat(shop.store.live())
+          .extracting(IdempotencyRecord::state)
+          .doesNotContain(RecordState.IN_PROGRESS);
     } else {
       assertThat(shop.store.claimedIds()).isEqualTo(claimsBefore);
     }
@@ -163,6 +253,8 @@ class BadInputTest extends GuardedAppTest {
   void afterAllThatTheServerStillAnswers() throws Exception {
     eachBadInputGetsAClearAnswerAndLeavesNothingBehind(cases().findFirst().orElseThrow());
 
-    assertThat(shop.postJson("/api/payments/alive", UUID.randomUUID().toString(), "{}").statusCode()).isEqualTo(201);
+    assertThat(
+            shop.postJson("/api/payments/alive", UUID.randomUUID().toString(), "{}").statusCode())
+        .isEqualTo(201);
   }
 }

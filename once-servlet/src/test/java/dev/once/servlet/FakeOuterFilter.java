@@ -20,7 +20,9 @@ final class FakeOuterFilter implements Filter {
   static final String REQUEST_ID = "X-Request-Id";
   static final String ALLOW_ORIGIN = "Access-Control-Allow-Origin";
 
-  /** The response this thread is serving, for hooks inside the chain that ask whether it has left. */
+  /**
+   * The response this thread is serving, for hooks inside the chain that ask whether it has left.
+   */
   static final ThreadLocal<HttpServletResponse> CURRENT = new ThreadLocal<>();
 
   private final AtomicLong ids = new AtomicLong();

@@ -21,13 +21,23 @@ class FinishedLeaseTest extends GuardedAppTest {
   @Test
   void aClientThatHangsUpDuringAStreamedResponseNeverGetsTheHandlerRunAgain() throws Exception {
     String key = key();
-    // Far more than the cap and the socket buffers: the handler is still writing when the client leaves.
+    // Far more than the cap and the socket buffers: the handler is still writing when the client
+    // leaves.
     String path = "/wait/api/big?bytes=" + (64 << 20);
     byte[] body = "{}".getBytes(StandardCharsets.US_ASCII);
 
-    int read = RawHttp.readSomeThenHangUp(shop.server.port(), List.of(
-        "POST " + path + " HTTP/1.1", "Host: 127.0.0.1", "Api-Key: " + GuardedApp.MERCHANT,
-        "Idempotency-Key: " + key, "Content-Type: application/json", "Content-Length: " + body.length), body, 4096);
+    int read =
+        RawHttp.readSomeThenHangUp(
+            shop.server.port(),
+            List.of(
+                "POST " + path + " HTTP/1.1",
+                "Host: 127.0.0.1",
+                "Api-Key: " + GuardedApp.MERCHANT,
+                "Idempotency-Key: " + key,
+                "Content-Type: application/json",
+                "Content-Length: " + body.length),
+            body,
+            4096);
 
     assertThat(read).isEqualTo(4096);
     // The route waits for the first request to finish, so the retry sees how it was settled.
@@ -61,15 +71,24 @@ class FinishedLeaseTest extends GuardedAppTest {
 
     HttpResponse<String> first = shop.postJson("/api/status/600", key, "{}");
 
-    assertThat(first.statusCode()).as("the container's answer to a response it cannot record").isEqualTo(500);
+    assertThat(first.statusCode())
+        .as("the container's answer to a response it cannot record")
+        .isEqualTo(500);
     assertRetryIsUnavailableAndTheHandlerRanOnce("/api/status/600", key);
   }
 
-  /** The first request with the key on {@code path} is over: it counts as done, and was the only run. */
-  private void assertRetryIsUnavailableAndTheHandlerRanOnce(String path, String key) throws Exception {
+  /**
+   * The first request with the key on {@code path} is over: it counts as done, and was the only
+   * run.
+   */
+  private void assertRetryIsUnavailableAndTheHandlerRanOnce(String path, String key)
+      throws Exception {
     assertProblem(shop.postJson(path, key, "{}"), ProblemType.RESPONSE_UNAVAILABLE);
     assertThat(shop.app.executions(path.replaceFirst("\\?.*", ""))).isEqualTo(1);
-    assertThat(shop.store.live().stream().filter(r -> r.id().key().value().equals(key))
-        .map(IdempotencyRecord::state)).containsExactly(RecordState.COMPLETED);
+    assertThat(
+            shop.store.live().stream()
+                .filter(r -> r.id().key().value().equals(key))
+                .map(IdempotencyRecord::state))
+        .containsExactly(RecordState.COMPLETED);
   }
 }

@@ -34,50 +34,96 @@ final class GuardedApp implements AutoCloseable {
   static final String MERCHANT = "sk_merchant_1";
 
   /** The application's classifier with a bug: it throws on every response. */
-  private static final OutcomeClassifier<StoredResponse> BROKEN_CLASSIFIER = new OutcomeClassifier<>() {
-    @Override
-    public Outcome classify(StoredResponse response) {
-      throw new IllegalStateException("classifier bug");
-    }
-  };
+  private static final OutcomeClassifier<StoredResponse> BROKEN_CLASSIFIER =
+      new OutcomeClassifier<>() {
+        @Override
+        public Outcome classify(StoredResponse response) {
+          throw new IllegalStateException("classifier bug");
+        }
+      };
 
   final RecordingStore store;
   final RecordingServlet app = new RecordingServlet();
   final Once once;
   final JettyServer server;
-  final HttpClient client = HttpClient.newBuilder()
-      .version(HttpClient.Version.HTTP_1_1)
-      .connectTimeout(Duration.ofSeconds(5))
-      .build();
+  final HttpClient client =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
 
-  private GuardedApp(IdempotencyStore other, String contextPath, UnaryOperator<HttpIdempotency.Builder> extra,
-      TransactionBoundary transactions) throws Exception {
-    this(other, contextPath, extra, transactions, EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+  private GuardedApp(
+      IdempotencyStore other,
+      String contextPath,
+      UnaryOperator<HttpIdempotency.Builder> extra,
+      TransactionBoundary transactions)
+      throws Exception {
+    this(
+        other,
+        contextPath,
+        extra,
+        transactions,
+        EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
   }
 
-  private GuardedApp(IdempotencyStore other, String contextPath, UnaryOperator<HttpIdempotency.Builder> extra,
-      TransactionBoundary transactions, EnumSet<DispatcherType> dispatches) throws Exception {
+  private GuardedApp(
+      IdempotencyStore other,
+      String contextPath,
+      UnaryOperator<HttpIdempotency.Builder> extra,
+      TransactionBoundary transactions,
+      EnumSet<DispatcherType> dispatches)
+      throws Exception {
     this(other, InMemoryStore.create(), contextPath, extra, transactions, dispatches);
   }
 
-  private GuardedApp(IdempotencyStore other, IdempotencyStore backing, String contextPath,
-      UnaryOperator<HttpIdempotency.Builder> extra, TransactionBoundary transactions,
-      EnumSet<DispatcherType> dispatches) throws Exception {
+  private GuardedApp(
+      IdempotencyStore other,
+      IdempotencyStore backing,
+      String contextPath,
+      UnaryOperator<HttpIdempotency.Builder> extra,
+      TransactionBoundary transactions,
+      EnumSet<DispatcherType> dispatches)
+      throws Exception {
     this.store = new RecordingStore(backing);
     this.once = Once.of(other == null ? store : other);
-    HttpIdempotency http = extra.apply(HttpIdempotency.builder(once)
-        .route("/required/**", RoutePolicy.builder().keyRequired(true).build())
-        .route("/small/**", RoutePolicy.builder().maxRequestBytes(1024)
-            .execution(ExecutionPolicy.builder().maxResultBytes(4096).build()).build())
-        .route("/wait/**", RoutePolicy.builder().execution(ExecutionPolicy.builder()
-            .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(10))).build()).maxWaitersPerKey(256).build())
-        .route("/stamped/**", RoutePolicy.builder().excludeJsonPointer("/sent_at").build())
-        .route("/puts/**", RoutePolicy.builder().methods("POST", "PUT", "DELETE").build())
-        .route("/tx/**", RoutePolicy.builder().execution(ExecutionPolicy.builder().heartbeat(false).build()).build())
-        .route("/broken/**", RoutePolicy.builder().classifier(BROKEN_CLASSIFIER).build()))
-        .build();
-    this.server = JettyServer.start(OnceFilter.builder(http).transactions(transactions).build(), contextPath, app,
-        dispatches);
+    HttpIdempotency http =
+        extra
+            .apply(
+                HttpIdempotency.builder(once)
+                    .route("/required/**", RoutePolicy.builder().keyRequired(true).build())
+                    .route(
+                        "/small/**",
+                        RoutePolicy.builder()
+                            .maxRequestBytes(1024)
+                            .execution(ExecutionPolicy.builder().maxResultBytes(4096).build())
+                            .build())
+                    .route(
+                        "/wait/**",
+                        RoutePolicy.builder()
+                            .execution(
+                                ExecutionPolicy.builder()
+                                    .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(10)))
+                                    .build())
+                            .maxWaitersPerKey(256)
+                            .build())
+                    .route(
+                        "/stamped/**", RoutePolicy.builder().excludeJsonPointer("/sent_at").build())
+                    .route(
+                        "/puts/**", RoutePolicy.builder().methods("POST", "PUT", "DELETE").build())
+                    .route(
+                        "/tx/**",
+                        RoutePolicy.builder()
+                            .execution(ExecutionPolicy.builder().heartbeat(false).build())
+                            .build())
+                    .route(
+                        "/broken/**", RoutePolicy.builder().classifier(BROKEN_CLASSIFIER).build()))
+            .build();
+    this.server =
+        JettyServer.start(
+            OnceFilter.builder(http).transactions(transactions).build(),
+            contextPath,
+            app,
+            dispatches);
   }
 
   static GuardedApp start() throws Exception {
@@ -86,13 +132,22 @@ final class GuardedApp implements AutoCloseable {
 
   /** Over a real store, recorded; closing the app closes it. */
   static GuardedApp on(IdempotencyStore backing) throws Exception {
-    return new GuardedApp(null, backing, "/", b -> b, TransactionBoundary.NONE,
+    return new GuardedApp(
+        null,
+        backing,
+        "/",
+        b -> b,
+        TransactionBoundary.NONE,
         EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
   }
 
-  /** With the filter mapped for REQUEST dispatches only: a misconfiguration that async handlers reveal. */
+  /**
+   * With the filter mapped for REQUEST dispatches only: a misconfiguration that async handlers
+   * reveal.
+   */
   static GuardedApp mappedForRequestsOnly() throws Exception {
-    return new GuardedApp(null, "/", b -> b, TransactionBoundary.NONE, EnumSet.of(DispatcherType.REQUEST));
+    return new GuardedApp(
+        null, "/", b -> b, TransactionBoundary.NONE, EnumSet.of(DispatcherType.REQUEST));
   }
 
   /** With routes that run in transactions. */
@@ -101,7 +156,8 @@ final class GuardedApp implements AutoCloseable {
   }
 
   /** Over another store, e.g. one that is down. */
-  static GuardedApp over(IdempotencyStore store, UnaryOperator<HttpIdempotency.Builder> extra) throws Exception {
+  static GuardedApp over(IdempotencyStore store, UnaryOperator<HttpIdempotency.Builder> extra)
+      throws Exception {
     return new GuardedApp(store, "/", extra, TransactionBoundary.NONE);
   }
 
@@ -120,10 +176,11 @@ final class GuardedApp implements AutoCloseable {
 
   /** A JSON POST from {@link #MERCHANT}, with the key unless it is null, and extra headers. */
   HttpRequest.Builder post(String path, String key, String json, String... headers) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(uri(path))
-        .timeout(Duration.ofSeconds(20))
-        .header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofString(json));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(uri(path))
+            .timeout(Duration.ofSeconds(20))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json));
     if (key != null) {
       b.header("Idempotency-Key", key);
     }
@@ -151,7 +208,8 @@ final class GuardedApp implements AutoCloseable {
    * Sends one keyed request to {@code path} and then its retry, which must find the key still in
    * flight, the handler having run once; returns the first answer.
    */
-  HttpResponse<String> firstAnswerWhileTheKeyStaysInFlight(String path) throws IOException, InterruptedException {
+  HttpResponse<String> firstAnswerWhileTheKeyStaysInFlight(String path)
+      throws IOException, InterruptedException {
     String key = key();
     HttpResponse<String> first = postJson(path, key, "{}");
     Problem.assertProblem(postJson(path, key, "{}"), ProblemType.IN_FLIGHT);
@@ -159,7 +217,9 @@ final class GuardedApp implements AutoCloseable {
     return first;
   }
 
-  /** Waits until the handler of {@code path} has started {@code n} times: its request holds the key. */
+  /**
+   * Waits until the handler of {@code path} has started {@code n} times: its request holds the key.
+   */
   void awaitExecutions(String path, int n) throws InterruptedException {
     awaitExecutions(path, n, null);
   }
@@ -168,16 +228,21 @@ final class GuardedApp implements AutoCloseable {
    * As {@link #awaitExecutions(String, int)}, but gives up as soon as {@code first}, the request
    * expected to start the handler, has been answered without starting it, and says what it got.
    */
-  void awaitExecutions(String path, int n, java.util.concurrent.Future<HttpResponse<String>> first) {
-    Eventually.assertThat(path + " started " + n + " time(s)", Duration.ofSeconds(20), () -> {
-      if (app.executions(path) >= n) {
-        return true;
-      }
-      if (first != null && first.isDone() && app.executions(path) < n) {
-        throw new AssertionError(path + " did not start: the request was answered with " + answer(first));
-      }
-      return false;
-    });
+  void awaitExecutions(
+      String path, int n, java.util.concurrent.Future<HttpResponse<String>> first) {
+    Eventually.assertThat(
+        path + " started " + n + " time(s)",
+        Duration.ofSeconds(20),
+        () -> {
+          if (app.executions(path) >= n) {
+            return true;
+          }
+          if (first != null && first.isDone() && app.executions(path) < n) {
+            throw new AssertionError(
+                path + " did not start: the request was answered with " + answer(first));
+          }
+          return false;
+        });
   }
 
   private static String answer(java.util.concurrent.Future<HttpResponse<String>> done) {

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 
-/** What a handler can learn from the filter, and tell it: the exchange, and an ambiguous outcome. */
+/**
+ * What a handler can learn from the filter, and tell it: the exchange, and an ambiguous outcome.
+ */
 class HandlerHooksTest extends GuardedAppTest {
 
   @Test
@@ -20,11 +22,13 @@ class HandlerHooksTest extends GuardedAppTest {
 
   @Test
   void anAmbiguousOutcomeIsSentButKeepsTheKeyInFlightInsteadOfReleasingIt() throws Exception {
-    assertThat(shop.firstAnswerWhileTheKeyStaysInFlight("/api/async/ambiguous").statusCode()).isEqualTo(504);
+    assertThat(shop.firstAnswerWhileTheKeyStaysInFlight("/api/async/ambiguous").statusCode())
+        .isEqualTo(504);
   }
 
   @Test
   void anAmbiguousOutcomeKeepsTheKeyInFlightEvenWhenTheHandlerThrows() throws Exception {
-    assertThat(shop.firstAnswerWhileTheKeyStaysInFlight("/api/ambiguous-throw").statusCode()).isEqualTo(500);
+    assertThat(shop.firstAnswerWhileTheKeyStaysInFlight("/api/ambiguous-throw").statusCode())
+        .isEqualTo(500);
   }
 }

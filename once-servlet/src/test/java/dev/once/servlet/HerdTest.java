@@ -14,7 +14,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** Many identical requests at the same instant, each on its own connection: the handler runs once. */
+/**
+ * Many identical requests at the same instant, each on its own connection: the handler runs once.
+ */
 @Timeout(120)
 class HerdTest extends GuardedAppTest {
 
@@ -26,10 +28,12 @@ class HerdTest extends GuardedAppTest {
     try {
       List<Future<HttpResponse<String>>> all = new ArrayList<>();
       for (int i = 0; i < HERD; i++) {
-        all.add(pool.submit(() -> {
-          go.await();
-          return shop.postJson(path, key, "{\"amount\":1000,\"currency\":\"EUR\"}");
-        }));
+        all.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  return shop.postJson(path, key, "{\"amount\":1000,\"currency\":\"EUR\"}");
+                }));
       }
       go.countDown();
       List<HttpResponse<String>> responses = new ArrayList<>();
@@ -49,8 +53,15 @@ class HerdTest extends GuardedAppTest {
     List<HttpResponse<String>> responses = stampede("/api/slow?ms=300", key);
 
     assertThat(shop.app.executions("/api/slow")).isEqualTo(1);
-    String payment = responses.stream().filter(r -> r.statusCode() == 201
-        && r.headers().firstValue("Idempotent-Replayed").isEmpty()).map(HttpResponse::body).findFirst().orElseThrow();
+    String payment =
+        responses.stream()
+            .filter(
+                r ->
+                    r.statusCode() == 201
+                        && r.headers().firstValue("Idempotent-Replayed").isEmpty())
+            .map(HttpResponse::body)
+            .findFirst()
+            .orElseThrow();
     for (HttpResponse<String> r : responses) {
       if (r.statusCode() == 201) {
         assertThat(r.body()).isEqualTo(payment);
@@ -70,7 +81,8 @@ class HerdTest extends GuardedAppTest {
     assertThat(shop.app.executions("/wait/api/slow")).isEqualTo(1);
     assertThat(responses).extracting(HttpResponse::statusCode).containsOnly(201);
     assertThat(responses).extracting(HttpResponse::body).containsOnly(responses.get(0).body());
-    assertThat(responses).filteredOn(r -> r.headers().firstValue("Idempotent-Replayed").isPresent())
+    assertThat(responses)
+        .filteredOn(r -> r.headers().firstValue("Idempotent-Replayed").isPresent())
         .hasSize(HERD - 1);
   }
 }

@@ -27,7 +27,8 @@ final class JettyServer implements AutoCloseable {
    * Starts Jetty with {@code servlet} at {@code /*} behind the filter (mapped for these dispatches
    * only), or without one if it is null; a {@link FakeOuterFilter} runs in front of both.
    */
-  static JettyServer start(Filter once, String contextPath, Servlet servlet, EnumSet<DispatcherType> dispatches)
+  static JettyServer start(
+      Filter once, String contextPath, Servlet servlet, EnumSet<DispatcherType> dispatches)
       throws Exception {
     QueuedThreadPool threads = new QueuedThreadPool(256, 8);
     threads.setName("jetty");
@@ -39,7 +40,8 @@ final class JettyServer implements AutoCloseable {
     server.addConnector(connector);
     ServletContextHandler context = new ServletContextHandler();
     context.setContextPath(contextPath);
-    context.addFilter(new FilterHolder(new FakeOuterFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
+    context.addFilter(
+        new FilterHolder(new FakeOuterFilter()), "/*", EnumSet.of(DispatcherType.REQUEST));
     if (once != null) {
       FilterHolder filter = new FilterHolder(once);
       filter.setAsyncSupported(true);
@@ -51,7 +53,8 @@ final class JettyServer implements AutoCloseable {
     server.setHandler(context);
     server.start();
     String path = contextPath.equals("/") ? "" : contextPath;
-    return new JettyServer(server, URI.create("http://127.0.0.1:" + connector.getLocalPort() + path));
+    return new JettyServer(
+        server, URI.create("http://127.0.0.1:" + connector.getLocalPort() + path));
   }
 
   /** The application's base URI, without a trailing slash. */

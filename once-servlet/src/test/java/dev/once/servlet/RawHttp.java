@@ -27,8 +27,12 @@ final class RawHttp {
 
   private RawHttp() {}
 
-  /** Sends the head (CRLF-joined lines, blank line added) and body, then reads until the server closes. */
-  static Response exchange(int port, List<String> head, byte[] body, boolean closeOutput) throws IOException {
+  /**
+   * Sends the head (CRLF-joined lines, blank line added) and body, then reads until the server
+   * closes.
+   */
+  static Response exchange(int port, List<String> head, byte[] body, boolean closeOutput)
+      throws IOException {
     try (Socket socket = new Socket("127.0.0.1", port)) {
       socket.setSoTimeout(15_000);
       OutputStream out = socket.getOutputStream();
@@ -50,7 +54,9 @@ final class RawHttp {
   static Response headOnly(int port, List<String> head) throws IOException {
     try (Socket socket = new Socket("127.0.0.1", port)) {
       socket.setSoTimeout(5_000);
-      socket.getOutputStream().write((String.join("\r\n", head) + "\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+      socket
+          .getOutputStream()
+          .write((String.join("\r\n", head) + "\r\n\r\n").getBytes(StandardCharsets.UTF_8));
       socket.getOutputStream().flush();
       return parse(readAll(socket.getInputStream()));
     }
@@ -61,10 +67,13 @@ final class RawHttp {
    * closes first), then hangs up without reading the rest, as a client that goes away mid-body.
    * Returns the number of bytes read.
    */
-  static int readSomeThenHangUp(int port, List<String> head, byte[] body, int bytes) throws IOException {
+  static int readSomeThenHangUp(int port, List<String> head, byte[] body, int bytes)
+      throws IOException {
     try (Socket socket = new Socket("127.0.0.1", port)) {
       socket.setSoTimeout(15_000);
-      socket.getOutputStream().write((String.join("\r\n", head) + "\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+      socket
+          .getOutputStream()
+          .write((String.join("\r\n", head) + "\r\n\r\n").getBytes(StandardCharsets.UTF_8));
       socket.getOutputStream().write(body);
       socket.getOutputStream().flush();
       byte[] read = socket.getInputStream().readNBytes(bytes);
@@ -98,18 +107,29 @@ final class RawHttp {
     List<String[]> headers = new ArrayList<>();
     for (int i = 1; i < lines.length; i++) {
       int colon = lines[i].indexOf(':');
-      headers.add(new String[] {lines[i].substring(0, colon).trim(), lines[i].substring(colon + 1).trim()});
+      headers.add(
+          new String[] {lines[i].substring(0, colon).trim(), lines[i].substring(colon + 1).trim()});
     }
     String rest = text.substring(end + 4);
-    boolean chunked = headers.stream().anyMatch(h -> h[0].equalsIgnoreCase("Transfer-Encoding")
-        && h[1].toLowerCase(Locale.ROOT).contains("chunked"));
+    boolean chunked =
+        headers.stream()
+            .anyMatch(
+                h ->
+                    h[0].equalsIgnoreCase("Transfer-Encoding")
+                        && h[1].toLowerCase(Locale.ROOT).contains("chunked"));
     String body = chunked ? dechunk(rest) : lengthLimited(rest, headers);
-    return new Response(status, headers, new String(body.getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8));
+    return new Response(
+        status,
+        headers,
+        new String(body.getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8));
   }
 
   private static String lengthLimited(String rest, List<String[]> headers) {
-    return headers.stream().filter(h -> h[0].equalsIgnoreCase("Content-Length")).findFirst()
-        .map(h -> rest.substring(0, Math.min(rest.length(), Integer.parseInt(h[1])))).orElse(rest);
+    return headers.stream()
+        .filter(h -> h[0].equalsIgnoreCase("Content-Length"))
+        .findFirst()
+        .map(h -> rest.substring(0, Math.min(rest.length(), Integer.parseInt(h[1]))))
+        .orElse(rest);
   }
 
   private static String dechunk(String rest) {

@@ -15,8 +15,8 @@ import java.sql.Statement;
 
 /**
  * The machine's PostgreSQL and Redis as stores for the filter's end-to-end tests. Each store is
- * this run's own (a fresh table, a fresh key prefix: other worktrees' builds share the servers)
- * and closing it releases everything it opened.
+ * this run's own (a fresh table, a fresh key prefix: other worktrees' builds share the servers) and
+ * closing it releases everything it opened.
  */
 final class RealStores {
 
@@ -32,21 +32,27 @@ final class RealStores {
     config.setUsername("postgres");
     config.setMaximumPoolSize(16);
     HikariDataSource pool = new HikariDataSource(config);
-    PostgresStore store = PostgresStore.builder(pool).tableName(table).autoCreateSchema(true).build();
-    return new Owning(store, () -> {
-      pool.close();
-      try (Connection c = DriverManager.getConnection(PG_URL, "postgres", ""); Statement s = c.createStatement()) {
-        s.execute("DROP TABLE IF EXISTS " + table);
-        s.execute("DROP SEQUENCE IF EXISTS " + table + "_seq");
-      }
-    });
+    PostgresStore store =
+        PostgresStore.builder(pool).tableName(table).autoCreateSchema(true).build();
+    return new Owning(
+        store,
+        () -> {
+          pool.close();
+          try (Connection c = DriverManager.getConnection(PG_URL, "postgres", "");
+              Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS " + table);
+            s.execute("DROP SEQUENCE IF EXISTS " + table + "_seq");
+          }
+        });
   }
 
   static IdempotencyStore redis() {
     RequiredServices.requireReachable("Redis", "127.0.0.1", 6379);
     RedisClient client = RedisClient.create("redis://127.0.0.1:6379");
-    RedisStore store = RedisStore.builder(client)
-        .keyPrefix("once-servlet-test-" + Long.toString(System.nanoTime(), 36) + ":").build();
+    RedisStore store =
+        RedisStore.builder(client)
+            .keyPrefix("once-servlet-test-" + Long.toString(System.nanoTime(), 36) + ":")
+            .build();
     return new Owning(store, client::shutdown);
   }
 

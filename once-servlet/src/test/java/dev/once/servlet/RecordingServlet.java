@@ -25,11 +25,13 @@ final class RecordingServlet extends HttpServlet {
 
   private final Map<String, AtomicInteger> executions = new ConcurrentHashMap<>();
   private final AtomicInteger payments = new AtomicInteger();
-  private final ExecutorService async = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "fake-async");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService async =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "fake-async");
+            t.setDaemon(true);
+            return t;
+          });
 
   private volatile String lastFailure = "";
 
@@ -59,7 +61,8 @@ final class RecordingServlet extends HttpServlet {
       return;
     }
     executions.computeIfAbsent(path, p -> new AtomicInteger()).incrementAndGet();
-    // The behaviour is the segment after "api", so that a prefix (/small, /wait) only picks the route.
+    // The behaviour is the segment after "api", so that a prefix (/small, /wait) only picks the
+    // route.
     String[] all = path.split("/");
     int api = java.util.Arrays.asList(all).indexOf("api");
     String[] parts = java.util.Arrays.copyOfRange(all, Math.max(0, api - 1), all.length);
@@ -73,7 +76,8 @@ final class RecordingServlet extends HttpServlet {
       case "error" -> resp.sendError(Integer.parseInt(parts[3]), "because " + parts[3]);
       case "throw" -> throw new IllegalStateException("the handler failed");
       case "ambiguous-throw" -> {
-        // Like a proxy whose upstream connection broke after the request was sent, and which throws.
+        // Like a proxy whose upstream connection broke after the request was sent, and which
+        // throws.
         req.setAttribute(OnceFilter.OUTCOME, OnceFilter.AMBIGUOUS);
         throw new IllegalStateException("the upstream went away mid-request");
       }
@@ -119,8 +123,13 @@ final class RecordingServlet extends HttpServlet {
       case "nocontent" -> resp.setStatus(204);
       case "form" -> {
         resp.setContentType("text/plain; charset=UTF-8");
-        resp.getWriter().print(new TreeMap<>(req.getParameterMap()).entrySet().stream()
-            .map(e -> e.getKey() + "=" + String.join(",", e.getValue())).reduce((a, b) -> a + "&" + b).orElse(""));
+        resp.getWriter()
+            .print(
+                new TreeMap<>(req.getParameterMap())
+                    .entrySet().stream()
+                        .map(e -> e.getKey() + "=" + String.join(",", e.getValue()))
+                        .reduce((a, b) -> a + "&" + b)
+                        .orElse(""));
       }
       case "reader" -> {
         resp.setContentType("text/plain; charset=UTF-8");
@@ -133,7 +142,8 @@ final class RecordingServlet extends HttpServlet {
       }
       case "async" -> async(req, resp, parts.length > 3 ? parts[3] : "");
       case "exchange" -> {
-        dev.once.http.Exchange exchange = (dev.once.http.Exchange) req.getAttribute(OnceFilter.EXCHANGE);
+        dev.once.http.Exchange exchange =
+            (dev.once.http.Exchange) req.getAttribute(OnceFilter.EXCHANGE);
         resp.setStatus(200);
         resp.getWriter().print(exchange.scope().value() + " " + exchange.token());
       }
@@ -160,56 +170,69 @@ final class RecordingServlet extends HttpServlet {
     resp.addHeader("X-Multi", "two");
     resp.addHeader("Vary", "Accept"); // joins an outer filter's Vary, if there is one
     resp.addCookie(new Cookie("session", "s" + n));
-    resp.getOutputStream().write(("{\"id\":\"pay_" + n + "\",\"received_bytes\":" + body.length + "}")
-        .getBytes(StandardCharsets.UTF_8));
+    resp.getOutputStream()
+        .write(
+            ("{\"id\":\"pay_" + n + "\",\"received_bytes\":" + body.length + "}")
+                .getBytes(StandardCharsets.UTF_8));
   }
 
   private void async(HttpServletRequest req, HttpServletResponse resp, String mode) {
     AsyncContext ctx = req.startAsync();
     switch (mode) {
-      case "complete" -> async.submit(() -> {
-        sleep(req.getParameter("ms") == null ? 100 : Long.parseLong(req.getParameter("ms")));
-        try {
-          payment(req, resp);
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-        ctx.complete();
-      });
-      case "context-response" -> async.submit(() -> {
-        sleep(50);
-        HttpServletResponse r = (HttpServletResponse) ctx.getResponse();
-        r.setStatus(202);
-        try {
-          r.getOutputStream().write("accepted".getBytes(StandardCharsets.US_ASCII));
-        } catch (IOException e) {
-          throw new java.io.UncheckedIOException(e);
-        }
-        ctx.complete();
-      });
-      case "dispatch" -> async.submit(() -> {
-        sleep(100);
-        req.setAttribute("result", "pay_" + payments.incrementAndGet());
-        ctx.dispatch();
-      });
-      case "server-error" -> async.submit(() -> {
-        sleep(50);
-        resp.setStatus(503);
-        ctx.complete();
-      });
+      case "complete" ->
+          async.submit(
+              () -> {
+                sleep(
+                    req.getParameter("ms") == null ? 100 : Long.parseLong(req.getParameter("ms")));
+                try {
+                  payment(req, resp);
+                } catch (IOException e) {
+                  throw new java.io.UncheckedIOException(e);
+                }
+                ctx.complete();
+              });
+      case "context-response" ->
+          async.submit(
+              () -> {
+                sleep(50);
+                HttpServletResponse r = (HttpServletResponse) ctx.getResponse();
+                r.setStatus(202);
+                try {
+                  r.getOutputStream().write("accepted".getBytes(StandardCharsets.US_ASCII));
+                } catch (IOException e) {
+                  throw new java.io.UncheckedIOException(e);
+                }
+                ctx.complete();
+              });
+      case "dispatch" ->
+          async.submit(
+              () -> {
+                sleep(100);
+                req.setAttribute("result", "pay_" + payments.incrementAndGet());
+                ctx.dispatch();
+              });
+      case "server-error" ->
+          async.submit(
+              () -> {
+                sleep(50);
+                resp.setStatus(503);
+                ctx.complete();
+              });
       case "timeout" -> ctx.setTimeout(200);
       case "throw" -> {
         // Work handed to another thread may still run; the handler's own thread then fails.
         ctx.setTimeout(0);
         throw new IllegalStateException("the handler failed after going asynchronous");
       }
-      case "ambiguous" -> async.submit(() -> {
-        sleep(50);
-        // Like a proxy whose upstream timed out after the request was sent.
-        req.setAttribute(OnceFilter.OUTCOME, OnceFilter.AMBIGUOUS);
-        resp.setStatus(504);
-        ctx.complete();
-      });
+      case "ambiguous" ->
+          async.submit(
+              () -> {
+                sleep(50);
+                // Like a proxy whose upstream timed out after the request was sent.
+                req.setAttribute(OnceFilter.OUTCOME, OnceFilter.AMBIGUOUS);
+                resp.setStatus(504);
+                ctx.complete();
+              });
       default -> throw new IllegalArgumentException(mode);
     }
   }

@@ -2,8 +2,8 @@ package dev.once.servlet;
 
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
-import dev.once.store.IdempotencyRecord;
 import dev.once.store.ForwardingStore;
+import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
 import java.util.List;
@@ -12,7 +12,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
-/** A store (in memory unless a test brings a real one) that remembers every record id ever claimed, to tell which are still there. */
+/**
+ * A store (in memory unless a test brings a real one) that remembers every record id ever claimed,
+ * to tell which are still there.
+ */
 final class RecordingStore extends ForwardingStore {
 
   private final IdempotencyStore delegate;
@@ -20,11 +23,15 @@ final class RecordingStore extends ForwardingStore {
   RecordingStore(IdempotencyStore delegate) {
     this.delegate = delegate;
   }
+
   private final Set<RecordId> claimed = ConcurrentHashMap.newKeySet();
 
   /** The records claimed so far that still exist. */
   List<IdempotencyRecord> live() {
-    return claimed.stream().map(delegate::get).flatMap(Optional::stream).collect(Collectors.toList());
+    return claimed.stream()
+        .map(delegate::get)
+        .flatMap(Optional::stream)
+        .collect(Collectors.toList());
   }
 
   int claimedIds() {
@@ -41,13 +48,4 @@ final class RecordingStore extends ForwardingStore {
     claimed.add(request.id());
     return delegate.claim(request);
   }
-
-
-
-
-
-
-
-
-
 }

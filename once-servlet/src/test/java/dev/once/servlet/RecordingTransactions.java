@@ -16,9 +16,14 @@ final class RecordingTransactions implements TransactionBoundary {
 
   final List<String> endings = new CopyOnWriteArrayList<>();
   volatile CountDownLatch holdCommit = new CountDownLatch(0);
+
   /** Counted down when a transaction's work is done and it is about to end. */
   volatile CountDownLatch workDone = new CountDownLatch(1);
-  /** Whether the response had been committed (its head sent) when the last transaction was about to end. */
+
+  /**
+   * Whether the response had been committed (its head sent) when the last transaction was about to
+   * end.
+   */
   volatile boolean committedBeforeEnd;
 
   @Override

@@ -8,7 +8,9 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.util.Map;
 
-/** The kit's {@link ReferenceApi} as a servlet: a {@link ReferenceApi.HandlerFailure} propagates. */
+/**
+ * The kit's {@link ReferenceApi} as a servlet: a {@link ReferenceApi.HandlerFailure} propagates.
+ */
 final class ReferenceServlet extends HttpServlet {
 
   private static final long serialVersionUID = 1L;
@@ -23,8 +25,13 @@ final class ReferenceServlet extends HttpServlet {
   protected void service(HttpServletRequest req, HttpServletResponse resp) throws IOException {
     ReferenceApi.Reply reply;
     try {
-      reply = api.handle(new ReferenceApi.Call(req.getMethod(), OnceFilter.pathOf(req), req.getQueryString(),
-          req.getInputStream().readAllBytes()));
+      reply =
+          api.handle(
+              new ReferenceApi.Call(
+                  req.getMethod(),
+                  OnceFilter.pathOf(req),
+                  req.getQueryString(),
+                  req.getInputStream().readAllBytes()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new InterruptedIOException("interrupted");

@@ -11,7 +11,10 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The filter reads the body to fingerprint it; the handler must still get all of it, and no more than the limit is read. */
+/**
+ * The filter reads the body to fingerprint it; the handler must still get all of it, and no more
+ * than the limit is read.
+ */
 class RequestBodyTest extends GuardedAppTest {
 
   @Test
@@ -25,9 +28,11 @@ class RequestBodyTest extends GuardedAppTest {
 
   @Test
   void theHandlerCanReadTheBodyAsCharacters() throws Exception {
-    HttpResponse<String> r = shop.send(shop.post("/api/reader", key(), "")
-        .header("Content-Type", "text/plain; charset=UTF-8")
-        .POST(HttpRequest.BodyPublishers.ofString("Grüße € ✓", StandardCharsets.UTF_8)));
+    HttpResponse<String> r =
+        shop.send(
+            shop.post("/api/reader", key(), "")
+                .header("Content-Type", "text/plain; charset=UTF-8")
+                .POST(HttpRequest.BodyPublishers.ofString("Grüße € ✓", StandardCharsets.UTF_8)));
 
     assertThat(r.body()).isEqualTo("Grüße € ✓");
   }
@@ -35,10 +40,12 @@ class RequestBodyTest extends GuardedAppTest {
   @Test
   void formParametersStillComeFromTheBodyAfterTheQuery() throws Exception {
     String key = key();
-    HttpRequest.Builder form = HttpRequest.newBuilder(shop.uri("/api/form?b=query"))
-        .header("Idempotency-Key", key).header("Api-Key", GuardedApp.MERCHANT)
-        .header("Content-Type", "application/x-www-form-urlencoded")
-        .POST(HttpRequest.BodyPublishers.ofString("a=1&b=body&c=%E2%82%AC+x"));
+    HttpRequest.Builder form =
+        HttpRequest.newBuilder(shop.uri("/api/form?b=query"))
+            .header("Idempotency-Key", key)
+            .header("Api-Key", GuardedApp.MERCHANT)
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .POST(HttpRequest.BodyPublishers.ofString("a=1&b=body&c=%E2%82%AC+x"));
 
     HttpResponse<String> first = shop.send(form);
     HttpResponse<String> retry = shop.send(form);
@@ -49,7 +56,8 @@ class RequestBodyTest extends GuardedAppTest {
 
   @Test
   void aBodyOverTheLimitIs413AndNeverReachesTheHandler() throws Exception {
-    HttpResponse<String> r = shop.postJson("/small/api/payments", key(), "{\"a\":\"" + "x".repeat(1100) + "\"}");
+    HttpResponse<String> r =
+        shop.postJson("/small/api/payments", key(), "{\"a\":\"" + "x".repeat(1100) + "\"}");
 
     assertProblem(r, ProblemType.BODY_TOO_LARGE);
     assertThat(r.body()).contains("1024 bytes");
@@ -67,9 +75,15 @@ class RequestBodyTest extends GuardedAppTest {
   void aDeclaredLengthOverTheLimitIsRefusedBeforeTheBodyIsSent() throws Exception {
     int claims = shop.store.claimedIds();
 
-    RawHttp.Response r = RawHttp.headOnly(shop.server.port(), List.of(
-        "POST /small/api/payments/declared HTTP/1.1", "Host: localhost", "Content-Type: application/json",
-        "Idempotency-Key: " + key(), "Content-Length: 10000000"));
+    RawHttp.Response r =
+        RawHttp.headOnly(
+            shop.server.port(),
+            List.of(
+                "POST /small/api/payments/declared HTTP/1.1",
+                "Host: localhost",
+                "Content-Type: application/json",
+                "Idempotency-Key: " + key(),
+                "Content-Length: 10000000"));
 
     assertProblem(r, ProblemType.BODY_TOO_LARGE);
     assertThat(r.header("Connection")).contains("close");
@@ -79,10 +93,16 @@ class RequestBodyTest extends GuardedAppTest {
   @Test
   void aRequestRefusedForAMissingKeyBeforeItsBodyArrivedClosesTheConnection() throws Exception {
     // The JDK client sends the head and the body in two writes; a refusal sent in between left the
-    // body unread, and a client that pooled the connection sent its next request into a closed socket.
-    RawHttp.Response r = RawHttp.headOnly(shop.server.port(), List.of(
-        "POST /required/api/payments HTTP/1.1", "Host: localhost", "Content-Type: application/json",
-        "Content-Length: 2"));
+    // body unread, and a client that pooled the connection sent its next request into a closed
+    // socket.
+    RawHttp.Response r =
+        RawHttp.headOnly(
+            shop.server.port(),
+            List.of(
+                "POST /required/api/payments HTTP/1.1",
+                "Host: localhost",
+                "Content-Type: application/json",
+                "Content-Length: 2"));
 
     assertProblem(r, ProblemType.KEY_MISSING);
     assertThat(r.header("Connection")).contains("close");
@@ -92,11 +112,21 @@ class RequestBodyTest extends GuardedAppTest {
   void aChunkedBodyIsCutOffOneByteAfterTheLimit() throws Exception {
     // One chunk of limit + 1 bytes, and the body never ends: the answer must not wait for the rest.
     String chunk = "x".repeat(1025);
-    byte[] endless = (Integer.toHexString(chunk.length()) + "\r\n" + chunk + "\r\n").getBytes(StandardCharsets.US_ASCII);
+    byte[] endless =
+        (Integer.toHexString(chunk.length()) + "\r\n" + chunk + "\r\n")
+            .getBytes(StandardCharsets.US_ASCII);
 
-    RawHttp.Response r = RawHttp.exchange(shop.server.port(), List.of(
-        "POST /small/api/payments/chunked HTTP/1.1", "Host: localhost", "Content-Type: application/json",
-        "Idempotency-Key: " + key(), "Transfer-Encoding: chunked"), endless, false);
+    RawHttp.Response r =
+        RawHttp.exchange(
+            shop.server.port(),
+            List.of(
+                "POST /small/api/payments/chunked HTTP/1.1",
+                "Host: localhost",
+                "Content-Type: application/json",
+                "Idempotency-Key: " + key(),
+                "Transfer-Encoding: chunked"),
+            endless,
+            false);
 
     assertProblem(r, ProblemType.BODY_TOO_LARGE);
     assertThat(shop.app.executions("/small/api/payments/chunked")).isZero();
@@ -112,12 +142,18 @@ class RequestBodyTest extends GuardedAppTest {
 
   @Test
   void multipartBodiesCannotBeParsedAfterBufferingAndTheHandlerIsToldWhy() throws Exception {
-    HttpResponse<String> r = shop.send(HttpRequest.newBuilder(shop.uri("/api/parts"))
-        .header("Idempotency-Key", key()).header("Api-Key", GuardedApp.MERCHANT)
-        .header("Content-Type", "multipart/form-data; boundary=b")
-        .POST(HttpRequest.BodyPublishers.ofString("--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--b--\r\n")));
+    HttpResponse<String> r =
+        shop.send(
+            HttpRequest.newBuilder(shop.uri("/api/parts"))
+                .header("Idempotency-Key", key())
+                .header("Api-Key", GuardedApp.MERCHANT)
+                .header("Content-Type", "multipart/form-data; boundary=b")
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "--b\r\nContent-Disposition: form-data; name=\"a\"\r\n\r\n1\r\n--b--\r\n")));
 
     assertThat(r.statusCode()).isEqualTo(500);
-    assertThat(shop.app.lastFailure()).contains("multipart bodies cannot be parsed after OnceFilter buffered them");
+    assertThat(shop.app.lastFailure())
+        .contains("multipart bodies cannot be parsed after OnceFilter buffered them");
   }
 }

@@ -8,11 +8,15 @@ import dev.once.http.ProblemType;
 import java.net.http.HttpResponse;
 import org.junit.jupiter.api.Test;
 
-/** How the filter captures what a servlet writes, and sends it to the first client and to every retry. */
+/**
+ * How the filter captures what a servlet writes, and sends it to the first client and to every
+ * retry.
+ */
 class ResponseCaptureTest extends GuardedAppTest {
 
   @Test
-  void aResponseOverTheCapReachesTheFirstClientAndItsRetryIs409ResponseUnavailable() throws Exception {
+  void aResponseOverTheCapReachesTheFirstClientAndItsRetryIs409ResponseUnavailable()
+      throws Exception {
     String key = key();
 
     HttpResponse<String> first = shop.postJson("/small/api/big?bytes=10000", key, "{}");
@@ -69,8 +73,10 @@ class ResponseCaptureTest extends GuardedAppTest {
 
     assertThat(first.body()).isEqualTo("Grüße, € 7");
     assertThat(retry.body()).isEqualTo(first.body());
-    assertThat(retry.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
-    assertThat(first.headers().firstValue("Content-Type").orElseThrow().toLowerCase()).contains("utf-8");
+    assertThat(retry.headers().firstValue("Content-Type"))
+        .isEqualTo(first.headers().firstValue("Content-Type"));
+    assertThat(first.headers().firstValue("Content-Type").orElseThrow().toLowerCase())
+        .contains("utf-8");
   }
 
   @Test
@@ -81,12 +87,14 @@ class ResponseCaptureTest extends GuardedAppTest {
     HttpResponse<String> retry = shop.postJson("/api/error/404", key, "{}");
 
     assertThat(first.statusCode()).isEqualTo(404);
-    assertThat(first.headers().firstValue("Content-Type")).hasValueSatisfying(
-        ct -> assertThat(ct).startsWith("application/problem+json"));
-    assertThat(first.body()).isEqualTo(
-        "{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404,\"detail\":\"because 404\"}");
+    assertThat(first.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(ct -> assertThat(ct).startsWith("application/problem+json"));
+    assertThat(first.body())
+        .isEqualTo(
+            "{\"type\":\"about:blank\",\"title\":\"Not Found\",\"status\":404,\"detail\":\"because 404\"}");
     assertThat(retry.body()).isEqualTo(first.body());
-    assertThat(retry.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+    assertThat(retry.headers().firstValue("Content-Type"))
+        .isEqualTo(first.headers().firstValue("Content-Type"));
     assertThat(shop.app.executions("/api/error/404")).isEqualTo(1);
   }
 
@@ -111,9 +119,11 @@ class ResponseCaptureTest extends GuardedAppTest {
     HttpResponse<String> retry = shop.postJson("/api/redirect", key, "{}");
 
     assertThat(first.statusCode()).isEqualTo(302);
-    assertThat(first.headers().firstValue("Location")).contains(shop.uri("/api/payments/42").toString());
+    assertThat(first.headers().firstValue("Location"))
+        .contains(shop.uri("/api/payments/42").toString());
     assertThat(retry.statusCode()).isEqualTo(302);
-    assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+    assertThat(retry.headers().firstValue("Location"))
+        .isEqualTo(first.headers().firstValue("Location"));
     assertThat(shop.app.executions("/api/redirect")).isEqualTo(1);
   }
 
@@ -134,19 +144,26 @@ class ResponseCaptureTest extends GuardedAppTest {
   void headersAnOuterFilterSetAreEachRequestsOwnWhileTheHandlersAreReplayed() throws Exception {
     String key = key();
 
-    HttpResponse<String> first = shop.postJson("/api/payments/outer", key, "{}", "Origin", "https://a.example");
-    HttpResponse<String> retry = shop.postJson("/api/payments/outer", key, "{}", "Origin", "https://b.example");
+    HttpResponse<String> first =
+        shop.postJson("/api/payments/outer", key, "{}", "Origin", "https://a.example");
+    HttpResponse<String> retry =
+        shop.postJson("/api/payments/outer", key, "{}", "Origin", "https://b.example");
 
     assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
-    assertThat(first.headers().allValues(FakeOuterFilter.ALLOW_ORIGIN)).containsExactly("https://a.example");
-    assertThat(retry.headers().allValues(FakeOuterFilter.ALLOW_ORIGIN)).containsExactly("https://b.example");
+    assertThat(first.headers().allValues(FakeOuterFilter.ALLOW_ORIGIN))
+        .containsExactly("https://a.example");
+    assertThat(retry.headers().allValues(FakeOuterFilter.ALLOW_ORIGIN))
+        .containsExactly("https://b.example");
     assertThat(first.headers().allValues(FakeOuterFilter.REQUEST_ID)).hasSize(1);
-    assertThat(retry.headers().allValues(FakeOuterFilter.REQUEST_ID)).hasSize(1)
+    assertThat(retry.headers().allValues(FakeOuterFilter.REQUEST_ID))
+        .hasSize(1)
         .doesNotContainAnyElementsOf(first.headers().allValues(FakeOuterFilter.REQUEST_ID));
     assertThat(first.headers().allValues("Vary")).containsExactly("Origin", "Accept");
-    assertThat(retry.headers().allValues("Vary")).as("the retry's own value, then the handler's")
+    assertThat(retry.headers().allValues("Vary"))
+        .as("the retry's own value, then the handler's")
         .containsExactly("Origin", "Accept");
-    assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
+    assertThat(retry.headers().firstValue("Location"))
+        .isEqualTo(first.headers().firstValue("Location"));
     assertThat(retry.headers().allValues("X-Multi")).containsExactly("one", "two");
     assertThat(shop.app.executions("/api/payments/outer")).isEqualTo(1);
   }

@@ -32,8 +32,12 @@ class ServletSemanticsTest extends HttpSemanticsContract {
         http.route(route.getKey(), RouteOptions.apply(RoutePolicy.DEFAULTS, route.getValue()));
       }
       ReferenceApi api = new ReferenceApi();
-      JettyServer server = JettyServer.start(OnceFilter.builder(http.build()).build(), "/",
-          new ReferenceServlet(api), EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
+      JettyServer server =
+          JettyServer.start(
+              OnceFilter.builder(http.build()).build(),
+              "/",
+              new ReferenceServlet(api),
+              EnumSet.of(DispatcherType.REQUEST, DispatcherType.ASYNC));
       return new ServletDeployment(once, server, api);
     }
 

@@ -14,7 +14,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
-/** On a transactional route the claim, the handler and the record share one transaction, committed before the response leaves. */
+/**
+ * On a transactional route the claim, the handler and the record share one transaction, committed
+ * before the response leaves.
+ */
 @Timeout(60)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TransactionBoundaryTest {
@@ -42,14 +45,18 @@ class TransactionBoundaryTest {
   @Test
   void theResponseLeavesOnlyAfterTheTransactionEnds() throws Exception {
     transactions.holdCommit = new CountDownLatch(1);
-    CompletableFuture<HttpResponse<String>> pending = shop.client.sendAsync(
-        shop.post("/tx/api/payments", key(), "{}").build(), HttpResponse.BodyHandlers.ofString());
+    CompletableFuture<HttpResponse<String>> pending =
+        shop.client.sendAsync(
+            shop.post("/tx/api/payments", key(), "{}").build(),
+            HttpResponse.BodyHandlers.ofString());
 
     assertThat(transactions.workDone.await(10, TimeUnit.SECONDS)).isTrue();
     boolean sentBeforeCommit = transactions.committedBeforeEnd || pending.isDone();
     transactions.holdCommit.countDown();
 
-    assertThat(sentBeforeCommit).as("the response was committed before the transaction ended").isFalse();
+    assertThat(sentBeforeCommit)
+        .as("the response was committed before the transaction ended")
+        .isFalse();
     assertThat(pending.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
     assertThat(transactions.endings).containsExactly("COMMIT");
   }

@@ -4,7 +4,9 @@ import dev.once.OnceEvent;
 import dev.once.OnceListener;
 import java.util.List;
 
-/** Hands every event to each listener bean in order; the engine already isolates listener failures. */
+/**
+ * Hands every event to each listener bean in order; the engine already isolates listener failures.
+ */
 final class CompositeListener implements OnceListener {
 
   private final List<OnceListener> listeners;

@@ -20,8 +20,9 @@ import java.lang.annotation.Target;
  *
  * <p>Attributes that may be left out are arrays, so that leaving one out can mean "inherit": write
  * {@code keyRequired = true}, not {@code keyRequired = {true}}. Durations and sizes are strings in
- * Spring's formats ({@code "30s"}, {@code "PT30S"}, {@code "1MB"}) and may be {@code ${placeholders}}.
- * An invalid value stops the application at startup, naming the attribute and the method.
+ * Spring's formats ({@code "30s"}, {@code "PT30S"}, {@code "1MB"}) and may be {@code
+ * ${placeholders}}. An invalid value stops the application at startup, naming the attribute and the
+ * method.
  */
 @Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)
@@ -67,6 +68,8 @@ public @interface Idempotent {
   /** Response headers never stored nor replayed. */
   String[] replayHeaderDenylist() default {};
 
-  /** Whether the claim, the handler's writes and the recorded response commit in one transaction. */
+  /**
+   * Whether the claim, the handler's writes and the recorded response commit in one transaction.
+   */
   boolean[] transactional() default {};
 }

@@ -23,7 +23,9 @@ import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
-/** Finds the {@link Idempotent} handler methods and turns each path they are mapped to into a route. */
+/**
+ * Finds the {@link Idempotent} handler methods and turns each path they are mapped to into a route.
+ */
 final class IdempotentHandlers {
 
   private static final Logger log = LoggerFactory.getLogger(IdempotentHandlers.class);
@@ -45,11 +47,12 @@ final class IdempotentHandlers {
    * that share a pattern (a POST and a PATCH on one path) share a route covering both methods; if
    * their settings differ otherwise, the application refuses to start.
    */
-  static Map<String, List<Found>> scan(List<RequestMappingHandlerMapping> mappings, String servletPrefix,
-      Environment environment) {
+  static Map<String, List<Found>> scan(
+      List<RequestMappingHandlerMapping> mappings, String servletPrefix, Environment environment) {
     Map<String, List<Found>> byPattern = new LinkedHashMap<>();
     for (RequestMappingHandlerMapping mapping : mappings) {
-      for (Map.Entry<RequestMappingInfo, HandlerMethod> e : mapping.getHandlerMethods().entrySet()) {
+      for (Map.Entry<RequestMappingInfo, HandlerMethod> e :
+          mapping.getHandlerMethods().entrySet()) {
         HandlerMethod handler = e.getValue();
         Idempotent idempotent = annotationOf(handler);
         if (idempotent == null) {
@@ -60,33 +63,48 @@ final class IdempotentHandlers {
         for (RequestMethod m : e.getKey().getMethodsCondition().getMethods()) {
           mapped.add(m.name());
         }
-        OnceProperties.Policy policy = policyOf(idempotent, attribute -> "@Idempotent(" + attribute + ") on " + name,
-            environment, mapped);
+        OnceProperties.Policy policy =
+            policyOf(
+                idempotent,
+                attribute -> "@Idempotent(" + attribute + ") on " + name,
+                environment,
+                mapped);
         if (policy == null) {
-          log.warn("@Idempotent on {} is ignored: the handler only answers safe methods {}", name, mapped);
+          log.warn(
+              "@Idempotent on {} is ignored: the handler only answers safe methods {}",
+              name,
+              mapped);
           continue;
         }
-        PolicyMapper.Layer layer = new PolicyMapper.Layer(policy,
-            field -> "@Idempotent(" + PolicyMapper.camelCase(field) + ") on " + name);
+        PolicyMapper.Layer layer =
+            new PolicyMapper.Layer(
+                policy, field -> "@Idempotent(" + PolicyMapper.camelCase(field) + ") on " + name);
         for (String springPattern : e.getKey().getPatternValues()) {
           String pattern = servletPrefix + SpringPatterns.toRoutePattern(springPattern);
-          byPattern.computeIfAbsent(pattern, p -> new ArrayList<>()).add(new Found(pattern, layer, name));
+          byPattern
+              .computeIfAbsent(pattern, p -> new ArrayList<>())
+              .add(new Found(pattern, layer, name));
         }
       }
     }
     Map<String, List<Found>> sorted = new LinkedHashMap<>();
-    byPattern.keySet().stream().sorted(SpringPatterns.MOST_SPECIFIC_FIRST).forEach(p -> sorted.put(p, byPattern.get(p)));
+    byPattern.keySet().stream()
+        .sorted(SpringPatterns.MOST_SPECIFIC_FIRST)
+        .forEach(p -> sorted.put(p, byPattern.get(p)));
     return sorted;
   }
 
   private static Idempotent annotationOf(HandlerMethod handler) {
     Method method = handler.getMethod();
     Idempotent onMethod = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
-    return onMethod != null ? onMethod : AnnotatedElementUtils.findMergedAnnotation(handler.getBeanType(), Idempotent.class);
+    return onMethod != null
+        ? onMethod
+        : AnnotatedElementUtils.findMergedAnnotation(handler.getBeanType(), Idempotent.class);
   }
 
   /** The annotation's settings, or null if the handler answers only safe methods. */
-  static OnceProperties.@Nullable Policy policyOf(Idempotent a, UnaryOperator<String> name, Environment env, Set<String> mapped) {
+  static OnceProperties.@Nullable Policy policyOf(
+      Idempotent a, UnaryOperator<String> name, Environment env, Set<String> mapped) {
     OnceProperties.Policy p = new OnceProperties.Policy();
     if (a.methods().length > 0) {
       p.setMethods(List.of(a.methods()));
@@ -105,16 +123,24 @@ final class IdempotentHandlers {
     p.setMaxWait(parse(a.maxWait(), "maxWait", name, env, DurationStyle::detectAndParse));
     p.setMaxWaitersPerKey(single(a.maxWaitersPerKey(), "maxWaitersPerKey", name));
     p.setFailureMode(single(a.failureMode(), "failureMode", name));
-    p.setStoreRetryAfter(parse(a.storeRetryAfter(), "storeRetryAfter", name, env, DurationStyle::detectAndParse));
+    p.setStoreRetryAfter(
+        parse(a.storeRetryAfter(), "storeRetryAfter", name, env, DurationStyle::detectAndParse));
     p.setMaxRequestBytes(parse(a.maxRequestBytes(), "maxRequestBytes", name, env, DataSize::parse));
-    p.setMaxResponseBytes(parse(a.maxResponseBytes(), "maxResponseBytes", name, env, DataSize::parse));
-    p.setExcludedJsonPointers(a.excludedJsonPointers().length == 0 ? null : List.of(a.excludedJsonPointers()));
-    p.setReplayHeaderDenylist(a.replayHeaderDenylist().length == 0 ? null : List.of(a.replayHeaderDenylist()));
+    p.setMaxResponseBytes(
+        parse(a.maxResponseBytes(), "maxResponseBytes", name, env, DataSize::parse));
+    p.setExcludedJsonPointers(
+        a.excludedJsonPointers().length == 0 ? null : List.of(a.excludedJsonPointers()));
+    p.setReplayHeaderDenylist(
+        a.replayHeaderDenylist().length == 0 ? null : List.of(a.replayHeaderDenylist()));
     p.setTransactional(single(a.transactional(), "transactional", name));
     return p;
   }
 
-  private static <T> @Nullable T parse(String text, String attribute, UnaryOperator<String> name, Environment env,
+  private static <T> @Nullable T parse(
+      String text,
+      String attribute,
+      UnaryOperator<String> name,
+      Environment env,
       Function<String, T> parser) {
     if (text.isEmpty()) {
       return null;
@@ -126,20 +152,24 @@ final class IdempotentHandlers {
     }
   }
 
-  private static @Nullable Boolean single(boolean[] values, String attribute, UnaryOperator<String> name) {
+  private static @Nullable Boolean single(
+      boolean[] values, String attribute, UnaryOperator<String> name) {
     if (values.length > 1) {
-      throw new InvalidOncePropertyException(name.apply(attribute), Arrays.toString(values), "give at most one value");
+      throw new InvalidOncePropertyException(
+          name.apply(attribute), Arrays.toString(values), "give at most one value");
     }
     return values.length == 0 ? null : values[0];
   }
 
-  private static @Nullable Integer single(int[] values, String attribute, UnaryOperator<String> name) {
+  private static @Nullable Integer single(
+      int[] values, String attribute, UnaryOperator<String> name) {
     return single(Arrays.stream(values).boxed().toArray(Integer[]::new), attribute, name);
   }
 
   private static <T> @Nullable T single(T[] values, String attribute, UnaryOperator<String> name) {
     if (values.length > 1) {
-      throw new InvalidOncePropertyException(name.apply(attribute), Arrays.toString(values), "give at most one value");
+      throw new InvalidOncePropertyException(
+          name.apply(attribute), Arrays.toString(values), "give at most one value");
     }
     return values.length == 0 ? null : values[0];
   }

@@ -4,6 +4,9 @@ package dev.once.spring;
 public enum InFlightMode {
   /** Answer 409 {@code idempotency-request-in-flight} with {@code Retry-After} at once. */
   REJECT,
-  /** Hold the duplicate until the first finishes (at most {@code max-wait}), then replay its response. */
+  /**
+   * Hold the duplicate until the first finishes (at most {@code max-wait}), then replay its
+   * response.
+   */
   WAIT
 }

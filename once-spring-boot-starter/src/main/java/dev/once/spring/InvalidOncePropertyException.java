@@ -4,8 +4,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code once.*} property or an {@link Idempotent} attribute that the core refused. The message
- * names the property (or the attribute and its method), the value and the core's reason; at
- * startup Spring Boot reports it as the application's failure.
+ * names the property (or the attribute and its method), the value and the core's reason; at startup
+ * Spring Boot reports it as the application's failure.
  */
 public class InvalidOncePropertyException extends IllegalArgumentException {
 
@@ -15,12 +15,18 @@ public class InvalidOncePropertyException extends IllegalArgumentException {
   private final @Nullable String reason;
 
   InvalidOncePropertyException(String property, @Nullable Object value, @Nullable String reason) {
-    super(value == null ? property + ": " + reason : "Invalid value '" + value + "' for " + property + ": " + reason);
+    super(
+        value == null
+            ? property + ": " + reason
+            : "Invalid value '" + value + "' for " + property + ": " + reason);
     this.property = property;
     this.reason = reason;
   }
 
-  /** The property, e.g. {@code once.routes[0].lease}, or {@code @Idempotent(lease) on Controller#method}. */
+  /**
+   * The property, e.g. {@code once.routes[0].lease}, or {@code @Idempotent(lease) on
+   * Controller#method}.
+   */
   public String getProperty() {
     return property;
   }

@@ -46,8 +46,11 @@ final class JdbcStores {
     try (Connection c = dataSource.getConnection()) {
       return c.getMetaData().getDatabaseProductName();
     } catch (SQLException e) {
-      throw new IllegalStateException("Once cannot reach the DataSource to choose its idempotency store ("
-          + e.getMessage() + "). Start the database, set once.store.type=memory, or define an IdempotencyStore bean.", e);
+      throw new IllegalStateException(
+          "Once cannot reach the DataSource to choose its idempotency store ("
+              + e.getMessage()
+              + "). Start the database, set once.store.type=memory, or define an IdempotencyStore bean.",
+          e);
     }
   }
 }

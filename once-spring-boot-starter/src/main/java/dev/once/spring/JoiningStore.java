@@ -5,7 +5,10 @@ import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
 import java.util.concurrent.CompletableFuture;
 
-/** A JDBC store whose calls join the guarded request's transaction when there is one (see {@link TransactionJoin}). */
+/**
+ * A JDBC store whose calls join the guarded request's transaction when there is one (see {@link
+ * TransactionJoin}).
+ */
 final class JoiningStore extends ForwardingStore {
 
   private final IdempotencyStore plain;

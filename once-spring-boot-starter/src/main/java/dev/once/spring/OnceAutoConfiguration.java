@@ -4,13 +4,13 @@ import dev.once.Once;
 import dev.once.OnceListener;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.NewKeyLimit;
-import dev.once.store.EncryptingStore;
-import dev.once.store.Keyring;
-import dev.once.micrometer.ObservedStore;
 import dev.once.http.ScopeResolver;
+import dev.once.micrometer.ObservedStore;
 import dev.once.servlet.OnceFilter;
 import dev.once.servlet.TransactionBoundary;
+import dev.once.store.EncryptingStore;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.Keyring;
 import dev.once.store.jdbc.Purger;
 import dev.once.store.jdbc.TransactionalStore;
 import io.micrometer.observation.ObservationRegistry;
@@ -44,19 +44,29 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * {@link IdempotencyStore} bean; else a PostgreSQL or MariaDB store on its {@link DataSource}; else
  * a Redis store on its Lettuce connection factory; else an in-memory store, with a warning.
  */
-@AutoConfiguration(afterName = {
-    "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
-    "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
-    "org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration",
-    "org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration",
-    "org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration",
-    "org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration",
-    "org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration",
-    "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"})
+@AutoConfiguration(
+    afterName = {
+      "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+      "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+      "org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration",
+      "org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration",
+      "org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration",
+      "org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration",
+      "org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration",
+      "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"
+    })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-@ConditionalOnProperty(prefix = "once", name = "enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnProperty(
+    prefix = "once",
+    name = "enabled",
+    havingValue = "true",
+    matchIfMissing = true)
 @EnableConfigurationProperties(OnceProperties.class)
-@Import({StoreConfigurations.Jdbc.class, StoreConfigurations.Redis.class, StoreConfigurations.InMemory.class})
+@Import({
+  StoreConfigurations.Jdbc.class,
+  StoreConfigurations.Redis.class,
+  StoreConfigurations.InMemory.class
+})
 public class OnceAutoConfiguration {
 
   @Bean
@@ -67,8 +77,12 @@ public class OnceAutoConfiguration {
 
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
-  Once once(IdempotencyStore store, OnceRoutes routes, ObjectProvider<TransactionJoin> join,
-      ObjectProvider<StoreDecorator> decorators, ObjectProvider<OnceListener> listeners) {
+  Once once(
+      IdempotencyStore store,
+      OnceRoutes routes,
+      ObjectProvider<TransactionJoin> join,
+      ObjectProvider<StoreDecorator> decorators,
+      ObjectProvider<OnceListener> listeners) {
     TransactionJoin transactions = join.getIfAvailable();
     IdempotencyStore used = transactions == null ? store : new JoiningStore(store, transactions);
     for (StoreDecorator decorator : decorators.orderedStream().toList()) {
@@ -83,20 +97,24 @@ public class OnceAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   HttpIdempotency onceHttpIdempotency(Once once, OnceRoutes routes, OnceProperties properties) {
-    HttpIdempotency.Builder b = routes.applyTo(HttpIdempotency.builder(once).scope(scope(properties.getScope())));
+    HttpIdempotency.Builder b =
+        routes.applyTo(HttpIdempotency.builder(once).scope(scope(properties.getScope())));
     OnceProperties.NewKeys newKeys = properties.getNewKeys();
     if (newKeys.getPerSecond() != null) {
       NewKeyLimit.Builder limit;
       try {
         limit = NewKeyLimit.perSecond(newKeys.getPerSecond());
       } catch (IllegalArgumentException e) {
-        throw new InvalidOncePropertyException("once.new-keys.per-second", newKeys.getPerSecond(), e.getMessage());
+        throw new InvalidOncePropertyException(
+            "once.new-keys.per-second", newKeys.getPerSecond(), e.getMessage());
       }
       PolicyMapper.set("once.new-keys.burst", newKeys.getBurst(), limit::burst);
       PolicyMapper.set("once.new-keys.max-tenants", newKeys.getMaxTenants(), limit::maxTenants);
       b.newKeyLimit(limit.build());
     } else if (newKeys.getBurst() != null || newKeys.getMaxTenants() != null) {
-      throw new InvalidOncePropertyException("once.new-keys.per-second", null,
+      throw new InvalidOncePropertyException(
+          "once.new-keys.per-second",
+          null,
           "must be set when once.new-keys.burst or once.new-keys.max-tenants is");
     }
     return b.build();
@@ -104,8 +122,8 @@ public class OnceAutoConfiguration {
 
   /**
    * Encrypts what the store keeps, innermost of the decorators, so that observations time the
-   * encryption with the store call it belongs to. The keys are parsed here so that a bad keyring stops startup
-   * with the property's name and never its value.
+   * encryption with the store call it belongs to. The keys are parsed here so that a bad keyring
+   * stops startup with the property's name and never its value.
    */
   @Bean
   @org.springframework.core.annotation.Order(org.springframework.core.Ordered.HIGHEST_PRECEDENCE)
@@ -129,20 +147,27 @@ public class OnceAutoConfiguration {
         try {
           yield ScopeResolver.header(scope.getHeader());
         } catch (IllegalArgumentException e) {
-          throw new InvalidOncePropertyException("once.scope.header", scope.getHeader(), e.getMessage());
+          throw new InvalidOncePropertyException(
+              "once.scope.header", scope.getHeader(), e.getMessage());
         }
       }
     };
   }
 
   @Bean
-  FilterRegistrationBean<OnceFilter> onceFilter(HttpIdempotency http, OnceRoutes routes, OnceProperties properties,
+  FilterRegistrationBean<OnceFilter> onceFilter(
+      HttpIdempotency http,
+      OnceRoutes routes,
+      OnceProperties properties,
       ObjectProvider<TransactionBoundary> boundary) {
     String transactional = routes.firstTransactionalProperty();
     TransactionBoundary transactions = boundary.getIfAvailable(() -> TransactionBoundary.NONE);
     if (transactional != null && transactions == TransactionBoundary.NONE) {
-      throw new InvalidOncePropertyException(transactional, true, "transactional routes need a PostgreSQL or"
-          + " MariaDB store on the application's DataSource and a PlatformTransactionManager");
+      throw new InvalidOncePropertyException(
+          transactional,
+          true,
+          "transactional routes need a PostgreSQL or"
+              + " MariaDB store on the application's DataSource and a PlatformTransactionManager");
     }
     FilterRegistrationBean<OnceFilter> registration =
         new FilterRegistrationBean<>(OnceFilter.builder(http).transactions(transactions).build());
@@ -154,11 +179,16 @@ public class OnceAutoConfiguration {
     return registration;
   }
 
-  /** Wraps the store the engine uses (observations); a separate type so that Micrometer stays optional. */
+  /**
+   * Wraps the store the engine uses (observations); a separate type so that Micrometer stays
+   * optional.
+   */
   @FunctionalInterface
   interface StoreDecorator extends UnaryOperator<IdempotencyStore> {}
 
-  /** The routes of {@link Idempotent} handlers; a separate type so that Spring MVC stays optional. */
+  /**
+   * The routes of {@link Idempotent} handlers; a separate type so that Spring MVC stays optional.
+   */
   @FunctionalInterface
   interface AnnotatedRoutes {
     Map<String, List<IdempotentHandlers.Found>> find();
@@ -168,40 +198,60 @@ public class OnceAutoConfiguration {
   @ConditionalOnClass(RequestMappingHandlerMapping.class)
   static class HandlerConfiguration {
     @Bean
-    AnnotatedRoutes onceAnnotatedRoutes(ObjectProvider<RequestMappingHandlerMapping> mappings,
-        ObjectProvider<DispatcherServletPath> servletPath, Environment environment) {
-      return () -> IdempotentHandlers.scan(mappings.orderedStream().toList(),
-          servletPath.getIfAvailable(() -> () -> "/").getPrefix(), environment);
+    AnnotatedRoutes onceAnnotatedRoutes(
+        ObjectProvider<RequestMappingHandlerMapping> mappings,
+        ObjectProvider<DispatcherServletPath> servletPath,
+        Environment environment) {
+      return () ->
+          IdempotentHandlers.scan(
+              mappings.orderedStream().toList(),
+              servletPath.getIfAvailable(() -> () -> "/").getPrefix(),
+              environment);
     }
   }
 
   @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(name = {"dev.once.store.jdbc.TransactionalStore",
-      "org.springframework.jdbc.datasource.DataSourceUtils"})
+  @ConditionalOnClass(
+      name = {
+        "dev.once.store.jdbc.TransactionalStore",
+        "org.springframework.jdbc.datasource.DataSourceUtils"
+      })
   @ConditionalOnBean({DataSource.class, PlatformTransactionManager.class})
   static class TransactionConfiguration {
     @Bean
-    @Nullable TransactionJoin onceTransactionJoin(IdempotencyStore store, ObjectProvider<DataSource> dataSource) {
+    @Nullable TransactionJoin onceTransactionJoin(
+        IdempotencyStore store, ObjectProvider<DataSource> dataSource) {
       TransactionalStore transactional = JdbcStores.transactional(store);
       DataSource ds = dataSource.getIfUnique();
-      // Without a transactional view, or with several DataSources to choose from, no route can join.
-      return transactional == null || ds == null ? null : new TransactionJoin(transactional::on, ds);
+      // Without a transactional view, or with several DataSources to choose from, no route can
+      // join.
+      return transactional == null || ds == null
+          ? null
+          : new TransactionJoin(transactional::on, ds);
     }
 
     @Bean
     @ConditionalOnMissingBean(TransactionBoundary.class)
-    TransactionBoundary onceTransactionBoundary(ObjectProvider<TransactionJoin> join,
-        PlatformTransactionManager transactions, OnceRoutes routes) {
+    TransactionBoundary onceTransactionBoundary(
+        ObjectProvider<TransactionJoin> join,
+        PlatformTransactionManager transactions,
+        OnceRoutes routes) {
       TransactionJoin j = join.getIfAvailable();
-      return j == null ? TransactionBoundary.NONE
+      return j == null
+          ? TransactionBoundary.NONE
           : new SpringTransactionBoundary(transactions, j, routes.transactionalPatterns());
     }
   }
 
   @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(name = {"io.micrometer.observation.ObservationRegistry", "dev.once.micrometer.ObservedStore"})
+  @ConditionalOnClass(
+      name = {"io.micrometer.observation.ObservationRegistry", "dev.once.micrometer.ObservedStore"})
   @ConditionalOnBean(type = "io.micrometer.observation.ObservationRegistry")
-  @ConditionalOnProperty(prefix = "once.observation", name = "enabled", havingValue = "true", matchIfMissing = true)
+  @ConditionalOnProperty(
+      prefix = "once.observation",
+      name = "enabled",
+      havingValue = "true",
+      matchIfMissing = true)
   static class ObservationConfiguration {
     @Bean
     StoreDecorator onceStoreObservation(ObservationRegistry registry) {
@@ -211,13 +261,21 @@ public class OnceAutoConfiguration {
 
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = "dev.once.store.jdbc.Purger")
-  @ConditionalOnProperty(prefix = "once.store.purge", name = "enabled", havingValue = "true", matchIfMissing = true)
+  @ConditionalOnProperty(
+      prefix = "once.store.purge",
+      name = "enabled",
+      havingValue = "true",
+      matchIfMissing = true)
   static class PurgeConfiguration {
     @Bean(destroyMethod = "close")
     Purger oncePurger(IdempotencyStore store, OnceProperties properties) {
       Purger.Builder b = Purger.builder(store);
-      PolicyMapper.set("once.store.purge.batch-size", properties.getStore().getPurge().getBatchSize(), b::batchSize);
-      PolicyMapper.set("once.store.purge.interval", properties.getStore().getPurge().getInterval(), b::interval);
+      PolicyMapper.set(
+          "once.store.purge.batch-size",
+          properties.getStore().getPurge().getBatchSize(),
+          b::batchSize);
+      PolicyMapper.set(
+          "once.store.purge.interval", properties.getStore().getPurge().getInterval(), b::interval);
       return b.start();
     }
   }

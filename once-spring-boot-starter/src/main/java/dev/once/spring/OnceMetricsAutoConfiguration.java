@@ -14,9 +14,10 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(
     afterName = {
-        "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
-        "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration"},
+      "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
+      "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+      "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration"
+    },
     before = OnceAutoConfiguration.class)
 @ConditionalOnClass({MeterRegistry.class, OnceMetrics.class})
 @ConditionalOnBean(MeterRegistry.class)

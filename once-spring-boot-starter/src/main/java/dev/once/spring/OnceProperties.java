@@ -12,8 +12,8 @@ import org.springframework.util.unit.DataSize;
  * The {@code once.*} properties. They are only mapped onto the core builders ({@code RoutePolicy},
  * {@code ExecutionPolicy}; route policies through once-http's {@code RouteOptions}), which validate
  * them: an unset policy property inherits, from {@code once.defaults.*} for a route and from the
- * core's defaults for {@code once.defaults.*}.
- * The defaults are listed in {@code docs/spring-boot.md}.
+ * core's defaults for {@code once.defaults.*}. The defaults are listed in {@code
+ * docs/spring-boot.md}.
  */
 @ConfigurationProperties("once")
 public class OnceProperties {
@@ -133,10 +133,16 @@ public class OnceProperties {
     /** New records per tenant per second, sustained. Unset: no limit. */
     private @Nullable Double perSecond;
 
-    /** How many new records a tenant may create at once above the sustained rate; unset: the core's default. */
+    /**
+     * How many new records a tenant may create at once above the sustained rate; unset: the core's
+     * default.
+     */
     private @Nullable Integer burst;
 
-    /** How many tenants are tracked one by one; the rest share one bucket. Unset: the core's default. */
+    /**
+     * How many tenants are tracked one by one; the rest share one bucket. Unset: the core's
+     * default.
+     */
     private @Nullable Integer maxTenants;
 
     public @Nullable Double getPerSecond() {
@@ -222,7 +228,10 @@ public class OnceProperties {
   /** Micrometer Observations of store calls. */
   public static class Observation {
 
-    /** Whether every store call is observed (once.store spans and timer) when there is an ObservationRegistry. */
+    /**
+     * Whether every store call is observed (once.store spans and timer) when there is an
+     * ObservationRegistry.
+     */
     private boolean enabled = true;
 
     public boolean isEnabled() {
@@ -243,7 +252,10 @@ public class OnceProperties {
     AUTO,
     /** The application's DataSource; startup fails without one. */
     JDBC,
-    /** The application's Lettuce Redis connection factory, standalone or Cluster; startup fails without one. */
+    /**
+     * The application's Lettuce Redis connection factory, standalone or Cluster; startup fails
+     * without one.
+     */
     REDIS,
     /** In memory: lost on restart, not shared between nodes. */
     MEMORY
@@ -375,9 +387,10 @@ public class OnceProperties {
   /**
    * A route's policy. Every property left unset inherits. Apart from {@code transactional}, each
    * property is a route option of once-http's {@code RouteOptions}, named and typed after it; the
-   * descriptions and defaults IDEs show come from that table through
-   * {@code additional-spring-configuration-metadata.json}, so the fields carry no javadoc of their own
-   * (the processor would take it). Tests fail when the fields, the metadata or the docs disagree with it.
+   * descriptions and defaults IDEs show come from that table through {@code
+   * additional-spring-configuration-metadata.json}, so the fields carry no javadoc of their own
+   * (the processor would take it). Tests fail when the fields, the metadata or the docs disagree
+   * with it.
    */
   public static class Policy {
 

@@ -27,7 +27,12 @@ final class OnceRoutes {
    * @param name where it was configured, for messages
    * @param transactionalProperty the property that made it transactional, or null
    */
-  record Entry(String pattern, String name, RoutePolicy policy, boolean transactional, @Nullable String transactionalProperty) {}
+  record Entry(
+      String pattern,
+      String name,
+      RoutePolicy policy,
+      boolean transactional,
+      @Nullable String transactionalProperty) {}
 
   private final Entry defaults;
   private final List<Entry> routes;
@@ -37,8 +42,10 @@ final class OnceRoutes {
     this.routes = List.copyOf(routes);
   }
 
-  static OnceRoutes of(OnceProperties properties, Map<String, List<IdempotentHandlers.Found>> annotated) {
-    PolicyMapper.Layer defaultsLayer = PolicyMapper.Layer.properties("once.defaults", properties.getDefaults());
+  static OnceRoutes of(
+      OnceProperties properties, Map<String, List<IdempotentHandlers.Found>> annotated) {
+    PolicyMapper.Layer defaultsLayer =
+        PolicyMapper.Layer.properties("once.defaults", properties.getDefaults());
     Entry defaults = entry(FALLBACK, "once.defaults", List.of(defaultsLayer));
     List<Entry> routes = new ArrayList<>();
     annotated.forEach((pattern, handlers) -> routes.add(merged(pattern, handlers, defaultsLayer)));
@@ -47,9 +54,14 @@ final class OnceRoutes {
       OnceProperties.Route route = configured.get(i);
       String prefix = "once.routes[" + i + "]";
       if (route.getPattern() == null || route.getPattern().isBlank()) {
-        throw new InvalidOncePropertyException(prefix + ".pattern", null, "every route needs a pattern");
+        throw new InvalidOncePropertyException(
+            prefix + ".pattern", null, "every route needs a pattern");
       }
-      routes.add(entry(route.getPattern(), prefix, List.of(defaultsLayer, PolicyMapper.Layer.properties(prefix, route))));
+      routes.add(
+          entry(
+              route.getPattern(),
+              prefix,
+              List.of(defaultsLayer, PolicyMapper.Layer.properties(prefix, route))));
     }
     return new OnceRoutes(defaults, routes);
   }
@@ -59,8 +71,12 @@ final class OnceRoutes {
     return new Entry(pattern, name, r.policy(), r.transactional(), r.transactionalProperty());
   }
 
-  /** Handlers mapped to one path share its route: the union of their methods, and otherwise one policy. */
-  private static Entry merged(String pattern, List<IdempotentHandlers.Found> handlers, PolicyMapper.Layer defaults) {
+  /**
+   * Handlers mapped to one path share its route: the union of their methods, and otherwise one
+   * policy.
+   */
+  private static Entry merged(
+      String pattern, List<IdempotentHandlers.Found> handlers, PolicyMapper.Layer defaults) {
     Entry first = null;
     Set<String> methods = new TreeSet<>();
     for (IdempotentHandlers.Found h : handlers) {
@@ -69,18 +85,26 @@ final class OnceRoutes {
       if (first == null) {
         first = e;
       } else if (!sameApartFromMethods(first, e)) {
-        throw new InvalidOncePropertyException("@Idempotent on " + first.name() + " and " + e.name(), null,
-            "both handle " + pattern + " with different settings; give them the same settings or different paths");
+        throw new InvalidOncePropertyException(
+            "@Idempotent on " + first.name() + " and " + e.name(),
+            null,
+            "both handle "
+                + pattern
+                + " with different settings; give them the same settings or different paths");
       }
     }
     Objects.requireNonNull(first, "a mapped path has a handler");
     RoutePolicy policy = first.policy().toBuilder().methods(methods.toArray(String[]::new)).build();
-    return new Entry(pattern, first.name(), policy, first.transactional(), first.transactionalProperty());
+    return new Entry(
+        pattern, first.name(), policy, first.transactional(), first.transactionalProperty());
   }
 
   private static boolean sameApartFromMethods(Entry a, Entry b) {
     return a.transactional() == b.transactional()
-        && a.policy().toBuilder().methods("POST").build().equals(b.policy().toBuilder().methods("POST").build());
+        && a.policy().toBuilder()
+            .methods("POST")
+            .build()
+            .equals(b.policy().toBuilder().methods("POST").build());
   }
 
   /** Adds every route to the builder, most specific first, and the defaults for the rest. */
@@ -90,7 +114,8 @@ final class OnceRoutes {
       try {
         builder.route(e.pattern(), e.policy());
       } catch (IllegalArgumentException ex) {
-        String property = e.name().startsWith("once.") ? e.name() + ".pattern" : "@Idempotent on " + e.name();
+        String property =
+            e.name().startsWith("once.") ? e.name() + ".pattern" : "@Idempotent on " + e.name();
         throw new InvalidOncePropertyException(property, e.pattern(), ex.getMessage());
       }
     }
@@ -115,7 +140,11 @@ final class OnceRoutes {
 
   /** The first property that asks for a transaction, or null if none does. */
   @Nullable String firstTransactionalProperty() {
-    return all().stream().filter(Entry::transactional).map(Entry::transactionalProperty).findFirst().orElse(null);
+    return all().stream()
+        .filter(Entry::transactional)
+        .map(Entry::transactionalProperty)
+        .findFirst()
+        .orElse(null);
   }
 
   List<Entry> all() {

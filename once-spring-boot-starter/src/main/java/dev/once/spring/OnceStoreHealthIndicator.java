@@ -13,7 +13,8 @@ import org.springframework.boot.actuate.health.Health;
  */
 final class OnceStoreHealthIndicator extends AbstractHealthIndicator {
 
-  private static final RecordId SENTINEL = RecordId.of(Scope.of("once", "health"), IdempotencyKey.of("sentinel"));
+  private static final RecordId SENTINEL =
+      RecordId.of(Scope.of("once", "health"), IdempotencyKey.of("sentinel"));
 
   private final IdempotencyStore store;
 
@@ -26,7 +27,8 @@ final class OnceStoreHealthIndicator extends AbstractHealthIndicator {
   protected void doHealthCheck(Health.Builder builder) {
     long start = System.nanoTime();
     store.get(SENTINEL);
-    builder.up()
+    builder
+        .up()
         .withDetail("store", store.getClass().getSimpleName())
         .withDetail("latencyMillis", (System.nanoTime() - start) / 1_000_000);
   }

@@ -15,12 +15,12 @@ import org.springframework.beans.PropertyAccessorFactory;
 import org.springframework.util.unit.DataSize;
 
 /**
- * Maps layers of settings (the defaults, then a route's or a handler's own) onto once-http's
- * {@link RouteOptions} table: every option is read from {@link OnceProperties.Policy} under its own
- * name, the layers are merged, and the table builds the policy, validating each value. Nothing here
- * lists the options or knows a default, so an option added to the table needs only its property
- * ({@code RouteOptionsBindingTest} says which); a refusal is reported under the property that
- * carried the value.
+ * Maps layers of settings (the defaults, then a route's or a handler's own) onto once-http's {@link
+ * RouteOptions} table: every option is read from {@link OnceProperties.Policy} under its own name,
+ * the layers are merged, and the table builds the policy, validating each value. Nothing here lists
+ * the options or knows a default, so an option added to the table needs only its property ({@code
+ * RouteOptionsBindingTest} says which); a refusal is reported under the property that carried the
+ * value.
  */
 final class PolicyMapper {
 
@@ -43,7 +43,8 @@ final class PolicyMapper {
   }
 
   /** A route's policy, and whether it runs in a transaction (with the property that said so). */
-  record Resolved(RoutePolicy policy, boolean transactional, @Nullable String transactionalProperty) {}
+  record Resolved(
+      RoutePolicy policy, boolean transactional, @Nullable String transactionalProperty) {}
 
   /** An option's value as Spring bound it, and the property (or attribute) it was written under. */
   private record Setting(String property, Object value) {}
@@ -72,8 +73,12 @@ final class PolicyMapper {
     }
     RoutePolicy policy = apply(routeName, settings);
     if (transactional) {
-      // The record is invisible to others until commit: a heartbeat from another thread would wait on it.
-      policy = policy.toBuilder().execution(policy.execution().toBuilder().heartbeat(false).build()).build();
+      // The record is invisible to others until commit: a heartbeat from another thread would wait
+      // on it.
+      policy =
+          policy.toBuilder()
+              .execution(policy.execution().toBuilder().heartbeat(false).build())
+              .build();
     }
     return new Resolved(policy, transactional, transactionalName);
   }
@@ -93,12 +98,17 @@ final class PolicyMapper {
     }
   }
 
-  /** The value in the table's terms: Spring binds sizes as {@link DataSize}, the table counts bytes. */
+  /**
+   * The value in the table's terms: Spring binds sizes as {@link DataSize}, the table counts bytes.
+   */
   private static Object optionValue(Object bound) {
     return bound instanceof DataSize size ? size.toBytes() : bound;
   }
 
-  /** The bean property of {@link OnceProperties.Policy} that Spring binds an option's kebab-case name to. */
+  /**
+   * The bean property of {@link OnceProperties.Policy} that Spring binds an option's kebab-case
+   * name to.
+   */
   static String propertyName(RouteOption option) {
     return camelCase(option.name());
   }
@@ -118,7 +128,9 @@ final class PolicyMapper {
     return out.toString();
   }
 
-  /** Calls the core setter; a refusal is reported under the property's name. Does nothing for null. */
+  /**
+   * Calls the core setter; a refusal is reported under the property's name. Does nothing for null.
+   */
   static <T> void set(String property, @Nullable T value, Consumer<T> setter) {
     if (value == null) {
       return;

@@ -8,9 +8,9 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Opens the Redis store on the Lettuce client of the application's connection factory, so that
- * Once connects to the server, Sentinel or Cluster that {@code spring.data.redis.*} describes,
- * with its TLS and credentials. The factory keeps owning the client; the store only closes its own
+ * Opens the Redis store on the Lettuce client of the application's connection factory, so that Once
+ * connects to the server, Sentinel or Cluster that {@code spring.data.redis.*} describes, with its
+ * TLS and credentials. The factory keeps owning the client; the store only closes its own
  * connections.
  */
 final class RedisStores {
@@ -29,7 +29,8 @@ final class RedisStores {
       throw new IllegalStateException("Unsupported Lettuce client " + client.getClass().getName());
     }
     PolicyMapper.set("once.store.redis.key-prefix", properties.getKeyPrefix(), b::keyPrefix);
-    PolicyMapper.set("once.store.redis.command-timeout", properties.getCommandTimeout(), b::commandTimeout);
+    PolicyMapper.set(
+        "once.store.redis.command-timeout", properties.getCommandTimeout(), b::commandTimeout);
     return b.build();
   }
 }

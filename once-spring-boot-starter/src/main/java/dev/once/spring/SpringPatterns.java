@@ -2,18 +2,23 @@ package dev.once.spring;
 
 import java.util.Comparator;
 
-/** Turns Spring MVC path patterns into once-http route patterns, and orders routes most specific first. */
+/**
+ * Turns Spring MVC path patterns into once-http route patterns, and orders routes most specific
+ * first.
+ */
 final class SpringPatterns {
 
-  /** Routes whose segments are more literal come first, as Spring picks the most specific mapping. */
+  /**
+   * Routes whose segments are more literal come first, as Spring picks the most specific mapping.
+   */
   static final Comparator<String> MOST_SPECIFIC_FIRST = SpringPatterns::compareSpecificity;
 
   private SpringPatterns() {}
 
   /**
-   * {@code /payments/{id}} and {@code /payments/{id:\d+}} become {@code /payments/{id}}; a
-   * {@code **} or {@code {*rest}} ends the pattern as {@code **}; a segment that mixes literal text
-   * with a wildcard ({@code {name}.json}) becomes {@code *}, which matches a little more than Spring
+   * {@code /payments/{id}} and {@code /payments/{id:\d+}} become {@code /payments/{id}}; a {@code
+   * **} or {@code {*rest}} ends the pattern as {@code **}; a segment that mixes literal text with a
+   * wildcard ({@code {name}.json}) becomes {@code *}, which matches a little more than Spring
    * would, but only on paths under the same literal prefix.
    */
   static String toRoutePattern(String springPattern) {
@@ -30,7 +35,9 @@ final class SpringPatterns {
       if (isVariable(segment)) {
         int colon = segment.indexOf(':');
         out.append('{').append(segment, 1, colon < 0 ? segment.length() - 1 : colon).append('}');
-      } else if (segment.indexOf('*') >= 0 || segment.indexOf('?') >= 0 || segment.indexOf('{') >= 0) {
+      } else if (segment.indexOf('*') >= 0
+          || segment.indexOf('?') >= 0
+          || segment.indexOf('{') >= 0) {
         out.append('*');
       } else {
         out.append(segment);

@@ -21,7 +21,8 @@ final class SpringTransactionBoundary implements TransactionBoundary {
   private final TransactionJoin join;
   private final Set<String> patterns;
 
-  SpringTransactionBoundary(PlatformTransactionManager transactions, TransactionJoin join, Set<String> patterns) {
+  SpringTransactionBoundary(
+      PlatformTransactionManager transactions, TransactionJoin join, Set<String> patterns) {
     this.template = new TransactionTemplate(transactions);
     this.join = join;
     this.patterns = Set.copyOf(patterns);
@@ -35,20 +36,22 @@ final class SpringTransactionBoundary implements TransactionBoundary {
   @Override
   public void run(Route route, Work work) throws IOException, ServletException {
     try {
-      template.executeWithoutResult(status -> {
-        Connection connection = DataSourceUtils.getConnection(join.dataSource()); // the transaction's own
-        join.enter(connection);
-        try {
-          if (work.run() == Ending.ROLL_BACK) {
-            status.setRollbackOnly();
-          }
-        } catch (IOException | ServletException e) {
-          throw new CheckedFailure(e);
-        } finally {
-          join.leave();
-          DataSourceUtils.releaseConnection(connection, join.dataSource());
-        }
-      });
+      template.executeWithoutResult(
+          status -> {
+            Connection connection =
+                DataSourceUtils.getConnection(join.dataSource()); // the transaction's own
+            join.enter(connection);
+            try {
+              if (work.run() == Ending.ROLL_BACK) {
+                status.setRollbackOnly();
+              }
+            } catch (IOException | ServletException e) {
+              throw new CheckedFailure(e);
+            } finally {
+              join.leave();
+              DataSourceUtils.releaseConnection(connection, join.dataSource());
+            }
+          });
     } catch (CheckedFailure f) {
       if (f.getCause() instanceof IOException io) {
         throw io;

@@ -33,17 +33,21 @@ final class StoreConfigurations {
   @ConditionalOnExpression("'${once.store.type:auto}'.toLowerCase() matches 'auto|jdbc'")
   static class Jdbc {
     @Bean(destroyMethod = "close")
-    IdempotencyStore onceStore(DataSource dataSource, OnceProperties properties,
-        ObjectProvider<RedisStoreOpener> redis) {
+    IdempotencyStore onceStore(
+        DataSource dataSource, OnceProperties properties, ObjectProvider<RedisStoreOpener> redis) {
       IdempotencyStore store = JdbcStores.open(dataSource, properties.getStore());
       if (store != null) {
         return store;
       }
       // A database the JDBC store does not support (an embedded H2 for the application's own
       // data, say) should not hide a Redis the application also has.
-      RedisStoreOpener opener = properties.getStore().getType() == OnceProperties.StoreType.AUTO
-          ? redis.getIfAvailable() : null;
-      return opener != null ? opener.open() : InMemory.create(properties, JdbcStores.productName(dataSource));
+      RedisStoreOpener opener =
+          properties.getStore().getType() == OnceProperties.StoreType.AUTO
+              ? redis.getIfAvailable()
+              : null;
+      return opener != null
+          ? opener.open()
+          : InMemory.create(properties, JdbcStores.productName(dataSource));
     }
   }
 
@@ -55,9 +59,13 @@ final class StoreConfigurations {
 
   /** The application's Lettuce connection factory, if once-store-redis is on the class path. */
   @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(name = {"dev.once.store.redis.RedisStore",
-      "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory"})
-  @ConditionalOnBean(type = "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory")
+  @ConditionalOnClass(
+      name = {
+        "dev.once.store.redis.RedisStore",
+        "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory"
+      })
+  @ConditionalOnBean(
+      type = "org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory")
   static class Redis {
     @Bean
     RedisStoreOpener onceRedisStoreOpener(
@@ -83,26 +91,40 @@ final class StoreConfigurations {
       return create(properties, null);
     }
 
-    /** The in-memory store; {@code unsupportedDatabase} names a DataSource the JDBC store could not use. */
-    static IdempotencyStore create(OnceProperties properties, @Nullable String unsupportedDatabase) {
+    /**
+     * The in-memory store; {@code unsupportedDatabase} names a DataSource the JDBC store could not
+     * use.
+     */
+    static IdempotencyStore create(
+        OnceProperties properties, @Nullable String unsupportedDatabase) {
       OnceProperties.StoreType type = properties.getStore().getType();
       // An explicit choice that cannot be honoured is a misconfiguration, never a silent downgrade.
       if (type == OnceProperties.StoreType.JDBC) {
-        throw new InvalidOncePropertyException("once.store.type", "jdbc", unsupportedDatabase == null
-            ? "there is no DataSource bean (or once-store-jdbc is not on the class path)"
-            : "the DataSource is " + unsupportedDatabase + ", which once-store-jdbc does not support (PostgreSQL, MariaDB)");
+        throw new InvalidOncePropertyException(
+            "once.store.type",
+            "jdbc",
+            unsupportedDatabase == null
+                ? "there is no DataSource bean (or once-store-jdbc is not on the class path)"
+                : "the DataSource is "
+                    + unsupportedDatabase
+                    + ", which once-store-jdbc does not support (PostgreSQL, MariaDB)");
       }
       if (type == OnceProperties.StoreType.REDIS) {
-        throw new InvalidOncePropertyException("once.store.type", "redis",
+        throw new InvalidOncePropertyException(
+            "once.store.type",
+            "redis",
             "there is no LettuceConnectionFactory bean (or once-store-redis is not on the class path)");
       }
       if (type != OnceProperties.StoreType.MEMORY) {
-        log.warn("{}: idempotency records are kept IN MEMORY, lost on restart and not shared between instances."
-            + " Use a PostgreSQL or MariaDB DataSource with once-store-jdbc, or Redis (Lettuce) with"
-            + " once-store-redis, define an IdempotencyStore bean, or set once.store.type=memory to accept this.",
+        log.warn(
+            "{}: idempotency records are kept IN MEMORY, lost on restart and not shared between instances."
+                + " Use a PostgreSQL or MariaDB DataSource with once-store-jdbc, or Redis (Lettuce) with"
+                + " once-store-redis, define an IdempotencyStore bean, or set once.store.type=memory to accept this.",
             unsupportedDatabase == null
                 ? "No IdempotencyStore bean, no DataSource and no Lettuce Redis connection factory"
-                : "The DataSource is " + unsupportedDatabase + ", which once-store-jdbc does not support");
+                : "The DataSource is "
+                    + unsupportedDatabase
+                    + ", which once-store-jdbc does not support");
       }
       return InMemoryStore.create();
     }

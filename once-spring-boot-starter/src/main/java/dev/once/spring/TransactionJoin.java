@@ -6,9 +6,9 @@ import java.util.function.Function;
 import javax.sql.DataSource;
 
 /**
- * The transaction a guarded request runs in on this thread, if any: while it is open, the
- * {@link JoiningStore} runs every store call on its connection, so the claim and the record commit
- * with the handler's own writes. Only the {@link SpringTransactionBoundary} opens one, so an
+ * The transaction a guarded request runs in on this thread, if any: while it is open, the {@link
+ * JoiningStore} runs every store call on its connection, so the claim and the record commit with
+ * the handler's own writes. Only the {@link SpringTransactionBoundary} opens one, so an
  * application's other transactions never pull store calls in.
  */
 final class TransactionJoin {

@@ -33,8 +33,11 @@ import org.springframework.web.bind.annotation.RestController;
 /** How the auto-configuration reads properties, refuses bad ones and chooses its store. */
 class OnceAutoConfigurationTest {
 
-  private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
-      .withConfiguration(AutoConfigurations.of(OnceAutoConfiguration.class, OnceMetricsAutoConfiguration.class));
+  private final WebApplicationContextRunner runner =
+      new WebApplicationContextRunner()
+          .withConfiguration(
+              AutoConfigurations.of(
+                  OnceAutoConfiguration.class, OnceMetricsAutoConfiguration.class));
 
   private static InvalidOncePropertyException refusal(AssertableWebApplicationContext context) {
     assertThat(context).hasFailed();
@@ -42,58 +45,78 @@ class OnceAutoConfigurationTest {
     while (t != null && !(t instanceof InvalidOncePropertyException)) {
       t = t.getCause();
     }
-    assertThat(t).as("an InvalidOncePropertyException among the causes of %s", context.getStartupFailure()).isNotNull();
+    assertThat(t)
+        .as("an InvalidOncePropertyException among the causes of %s", context.getStartupFailure())
+        .isNotNull();
     return (InvalidOncePropertyException) t;
   }
 
   @Test
   void aValueTheCoreRefusesStopsStartupNamingTheProperty() {
-    runner.withPropertyValues("once.defaults.lease=5ms").run(context -> {
-      InvalidOncePropertyException e = refusal(context);
-      assertThat(e.getProperty()).isEqualTo("once.defaults.lease");
-      assertThat(e.getMessage()).contains("PT0.005S").contains("lease must be between");
-    });
+    runner
+        .withPropertyValues("once.defaults.lease=5ms")
+        .run(
+            context -> {
+              InvalidOncePropertyException e = refusal(context);
+              assertThat(e.getProperty()).isEqualTo("once.defaults.lease");
+              assertThat(e.getMessage()).contains("PT0.005S").contains("lease must be between");
+            });
   }
 
   @Test
   void aRoutePatternTheCoreRefusesIsNamed() {
-    runner.withPropertyValues("once.routes[0].pattern=api/payments").run(context ->
-        assertThat(refusal(context).getProperty()).isEqualTo("once.routes[0].pattern"));
+    runner
+        .withPropertyValues("once.routes[0].pattern=api/payments")
+        .run(
+            context ->
+                assertThat(refusal(context).getProperty()).isEqualTo("once.routes[0].pattern"));
   }
 
   @Test
   void aRouteWithoutAPatternIsNamed() {
-    runner.withPropertyValues("once.routes[0].key-required=true").run(context ->
-        assertThat(refusal(context).getProperty()).isEqualTo("once.routes[0].pattern"));
+    runner
+        .withPropertyValues("once.routes[0].key-required=true")
+        .run(
+            context ->
+                assertThat(refusal(context).getProperty()).isEqualTo("once.routes[0].pattern"));
   }
 
   @Test
   void contradictoryOptionsNameTheRoute() {
-    runner.withPropertyValues("once.routes[0].pattern=/api/x", "once.routes[0].lease=10s", "once.routes[0].ttl=5s")
-        .run(context -> {
-          InvalidOncePropertyException e = refusal(context);
-          assertThat(e.getProperty()).isEqualTo("once.routes[0]");
-          assertThat(e.getReason()).contains("ttl").contains("lease");
-        });
+    runner
+        .withPropertyValues(
+            "once.routes[0].pattern=/api/x", "once.routes[0].lease=10s", "once.routes[0].ttl=5s")
+        .run(
+            context -> {
+              InvalidOncePropertyException e = refusal(context);
+              assertThat(e.getProperty()).isEqualTo("once.routes[0]");
+              assertThat(e.getReason()).contains("ttl").contains("lease");
+            });
   }
 
   @Test
   void aSafeMethodInTheDefaultsIsRefused() {
-    runner.withPropertyValues("once.defaults.methods=POST,GET").run(context ->
-        assertThat(refusal(context).getProperty()).isEqualTo("once.defaults.methods"));
+    runner
+        .withPropertyValues("once.defaults.methods=POST,GET")
+        .run(
+            context ->
+                assertThat(refusal(context).getProperty()).isEqualTo("once.defaults.methods"));
   }
 
   @Test
   void aBlankScopeHeaderIsRefused() {
-    runner.withPropertyValues("once.scope.header= ").run(context ->
-        assertThat(refusal(context).getProperty()).isEqualTo("once.scope.header"));
+    runner
+        .withPropertyValues("once.scope.header= ")
+        .run(context -> assertThat(refusal(context).getProperty()).isEqualTo("once.scope.header"));
   }
 
   @Test
   void theFailureAnalysisTellsWhichPropertyToFix() {
-    InvalidOncePropertyException e = new InvalidOncePropertyException("once.defaults.ttl", "0s", "ttl must be between");
+    InvalidOncePropertyException e =
+        new InvalidOncePropertyException("once.defaults.ttl", "0s", "ttl must be between");
 
-    FailureAnalysis analysis = new InvalidOncePropertyFailureAnalyzer().analyze(new RuntimeException(e));
+    FailureAnalysis analysis =
+        new InvalidOncePropertyFailureAnalyzer().analyze(new RuntimeException(e));
 
     assertThat(analysis.getDescription()).contains("once.defaults.ttl").contains("0s");
     assertThat(analysis.getAction()).contains("once.defaults.ttl");
@@ -125,18 +148,33 @@ class OnceAutoConfigurationTest {
 
   @Test
   void twoHandlersOnOnePathWithDifferentSettingsStopStartup() {
-    runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class,
-            DispatcherServletAutoConfiguration.class, HttpMessageConvertersAutoConfiguration.class))
+    runner
+        .withConfiguration(
+            AutoConfigurations.of(
+                WebMvcAutoConfiguration.class,
+                DispatcherServletAutoConfiguration.class,
+                HttpMessageConvertersAutoConfiguration.class))
         .withUserConfiguration(TwoHandlersOnePath.class)
-        .run(context -> assertThat(refusal(context).getReason()).contains("/api/orders").contains("different settings"));
+        .run(
+            context ->
+                assertThat(refusal(context).getReason())
+                    .contains("/api/orders")
+                    .contains("different settings"));
   }
 
   @Test
   void aBadAnnotationAttributeStopsStartupNamingTheMethod() {
-    runner.withConfiguration(AutoConfigurations.of(WebMvcAutoConfiguration.class,
-            DispatcherServletAutoConfiguration.class, HttpMessageConvertersAutoConfiguration.class))
+    runner
+        .withConfiguration(
+            AutoConfigurations.of(
+                WebMvcAutoConfiguration.class,
+                DispatcherServletAutoConfiguration.class,
+                HttpMessageConvertersAutoConfiguration.class))
         .withUserConfiguration(BadController.class)
-        .run(context -> assertThat(refusal(context).getProperty()).isEqualTo("@Idempotent(lease) on BadController#create"));
+        .run(
+            context ->
+                assertThat(refusal(context).getProperty())
+                    .isEqualTo("@Idempotent(lease) on BadController#create"));
   }
 
   @Configuration(proxyBeanMethods = false)
@@ -149,163 +187,236 @@ class OnceAutoConfigurationTest {
 
   @Test
   void theApplicationsOwnStoreWins() {
-    runner.withUserConfiguration(OwnStore.class).run(context -> {
-      assertThat(context).hasNotFailed();
-      assertThat(context.getBeansOfType(IdempotencyStore.class)).containsOnlyKeys("myStore");
-    });
+    runner
+        .withUserConfiguration(OwnStore.class)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBeansOfType(IdempotencyStore.class))
+                  .containsOnlyKeys("myStore");
+            });
   }
 
   @Test
   void withoutADataSourceTheStoreIsInMemory() {
-    runner.run(context -> {
-      assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryStore.class);
-      assertThat(context).hasSingleBean(Once.class);
-      assertThat(context).hasSingleBean(FilterRegistrationBean.class);
-    });
+    runner.run(
+        context -> {
+          assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryStore.class);
+          assertThat(context).hasSingleBean(Once.class);
+          assertThat(context).hasSingleBean(FilterRegistrationBean.class);
+        });
   }
 
   @Test
   void anUnsupportedDatabaseFallsBackToMemory() {
-    runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+    runner
+        .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
         .withPropertyValues("spring.datasource.url=jdbc:h2:mem:once-fallback")
-        .run(context -> assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryStore.class));
+        .run(
+            context ->
+                assertThat(context.getBean(IdempotencyStore.class))
+                    .isInstanceOf(InMemoryStore.class));
   }
 
   @Test
   void withoutOnceStoreJdbcADataSourceIsIgnored() {
-    runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-            DataSourceTransactionManagerAutoConfiguration.class))
+    runner
+        .withConfiguration(
+            AutoConfigurations.of(
+                DataSourceAutoConfiguration.class,
+                DataSourceTransactionManagerAutoConfiguration.class))
         .withClassLoader(new FilteredClassLoader("dev.once.store.jdbc"))
         .withPropertyValues("spring.datasource.url=jdbc:h2:mem:once-nojdbc")
-        .run(context -> {
-          assertThat(context).hasNotFailed();
-          assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryStore.class);
-        });
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryStore.class);
+            });
   }
 
   @Test
   void aPostgresDataSourceGetsThePostgresStoreAndTransactionalRoutes() throws Exception {
     PostgresService.require();
     String table = PostgresService.freshTable("once_records_starter_autoconfig");
-    runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
-            DataSourceTransactionManagerAutoConfiguration.class))
-        .withPropertyValues("spring.datasource.url=" + PostgresService.URL, "spring.datasource.username=postgres",
+    runner
+        .withConfiguration(
+            AutoConfigurations.of(
+                DataSourceAutoConfiguration.class,
+                DataSourceTransactionManagerAutoConfiguration.class))
+        .withPropertyValues(
+            "spring.datasource.url=" + PostgresService.URL,
+            "spring.datasource.username=postgres",
             "once.store.table-name=" + table,
-            "once.routes[0].pattern=/api/payments", "once.routes[0].transactional=true")
-        .run(context -> {
-          assertThat(context).hasNotFailed();
-          assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(PostgresStore.class);
-          assertThat(context.getBean(TransactionBoundary.class)).isInstanceOf(SpringTransactionBoundary.class);
-        });
+            "once.routes[0].pattern=/api/payments",
+            "once.routes[0].transactional=true")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(PostgresStore.class);
+              assertThat(context.getBean(TransactionBoundary.class))
+                  .isInstanceOf(SpringTransactionBoundary.class);
+            });
     PostgresService.drop(table);
   }
 
   @Test
   void aLettuceConnectionFactoryGetsTheRedisStore() {
     RequiredServices.requireReachable("Redis", "127.0.0.1", 6379);
-    runner.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class))
-        .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=6379",
-            "once.store.redis.key-prefix=once-autoconfig:", "once.store.redis.command-timeout=3s")
-        .run(context -> {
-          assertThat(context).hasNotFailed();
-          assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(RedisStore.class);
-        });
+    runner
+        .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class))
+        .withPropertyValues(
+            "spring.data.redis.host=127.0.0.1",
+            "spring.data.redis.port=6379",
+            "once.store.redis.key-prefix=once-autoconfig:",
+            "once.store.redis.command-timeout=3s")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(RedisStore.class);
+            });
   }
 
   @Test
   void storeTypeRedisBeatsADataSource() {
     RequiredServices.requireReachable("Redis", "127.0.0.1", 6379);
-    runner.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, DataSourceAutoConfiguration.class))
-        .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.datasource.url=jdbc:h2:mem:once-redis-wins",
+    runner
+        .withConfiguration(
+            AutoConfigurations.of(RedisAutoConfiguration.class, DataSourceAutoConfiguration.class))
+        .withPropertyValues(
+            "spring.data.redis.host=127.0.0.1",
+            "spring.datasource.url=jdbc:h2:mem:once-redis-wins",
             "once.store.type=redis")
-        .run(context -> assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(RedisStore.class));
+        .run(
+            context ->
+                assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(RedisStore.class));
   }
 
   @Test
   void anUnsupportedDatabaseDoesNotHideRedis() {
     RequiredServices.requireReachable("Redis", "127.0.0.1", 6379);
-    runner.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class, DataSourceAutoConfiguration.class))
-        .withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.datasource.url=jdbc:h2:mem:once-h2-and-redis")
-        .run(context -> assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(RedisStore.class));
+    runner
+        .withConfiguration(
+            AutoConfigurations.of(RedisAutoConfiguration.class, DataSourceAutoConfiguration.class))
+        .withPropertyValues(
+            "spring.data.redis.host=127.0.0.1",
+            "spring.datasource.url=jdbc:h2:mem:once-h2-and-redis")
+        .run(
+            context ->
+                assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(RedisStore.class));
   }
 
   @Test
   void storeTypeJdbcOnAnUnsupportedDatabaseStopsStartup() {
-    runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
-        .withPropertyValues("spring.datasource.url=jdbc:h2:mem:once-jdbc-h2", "once.store.type=jdbc")
+    runner
+        .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+        .withPropertyValues(
+            "spring.datasource.url=jdbc:h2:mem:once-jdbc-h2", "once.store.type=jdbc")
         .run(context -> assertThat(refusal(context).getReason()).contains("H2"));
   }
 
   @Test
   void aBadRedisPropertyIsNamed() {
-    runner.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class))
-        .withPropertyValues("spring.data.redis.host=127.0.0.1", "once.store.redis.command-timeout=-1s")
-        .run(context -> assertThat(refusal(context).getProperty()).isEqualTo("once.store.redis.command-timeout"));
+    runner
+        .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class))
+        .withPropertyValues(
+            "spring.data.redis.host=127.0.0.1", "once.store.redis.command-timeout=-1s")
+        .run(
+            context ->
+                assertThat(refusal(context).getProperty())
+                    .isEqualTo("once.store.redis.command-timeout"));
   }
 
   @Test
   void storeTypeRedisWithoutAConnectionFactoryStopsStartup() {
-    runner.withPropertyValues("once.store.type=redis")
+    runner
+        .withPropertyValues("once.store.type=redis")
         .run(context -> assertThat(refusal(context).getProperty()).isEqualTo("once.store.type"));
   }
 
   @Test
   void storeTypeJdbcWithoutADataSourceStopsStartup() {
-    runner.withPropertyValues("once.store.type=jdbc")
+    runner
+        .withPropertyValues("once.store.type=jdbc")
         .run(context -> assertThat(refusal(context).getReason()).contains("DataSource"));
   }
 
   @Test
   void withoutOnceStoreRedisAConnectionFactoryIsIgnored() {
-    runner.withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class))
+    runner
+        .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class))
         .withClassLoader(new FilteredClassLoader("dev.once.store.redis"))
         .withPropertyValues("spring.data.redis.host=127.0.0.1")
-        .run(context -> assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(InMemoryStore.class));
+        .run(
+            context ->
+                assertThat(context.getBean(IdempotencyStore.class))
+                    .isInstanceOf(InMemoryStore.class));
   }
 
   private static final String KEY_B64 = java.util.Base64.getEncoder().encodeToString(new byte[32]);
 
   @Test
   void encryptionKeysWrapTheStoreInAnEncryptingStore() {
-    runner.withPropertyValues("once.encryption.keys=k2:" + KEY_B64 + ",k1:" + KEY_B64).run(context -> {
-      assertThat(context).hasNotFailed();
-      OnceAutoConfiguration.StoreDecorator encryption =
-          context.getBean("onceEncryption", OnceAutoConfiguration.StoreDecorator.class);
-      assertThat(encryption.apply(InMemoryStore.create())).isInstanceOf(dev.once.store.EncryptingStore.class);
-    });
+    runner
+        .withPropertyValues("once.encryption.keys=k2:" + KEY_B64 + ",k1:" + KEY_B64)
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              OnceAutoConfiguration.StoreDecorator encryption =
+                  context.getBean("onceEncryption", OnceAutoConfiguration.StoreDecorator.class);
+              assertThat(encryption.apply(InMemoryStore.create()))
+                  .isInstanceOf(dev.once.store.EncryptingStore.class);
+            });
   }
 
   @Test
   void aMalformedKeyringIsNamedWithoutItsValue() {
-    runner.withPropertyValues("once.encryption.keys=k1:not-base64-secret-material").run(context -> {
-      InvalidOncePropertyException e = refusal(context);
-      assertThat(e.getProperty()).isEqualTo("once.encryption.keys");
-      assertThat(e.getMessage()).doesNotContain("secret-material");
-    });
+    runner
+        .withPropertyValues("once.encryption.keys=k1:not-base64-secret-material")
+        .run(
+            context -> {
+              InvalidOncePropertyException e = refusal(context);
+              assertThat(e.getProperty()).isEqualTo("once.encryption.keys");
+              assertThat(e.getMessage()).doesNotContain("secret-material");
+            });
   }
 
   @Test
   void aNewKeyLimitIsMappedAndValidated() {
-    runner.withPropertyValues("once.new-keys.per-second=50", "once.new-keys.burst=100")
+    runner
+        .withPropertyValues("once.new-keys.per-second=50", "once.new-keys.burst=100")
         .run(context -> assertThat(context).hasNotFailed());
-    runner.withPropertyValues("once.new-keys.per-second=-1")
-        .run(context -> assertThat(refusal(context).getProperty()).isEqualTo("once.new-keys.per-second"));
-    runner.withPropertyValues("once.new-keys.per-second=5", "once.new-keys.burst=-3")
-        .run(context -> assertThat(refusal(context).getProperty()).isEqualTo("once.new-keys.burst"));
-    runner.withPropertyValues("once.new-keys.burst=10")
-        .run(context -> assertThat(refusal(context).getProperty()).isEqualTo("once.new-keys.per-second"));
+    runner
+        .withPropertyValues("once.new-keys.per-second=-1")
+        .run(
+            context ->
+                assertThat(refusal(context).getProperty()).isEqualTo("once.new-keys.per-second"));
+    runner
+        .withPropertyValues("once.new-keys.per-second=5", "once.new-keys.burst=-3")
+        .run(
+            context -> assertThat(refusal(context).getProperty()).isEqualTo("once.new-keys.burst"));
+    runner
+        .withPropertyValues("once.new-keys.burst=10")
+        .run(
+            context ->
+                assertThat(refusal(context).getProperty()).isEqualTo("once.new-keys.per-second"));
   }
 
   @Test
   void aTransactionalRouteWithoutATransactionalStoreStopsStartup() {
-    runner.withPropertyValues("once.routes[0].pattern=/api/payments", "once.routes[0].transactional=true")
-        .run(context -> assertThat(refusal(context).getProperty()).isEqualTo("once.routes[0].transactional"));
+    runner
+        .withPropertyValues(
+            "once.routes[0].pattern=/api/payments", "once.routes[0].transactional=true")
+        .run(
+            context ->
+                assertThat(refusal(context).getProperty())
+                    .isEqualTo("once.routes[0].transactional"));
   }
 
   @Test
   void disabledMeansNoFilter() {
-    runner.withPropertyValues("once.enabled=false").run(context ->
-        assertThat(context).doesNotHaveBean(FilterRegistrationBean.class));
+    runner
+        .withPropertyValues("once.enabled=false")
+        .run(context -> assertThat(context).doesNotHaveBean(FilterRegistrationBean.class));
   }
 
   @Configuration(proxyBeanMethods = false)
@@ -319,10 +430,15 @@ class OnceAutoConfigurationTest {
   @Test
   void metricsAreRegisteredOnlyWhenThereIsARegistry() {
     runner.run(context -> assertThat(context).doesNotHaveBean(OnceMetrics.class));
-    runner.withUserConfiguration(Registry.class).run(context -> {
-      assertThat(context).hasSingleBean(OnceMetrics.class);
-      assertThat(context.getBean(SimpleMeterRegistry.class).find("once.executions").counters()).isNotEmpty();
-    });
+    runner
+        .withUserConfiguration(Registry.class)
+        .run(
+            context -> {
+              assertThat(context).hasSingleBean(OnceMetrics.class);
+              assertThat(
+                      context.getBean(SimpleMeterRegistry.class).find("once.executions").counters())
+                  .isNotEmpty();
+            });
   }
 
   @Configuration(proxyBeanMethods = false)
@@ -331,41 +447,60 @@ class OnceAutoConfigurationTest {
 
     @Bean
     io.micrometer.observation.ObservationRegistry observationRegistry() {
-      io.micrometer.observation.ObservationRegistry registry = io.micrometer.observation.ObservationRegistry.create();
-      registry.observationConfig().observationHandler(new io.micrometer.observation.ObservationHandler<>() {
-        @Override
-        public void onStop(io.micrometer.observation.Observation.Context context) {
-          seen.add(context.getName() + ":" + context.getLowCardinalityKeyValue("operation").getValue());
-        }
+      io.micrometer.observation.ObservationRegistry registry =
+          io.micrometer.observation.ObservationRegistry.create();
+      registry
+          .observationConfig()
+          .observationHandler(
+              new io.micrometer.observation.ObservationHandler<>() {
+                @Override
+                public void onStop(io.micrometer.observation.Observation.Context context) {
+                  seen.add(
+                      context.getName()
+                          + ":"
+                          + context.getLowCardinalityKeyValue("operation").getValue());
+                }
 
-        @Override
-        public boolean supportsContext(io.micrometer.observation.Observation.Context context) {
-          return true;
-        }
-      });
+                @Override
+                public boolean supportsContext(
+                    io.micrometer.observation.Observation.Context context) {
+                  return true;
+                }
+              });
       return registry;
     }
   }
 
   @Test
   void storeCallsAreObservedWhenThereIsAnObservationRegistry() {
-    runner.withUserConfiguration(Observations.class).run(context -> {
-      Once once = context.getBean(Once.class);
-      once.execute(dev.once.Scope.of("m"), dev.once.IdempotencyKey.of("k-observed"),
-          new dev.once.Fingerprint(1, "00".repeat(32)), dev.once.ResultCodec.utf8(), ctx -> "done");
+    runner
+        .withUserConfiguration(Observations.class)
+        .run(
+            context -> {
+              Once once = context.getBean(Once.class);
+              once.execute(
+                  dev.once.Scope.of("m"),
+                  dev.once.IdempotencyKey.of("k-observed"),
+                  new dev.once.Fingerprint(1, "00".repeat(32)),
+                  dev.once.ResultCodec.utf8(),
+                  ctx -> "done");
 
-      assertThat(context.getBean(Observations.class).seen).containsExactly("once.store:claim", "once.store:complete");
-    });
+              assertThat(context.getBean(Observations.class).seen)
+                  .containsExactly("once.store:claim", "once.store:complete");
+            });
   }
 
   @Test
   void theFilterRunsForRequestAndAsyncDispatchesInTheConfiguredOrder() {
-    runner.withPropertyValues("once.filter.order=42", "once.filter.url-patterns=/api/*").run(context -> {
-      FilterRegistrationBean<?> f = context.getBean(FilterRegistrationBean.class);
-      assertThat(f.getOrder()).isEqualTo(42);
-      assertThat(f.getUrlPatterns()).containsExactly("/api/*");
-      assertThat(f.isAsyncSupported()).isTrue();
-      assertThat(Map.of("filter", f.getFilter())).isNotEmpty();
-    });
+    runner
+        .withPropertyValues("once.filter.order=42", "once.filter.url-patterns=/api/*")
+        .run(
+            context -> {
+              FilterRegistrationBean<?> f = context.getBean(FilterRegistrationBean.class);
+              assertThat(f.getOrder()).isEqualTo(42);
+              assertThat(f.getUrlPatterns()).containsExactly("/api/*");
+              assertThat(f.isAsyncSupported()).isTrue();
+              assertThat(Map.of("filter", f.getFilter())).isNotEmpty();
+            });
   }
 }

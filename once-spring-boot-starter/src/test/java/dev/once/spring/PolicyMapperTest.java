@@ -19,8 +19,11 @@ class PolicyMapperTest {
   private final OnceProperties.Route route = new OnceProperties.Route();
 
   private PolicyMapper.Resolved resolve() {
-    return PolicyMapper.resolve("once.routes[0]", List.of(
-        PolicyMapper.Layer.properties("once.defaults", defaults), PolicyMapper.Layer.properties("once.routes[0]", route)));
+    return PolicyMapper.resolve(
+        "once.routes[0]",
+        List.of(
+            PolicyMapper.Layer.properties("once.defaults", defaults),
+            PolicyMapper.Layer.properties("once.routes[0]", route)));
   }
 
   private InvalidOncePropertyException refusal() {
@@ -37,7 +40,8 @@ class PolicyMapperTest {
     defaults.setMaxWait(Duration.ofSeconds(3));
     route.setInFlight(InFlightMode.WAIT);
 
-    assertThat(resolve().policy().execution().inFlight()).isEqualTo(InFlightPolicy.waitUpTo(Duration.ofSeconds(3)));
+    assertThat(resolve().policy().execution().inFlight())
+        .isEqualTo(InFlightPolicy.waitUpTo(Duration.ofSeconds(3)));
   }
 
   @Test
@@ -45,7 +49,8 @@ class PolicyMapperTest {
     route.setInFlight(InFlightMode.WAIT);
 
     Duration tableDefault = Durations.parse(RouteOptions.named("max-wait").defaultValue());
-    assertThat(resolve().policy().execution().inFlight()).isEqualTo(InFlightPolicy.waitUpTo(tableDefault));
+    assertThat(resolve().policy().execution().inFlight())
+        .isEqualTo(InFlightPolicy.waitUpTo(tableDefault));
   }
 
   @Test
@@ -90,10 +95,17 @@ class PolicyMapperTest {
   void anAnnotationLayerIsNamedByAttributeAndMethod() {
     OnceProperties.Policy handler = new OnceProperties.Policy();
     handler.setStoreRetryAfter(Duration.ZERO);
-    PolicyMapper.Layer layer = new PolicyMapper.Layer(handler, f -> "@Idempotent(" + PolicyMapper.camelCase(f) + ") on C#m");
+    PolicyMapper.Layer layer =
+        new PolicyMapper.Layer(
+            handler, f -> "@Idempotent(" + PolicyMapper.camelCase(f) + ") on C#m");
 
-    InvalidOncePropertyException e = catchThrowableOfType(InvalidOncePropertyException.class,
-        () -> PolicyMapper.resolve("C#m", List.of(PolicyMapper.Layer.properties("once.defaults", defaults), layer)));
+    InvalidOncePropertyException e =
+        catchThrowableOfType(
+            InvalidOncePropertyException.class,
+            () ->
+                PolicyMapper.resolve(
+                    "C#m",
+                    List.of(PolicyMapper.Layer.properties("once.defaults", defaults), layer)));
 
     assertThat(e.getProperty()).isEqualTo("@Idempotent(storeRetryAfter) on C#m");
   }

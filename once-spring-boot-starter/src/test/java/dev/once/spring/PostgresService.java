@@ -3,10 +3,10 @@ package dev.once.spring;
 import dev.once.tck.RequiredServices;
 
 /**
- * The PostgreSQL server tests run against (127.0.0.1:5432, database {@code test}, user postgres).
- * A test that needs it calls {@link #require()}: when it is unreachable the test is skipped loudly
- * (a WARNING line and an assumption), or fails when the build runs with
- * {@code -Donce.requireServices=true}, as CI does.
+ * The PostgreSQL server tests run against (127.0.0.1:5432, database {@code test}, user postgres). A
+ * test that needs it calls {@link #require()}: when it is unreachable the test is skipped loudly (a
+ * WARNING line and an assumption), or fails when the build runs with {@code
+ * -Donce.requireServices=true}, as CI does.
  */
 final class PostgresService {
 

@@ -23,15 +23,17 @@ class PropertiesDocTest {
   @Test
   void everyBoundPropertyHasARowAndEveryRowABoundProperty() throws Exception {
     Set<String> bound = new TreeSet<>();
-    try (InputStream in = getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+    try (InputStream in =
+        getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
       for (JsonNode p : new ObjectMapper().readTree(in).get("properties")) {
         String name = p.get("name").asText();
         bound.add(name.equals("once.routes") ? "once.routes[n].pattern" : name);
       }
     }
     Set<String> documented = new TreeSet<>();
-    Matcher row = Pattern.compile("^\\| `(once\\.[a-z.\\[\\]-]+)` \\|", Pattern.MULTILINE)
-        .matcher(propertiesSection(Files.readString(Path.of("../docs/spring-boot.md"))));
+    Matcher row =
+        Pattern.compile("^\\| `(once\\.[a-z.\\[\\]-]+)` \\|", Pattern.MULTILINE)
+            .matcher(propertiesSection(Files.readString(Path.of("../docs/spring-boot.md"))));
     while (row.find()) {
       documented.add(row.group(1));
     }

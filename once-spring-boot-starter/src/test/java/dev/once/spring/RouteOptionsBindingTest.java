@@ -27,10 +27,10 @@ import org.springframework.core.env.StandardEnvironment;
 import org.springframework.util.unit.DataSize;
 
 /**
- * {@link PolicyMapper} reads every option of once-http's {@link RouteOptions} table from
- * {@link OnceProperties.Policy} by name, so the properties (and the {@link Idempotent} attributes
- * that fill them) must be the table's: one property per option, of a type Spring binds to what the
- * table accepts, and nothing else but the Spring-only {@code transactional}.
+ * {@link PolicyMapper} reads every option of once-http's {@link RouteOptions} table from {@link
+ * OnceProperties.Policy} by name, so the properties (and the {@link Idempotent} attributes that
+ * fill them) must be the table's: one property per option, of a type Spring binds to what the table
+ * accepts, and nothing else but the Spring-only {@code transactional}.
  */
 class RouteOptionsBindingTest {
 
@@ -51,16 +51,26 @@ class RouteOptionsBindingTest {
     SoftAssertions softly = new SoftAssertions();
     for (RouteOption option : RouteOptions.all()) {
       PropertyDescriptor property = properties.get(option.name());
-      softly.assertThat(property).as("OnceProperties.Policy has no property for the option %s", option).isNotNull();
+      softly
+          .assertThat(property)
+          .as("OnceProperties.Policy has no property for the option %s", option)
+          .isNotNull();
       if (property == null) {
         continue;
       }
-      softly.assertThat(PolicyMapper.propertyName(option)).as("the property PolicyMapper reads for %s", option)
+      softly
+          .assertThat(PolicyMapper.propertyName(option))
+          .as("the property PolicyMapper reads for %s", option)
           .isEqualTo(property.getName());
       ResolvableType type = ResolvableType.forMethodReturnType(property.getReadMethod());
-      softly.assertThat(compatible(option, type))
-          .as("OnceProperties.Policy.%s is a %s, which does not suit a %s option%s", property.getName(), type,
-              option.type(), option.choices().isEmpty() ? "" : " " + option.choices())
+      softly
+          .assertThat(compatible(option, type))
+          .as(
+              "OnceProperties.Policy.%s is a %s, which does not suit a %s option%s",
+              property.getName(),
+              type,
+              option.type(),
+              option.choices().isEmpty() ? "" : " " + option.choices())
           .isTrue();
     }
     softly.assertAll();
@@ -90,38 +100,63 @@ class RouteOptionsBindingTest {
   void policyHasNoRoutePropertyBeyondTheTable() {
     Set<String> beyond = new TreeSet<>(bound(OnceProperties.Policy.class).keySet());
     RouteOptions.all().forEach(o -> beyond.remove(o.name()));
-    assertThat(beyond).as("OnceProperties.Policy properties that are not route options").containsExactly("transactional");
+    assertThat(beyond)
+        .as("OnceProperties.Policy properties that are not route options")
+        .containsExactly("transactional");
 
     Set<String> routeOnly = new TreeSet<>(bound(OnceProperties.Route.class).keySet());
     routeOnly.removeAll(bound(OnceProperties.Policy.class).keySet());
-    assertThat(routeOnly).as("OnceProperties.Route properties beyond the policy").containsExactly("pattern");
+    assertThat(routeOnly)
+        .as("OnceProperties.Route properties beyond the policy")
+        .containsExactly("pattern");
   }
 
   @Test
   void idempotentHasOneAttributePerPolicyProperty() {
-    Set<String> attributes = Arrays.stream(Idempotent.class.getDeclaredMethods()).map(Method::getName)
-        .collect(Collectors.toCollection(TreeSet::new));
-    Set<String> properties = bound(OnceProperties.Policy.class).values().stream().map(PropertyDescriptor::getName)
-        .collect(Collectors.toCollection(TreeSet::new));
+    Set<String> attributes =
+        Arrays.stream(Idempotent.class.getDeclaredMethods())
+            .map(Method::getName)
+            .collect(Collectors.toCollection(TreeSet::new));
+    Set<String> properties =
+        bound(OnceProperties.Policy.class).values().stream()
+            .map(PropertyDescriptor::getName)
+            .collect(Collectors.toCollection(TreeSet::new));
 
     assertThat(attributes).isEqualTo(properties);
   }
 
-  @Idempotent(methods = "PUT", keyRequired = true, lease = "1m", ttl = "2h", inFlight = InFlightMode.WAIT,
-      maxWait = "5s", maxWaitersPerKey = 3, failureMode = FailureMode.FAIL_OPEN, storeRetryAfter = "2s",
-      maxRequestBytes = "2KB", maxResponseBytes = "8KB", excludedJsonPointers = "/sent_at",
-      replayHeaderDenylist = "X-Request-Id", transactional = true)
+  @Idempotent(
+      methods = "PUT",
+      keyRequired = true,
+      lease = "1m",
+      ttl = "2h",
+      inFlight = InFlightMode.WAIT,
+      maxWait = "5s",
+      maxWaitersPerKey = 3,
+      failureMode = FailureMode.FAIL_OPEN,
+      storeRetryAfter = "2s",
+      maxRequestBytes = "2KB",
+      maxResponseBytes = "8KB",
+      excludedJsonPointers = "/sent_at",
+      replayHeaderDenylist = "X-Request-Id",
+      transactional = true)
   void everything() {}
 
   @Test
   void everyAttributeReachesItsProperty() throws Exception {
     Idempotent all = getClass().getDeclaredMethod("everything").getAnnotation(Idempotent.class);
 
-    OnceProperties.Policy policy = IdempotentHandlers.policyOf(all, a -> a, new StandardEnvironment(), Set.of("PUT"));
+    OnceProperties.Policy policy =
+        IdempotentHandlers.policyOf(all, a -> a, new StandardEnvironment(), Set.of("PUT"));
 
     BeanWrapper read = PropertyAccessorFactory.forBeanPropertyAccess(policy);
-    Set<String> unset = bound(OnceProperties.Policy.class).values().stream().map(PropertyDescriptor::getName)
-        .filter(p -> read.getPropertyValue(p) == null).collect(Collectors.toCollection(TreeSet::new));
-    assertThat(unset).as("properties IdempotentHandlers.policyOf leaves unset when every attribute is given").isEmpty();
+    Set<String> unset =
+        bound(OnceProperties.Policy.class).values().stream()
+            .map(PropertyDescriptor::getName)
+            .filter(p -> read.getPropertyValue(p) == null)
+            .collect(Collectors.toCollection(TreeSet::new));
+    assertThat(unset)
+        .as("properties IdempotentHandlers.policyOf leaves unset when every attribute is given")
+        .isEmpty();
   }
 }

@@ -11,7 +11,8 @@ class SpringPatternsTest {
   @Test
   void variablesBecomeOneSegmentWildcardsWhateverTheirRegex() {
     assertThat(SpringPatterns.toRoutePattern("/payments/{id}")).isEqualTo("/payments/{id}");
-    assertThat(SpringPatterns.toRoutePattern("/payments/{id:\\d+}/refunds")).isEqualTo("/payments/{id}/refunds");
+    assertThat(SpringPatterns.toRoutePattern("/payments/{id:\\d+}/refunds"))
+        .isEqualTo("/payments/{id}/refunds");
   }
 
   @Test
@@ -36,12 +37,23 @@ class SpringPatternsTest {
 
   @Test
   void literalSegmentsComeBeforeWildcardsAndLongerBeforeShorter() {
-    List<String> patterns = new ArrayList<>(List.of("/payments/**", "/payments/{id}", "/payments/refunds",
-        "/payments/{id}/refunds", "/{tenant}/payments"));
+    List<String> patterns =
+        new ArrayList<>(
+            List.of(
+                "/payments/**",
+                "/payments/{id}",
+                "/payments/refunds",
+                "/payments/{id}/refunds",
+                "/{tenant}/payments"));
 
     patterns.sort(SpringPatterns.MOST_SPECIFIC_FIRST);
 
-    assertThat(patterns).containsExactly("/payments/refunds", "/payments/{id}/refunds", "/payments/{id}",
-        "/payments/**", "/{tenant}/payments");
+    assertThat(patterns)
+        .containsExactly(
+            "/payments/refunds",
+            "/payments/{id}/refunds",
+            "/payments/{id}",
+            "/payments/**",
+            "/{tenant}/payments");
   }
 }

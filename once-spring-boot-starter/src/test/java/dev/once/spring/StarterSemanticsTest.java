@@ -20,7 +20,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * DESIGN §4 through the contract kit: a Spring Boot application on Tomcat, guarded by the starter,
- * its routes given as the {@code once.routes[n].*} properties a user would write for {@link KitRoutes}.
+ * its routes given as the {@code once.routes[n].*} properties a user would write for {@link
+ * KitRoutes}.
  */
 class StarterSemanticsTest extends HttpSemanticsContract {
 
@@ -31,8 +32,13 @@ class StarterSemanticsTest extends HttpSemanticsContract {
 
   /** {@link KitRoutes} as properties, each value in Spring's own notation. */
   static List<String> properties() {
-    List<String> props = new ArrayList<>(List.of("server.port=0", "server.address=127.0.0.1",
-        "once.scope.header=" + KitRoutes.TENANT_HEADER, "spring.main.banner-mode=off"));
+    List<String> props =
+        new ArrayList<>(
+            List.of(
+                "server.port=0",
+                "server.address=127.0.0.1",
+                "once.scope.header=" + KitRoutes.TENANT_HEADER,
+                "spring.main.banner-mode=off"));
     int i = 0;
     for (Map.Entry<String, Map<String, Object>> route : KitRoutes.all().entrySet()) {
       String prefix = "once.routes[" + i++ + "].";
@@ -53,17 +59,20 @@ class StarterSemanticsTest extends HttpSemanticsContract {
     return String.valueOf(value);
   }
 
-  record SpringDeployment(ConfigurableApplicationContext context, ReferenceApi api) implements Deployment {
+  record SpringDeployment(ConfigurableApplicationContext context, ReferenceApi api)
+      implements Deployment {
 
     static SpringDeployment start(IdempotencyStore store) {
       ReferenceApi api = new ReferenceApi();
-      ConfigurableApplicationContext context = new SpringApplicationBuilder(KitApplication.class)
-          .properties(properties().toArray(String[]::new))
-          .initializers(c -> {
-            c.getBeanFactory().registerSingleton("kitStore", store);
-            c.getBeanFactory().registerSingleton("referenceApi", api);
-          })
-          .run();
+      ConfigurableApplicationContext context =
+          new SpringApplicationBuilder(KitApplication.class)
+              .properties(properties().toArray(String[]::new))
+              .initializers(
+                  c -> {
+                    c.getBeanFactory().registerSingleton("kitStore", store);
+                    c.getBeanFactory().registerSingleton("referenceApi", api);
+                  })
+              .run();
       return new SpringDeployment(context, api);
     }
 

@@ -21,41 +21,46 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 
 /**
  * What the starter adds on Tomcat, over sockets: {@code @Idempotent} handlers, property routes,
- * deferred results, metrics and health. DESIGN §4's rows run through the contract kit in
- * {@link StarterSemanticsTest}.
+ * deferred results, metrics and health. DESIGN §4's rows run through the contract kit in {@link
+ * StarterSemanticsTest}.
  */
-@SpringBootTest(classes = FakeShopApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+@SpringBootTest(
+    classes = FakeShopApplication.class,
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {
-        "once.store.type=memory",
-        "once.routes[0].pattern=/api/strict-notes",
-        "once.routes[0].key-required=true",
-        "management.endpoints.web.exposure.include=health,metrics",
-        "management.endpoint.health.show-details=always"})
+      "once.store.type=memory",
+      "once.routes[0].pattern=/api/strict-notes",
+      "once.routes[0].key-required=true",
+      "management.endpoints.web.exposure.include=health,metrics",
+      "management.endpoint.health.show-details=always"
+    })
 class StarterWebTest {
 
-  private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-      .connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient client =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
 
-  @LocalServerPort
-  int port;
+  @LocalServerPort int port;
 
-  @Autowired
-  OrdersController orders;
+  @Autowired OrdersController orders;
 
-  @Autowired
-  MeterRegistry registry;
+  @Autowired MeterRegistry registry;
 
-  @Autowired
-  IdempotencyStore storeBean;
+  @Autowired IdempotencyStore storeBean;
 
   private static String key() {
     return UUID.randomUUID().toString();
   }
 
   private HttpRequest.Builder post(String path, String key, String json) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-        .timeout(Duration.ofSeconds(20)).header("Content-Type", "application/json").header("Api-Key", "sk_shop_1")
-        .POST(HttpRequest.BodyPublishers.ofString(json));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(Duration.ofSeconds(20))
+            .header("Content-Type", "application/json")
+            .header("Api-Key", "sk_shop_1")
+            .POST(HttpRequest.BodyPublishers.ofString(json));
     return key == null ? b : b.header("Idempotency-Key", key);
   }
 
@@ -64,7 +69,8 @@ class StarterWebTest {
   }
 
   private HttpResponse<String> get(String path) throws Exception {
-    return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+    return client.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
@@ -78,8 +84,10 @@ class StarterWebTest {
     assertThat(first.statusCode()).isEqualTo(201);
     assertThat(retry.statusCode()).isEqualTo(201);
     assertThat(retry.body()).isEqualTo(first.body());
-    assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location"));
-    assertThat(retry.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"))
+    assertThat(retry.headers().firstValue("Location"))
+        .isEqualTo(first.headers().firstValue("Location"));
+    assertThat(retry.headers().firstValue("Content-Type"))
+        .isEqualTo(first.headers().firstValue("Content-Type"))
         .hasValueSatisfying(ct -> assertThat(ct).startsWith("application/json"));
     assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
     assertThat(orders.runs("create")).isEqualTo(1);
@@ -90,7 +98,8 @@ class StarterWebTest {
     HttpResponse<String> r = send(post("/api/orders", null, "{\"amount\":1}"));
 
     assertThat(r.statusCode()).isEqualTo(400);
-    assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(ct -> assertThat(ct).startsWith("application/problem+json"));
+    assertThat(r.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(ct -> assertThat(ct).startsWith("application/problem+json"));
     assertThat(r.body()).contains("idempotency-key-missing");
   }
 
@@ -124,9 +133,12 @@ class StarterWebTest {
   @Test
   void aPathVariableRouteWaitsForTheFirstAndReplays() throws Exception {
     String key = key();
-    CompletableFuture<HttpResponse<String>> first = client.sendAsync(post("/api/orders/ord_9/refunds?ms=800", key, "{}").build(),
-        HttpResponse.BodyHandlers.ofString());
-    Eventually.assertThat("the first holds the key", Duration.ofSeconds(20), () -> orders.runs("refund") > 0);
+    CompletableFuture<HttpResponse<String>> first =
+        client.sendAsync(
+            post("/api/orders/ord_9/refunds?ms=800", key, "{}").build(),
+            HttpResponse.BodyHandlers.ofString());
+    Eventually.assertThat(
+        "the first holds the key", Duration.ofSeconds(20), () -> orders.runs("refund") > 0);
 
     HttpResponse<String> dup = send(post("/api/orders/ord_9/refunds?ms=800", key, "{}"));
 
@@ -146,7 +158,8 @@ class StarterWebTest {
     assertThat(first.statusCode()).isEqualTo(404);
     assertThat(first.body()).contains("\"title\":\"Not Found\"").contains("no such order");
     assertThat(retry.body()).isEqualTo(first.body());
-    assertThat(retry.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+    assertThat(retry.headers().firstValue("Content-Type"))
+        .isEqualTo(first.headers().firstValue("Content-Type"));
     assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
     assertThat(orders.runs("missing")).isEqualTo(1);
   }
@@ -173,8 +186,10 @@ class StarterWebTest {
     send(post("/api/orders", key, "{\"amount\":7}"));
     send(post("/api/orders", key, "{\"amount\":7}"));
 
-    assertThat(registry.get("once.replays").tag("outcome", "completed").counter().count()).isEqualTo(before + 1);
-    assertThat(registry.get("once.store.calls").tag("operation", "claim").timer().count()).isPositive();
+    assertThat(registry.get("once.replays").tag("outcome", "completed").counter().count())
+        .isEqualTo(before + 1);
+    assertThat(registry.get("once.store.calls").tag("operation", "claim").timer().count())
+        .isPositive();
     assertThat(get("/actuator/metrics/once.executions").statusCode()).isEqualTo(200);
   }
 
@@ -183,6 +198,8 @@ class StarterWebTest {
     HttpResponse<String> health = get("/actuator/health/once");
 
     assertThat(health.statusCode()).isEqualTo(200);
-    assertThat(health.body()).contains("\"status\":\"UP\"").contains(storeBean.getClass().getSimpleName());
+    assertThat(health.body())
+        .contains("\"status\":\"UP\"")
+        .contains(storeBean.getClass().getSimpleName());
   }
 }

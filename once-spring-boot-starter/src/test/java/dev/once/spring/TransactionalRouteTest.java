@@ -28,21 +28,26 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-/** A transactional route on PostgreSQL: the claim, the handler's insert and the record commit or roll back together. */
-@SpringBootTest(classes = FakeLedgerApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+/**
+ * A transactional route on PostgreSQL: the claim, the handler's insert and the record commit or
+ * roll back together.
+ */
+@SpringBootTest(
+    classes = FakeLedgerApplication.class,
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {
-        "spring.datasource.url=" + PostgresService.URL,
-        "spring.datasource.username=postgres",
-        "spring.datasource.hikari.maximum-pool-size=8"})
+      "spring.datasource.url=" + PostgresService.URL,
+      "spring.datasource.username=postgres",
+      "spring.datasource.hikari.maximum-pool-size=8"
+    })
 class TransactionalRouteTest {
 
-  private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+  private final HttpClient client =
+      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
-  @LocalServerPort
-  int port;
+  @LocalServerPort int port;
 
-  @Autowired
-  JdbcTemplate jdbc;
+  @Autowired JdbcTemplate jdbc;
 
   private static final String RECORDS = PostgresService.freshTable("once_records_starter_tx");
 
@@ -61,23 +66,35 @@ class TransactionalRouteTest {
     PostgresService.require();
     try (Connection c = DriverManager.getConnection(PostgresService.URL, "postgres", "");
         Statement s = c.createStatement()) {
-      s.execute("CREATE TABLE IF NOT EXISTS " + FakeLedgerApplication.TABLE + " (id bigserial PRIMARY KEY, note text)");
+      s.execute(
+          "CREATE TABLE IF NOT EXISTS "
+              + FakeLedgerApplication.TABLE
+              + " (id bigserial PRIMARY KEY, note text)");
     }
   }
 
   private HttpResponse<String> post(String query, String key, String note) throws Exception {
-    return client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/entries" + query))
-        .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/json").header("Api-Key", "sk_ledger")
-        .header("Idempotency-Key", key).POST(HttpRequest.BodyPublishers.ofString("{\"note\":\"" + note + "\"}"))
-        .build(), HttpResponse.BodyHandlers.ofString());
+    return client.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/entries" + query))
+            .timeout(Duration.ofSeconds(30))
+            .header("Content-Type", "application/json")
+            .header("Api-Key", "sk_ledger")
+            .header("Idempotency-Key", key)
+            .POST(HttpRequest.BodyPublishers.ofString("{\"note\":\"" + note + "\"}"))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private int rows(String note) {
-    return jdbc.queryForObject("SELECT count(*) FROM " + FakeLedgerApplication.TABLE + " WHERE note = ?", Integer.class, note);
+    return jdbc.queryForObject(
+        "SELECT count(*) FROM " + FakeLedgerApplication.TABLE + " WHERE note = ?",
+        Integer.class,
+        note);
   }
 
   private int records(String key) {
-    return jdbc.queryForObject("SELECT count(*) FROM " + RECORDS + " WHERE idem_key = ?", Integer.class, key);
+    return jdbc.queryForObject(
+        "SELECT count(*) FROM " + RECORDS + " WHERE idem_key = ?", Integer.class, key);
   }
 
   private static String unique() {
@@ -143,10 +160,12 @@ class TransactionalRouteTest {
     CountDownLatch go = new CountDownLatch(1);
     List<Future<HttpResponse<String>>> all = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
-      all.add(pool.submit(() -> {
-        go.await();
-        return post("", key, note);
-      }));
+      all.add(
+          pool.submit(
+              () -> {
+                go.await();
+                return post("", key, note);
+              }));
     }
     go.countDown();
 

@@ -55,17 +55,22 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
  *     .start();
  * }</pre>
  *
- * <p>A receive count above one ({@code ApproximateReceiveCount}) counts as redelivered in
- * {@link #stats()}; every message is claimed in the store regardless, because a producer's duplicate
- * send arrives as a new message.
+ * <p>A receive count above one ({@code ApproximateReceiveCount}) counts as redelivered in {@link
+ * #stats()}; every message is claimed in the store regardless, because a producer's duplicate send
+ * arrives as a new message.
  */
 public final class SqsConsumer implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(SqsConsumer.class);
 
-  /** The attribute a dead-lettered message carries: why ({@code final-failure} or a reject reason). */
+  /**
+   * The attribute a dead-lettered message carries: why ({@code final-failure} or a reject reason).
+   */
   public static final String REASON_ATTRIBUTE = "x-once-reason";
-  /** The attribute a dead-lettered final failure carries: its {@link dev.once.FinalFailure#code()}. */
+
+  /**
+   * The attribute a dead-lettered final failure carries: its {@link dev.once.FinalFailure#code()}.
+   */
   public static final String FAILURE_CODE_ATTRIBUTE = "x-once-failure-code";
 
   private static final int MAX_VISIBILITY_SECONDS = 43_200;
@@ -90,11 +95,14 @@ public final class SqsConsumer implements AutoCloseable {
     this.waitSeconds = (int) b.receiveWait.toSeconds();
     this.batchSize = b.batchSize;
     this.deadLetterQueueUrl = b.deadLetterQueueUrl;
-    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
-      Thread t = new Thread(r, "once-sqs-visibility");
-      t.setDaemon(true);
-      return t;
-    });
+    ScheduledThreadPoolExecutor executor =
+        new ScheduledThreadPoolExecutor(
+            1,
+            r -> {
+              Thread t = new Thread(r, "once-sqs-visibility");
+              t.setDaemon(true);
+              return t;
+            });
     executor.setRemoveOnCancelPolicy(true);
     this.heartbeats = executor;
     for (int i = 0; i < b.workers; i++) {
@@ -106,7 +114,8 @@ public final class SqsConsumer implements AutoCloseable {
   }
 
   /** Starts building a consumer of the queue at {@code queueUrl}. */
-  public static Builder builder(SqsClient sqs, String queueUrl, MessageProcessor<Message> processor) {
+  public static Builder builder(
+      SqsClient sqs, String queueUrl, MessageProcessor<Message> processor) {
     return new Builder(sqs, queueUrl, processor);
   }
 
@@ -119,12 +128,17 @@ public final class SqsConsumer implements AutoCloseable {
     while (running) {
       List<Message> batch;
       try {
-        batch = sqs.receiveMessage(r -> r.queueUrl(queueUrl)
-            .maxNumberOfMessages(batchSize)
-            .waitTimeSeconds(waitSeconds)
-            .visibilityTimeout(visibilitySeconds)
-            .messageAttributeNames("All")
-            .messageSystemAttributeNames(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT)).messages();
+        batch =
+            sqs.receiveMessage(
+                    r ->
+                        r.queueUrl(queueUrl)
+                            .maxNumberOfMessages(batchSize)
+                            .waitTimeSeconds(waitSeconds)
+                            .visibilityTimeout(visibilitySeconds)
+                            .messageAttributeNames("All")
+                            .messageSystemAttributeNames(
+                                MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT))
+                .messages();
       } catch (SdkException e) {
         if (running) {
           log.warn("receiving from {} failed; retrying in a second: {}", queueUrl, e.toString());
@@ -146,7 +160,10 @@ public final class SqsConsumer implements AutoCloseable {
     try {
       a = processor.process(m);
     } catch (RuntimeException e) {
-      log.error("the message processor of {} threw; the message reappears after its visibility timeout", queueUrl, e);
+      log.error(
+          "the message processor of {} threw; the message reappears after its visibility timeout",
+          queueUrl,
+          e);
       a = null;
     } finally {
       heartbeat.cancel(false);
@@ -161,50 +178,67 @@ public final class SqsConsumer implements AutoCloseable {
     } catch (SdkException e) {
       // Not deleted: it reappears after its visibility timeout, and the store answers then.
       counters.failed();
-      log.warn("could not acknowledge a message on {} ({}): {}", queueUrl, a.getClass().getSimpleName(), e.toString());
+      log.warn(
+          "could not acknowledge a message on {} ({}): {}",
+          queueUrl,
+          a.getClass().getSimpleName(),
+          e.toString());
     }
   }
 
   private ScheduledFuture<?> extendVisibilityWhileRunning(Message m) {
     long period = Math.max(1, visibilitySeconds * 1000L / 3);
-    return heartbeats.scheduleAtFixedRate(() -> {
-      try {
-        sqs.changeMessageVisibility(r -> r.queueUrl(queueUrl).receiptHandle(m.receiptHandle())
-            .visibilityTimeout(visibilitySeconds));
-      } catch (SdkException e) {
-        log.debug("extending the visibility of a message on {} failed: {}", queueUrl, e.toString());
-      }
-    }, period, period, TimeUnit.MILLISECONDS);
+    return heartbeats.scheduleAtFixedRate(
+        () -> {
+          try {
+            sqs.changeMessageVisibility(
+                r ->
+                    r.queueUrl(queueUrl)
+                        .receiptHandle(m.receiptHandle())
+                        .visibilityTimeout(visibilitySeconds));
+          } catch (SdkException e) {
+            log.debug(
+                "extending the visibility of a message on {} failed: {}", queueUrl, e.toString());
+          }
+        },
+        period,
+        period,
+        TimeUnit.MILLISECONDS);
   }
 
   private void settle(Message m, Acknowledgement a) {
-    a.accept(new Acknowledgement.Visitor<Void>() {
-      @Override
-      public Void ack(Acknowledgement.Ack ack) {
-        delete(m);
-        return null;
-      }
+    a.accept(
+        new Acknowledgement.Visitor<Void>() {
+          @Override
+          public Void ack(Acknowledgement.Ack ack) {
+            delete(m);
+            return null;
+          }
 
-      @Override
-      public Void redeliver(Acknowledgement.Redeliver redeliver) {
-        int seconds = (int) Math.min(MAX_VISIBILITY_SECONDS, (redeliver.delay().toMillis() + 999) / 1000);
-        sqs.changeMessageVisibility(x -> x.queueUrl(queueUrl).receiptHandle(m.receiptHandle())
-            .visibilityTimeout(seconds));
-        return null;
-      }
+          @Override
+          public Void redeliver(Acknowledgement.Redeliver redeliver) {
+            int seconds =
+                (int) Math.min(MAX_VISIBILITY_SECONDS, (redeliver.delay().toMillis() + 999) / 1000);
+            sqs.changeMessageVisibility(
+                x ->
+                    x.queueUrl(queueUrl)
+                        .receiptHandle(m.receiptHandle())
+                        .visibilityTimeout(seconds));
+            return null;
+          }
 
-      @Override
-      public Void deadLetter(Acknowledgement.DeadLetter deadLetter) {
-        SqsConsumer.this.deadLetter(m, "final-failure", deadLetter.failure().code());
-        return null;
-      }
+          @Override
+          public Void deadLetter(Acknowledgement.DeadLetter deadLetter) {
+            SqsConsumer.this.deadLetter(m, "final-failure", deadLetter.failure().code());
+            return null;
+          }
 
-      @Override
-      public Void reject(Acknowledgement.Reject reject) {
-        SqsConsumer.this.deadLetter(m, reject.reason().name().toLowerCase(Locale.ROOT), null);
-        return null;
-      }
-    });
+          @Override
+          public Void reject(Acknowledgement.Reject reject) {
+            SqsConsumer.this.deadLetter(m, reject.reason().name().toLowerCase(Locale.ROOT), null);
+            return null;
+          }
+        });
   }
 
   private void deadLetter(Message m, String reason, @Nullable String failureCode) {
@@ -214,9 +248,11 @@ public final class SqsConsumer implements AutoCloseable {
       if (failureCode != null) {
         attributes.put(FAILURE_CODE_ATTRIBUTE, text(failureCode));
       }
-      sqs.sendMessage(r -> r.queueUrl(deadLetterQueueUrl).messageBody(m.body()).messageAttributes(attributes));
+      sqs.sendMessage(
+          r -> r.queueUrl(deadLetterQueueUrl).messageBody(m.body()).messageAttributes(attributes));
     } else {
-      log.warn("dropping a message from {} ({}): no dead-letter queue is configured", queueUrl, reason);
+      log.warn(
+          "dropping a message from {} ({}): no dead-letter queue is configured", queueUrl, reason);
     }
     delete(m);
   }
@@ -269,30 +305,42 @@ public final class SqsConsumer implements AutoCloseable {
     private Builder(SqsClient sqs, String queueUrl, MessageProcessor<Message> processor) {
       this.sqs = Objects.requireNonNull(sqs, "sqs");
       if (queueUrl == null || queueUrl.isBlank()) {
-        throw new IllegalArgumentException("queueUrl must not be blank, was " + (queueUrl == null ? null : "'" + queueUrl + "'"));
+        throw new IllegalArgumentException(
+            "queueUrl must not be blank, was " + (queueUrl == null ? null : "'" + queueUrl + "'"));
       }
       this.queueUrl = queueUrl;
       this.processor = Objects.requireNonNull(processor, "processor");
     }
 
     /**
-     * How long a received message stays invisible to other consumers, and by how much each extension
-     * pushes it while the handler runs: whole seconds, 1 s to 12 h, at least the processor's lease
-     * (checked by {@link #start()}); default 30 s, the engine's default lease.
+     * How long a received message stays invisible to other consumers, and by how much each
+     * extension pushes it while the handler runs: whole seconds, 1 s to 12 h, at least the
+     * processor's lease (checked by {@link #start()}); default 30 s, the engine's default lease.
      */
     public Builder visibilityTimeout(Duration visibilityTimeout) {
-      if (visibilityTimeout == null || visibilityTimeout.getNano() != 0 || visibilityTimeout.getSeconds() < 1
+      if (visibilityTimeout == null
+          || visibilityTimeout.getNano() != 0
+          || visibilityTimeout.getSeconds() < 1
           || visibilityTimeout.getSeconds() > MAX_VISIBILITY_SECONDS) {
-        throw new IllegalArgumentException("visibilityTimeout must be whole seconds between 1 s and 12 h, was " + visibilityTimeout);
+        throw new IllegalArgumentException(
+            "visibilityTimeout must be whole seconds between 1 s and 12 h, was "
+                + visibilityTimeout);
       }
       this.visibilityTimeout = visibilityTimeout;
       return this;
     }
 
-    /** How long one receive waits for messages (long polling): whole seconds, 0 to 20 s; default 1 s. */
+    /**
+     * How long one receive waits for messages (long polling): whole seconds, 0 to 20 s; default 1
+     * s.
+     */
     public Builder receiveWait(Duration receiveWait) {
-      if (receiveWait == null || receiveWait.getNano() != 0 || receiveWait.isNegative() || receiveWait.getSeconds() > 20) {
-        throw new IllegalArgumentException("receiveWait must be whole seconds between 0 and 20, was " + receiveWait);
+      if (receiveWait == null
+          || receiveWait.getNano() != 0
+          || receiveWait.isNegative()
+          || receiveWait.getSeconds() > 20) {
+        throw new IllegalArgumentException(
+            "receiveWait must be whole seconds between 0 and 20, was " + receiveWait);
       }
       this.receiveWait = receiveWait;
       return this;
@@ -310,10 +358,14 @@ public final class SqsConsumer implements AutoCloseable {
       return this;
     }
 
-    /** Where final failures and rejected messages are sent before they are deleted (default: none, they are dropped and logged). */
+    /**
+     * Where final failures and rejected messages are sent before they are deleted (default: none,
+     * they are dropped and logged).
+     */
     public Builder deadLetterQueue(String deadLetterQueueUrl) {
       if (deadLetterQueueUrl == null || deadLetterQueueUrl.isBlank()) {
-        throw new IllegalArgumentException("deadLetterQueue must not be blank, was " + deadLetterQueueUrl);
+        throw new IllegalArgumentException(
+            "deadLetterQueue must not be blank, was " + deadLetterQueueUrl);
       }
       this.deadLetterQueueUrl = deadLetterQueueUrl;
       return this;
@@ -325,12 +377,19 @@ public final class SqsConsumer implements AutoCloseable {
      * @throws IllegalStateException if the visibility timeout is shorter than the processor's lease
      */
     public SqsConsumer start() {
-      processor.lease().ifPresent(lease -> {
-        if (visibilityTimeout.compareTo(lease) < 0) {
-          throw new IllegalStateException("visibilityTimeout (" + visibilityTimeout + ") must not be shorter than the lease ("
-              + lease + "): a dead consumer's message would come back while its lease still holds the key");
-        }
-      });
+      processor
+          .lease()
+          .ifPresent(
+              lease -> {
+                if (visibilityTimeout.compareTo(lease) < 0) {
+                  throw new IllegalStateException(
+                      "visibilityTimeout ("
+                          + visibilityTimeout
+                          + ") must not be shorter than the lease ("
+                          + lease
+                          + "): a dead consumer's message would come back while its lease still holds the key");
+                }
+              });
       return new SqsConsumer(this);
     }
   }

@@ -24,7 +24,8 @@ public final class SqsMessages implements MessageReader<Message> {
 
   @Override
   public Optional<String> header(Message message, String name) {
-    MessageAttributeValue value = message.hasMessageAttributes() ? message.messageAttributes().get(name) : null;
+    MessageAttributeValue value =
+        message.hasMessageAttributes() ? message.messageAttributes().get(name) : null;
     return value == null ? Optional.empty() : Optional.ofNullable(value.stringValue());
   }
 

@@ -27,9 +27,11 @@ final class LocalSqs {
       Throwable failure = null;
       try {
         server = SQSRestServerBuilder.withInterface("127.0.0.1").withDynamicPort().start();
-        endpoint = URI.create("http://127.0.0.1:" + server.waitUntilStarted().localAddress().getPort());
+        endpoint =
+            URI.create("http://127.0.0.1:" + server.waitUntilStarted().localAddress().getPort());
         client = client(endpoint);
-        Runtime.getRuntime().addShutdownHook(new Thread(LocalSqs::stop, "once-test-elasticmq-stop"));
+        Runtime.getRuntime()
+            .addShutdownHook(new Thread(LocalSqs::stop, "once-test-elasticmq-stop"));
       } catch (Exception | LinkageError e) {
         failure = e;
       }
@@ -49,7 +51,8 @@ final class LocalSqs {
     return SqsClient.builder()
         .endpointOverride(endpoint)
         .region(Region.US_EAST_1)
-        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
         .build();
   }
 
@@ -60,11 +63,18 @@ final class LocalSqs {
   }
 
   static long depth(String queueUrl) {
-    var attributes = client().getQueueAttributes(r -> r.queueUrl(queueUrl).attributeNames(
-        QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES, QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
-        .attributes();
+    var attributes =
+        client()
+            .getQueueAttributes(
+                r ->
+                    r.queueUrl(queueUrl)
+                        .attributeNames(
+                            QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                            QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
+            .attributes();
     return Long.parseLong(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES))
-        + Long.parseLong(attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE));
+        + Long.parseLong(
+            attributes.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE));
   }
 
   /** Waits up to a minute for the condition; false if it never held. */

@@ -31,7 +31,10 @@ import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 
-/** The consumer against ElasticMQ started in this JVM: one effect per message whatever SQS redelivers. */
+/**
+ * The consumer against ElasticMQ started in this JVM: one effect per message whatever SQS
+ * redelivers.
+ */
 @Timeout(120)
 class SqsConsumerTest {
 
@@ -71,18 +74,30 @@ class SqsConsumerTest {
   }
 
   private void send(String key, String body) {
-    sqs.sendMessage(r -> r.queueUrl(queue).messageBody(body).messageAttributes(key == null ? Map.of()
-        : Map.of("Idempotency-Key", MessageAttributeValue.builder().dataType("String").stringValue(key).build())));
+    sqs.sendMessage(
+        r ->
+            r.queueUrl(queue)
+                .messageBody(body)
+                .messageAttributes(
+                    key == null
+                        ? Map.of()
+                        : Map.of(
+                            "Idempotency-Key",
+                            MessageAttributeValue.builder()
+                                .dataType("String")
+                                .stringValue(key)
+                                .build())));
   }
 
   private long total(ToLongFunction<ConsumerStats> counter) {
     return consumers.stream().mapToLong(c -> counter.applyAsLong(c.stats())).sum();
   }
 
-  private final MessageHandler<Message> pay = (m, ctx) -> {
-    Thread.sleep(20);
-    effects.incrementAndGet();
-  };
+  private final MessageHandler<Message> pay =
+      (m, ctx) -> {
+        Thread.sleep(20);
+        effects.incrementAndGet();
+      };
 
   @Test
   void fiftyCopiesAcrossFourConsumersHaveOneEffect() throws Exception {
@@ -102,17 +117,28 @@ class SqsConsumerTest {
   }
 
   @Test
-  void consumerThatDiedBetweenRecordAndDeleteIsReplayedWhenTheVisibilityTimeoutLapses() throws Exception {
-    MessageIdempotency<Message> orders = messages()
-        .policy(ExecutionPolicy.builder().lease(Duration.ofSeconds(1)).build()).build();
+  void consumerThatDiedBetweenRecordAndDeleteIsReplayedWhenTheVisibilityTimeoutLapses()
+      throws Exception {
+    MessageIdempotency<Message> orders =
+        messages().policy(ExecutionPolicy.builder().lease(Duration.ofSeconds(1)).build()).build();
     send("order-" + UUID.randomUUID(), "{}");
     // A consumer receives the message, has its effect recorded, and dies before deleting it.
-    List<Message> received = sqs.receiveMessage(r -> r.queueUrl(queue).visibilityTimeout(1).waitTimeSeconds(5)
-        .messageAttributeNames("All")).messages();
+    List<Message> received =
+        sqs.receiveMessage(
+                r ->
+                    r.queueUrl(queue)
+                        .visibilityTimeout(1)
+                        .waitTimeSeconds(5)
+                        .messageAttributeNames("All"))
+            .messages();
     assertThat(received).hasSize(1);
-    assertThat(orders.process(received.get(0), pay)).isEqualTo(new Acknowledgement.Ack(Acknowledgement.AckReason.PROCESSED));
+    assertThat(orders.process(received.get(0), pay))
+        .isEqualTo(new Acknowledgement.Ack(Acknowledgement.AckReason.PROCESSED));
 
-    SqsConsumer survivor = start(SqsConsumer.builder(sqs, queue, orders.processor(pay)).visibilityTimeout(Duration.ofSeconds(1)));
+    SqsConsumer survivor =
+        start(
+            SqsConsumer.builder(sqs, queue, orders.processor(pay))
+                .visibilityTimeout(Duration.ofSeconds(1)));
 
     assertThat(LocalSqs.await(() -> survivor.stats().duplicates() == 1)).isTrue();
     assertThat(survivor.stats().redelivered()).isEqualTo(1);
@@ -123,12 +149,17 @@ class SqsConsumerTest {
   @Test
   void transientFailureReappearsAfterTheDelayAndThenSucceedsOnce() throws Exception {
     AtomicInteger attempts = new AtomicInteger();
-    SqsConsumer consumer = start(messages().build().processor((m, ctx) -> {
-      if (attempts.incrementAndGet() == 1) {
-        throw new IOException("downstream unavailable");
-      }
-      effects.incrementAndGet();
-    }));
+    SqsConsumer consumer =
+        start(
+            messages()
+                .build()
+                .processor(
+                    (m, ctx) -> {
+                      if (attempts.incrementAndGet() == 1) {
+                        throw new IOException("downstream unavailable");
+                      }
+                      effects.incrementAndGet();
+                    }));
 
     send("order-" + UUID.randomUUID(), "{}");
 
@@ -143,10 +174,19 @@ class SqsConsumerTest {
   void finalFailureIsRecordedDeletedAndDeadLetteredOnce() throws Exception {
     String dead = LocalSqs.newQueue("once-test-dead");
     AtomicInteger attempts = new AtomicInteger();
-    SqsConsumer consumer = start(SqsConsumer.builder(sqs, queue, messages().build().processor((m, ctx) -> {
-      attempts.incrementAndGet();
-      throw new FinalFailure("unknown-customer", "no such customer");
-    })).deadLetterQueue(dead));
+    SqsConsumer consumer =
+        start(
+            SqsConsumer.builder(
+                    sqs,
+                    queue,
+                    messages()
+                        .build()
+                        .processor(
+                            (m, ctx) -> {
+                              attempts.incrementAndGet();
+                              throw new FinalFailure("unknown-customer", "no such customer");
+                            }))
+                .deadLetterQueue(dead));
     String key = "order-" + UUID.randomUUID();
 
     send(key, "{}");
@@ -154,13 +194,26 @@ class SqsConsumerTest {
     send(key, "{}");
     assertThat(LocalSqs.await(() -> consumer.stats().duplicates() == 1)).isTrue();
 
-    List<Message> letters = sqs.receiveMessage(r -> r.queueUrl(dead).maxNumberOfMessages(10).waitTimeSeconds(1)
-        .messageAttributeNames("All")).messages();
+    List<Message> letters =
+        sqs.receiveMessage(
+                r ->
+                    r.queueUrl(dead)
+                        .maxNumberOfMessages(10)
+                        .waitTimeSeconds(1)
+                        .messageAttributeNames("All"))
+            .messages();
     assertThat(letters).hasSize(1);
-    assertThat(letters.get(0).messageAttributes().get(SqsConsumer.FAILURE_CODE_ATTRIBUTE).stringValue())
+    assertThat(
+            letters
+                .get(0)
+                .messageAttributes()
+                .get(SqsConsumer.FAILURE_CODE_ATTRIBUTE)
+                .stringValue())
         .isEqualTo("unknown-customer");
-    assertThat(letters.get(0).messageAttributes().get(SqsConsumer.REASON_ATTRIBUTE).stringValue()).isEqualTo("final-failure");
-    assertThat(letters.get(0).messageAttributes().get("Idempotency-Key").stringValue()).isEqualTo(key);
+    assertThat(letters.get(0).messageAttributes().get(SqsConsumer.REASON_ATTRIBUTE).stringValue())
+        .isEqualTo("final-failure");
+    assertThat(letters.get(0).messageAttributes().get("Idempotency-Key").stringValue())
+        .isEqualTo(key);
     assertThat(attempts).hasValue(1);
     assertThat(LocalSqs.await(() -> LocalSqs.depth(queue) == 0)).isTrue();
   }
@@ -170,11 +223,12 @@ class SqsConsumerTest {
     CountDownLatch started = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     MessageIdempotency<Message> orders = messages().build();
-    MessageHandler<Message> slow = (m, ctx) -> {
-      started.countDown();
-      release.await(60, TimeUnit.SECONDS);
-      effects.incrementAndGet();
-    };
+    MessageHandler<Message> slow =
+        (m, ctx) -> {
+          started.countDown();
+          release.await(60, TimeUnit.SECONDS);
+          effects.incrementAndGet();
+        };
     start(SqsConsumer.builder(sqs, queue, orders.processor(slow)).batchSize(1));
     start(SqsConsumer.builder(sqs, queue, orders.processor(slow)).batchSize(1));
     String key = "order-" + UUID.randomUUID();
@@ -185,20 +239,31 @@ class SqsConsumerTest {
     assertThat(LocalSqs.await(() -> total(ConsumerStats::redeliveries) >= 1)).isTrue();
     release.countDown();
 
-    assertThat(LocalSqs.await(() -> total(ConsumerStats::processed) == 1 && total(ConsumerStats::duplicates) == 1)).isTrue();
+    assertThat(
+            LocalSqs.await(
+                () ->
+                    total(ConsumerStats::processed) == 1 && total(ConsumerStats::duplicates) == 1))
+        .isTrue();
     assertThat(effects).hasValue(1);
   }
 
   @Test
   void longHandlerKeepsItsMessageInvisibleByExtendingTheVisibility() throws Exception {
-    MessageIdempotency<Message> orders = messages()
-        .policy(ExecutionPolicy.builder().lease(Duration.ofSeconds(3)).build()).build();
-    MessageHandler<Message> slow = (m, ctx) -> {
-      Thread.sleep(8_000); // well past the 3 s visibility timeout
-      effects.incrementAndGet();
-    };
-    start(SqsConsumer.builder(sqs, queue, orders.processor(slow)).visibilityTimeout(Duration.ofSeconds(3)).batchSize(1));
-    start(SqsConsumer.builder(sqs, queue, orders.processor(slow)).visibilityTimeout(Duration.ofSeconds(3)).batchSize(1));
+    MessageIdempotency<Message> orders =
+        messages().policy(ExecutionPolicy.builder().lease(Duration.ofSeconds(3)).build()).build();
+    MessageHandler<Message> slow =
+        (m, ctx) -> {
+          Thread.sleep(8_000); // well past the 3 s visibility timeout
+          effects.incrementAndGet();
+        };
+    start(
+        SqsConsumer.builder(sqs, queue, orders.processor(slow))
+            .visibilityTimeout(Duration.ofSeconds(3))
+            .batchSize(1));
+    start(
+        SqsConsumer.builder(sqs, queue, orders.processor(slow))
+            .visibilityTimeout(Duration.ofSeconds(3))
+            .batchSize(1));
 
     send("order-" + UUID.randomUUID(), "{}");
 
@@ -222,21 +287,34 @@ class SqsConsumerTest {
   void visibilityTimeoutShorterThanTheLeaseIsRefused() {
     MessageProcessor<Message> processor = messages().build().processor(pay); // lease 30 s
 
-    assertThatThrownBy(() -> SqsConsumer.builder(sqs, queue, processor).visibilityTimeout(Duration.ofSeconds(10)).start())
-        .isInstanceOf(IllegalStateException.class).hasMessageContaining("visibilityTimeout").hasMessageContaining("lease");
+    assertThatThrownBy(
+            () ->
+                SqsConsumer.builder(sqs, queue, processor)
+                    .visibilityTimeout(Duration.ofSeconds(10))
+                    .start())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("visibilityTimeout")
+        .hasMessageContaining("lease");
   }
 
   @Test
   void badOptionsAreRejectedNamingTheOption() {
     MessageProcessor<Message> p = m -> new Acknowledgement.Ack(Acknowledgement.AckReason.PROCESSED);
-    assertThatThrownBy(() -> SqsConsumer.builder(sqs, "", p)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("queueUrl");
-    assertThatThrownBy(() -> SqsConsumer.builder(sqs, queue, p).visibilityTimeout(Duration.ofMillis(1500)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("visibilityTimeout");
+    assertThatThrownBy(() -> SqsConsumer.builder(sqs, "", p))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("queueUrl");
+    assertThatThrownBy(
+            () -> SqsConsumer.builder(sqs, queue, p).visibilityTimeout(Duration.ofMillis(1500)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("visibilityTimeout");
     assertThatThrownBy(() -> SqsConsumer.builder(sqs, queue, p).receiveWait(Duration.ofSeconds(21)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("receiveWait");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("receiveWait");
     assertThatThrownBy(() -> SqsConsumer.builder(sqs, queue, p).batchSize(11))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("batchSize");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("batchSize");
     assertThatThrownBy(() -> SqsConsumer.builder(sqs, queue, p).workers(0))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("workers");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("workers");
   }
 }

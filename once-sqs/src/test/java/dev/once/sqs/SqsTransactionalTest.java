@@ -30,7 +30,10 @@ import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 
-/** The transactional consumer on SQS with PostgreSQL: the business row and the record commit together or not at all. */
+/**
+ * The transactional consumer on SQS with PostgreSQL: the business row and the record commit
+ * together or not at all.
+ */
 @Timeout(120)
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SqsTransactionalTest {
@@ -48,7 +51,10 @@ class SqsTransactionalTest {
     db = new PGSimpleDataSource();
     db.setUrl("jdbc:postgresql://127.0.0.1:5432/test");
     db.setUser("postgres");
-    sql("CREATE TABLE " + effects + " (idem_key varchar(255) NOT NULL)"); // no unique key: doubles must show
+    sql(
+        "CREATE TABLE "
+            + effects
+            + " (idem_key varchar(255) NOT NULL)"); // no unique key: doubles must show
     store = PostgresStore.builder(db).tableName(records).autoCreateSchema(true).build();
     sqs = LocalSqs.client();
   }
@@ -57,12 +63,16 @@ class SqsTransactionalTest {
   void dropTables() throws SQLException {
     if (store != null) {
       store.close();
-      sql("DROP TABLE IF EXISTS " + effects, "DROP TABLE IF EXISTS " + records, "DROP SEQUENCE IF EXISTS " + records + "_seq");
+      sql(
+          "DROP TABLE IF EXISTS " + effects,
+          "DROP TABLE IF EXISTS " + records,
+          "DROP SEQUENCE IF EXISTS " + records + "_seq");
     }
   }
 
   private void sql(String... statements) throws SQLException {
-    try (Connection c = db.getConnection(); Statement s = c.createStatement()) {
+    try (Connection c = db.getConnection();
+        Statement s = c.createStatement()) {
       for (String each : statements) {
         s.execute(each);
       }
@@ -70,8 +80,10 @@ class SqsTransactionalTest {
   }
 
   private long rows(String key) throws SQLException {
-    try (Connection c = db.getConnection(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT count(*) FROM " + effects + " WHERE idem_key = '" + key + "'")) {
+    try (Connection c = db.getConnection();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery("SELECT count(*) FROM " + effects + " WHERE idem_key = '" + key + "'")) {
       rs.next();
       return rs.getLong(1);
     }
@@ -85,7 +97,8 @@ class SqsTransactionalTest {
   }
 
   private TransactionalMessageIdempotency<Message> messages(String queue) {
-    return TransactionalMessageIdempotency.builder(db, store.transactional()::on, SqsMessages.READER)
+    return TransactionalMessageIdempotency.builder(
+            db, store.transactional()::on, SqsMessages.READER)
         .scope(Scope.of("test", queue))
         .policy(ExecutionPolicy.builder().lease(Duration.ofSeconds(2)).heartbeat(false).build())
         .inFlightRedeliveryDelay(Duration.ofSeconds(1))
@@ -93,8 +106,17 @@ class SqsTransactionalTest {
   }
 
   private void send(String queue, String key) {
-    sqs.sendMessage(r -> r.queueUrl(queue).messageBody("{}")
-        .messageAttributes(Map.of("Idempotency-Key", MessageAttributeValue.builder().dataType("String").stringValue(key).build())));
+    sqs.sendMessage(
+        r ->
+            r.queueUrl(queue)
+                .messageBody("{}")
+                .messageAttributes(
+                    Map.of(
+                        "Idempotency-Key",
+                        MessageAttributeValue.builder()
+                            .dataType("String")
+                            .stringValue(key)
+                            .build())));
   }
 
   @Test
@@ -103,8 +125,14 @@ class SqsTransactionalTest {
     String key = "order-" + UUID.randomUUID();
     try (TransactionalMessageIdempotency<Message> orders = messages(queue)) {
       TransactionalHandler<Message> handler = (m, c, ctx) -> insert(c, m);
-      try (SqsConsumer a = SqsConsumer.builder(sqs, queue, orders.processor(handler)).visibilityTimeout(Duration.ofSeconds(2)).start();
-          SqsConsumer b = SqsConsumer.builder(sqs, queue, orders.processor(handler)).visibilityTimeout(Duration.ofSeconds(2)).start()) {
+      try (SqsConsumer a =
+              SqsConsumer.builder(sqs, queue, orders.processor(handler))
+                  .visibilityTimeout(Duration.ofSeconds(2))
+                  .start();
+          SqsConsumer b =
+              SqsConsumer.builder(sqs, queue, orders.processor(handler))
+                  .visibilityTimeout(Duration.ofSeconds(2))
+                  .start()) {
         for (int i = 0; i < 20; i++) {
           send(queue, key);
         }
@@ -125,23 +153,35 @@ class SqsTransactionalTest {
     String key = "order-" + UUID.randomUUID();
     send(queue, key);
     try (TransactionalMessageIdempotency<Message> orders = messages(queue)) {
-      List<Message> received = sqs.receiveMessage(r -> r.queueUrl(queue).visibilityTimeout(2).waitTimeSeconds(5)
-          .messageAttributeNames("All")).messages();
+      List<Message> received =
+          sqs.receiveMessage(
+                  r ->
+                      r.queueUrl(queue)
+                          .visibilityTimeout(2)
+                          .waitTimeSeconds(5)
+                          .messageAttributeNames("All"))
+              .messages();
       // The consumer's database session dies after the business write, before the commit.
-      Acknowledgement crashed = orders.process(received.get(0), (m, c, ctx) -> {
-        insert(c, m);
-        long pid;
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
-          rs.next();
-          pid = rs.getLong(1);
-        }
-        sql("SELECT pg_terminate_backend(" + pid + ")");
-      });
+      Acknowledgement crashed =
+          orders.process(
+              received.get(0),
+              (m, c, ctx) -> {
+                insert(c, m);
+                long pid;
+                try (Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT pg_backend_pid()")) {
+                  rs.next();
+                  pid = rs.getLong(1);
+                }
+                sql("SELECT pg_terminate_backend(" + pid + ")");
+              });
       assertThat(crashed).isInstanceOf(Acknowledgement.Redeliver.class);
       assertThat(rows(key)).isZero();
 
-      try (SqsConsumer survivor = SqsConsumer.builder(sqs, queue, orders.processor((m, c, ctx) -> insert(c, m)))
-          .visibilityTimeout(Duration.ofSeconds(2)).start()) {
+      try (SqsConsumer survivor =
+          SqsConsumer.builder(sqs, queue, orders.processor((m, c, ctx) -> insert(c, m)))
+              .visibilityTimeout(Duration.ofSeconds(2))
+              .start()) {
         assertThat(LocalSqs.await(() -> survivor.stats().processed() == 1)).isTrue();
         assertThat(survivor.stats().redelivered()).isEqualTo(1);
       }

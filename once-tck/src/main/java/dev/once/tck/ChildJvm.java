@@ -24,24 +24,34 @@ public final class ChildJvm implements AutoCloseable {
 
   private ChildJvm(Process process) {
     this.process = process;
-    Thread reader = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = r.readLine()) != null; ) {
-          lines.add(line);
-        }
-      } catch (IOException e) {
-        // The child was killed mid-line; what was read is what counts.
-      }
-    }, "child-jvm-reader");
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                  lines.add(line);
+                }
+              } catch (IOException e) {
+                // The child was killed mid-line; what was read is what counts.
+              }
+            },
+            "child-jvm-reader");
     reader.setDaemon(true);
     reader.start();
   }
 
   /** Starts {@code main} in a new JVM (128 MiB heap) on this JVM's class path. */
   public static ChildJvm start(Class<?> main, String... args) throws IOException {
-    List<String> command = new ArrayList<>(List.of(
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx128m", "-cp", System.getProperty("java.class.path"), main.getName()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx128m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                main.getName()));
     command.addAll(List.of(args));
     return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
   }

@@ -41,8 +41,8 @@ import org.junit.jupiter.api.Timeout;
  * throws, when the engine is closed, or when the store fails; and a lease whose heartbeats cannot
  * reach the store is reported lost once its local deadline passes (DESIGN §1–2).
  *
- * <p>A store proves itself by extending this class and supplying the store, as with
- * {@link IdempotencyStoreContract}. The store is wrapped in a {@link FaultyStore} for the tests that
+ * <p>A store proves itself by extending this class and supplying the store, as with {@link
+ * IdempotencyStoreContract}. The store is wrapped in a {@link FaultyStore} for the tests that
  * inject faults.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -81,22 +81,28 @@ public abstract class EngineContract {
     underlying.close();
   }
 
-  // ---------------------------------------------------------------- classifiers and codecs that throw
+  // ---------------------------------------------------------------- classifiers and codecs that
+  // throw
 
   @Test
   void aClassifierThatThrowsOnASuccessfulValueRecordsTheWorkAsDone() {
     RecordId id = Samples.newId();
     Fingerprint fp = Samples.newFingerprint();
-    OutcomeClassifier<String> broken = new OutcomeClassifier<>() {
-      @Override
-      public Outcome classify(String result) {
-        throw new IllegalStateException("classifier bug");
-      }
-    };
+    OutcomeClassifier<String> broken =
+        new OutcomeClassifier<>() {
+          @Override
+          public Outcome classify(String result) {
+            throw new IllegalStateException("classifier bug");
+          }
+        };
 
-    ExecutionResult<String> first = once.execute(id.scope(), id.key(), fp, UTF8, broken, policy(), ctx -> run());
+    ExecutionResult<String> first =
+        once.execute(id.scope(), id.key(), fp, UTF8, broken, policy(), ctx -> run());
 
-    assertThat(first).isEqualTo(new ExecutionResult.Executed<>("run 1", Outcome.COMPLETED, Recording.RESULT_NOT_STORED));
+    assertThat(first)
+        .isEqualTo(
+            new ExecutionResult.Executed<>(
+                "run 1", Outcome.COMPLETED, Recording.RESULT_NOT_STORED));
     assertThat(once.execute(id.scope(), id.key(), fp, UTF8, ctx -> run()))
         .isInstanceOf(ExecutionResult.ResponseUnavailable.class);
     assertThat(runs).hasValue(1);
@@ -106,23 +112,41 @@ public abstract class EngineContract {
   void aClassifierThatThrowsOnAnErrorAbandonsTheLeaseToItsEnd() {
     RecordId id = Samples.newId();
     Fingerprint fp = Samples.newFingerprint();
-    OutcomeClassifier<String> broken = new OutcomeClassifier<>() {
-      @Override
-      public Outcome classifyError(Throwable error) {
-        throw new IllegalStateException("classifier bug");
-      }
-    };
+    OutcomeClassifier<String> broken =
+        new OutcomeClassifier<>() {
+          @Override
+          public Outcome classifyError(Throwable error) {
+            throw new IllegalStateException("classifier bug");
+          }
+        };
     ExecutionPolicy policy = policy().toBuilder().lease(shortLease()).build();
 
-    assertThatThrownBy(() -> once.execute(id.scope(), id.key(), fp, UTF8, broken, policy, ctx -> {
-      runs.incrementAndGet();
-      throw new IllegalArgumentException("the operation failed");
-    })).isInstanceOf(IllegalArgumentException.class)
-        .satisfies(e -> assertThat(e.getSuppressed()).anyMatch(s -> "classifier bug".equals(s.getMessage())));
+    assertThatThrownBy(
+            () ->
+                once.execute(
+                    id.scope(),
+                    id.key(),
+                    fp,
+                    UTF8,
+                    broken,
+                    policy,
+                    ctx -> {
+                      runs.incrementAndGet();
+                      throw new IllegalArgumentException("the operation failed");
+                    }))
+        .isInstanceOf(IllegalArgumentException.class)
+        .satisfies(
+            e ->
+                assertThat(e.getSuppressed())
+                    .anyMatch(s -> "classifier bug".equals(s.getMessage())));
 
-    // Neither released (the effect is unknown) nor kept alive: a retry takes over once the lease ends.
-    assertThat(store.get(id)).hasValueSatisfying(r -> assertThat(r.state()).isEqualTo(RecordState.IN_PROGRESS));
-    Eventually.assertThat("the abandoned lease ended", Duration.ofSeconds(10),
+    // Neither released (the effect is unknown) nor kept alive: a retry takes over once the lease
+    // ends.
+    assertThat(store.get(id))
+        .hasValueSatisfying(r -> assertThat(r.state()).isEqualTo(RecordState.IN_PROGRESS));
+    Eventually.assertThat(
+        "the abandoned lease ended",
+        Duration.ofSeconds(10),
         () -> store.get(id).map(IdempotencyRecord::isStealable).orElse(false));
     Admission retry = once.begin(id.scope(), id.key(), fp, policy());
     assertThat(retry).isInstanceOf(Admission.Proceed.class);
@@ -134,21 +158,25 @@ public abstract class EngineContract {
   void aCodecThatThrowsRecordsTheWorkAsDone() {
     RecordId id = Samples.newId();
     Fingerprint fp = Samples.newFingerprint();
-    ResultCodec<String> broken = new ResultCodec<>() {
-      @Override
-      public byte[] encode(String value) {
-        throw new IllegalStateException("codec bug");
-      }
+    ResultCodec<String> broken =
+        new ResultCodec<>() {
+          @Override
+          public byte[] encode(String value) {
+            throw new IllegalStateException("codec bug");
+          }
 
-      @Override
-      public String decode(byte[] bytes) {
-        throw new IllegalStateException("codec bug");
-      }
-    };
+          @Override
+          public String decode(byte[] bytes) {
+            throw new IllegalStateException("codec bug");
+          }
+        };
 
     ExecutionResult<String> first = once.execute(id.scope(), id.key(), fp, broken, ctx -> run());
 
-    assertThat(first).isEqualTo(new ExecutionResult.Executed<>("run 1", Outcome.COMPLETED, Recording.RESULT_NOT_STORED));
+    assertThat(first)
+        .isEqualTo(
+            new ExecutionResult.Executed<>(
+                "run 1", Outcome.COMPLETED, Recording.RESULT_NOT_STORED));
     assertThat(once.execute(id.scope(), id.key(), fp, UTF8, ctx -> run()))
         .isInstanceOf(ExecutionResult.ResponseUnavailable.class);
     assertThat(runs).hasValue(1);
@@ -158,24 +186,27 @@ public abstract class EngineContract {
   void aListenerThatThrowsLeavesNoClaimUnfinished() {
     RecordId id = Samples.newId();
     Fingerprint fp = Samples.newFingerprint();
-    OnceListener throwing = new OnceListener() {
-      @Override
-      public void onEvent(OnceEvent event) {
-        throw new IllegalStateException("listener bug");
-      }
+    OnceListener throwing =
+        new OnceListener() {
+          @Override
+          public void onEvent(OnceEvent event) {
+            throw new IllegalStateException("listener bug");
+          }
 
-      @Override
-      public void onStoreCall(String operation, long nanos) {
-        throw new IllegalStateException("listener bug");
-      }
-    };
+          @Override
+          public void onStoreCall(String operation, long nanos) {
+            throw new IllegalStateException("listener bug");
+          }
+        };
     try (Once listened = Once.builder(store).listener(throwing).build()) {
       assertThat(listened.execute(id.scope(), id.key(), fp, UTF8, ctx -> run()))
-          .isEqualTo(new ExecutionResult.Executed<>("run 1", Outcome.COMPLETED, Recording.RECORDED));
+          .isEqualTo(
+              new ExecutionResult.Executed<>("run 1", Outcome.COMPLETED, Recording.RECORDED));
       assertThat(listened.execute(id.scope(), id.key(), fp, UTF8, ctx -> run()))
           .isEqualTo(new ExecutionResult.Replayed<>("run 1", Outcome.COMPLETED));
     }
-    assertThat(store.get(id)).hasValueSatisfying(r -> assertThat(r.state()).isEqualTo(RecordState.COMPLETED));
+    assertThat(store.get(id))
+        .hasValueSatisfying(r -> assertThat(r.state()).isEqualTo(RecordState.COMPLETED));
   }
 
   // ---------------------------------------------------------------- a closed engine
@@ -185,7 +216,8 @@ public abstract class EngineContract {
     RecordId id = Samples.newId();
     once.close();
 
-    assertThatThrownBy(() -> once.execute(id.scope(), id.key(), Samples.newFingerprint(), UTF8, ctx -> run()))
+    assertThatThrownBy(
+            () -> once.execute(id.scope(), id.key(), Samples.newFingerprint(), UTF8, ctx -> run()))
         .isInstanceOf(IllegalStateException.class);
     assertThatThrownBy(() -> once.begin(id.scope(), id.key(), Samples.newFingerprint(), policy()))
         .isInstanceOf(IllegalStateException.class);
@@ -202,7 +234,10 @@ public abstract class EngineContract {
     try (Once scheduled = Once.builder(store).heartbeatScheduler(scheduler).build()) {
       scheduler.shutdown();
 
-      assertThatThrownBy(() -> scheduled.execute(id.scope(), id.key(), Samples.newFingerprint(), UTF8, ctx -> run()))
+      assertThatThrownBy(
+              () ->
+                  scheduled.execute(
+                      id.scope(), id.key(), Samples.newFingerprint(), UTF8, ctx -> run()))
           .isInstanceOf(IllegalStateException.class);
     }
     assertThat(store.calls(Call.CLAIM)).isZero();
@@ -220,12 +255,15 @@ public abstract class EngineContract {
     Lease lease = ((Admission.Proceed) once.begin(id.scope(), id.key(), fp, policy)).lease();
     store.down(Call.HEARTBEAT);
 
-    Eventually.assertThat("leaseLost() after a partition longer than the lease", Duration.ofSeconds(10),
+    Eventually.assertThat(
+        "leaseLost() after a partition longer than the lease",
+        Duration.ofSeconds(10),
         lease::leaseLost);
 
     assertThat(System.nanoTime() - claimed).isGreaterThanOrEqualTo(shortLease().toNanos());
     store.heal();
-    // Nobody took the key meanwhile: the store, which fences every write, still accepts the holder's.
+    // Nobody took the key meanwhile: the store, which fences every write, still accepts the
+    // holder's.
     assertThat(lease.complete(new byte[] {1})).isEqualTo(Recording.RECORDED);
   }
 
@@ -237,12 +275,17 @@ public abstract class EngineContract {
     Lease lease = ((Admission.Proceed) once.begin(id.scope(), id.key(), fp, policy)).lease();
     int before = store.calls(Call.HEARTBEAT);
 
-    Eventually.assertThat("three heartbeats", Duration.ofSeconds(10), () -> store.calls(Call.HEARTBEAT) >= before + 3);
+    Eventually.assertThat(
+        "three heartbeats",
+        Duration.ofSeconds(10),
+        () -> store.calls(Call.HEARTBEAT) >= before + 3);
     long until = System.nanoTime() + shortLease().toNanos() * 2;
-    Eventually.assertThat("two more leases passed", Duration.ofSeconds(10), () -> System.nanoTime() - until >= 0);
+    Eventually.assertThat(
+        "two more leases passed", Duration.ofSeconds(10), () -> System.nanoTime() - until >= 0);
 
     assertThat(store.claim(new dev.once.store.ClaimRequest(id, fp, policy.lease(), policy.ttl())))
-        .as("a retry while the holder runs").isInstanceOf(ClaimResult.Existing.class);
+        .as("a retry while the holder runs")
+        .isInstanceOf(ClaimResult.Existing.class);
     assertThat(lease.leaseLost()).isFalse();
     assertThat(lease.complete(new byte[] {1})).isEqualTo(Recording.RECORDED);
   }
@@ -251,14 +294,28 @@ public abstract class EngineContract {
   void aDuplicateThatSawTheRequestInFlightIsNeverRunUnguardedWhenTheStoreFails() throws Exception {
     RecordId id = Samples.newId();
     Fingerprint fp = Samples.newFingerprint();
-    ExecutionPolicy waitOpen = policy().toBuilder().failureMode(FailureMode.FAIL_OPEN)
-        .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20))).build();
+    ExecutionPolicy waitOpen =
+        policy().toBuilder()
+            .failureMode(FailureMode.FAIL_OPEN)
+            .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20)))
+            .build();
     Lease first = ((Admission.Proceed) once.begin(id.scope(), id.key(), fp, policy())).lease();
     int claimsBefore = store.calls(Call.CLAIM);
 
-    CompletableFuture<ExecutionResult<String>> duplicate = CompletableFuture.supplyAsync(
-        () -> once.execute(id.scope(), id.key(), fp, UTF8, OutcomeClassifier.defaults(), waitOpen, ctx -> run()));
-    Eventually.assertThat("the duplicate saw the first in flight", Duration.ofSeconds(10),
+    CompletableFuture<ExecutionResult<String>> duplicate =
+        CompletableFuture.supplyAsync(
+            () ->
+                once.execute(
+                    id.scope(),
+                    id.key(),
+                    fp,
+                    UTF8,
+                    OutcomeClassifier.defaults(),
+                    waitOpen,
+                    ctx -> run()));
+    Eventually.assertThat(
+        "the duplicate saw the first in flight",
+        Duration.ofSeconds(10),
         () -> store.calls(Call.CLAIM) >= claimsBefore + 2);
     store.down(Call.CLAIM, Call.GET);
     first.release(); // wakes the waiting duplicate, whose claim now meets a store that is down
@@ -279,12 +336,15 @@ public abstract class EngineContract {
     Lease lease = proceed(once.beginAsync(id.scope(), id.key(), fp, policy()));
     assertThat(await(lease.completeAsync(new byte[] {7, 8}))).isEqualTo(Recording.RECORDED);
     Admission replay = await(once.beginAsync(id.scope(), id.key(), fp, policy()));
-    Admission mismatch = await(once.beginAsync(id.scope(), id.key(), Samples.newFingerprint(), policy()));
+    Admission mismatch =
+        await(once.beginAsync(id.scope(), id.key(), Samples.newFingerprint(), policy()));
 
-    assertThat(replay).isInstanceOfSatisfying(Admission.Replay.class,
-        r -> assertThat(r.value()).containsExactly(7, 8));
+    assertThat(replay)
+        .isInstanceOfSatisfying(
+            Admission.Replay.class, r -> assertThat(r.value()).containsExactly(7, 8));
     assertThat(mismatch).isInstanceOf(Admission.FingerprintMismatch.class);
-    assertThat(store.get(id)).hasValueSatisfying(r -> assertThat(r.state()).isEqualTo(RecordState.COMPLETED));
+    assertThat(store.get(id))
+        .hasValueSatisfying(r -> assertThat(r.state()).isEqualTo(RecordState.COMPLETED));
   }
 
   @Test
@@ -304,21 +364,25 @@ public abstract class EngineContract {
   }
 
   @Test
-  void anAsyncDuplicateIsRefusedWhileInFlightAndInWaitModeGetsTheReplayOnceTheFirstFinishes() throws Exception {
+  void anAsyncDuplicateIsRefusedWhileInFlightAndInWaitModeGetsTheReplayOnceTheFirstFinishes()
+      throws Exception {
     RecordId id = Samples.newId();
     Fingerprint fp = Samples.newFingerprint();
     Lease first = proceed(once.beginAsync(id.scope(), id.key(), fp, policy()));
-    ExecutionPolicy waiting = policy().toBuilder().inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20))).build();
+    ExecutionPolicy waiting =
+        policy().toBuilder().inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20))).build();
 
     Admission refused = await(once.beginAsync(id.scope(), id.key(), fp, policy()));
-    CompletableFuture<Admission> held = once.beginAsync(id.scope(), id.key(), fp, waiting).toCompletableFuture();
+    CompletableFuture<Admission> held =
+        once.beginAsync(id.scope(), id.key(), fp, waiting).toCompletableFuture();
     int claims = store.calls(Call.CLAIM);
     assertThat(held).as("the waiting duplicate answered before the first finished").isNotDone();
     assertThat(await(first.failFinalAsync(new byte[] {9}))).isEqualTo(Recording.RECORDED);
 
     assertThat(refused).isInstanceOf(Admission.InFlight.class);
-    assertThat(held.get(30, TimeUnit.SECONDS)).isInstanceOfSatisfying(Admission.Replay.class,
-        r -> assertThat(r.value()).containsExactly(9));
+    assertThat(held.get(30, TimeUnit.SECONDS))
+        .isInstanceOfSatisfying(
+            Admission.Replay.class, r -> assertThat(r.value()).containsExactly(9));
     assertThat(store.calls(Call.CLAIM)).as("the wait re-claimed").isGreaterThan(claims);
   }
 
@@ -328,19 +392,23 @@ public abstract class EngineContract {
     Fingerprint fp = Samples.newFingerprint();
     ExecutionPolicy unbeaten = policy().toBuilder().lease(shortLease()).heartbeat(false).build();
     Lease first = proceed(once.beginAsync(id.scope(), id.key(), fp, unbeaten));
-    Eventually.assertThat("the lease ended", Duration.ofSeconds(10),
+    Eventually.assertThat(
+        "the lease ended",
+        Duration.ofSeconds(10),
         () -> store.get(id).map(IdempotencyRecord::isStealable).orElse(false));
     Lease thief = proceed(once.beginAsync(id.scope(), id.key(), fp, policy()));
 
     assertThat(await(first.completeAsync(new byte[] {1}))).isEqualTo(Recording.LEASE_LOST);
     assertThat(first.leaseLost()).isTrue();
     assertThat(await(thief.completeAsync(new byte[] {2}))).isEqualTo(Recording.RECORDED);
-    assertThat(await(once.beginAsync(id.scope(), id.key(), fp, policy()))).isInstanceOfSatisfying(
-        Admission.Replay.class, r -> assertThat(r.value()).containsExactly(2));
+    assertThat(await(once.beginAsync(id.scope(), id.key(), fp, policy())))
+        .isInstanceOfSatisfying(
+            Admission.Replay.class, r -> assertThat(r.value()).containsExactly(2));
   }
 
   @Test
-  void anAsyncBeginOnAStoreThatIsDownClaimsNothingAndAnAsyncFinishRetriesUntilItLands() throws Exception {
+  void anAsyncBeginOnAStoreThatIsDownClaimsNothingAndAnAsyncFinishRetriesUntilItLands()
+      throws Exception {
     RecordId id = Samples.newId();
     Fingerprint fp = Samples.newFingerprint();
     store.down(Call.CLAIM);
@@ -349,14 +417,18 @@ public abstract class EngineContract {
     store.heal();
     Lease lease = proceed(once.beginAsync(id.scope(), id.key(), fp, policy()));
     store.loseReplies(Call.COMPLETE);
-    CompletableFuture<Recording> recording = lease.completeAsync(new byte[] {3}).toCompletableFuture();
-    Eventually.assertThat("the completion was sent", Duration.ofSeconds(10), () -> store.calls(Call.COMPLETE) >= 1);
+    CompletableFuture<Recording> recording =
+        lease.completeAsync(new byte[] {3}).toCompletableFuture();
+    Eventually.assertThat(
+        "the completion was sent", Duration.ofSeconds(10), () -> store.calls(Call.COMPLETE) >= 1);
     store.heal();
 
     assertThat(down).isInstanceOf(Admission.StoreUnavailable.class);
-    assertThat(recording.get(30, TimeUnit.SECONDS)).as("a retry saw that the lost reply had landed")
+    assertThat(recording.get(30, TimeUnit.SECONDS))
+        .as("a retry saw that the lost reply had landed")
         .isEqualTo(Recording.RECORDED);
-    assertThat(store.get(id)).hasValueSatisfying(r -> assertThat(r.state()).isEqualTo(RecordState.COMPLETED));
+    assertThat(store.get(id))
+        .hasValueSatisfying(r -> assertThat(r.state()).isEqualTo(RecordState.COMPLETED));
   }
 
   @Test
@@ -364,7 +436,8 @@ public abstract class EngineContract {
     RecordId id = Samples.newId();
     once.close();
 
-    CompletionStage<Admission> refused = once.beginAsync(id.scope(), id.key(), Samples.newFingerprint(), policy());
+    CompletionStage<Admission> refused =
+        once.beginAsync(id.scope(), id.key(), Samples.newFingerprint(), policy());
 
     assertThatThrownBy(() -> await(refused)).hasCauseInstanceOf(IllegalStateException.class);
     assertThat(store.calls(Call.CLAIM)).isZero();

@@ -14,7 +14,11 @@ import java.util.function.Supplier;
 public final class Eventually {
 
   private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-  /** Between attempts at a store call: a reconnecting client is not hurried by being asked more often. */
+
+  /**
+   * Between attempts at a store call: a reconnecting client is not hurried by being asked more
+   * often.
+   */
   private static final long RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   private Eventually() {}

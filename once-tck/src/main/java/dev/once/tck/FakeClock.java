@@ -10,9 +10,9 @@ import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A clock that moves only when told to, for stores whose time can be injected: give it to the store
- * and override {@link IdempotencyStoreContract#advanceTime(Duration)} with {@link #advance(Duration)},
- * and lease and expiry tests run without sleeping. Safe to read and advance from many threads; it
- * never goes backwards.
+ * and override {@link IdempotencyStoreContract#advanceTime(Duration)} with {@link
+ * #advance(Duration)}, and lease and expiry tests run without sleeping. Safe to read and advance
+ * from many threads; it never goes backwards.
  */
 public final class FakeClock extends Clock {
 
@@ -34,7 +34,8 @@ public final class FakeClock extends Clock {
 
   /** Returns a clock standing at {@code start}, in UTC. */
   public static FakeClock at(Instant start) {
-    return new FakeClock(new AtomicReference<>(Objects.requireNonNull(start, "start")), ZoneOffset.UTC);
+    return new FakeClock(
+        new AtomicReference<>(Objects.requireNonNull(start, "start")), ZoneOffset.UTC);
   }
 
   /** Moves the clock forward by {@code duration}, which must not be negative. */
@@ -55,7 +56,9 @@ public final class FakeClock extends Clock {
     return zone;
   }
 
-  /** Returns a view in another zone that shares this clock's time, so advancing either moves both. */
+  /**
+   * Returns a view in another zone that shares this clock's time, so advancing either moves both.
+   */
   @Override
   public Clock withZone(ZoneId zone) {
     return new FakeClock(now, Objects.requireNonNull(zone, "zone"));

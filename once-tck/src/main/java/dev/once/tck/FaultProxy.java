@@ -22,20 +22,20 @@ import java.util.concurrent.atomic.AtomicReference;
  * <ul>
  *   <li>{@link #dropResponses(int)}: the next {@code n} answers are swallowed. The request reaches
  *       the server, which processes it and answers; when the first bytes of that answer arrive the
- *       proxy resets the client's connection (TCP RST) instead of passing them on. This is the
- *       case idempotency keys exist for: the effect happened, and the client cannot know it.</li>
+ *       proxy resets the client's connection (TCP RST) instead of passing them on. This is the case
+ *       idempotency keys exist for: the effect happened, and the client cannot know it.
  *   <li>{@link #delayResponses(int, Duration)}: the next {@code n} answers are held back for a
- *       while, then passed on (client timeouts).</li>
+ *       while, then passed on (client timeouts).
  *   <li>{@link #cut()} / {@link #restore()}: every connection is closed and new ones are refused
- *       until restored (the server is gone).</li>
+ *       until restored (the server is gone).
  * </ul>
  *
  * <p>An "answer" is the first bytes the server sends on a new connection or after the client last
  * sent some: one HTTP/1.1 response for clients that do not pipeline (the JDK's does not), one reply
  * of a request–response database protocol (or its greeting, for protocols where the server speaks
- * first). Bounded: it only ever listens on and connects to loopback,
- * serves at most {@link #MAX_CONNECTIONS} connections at a time (two daemon threads each), and
- * {@link #close()} ends them all.
+ * first). Bounded: it only ever listens on and connects to loopback, serves at most {@link
+ * #MAX_CONNECTIONS} connections at a time (two daemon threads each), and {@link #close()} ends them
+ * all.
  */
 public final class FaultProxy implements AutoCloseable {
 
@@ -64,7 +64,8 @@ public final class FaultProxy implements AutoCloseable {
   /** Starts a proxy on a free loopback port in front of {@code targetPort} on loopback. */
   public static FaultProxy to(int targetPort) throws IOException {
     if (targetPort < 1 || targetPort > 65535) {
-      throw new IllegalArgumentException("targetPort must be between 1 and 65535, was " + targetPort);
+      throw new IllegalArgumentException(
+          "targetPort must be between 1 and 65535, was " + targetPort);
     }
     return new FaultProxy(targetPort);
   }
@@ -135,7 +136,8 @@ public final class FaultProxy implements AutoCloseable {
       }
       try {
         Socket upstream = new Socket();
-        upstream.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 2_000);
+        upstream.connect(
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 2_000);
         open.add(client);
         open.add(upstream);
         accepted.incrementAndGet();
@@ -154,7 +156,9 @@ public final class FaultProxy implements AutoCloseable {
     t.start();
   }
 
-  /** One proxied connection: a pump each way, and whether the server's next bytes start an answer. */
+  /**
+   * One proxied connection: a pump each way, and whether the server's next bytes start an answer.
+   */
   private final class Connection {
     private final Socket client;
     private final Socket upstream;
@@ -167,7 +171,8 @@ public final class FaultProxy implements AutoCloseable {
 
     void requests() {
       byte[] buffer = new byte[16 * 1024];
-      try (InputStream in = client.getInputStream(); OutputStream out = upstream.getOutputStream()) {
+      try (InputStream in = client.getInputStream();
+          OutputStream out = upstream.getOutputStream()) {
         for (int n; (n = in.read(buffer)) >= 0; ) {
           answerPending = true;
           out.write(buffer, 0, n);
@@ -182,7 +187,8 @@ public final class FaultProxy implements AutoCloseable {
 
     void answers() {
       byte[] buffer = new byte[16 * 1024];
-      try (InputStream in = upstream.getInputStream(); OutputStream out = client.getOutputStream()) {
+      try (InputStream in = upstream.getInputStream();
+          OutputStream out = client.getOutputStream()) {
         for (int n; (n = in.read(buffer)) >= 0; ) {
           if (answerPending) {
             answerPending = false;
@@ -219,7 +225,9 @@ public final class FaultProxy implements AutoCloseable {
     return budget.getAndUpdate(n -> n > 0 ? n - 1 : 0) > 0;
   }
 
-  /** Closes with SO_LINGER 0, so that the peer sees a reset rather than an orderly end of stream. */
+  /**
+   * Closes with SO_LINGER 0, so that the peer sees a reset rather than an orderly end of stream.
+   */
   private static void reset(Socket s) {
     try {
       s.setSoLinger(true, 0);

@@ -40,8 +40,8 @@ import java.util.function.Supplier;
  * }</pre>
  *
  * <p>A batched heartbeat is one {@link Call#HEARTBEAT} call: it pays the latency once, as a real
- * round trip does. Waits are bounded: a paused call gives up after {@link #MAX_PAUSE} with
- * {@link StoreUnavailableException}, so a forgotten {@link #heal()} fails a test instead of hanging it.
+ * round trip does. Waits are bounded: a paused call gives up after {@link #MAX_PAUSE} with {@link
+ * StoreUnavailableException}, so a forgotten {@link #heal()} fails a test instead of hanging it.
  */
 public final class FaultyStore extends ForwardingStore {
 
@@ -50,13 +50,25 @@ public final class FaultyStore extends ForwardingStore {
 
   /** The store calls faults apply to. */
   public enum Call {
-    CLAIM, GET, HEARTBEAT, CHECKPOINT, COMPLETE, FAIL_FINAL, RELEASE, PURGE;
+    CLAIM,
+    GET,
+    HEARTBEAT,
+    CHECKPOINT,
+    COMPLETE,
+    FAIL_FINAL,
+    RELEASE,
+    PURGE;
 
     /** Every call that writes as a lease holder: what a lost reply applies to by default. */
-    static final Set<Call> FENCED_WRITES = EnumSet.of(HEARTBEAT, CHECKPOINT, COMPLETE, FAIL_FINAL, RELEASE);
+    static final Set<Call> FENCED_WRITES =
+        EnumSet.of(HEARTBEAT, CHECKPOINT, COMPLETE, FAIL_FINAL, RELEASE);
   }
 
-  private enum Fault { DOWN, LOSE_REPLY, PAUSE }
+  private enum Fault {
+    DOWN,
+    LOSE_REPLY,
+    PAUSE
+  }
 
   private final IdempotencyStore delegate;
   private final Map<Call, AtomicInteger> calls = new EnumMap<>(Call.class);
@@ -96,7 +108,10 @@ public final class FaultyStore extends ForwardingStore {
     return this;
   }
 
-  /** These calls (all, if none are named) fail with {@link StoreUnavailableException} without reaching the store. */
+  /**
+   * These calls (all, if none are named) fail with {@link StoreUnavailableException} without
+   * reaching the store.
+   */
   public FaultyStore down(Call... which) {
     return set(Fault.DOWN, which, EnumSet.allOf(Call.class));
   }
@@ -161,7 +176,8 @@ public final class FaultyStore extends ForwardingStore {
     }
     T result = operation.get();
     if (fault == Fault.LOSE_REPLY) {
-      throw new StoreUnavailableException("injected: the reply to " + call + " was lost after it took effect", null);
+      throw new StoreUnavailableException(
+          "injected: the reply to " + call + " was lost after it took effect", null);
     }
     return result;
   }
@@ -169,7 +185,8 @@ public final class FaultyStore extends ForwardingStore {
   private void awaitHeal(Call call) {
     try {
       if (!paused.await(MAX_PAUSE.toNanos(), TimeUnit.NANOSECONDS)) {
-        throw new StoreUnavailableException("injected: " + call + " paused for longer than " + MAX_PAUSE, null);
+        throw new StoreUnavailableException(
+            "injected: " + call + " paused for longer than " + MAX_PAUSE, null);
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -234,12 +251,15 @@ public final class FaultyStore extends ForwardingStore {
     return call(Call.PURGE, () -> delegate.purgeExpired(batchSize));
   }
 
-  // The asynchronous calls reach the store's own asynchronous client, so the kit tests a native path
-  // with the same faults. A paused or slowed call waits on a thread of its own, as a slow store would.
+  // The asynchronous calls reach the store's own asynchronous client, so the kit tests a native
+  // path
+  // with the same faults. A paused or slowed call waits on a thread of its own, as a slow store
+  // would.
 
   @Override
   public CompletionStage<ClaimResult> claimAsync(ClaimRequest request, Executor blocking) {
-    return callAsync(Call.CLAIM, () -> delegate.claimAsync(request, blocking), () -> delegate.claim(request));
+    return callAsync(
+        Call.CLAIM, () -> delegate.claimAsync(request, blocking), () -> delegate.claim(request));
   }
 
   @Override
@@ -248,47 +268,62 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   @Override
-  public CompletionStage<Boolean> completeAsync(RecordId id, long token, byte[] result, Duration ttl,
-      Executor blocking) {
-    return callAsync(Call.COMPLETE, () -> delegate.completeAsync(id, token, result, ttl, blocking),
+  public CompletionStage<Boolean> completeAsync(
+      RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
+    return callAsync(
+        Call.COMPLETE,
+        () -> delegate.completeAsync(id, token, result, ttl, blocking),
         () -> delegate.complete(id, token, result, ttl));
   }
 
   @Override
-  public CompletionStage<Boolean> failFinalAsync(RecordId id, long token, byte[] result, Duration ttl,
-      Executor blocking) {
-    return callAsync(Call.FAIL_FINAL, () -> delegate.failFinalAsync(id, token, result, ttl, blocking),
+  public CompletionStage<Boolean> failFinalAsync(
+      RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
+    return callAsync(
+        Call.FAIL_FINAL,
+        () -> delegate.failFinalAsync(id, token, result, ttl, blocking),
         () -> delegate.failFinal(id, token, result, ttl));
   }
 
   @Override
   public CompletionStage<Boolean> releaseAsync(RecordId id, long token, Executor blocking) {
-    return callAsync(Call.RELEASE, () -> delegate.releaseAsync(id, token, blocking), () -> delegate.release(id, token));
+    return callAsync(
+        Call.RELEASE,
+        () -> delegate.releaseAsync(id, token, blocking),
+        () -> delegate.release(id, token));
   }
 
-  private <T> CompletionStage<T> callAsync(Call call, Supplier<CompletionStage<T>> operation, Supplier<T> blocking) {
+  private <T> CompletionStage<T> callAsync(
+      Call call, Supplier<CompletionStage<T>> operation, Supplier<T> blocking) {
     Fault fault = faults.get(call);
     if (fault == Fault.PAUSE || latencyNanos.getOrDefault(call, 0L) > 0) {
       CompletableFuture<T> result = new CompletableFuture<>();
-      Thread waiter = new Thread(() -> {
-        try {
-          result.complete(call(call, blocking));
-        } catch (RuntimeException | Error e) {
-          result.completeExceptionally(e);
-        }
-      }, "faulty-store-" + call);
+      Thread waiter =
+          new Thread(
+              () -> {
+                try {
+                  result.complete(call(call, blocking));
+                } catch (RuntimeException | Error e) {
+                  result.completeExceptionally(e);
+                }
+              },
+              "faulty-store-" + call);
       waiter.setDaemon(true);
       waiter.start();
       return result;
     }
     counter(call).incrementAndGet();
     if (fault == Fault.DOWN) {
-      return CompletableFuture.failedFuture(new StoreUnavailableException("injected: " + call + " failed", null));
+      return CompletableFuture.failedFuture(
+          new StoreUnavailableException("injected: " + call + " failed", null));
     }
     CompletionStage<T> result = operation.get();
     if (fault == Fault.LOSE_REPLY) {
-      return result.thenCompose(r -> CompletableFuture.failedFuture(
-          new StoreUnavailableException("injected: the reply to " + call + " was lost after it took effect", null)));
+      return result.thenCompose(
+          r ->
+              CompletableFuture.failedFuture(
+                  new StoreUnavailableException(
+                      "injected: the reply to " + call + " was lost after it took effect", null)));
     }
     return result;
   }

@@ -33,8 +33,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>a fresh claim on a key that had a lease follows a successful release of that lease;
  *   <li>at most one outcome is written per key; every terminal record read shows exactly that
  *       outcome, and nothing succeeds on the key after it;
- *   <li>every record read shows a granted token, no older than a grant that finished before the read
- *       began, and only recovery points that a successful checkpoint saved;
+ *   <li>every record read shows a granted token, no older than a grant that finished before the
+ *       read began, and only recovery points that a successful checkpoint saved;
  *   <li>a refused claim never refuses a lease that the very same snapshot shows as stealable by it.
  * </ul>
  */
@@ -66,8 +66,11 @@ final class HistoryChecker {
   }
 
   private void checkKey(RecordId id, List<HistoryEvent> events) {
-    List<HistoryEvent> grants = events.stream().filter(HistoryEvent::isGrant)
-        .sorted(Comparator.comparingLong(HistoryEvent::token)).toList();
+    List<HistoryEvent> grants =
+        events.stream()
+            .filter(HistoryEvent::isGrant)
+            .sorted(Comparator.comparingLong(HistoryEvent::token))
+            .toList();
     Map<Long, HistoryEvent> grantByToken = new HashMap<>();
     for (HistoryEvent grant : grants) {
       HistoryEvent twin = grantByToken.put(grant.token(), grant);
@@ -89,27 +92,34 @@ final class HistoryChecker {
     checkSnapshots(events, writes, grants, grantByToken);
   }
 
-  private void checkFencing(List<HistoryEvent> writes, List<HistoryEvent> grants, Map<Long, HistoryEvent> grantByToken) {
+  private void checkFencing(
+      List<HistoryEvent> writes, List<HistoryEvent> grants, Map<Long, HistoryEvent> grantByToken) {
     for (HistoryEvent write : writes) {
       if (!grantByToken.containsKey(write.token())) {
         fail("a write succeeded with a token never granted on this key", write);
       }
       for (HistoryEvent grant : grants) {
         if (grant.token() > write.token() && grant.precedes(write)) {
-          fail("a write with a stale token succeeded after a newer token was granted", grant, write);
+          fail(
+              "a write with a stale token succeeded after a newer token was granted", grant, write);
         }
       }
       for (HistoryEvent finish : writes) {
-        if (finish.isFinishingWrite() && finish.token() == write.token() && finish.precedes(write)) {
+        if (finish.isFinishingWrite()
+            && finish.token() == write.token()
+            && finish.precedes(write)) {
           fail("a write succeeded after its lease had been released or finished", finish, write);
         }
       }
     }
   }
 
-  private void checkOutcome(List<HistoryEvent> events, List<HistoryEvent> writes, List<HistoryEvent> grants) {
-    List<HistoryEvent> outcomes = writes.stream()
-        .filter(e -> e.kind() == Kind.COMPLETE || e.kind() == Kind.FAIL_FINAL).toList();
+  private void checkOutcome(
+      List<HistoryEvent> events, List<HistoryEvent> writes, List<HistoryEvent> grants) {
+    List<HistoryEvent> outcomes =
+        writes.stream()
+            .filter(e -> e.kind() == Kind.COMPLETE || e.kind() == Kind.FAIL_FINAL)
+            .toList();
     if (outcomes.size() > 1) {
       fail("more than one outcome was written", outcomes.toArray(HistoryEvent[]::new));
     }
@@ -121,7 +131,8 @@ final class HistoryChecker {
       }
       if (winner == null) {
         fail("a terminal record was read that no successful write produced", event);
-      } else if (seen.state() != stateOf(winner) || seen.token() != winner.token()
+      } else if (seen.state() != stateOf(winner)
+          || seen.token() != winner.token()
           || !Arrays.equals(seen.result(), winner.bytes())) {
         fail("a terminal record differs from the outcome that was written", winner, event);
       }
@@ -140,16 +151,25 @@ final class HistoryChecker {
     }
   }
 
-  private void checkGrants(List<HistoryEvent> events, List<HistoryEvent> writes, List<HistoryEvent> grants) {
+  private void checkGrants(
+      List<HistoryEvent> events, List<HistoryEvent> writes, List<HistoryEvent> grants) {
     HistoryEvent incarnation = null;
     for (int i = 0; i < grants.size(); i++) {
       HistoryEvent grant = grants.get(i);
       HistoryEvent previous = i == 0 ? null : grants.get(i - 1);
       Claimed claimed = grant.granted();
       if (!claimed.stolen()) {
-        if (previous != null && writes.stream().noneMatch(w -> w.kind() == Kind.RELEASE
-            && w.token() == previous.token() && w.start() < grant.end())) {
-          fail("a fresh claim was granted while the previous lease was never released", previous, grant);
+        if (previous != null
+            && writes.stream()
+                .noneMatch(
+                    w ->
+                        w.kind() == Kind.RELEASE
+                            && w.token() == previous.token()
+                            && w.start() < grant.end())) {
+          fail(
+              "a fresh claim was granted while the previous lease was never released",
+              previous,
+              grant);
         }
         incarnation = grant;
         continue;
@@ -165,17 +185,26 @@ final class HistoryChecker {
       Instant observedEnd = previous.granted().leaseUntil();
       for (HistoryEvent event : events) {
         IdempotencyRecord seen = event.seen();
-        if (seen != null && seen.state() == RecordState.IN_PROGRESS && seen.token() == previous.token()
+        if (seen != null
+            && seen.state() == RecordState.IN_PROGRESS
+            && seen.token() == previous.token()
             && seen.leaseUntil().isAfter(observedEnd)) {
           observedEnd = seen.leaseUntil();
         }
       }
       if (stolenAt.isBefore(observedEnd)) {
-        fail("a lease was stolen at " + stolenAt + " although it was seen running until " + observedEnd,
-            previous, grant);
+        fail(
+            "a lease was stolen at "
+                + stolenAt
+                + " although it was seen running until "
+                + observedEnd,
+            previous,
+            grant);
       }
       for (HistoryEvent write : writes) {
-        if (write.isFinishingWrite() && write.token() == previous.token() && write.precedes(grant)) {
+        if (write.isFinishingWrite()
+            && write.token() == previous.token()
+            && write.precedes(grant)) {
           fail("a lease was stolen after it had been released or finished", write, grant);
         }
       }
@@ -183,22 +212,36 @@ final class HistoryChecker {
     }
   }
 
-  private void checkHandOver(HistoryEvent steal, @Nullable HistoryEvent incarnation, List<HistoryEvent> writes) {
+  private void checkHandOver(
+      HistoryEvent steal, @Nullable HistoryEvent incarnation, List<HistoryEvent> writes) {
     long from = incarnation == null ? Long.MIN_VALUE : incarnation.token();
-    List<HistoryEvent> checkpoints = writes.stream().filter(w -> w.kind() == Kind.CHECKPOINT
-        && w.token() >= from && w.token() < steal.token()).toList();
+    List<HistoryEvent> checkpoints =
+        writes.stream()
+            .filter(
+                w -> w.kind() == Kind.CHECKPOINT && w.token() >= from && w.token() < steal.token())
+            .toList();
     byte[] handed = steal.granted().recoveryPoint();
     if (handed != null) {
       if (checkpoints.stream().noneMatch(c -> Arrays.equals(c.bytes(), handed))) {
         fail("a steal handed over a recovery point that no earlier holder saved", steal);
       }
     } else {
-      checkpoints.stream().filter(c -> c.precedes(steal)).findFirst()
-          .ifPresent(c -> fail("a steal handed over no recovery point although one had been saved", c, steal));
+      checkpoints.stream()
+          .filter(c -> c.precedes(steal))
+          .findFirst()
+          .ifPresent(
+              c ->
+                  fail(
+                      "a steal handed over no recovery point although one had been saved",
+                      c,
+                      steal));
     }
   }
 
-  private void checkSnapshots(List<HistoryEvent> events, List<HistoryEvent> writes, List<HistoryEvent> grants,
+  private void checkSnapshots(
+      List<HistoryEvent> events,
+      List<HistoryEvent> writes,
+      List<HistoryEvent> grants,
       Map<Long, HistoryEvent> grantByToken) {
     for (HistoryEvent event : events) {
       IdempotencyRecord seen = event.seen();
@@ -210,15 +253,25 @@ final class HistoryChecker {
       }
       for (HistoryEvent grant : grants) {
         if (grant.precedes(event) && seen.token() < grant.token()) {
-          fail("a record was read with an older token than one granted before the read began", grant, event);
+          fail(
+              "a record was read with an older token than one granted before the read began",
+              grant,
+              event);
         }
       }
       byte[] point = seen.recoveryPoint();
-      if (point != null && writes.stream().noneMatch(w -> w.kind() == Kind.CHECKPOINT
-          && w.token() <= seen.token() && Arrays.equals(w.bytes(), point))) {
+      if (point != null
+          && writes.stream()
+              .noneMatch(
+                  w ->
+                      w.kind() == Kind.CHECKPOINT
+                          && w.token() <= seen.token()
+                          && Arrays.equals(w.bytes(), point))) {
         fail("a record was read with a recovery point no successful checkpoint saved", event);
       }
-      if (event.kind() == Kind.CLAIM && seen.isStealable() && seen.fingerprint().equals(event.fingerprint())) {
+      if (event.kind() == Kind.CLAIM
+          && seen.isStealable()
+          && seen.fingerprint().equals(event.fingerprint())) {
         fail("a claim was refused although the record it returned was stealable by it", event);
       }
     }

@@ -41,7 +41,15 @@ record HistoryEvent(
     @Nullable ClaimResult claim,
     @Nullable IdempotencyRecord seen) {
 
-  enum Kind { CLAIM, COMPLETE, FAIL_FINAL, RELEASE, HEARTBEAT, CHECKPOINT, GET }
+  enum Kind {
+    CLAIM,
+    COMPLETE,
+    FAIL_FINAL,
+    RELEASE,
+    HEARTBEAT,
+    CHECKPOINT,
+    GET
+  }
 
   boolean isWrite() {
     return kind != Kind.CLAIM && kind != Kind.GET;
@@ -64,23 +72,53 @@ record HistoryEvent(
     return end < other.start;
   }
 
-  static HistoryEvent ofClaim(int thread, int seq, RecordId id, Fingerprint fingerprint, long start, long end,
+  static HistoryEvent ofClaim(
+      int thread,
+      int seq,
+      RecordId id,
+      Fingerprint fingerprint,
+      long start,
+      long end,
       ClaimResult claim) {
     long token = claim instanceof Claimed c ? c.token() : Long.MIN_VALUE;
     IdempotencyRecord seen = claim instanceof Existing e ? e.record() : null;
-    return new HistoryEvent(thread, seq, Kind.CLAIM, id, token, fingerprint, null, start, end, claim instanceof Claimed,
-        claim, seen);
+    return new HistoryEvent(
+        thread,
+        seq,
+        Kind.CLAIM,
+        id,
+        token,
+        fingerprint,
+        null,
+        start,
+        end,
+        claim instanceof Claimed,
+        claim,
+        seen);
   }
 
   @Override
   public String toString() {
-    String what = switch (kind) {
-      case CLAIM -> "claim -> " + (claim instanceof Claimed c
-          ? "Claimed(token=" + c.token() + (c.stolen() ? ", stolen" : "") + ", leaseUntil=" + c.leaseUntil() + ")"
-          : "Existing(" + seen + ")");
-      case GET -> "get -> " + (seen == null ? "empty" : seen);
-      default -> kind.name().toLowerCase(java.util.Locale.ROOT) + "(token=" + token + ") -> " + succeeded;
-    };
+    String what =
+        switch (kind) {
+          case CLAIM ->
+              "claim -> "
+                  + (claim instanceof Claimed c
+                      ? "Claimed(token="
+                          + c.token()
+                          + (c.stolen() ? ", stolen" : "")
+                          + ", leaseUntil="
+                          + c.leaseUntil()
+                          + ")"
+                      : "Existing(" + seen + ")");
+          case GET -> "get -> " + (seen == null ? "empty" : seen);
+          default ->
+              kind.name().toLowerCase(java.util.Locale.ROOT)
+                  + "(token="
+                  + token
+                  + ") -> "
+                  + succeeded;
+        };
     return "thread " + thread + " #" + seq + " [" + start + ".." + end + "] " + id + ": " + what;
   }
 }

@@ -59,11 +59,11 @@ import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
  * }
  * }</pre>
  *
- * <p>Every test uses fresh random scopes, so a store may be shared between tests, runs and machines,
- * and nothing needs cleaning up. Tests of leases and expiry need time to pass on the store's clock:
- * by default they sleep (see {@link #advanceTime(Duration)}), with leases of {@link #shortLease()};
- * a store whose clock can be injected overrides {@code advanceTime} with a {@link FakeClock} and runs
- * without sleeping. Tests run against the real server, never a mock.
+ * <p>Every test uses fresh random scopes, so a store may be shared between tests, runs and
+ * machines, and nothing needs cleaning up. Tests of leases and expiry need time to pass on the
+ * store's clock: by default they sleep (see {@link #advanceTime(Duration)}), with leases of {@link
+ * #shortLease()}; a store whose clock can be injected overrides {@code advanceTime} with a {@link
+ * FakeClock} and runs without sleeping. Tests run against the real server, never a mock.
  *
  * <p>The tests are grouped by concern in {@code @Nested} classes ({@code Claim}, {@code Heartbeat},
  * {@code Purge}, ...), so a report says which part of the contract a store breaks.
@@ -113,8 +113,8 @@ public abstract class IdempotencyStoreContract {
   }
 
   /**
-   * The size of the large result and recovery point tests: 1 MiB and a bit by default, as the design
-   * requires. Lower it only for a store that documents a smaller limit.
+   * The size of the large result and recovery point tests: 1 MiB and a bit by default, as the
+   * design requires. Lower it only for a store that documents a smaller limit.
    */
   protected int largeValueBytes() {
     return (1 << 20) + 4099;
@@ -289,7 +289,8 @@ public abstract class IdempotencyStoreContract {
 
     @Test
     void checkpointWithAWrongTokenIsRejectedAndChangesNothing() {
-      assertWrongTokensAreRejected((id, token) -> store.checkpoint(id, token, utf8("forged"), LONG.multipliedBy(2)));
+      assertWrongTokensAreRejected(
+          (id, token) -> store.checkpoint(id, token, utf8("forged"), LONG.multipliedBy(2)));
     }
 
     @Test
@@ -343,8 +344,12 @@ public abstract class IdempotencyStoreContract {
       Claimed claimed = claimed(store.claim(request(id, newFingerprint(), shortLease(), TTL)));
       advanceTime(shortLease());
 
-      assertThat(store.heartbeat(id, claimed.token(), LONG)).as("heartbeat after the lease ended").isTrue();
-      assertThat(store.complete(id, claimed.token(), utf8("late but fine"), TTL)).as("complete").isTrue();
+      assertThat(store.heartbeat(id, claimed.token(), LONG))
+          .as("heartbeat after the lease ended")
+          .isTrue();
+      assertThat(store.complete(id, claimed.token(), utf8("late but fine"), TTL))
+          .as("complete")
+          .isTrue();
 
       assertThat(present(id).result()).isEqualTo(utf8("late but fine"));
     }
@@ -367,23 +372,32 @@ public abstract class IdempotencyStoreContract {
     void completeClearsTheRecoveryPoint() {
       RecordId id = newId();
       Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-      assertThat(store.checkpoint(id, claimed.token(), utf8("card charged, receipt pending"), LONG)).isTrue();
+      assertThat(store.checkpoint(id, claimed.token(), utf8("card charged, receipt pending"), LONG))
+          .isTrue();
 
       assertThat(store.complete(id, claimed.token(), utf8("done"), TTL)).isTrue();
 
-      assertThat(present(id).recoveryPoint()).as("a finished record keeps no recovery point").isNull();
-      assertThat(existing(store.claim(request(id, present(id).fingerprint(), LONG, TTL))).recoveryPoint()).isNull();
+      assertThat(present(id).recoveryPoint())
+          .as("a finished record keeps no recovery point")
+          .isNull();
+      assertThat(
+              existing(store.claim(request(id, present(id).fingerprint(), LONG, TTL)))
+                  .recoveryPoint())
+          .isNull();
     }
 
     @Test
     void failFinalClearsTheRecoveryPoint() {
       RecordId id = newId();
       Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
-      assertThat(store.checkpoint(id, claimed.token(), utf8("card charged, receipt pending"), LONG)).isTrue();
+      assertThat(store.checkpoint(id, claimed.token(), utf8("card charged, receipt pending"), LONG))
+          .isTrue();
 
       assertThat(store.failFinal(id, claimed.token(), utf8("declined"), TTL)).isTrue();
 
-      assertThat(present(id).recoveryPoint()).as("a finished record keeps no recovery point").isNull();
+      assertThat(present(id).recoveryPoint())
+          .as("a finished record keeps no recovery point")
+          .isNull();
     }
   }
 
@@ -416,7 +430,9 @@ public abstract class IdempotencyStoreContract {
       assertThat(second.stolen()).as("a claim after a release is fresh, not a steal").isFalse();
       assertThat(second.recoveryPoint()).isNull();
       assertThat(present(id).recoveryPoint()).isNull();
-      assertThat(store.complete(id, first.token(), utf8("zombie"), TTL)).as("the released token").isFalse();
+      assertThat(store.complete(id, first.token(), utf8("zombie"), TTL))
+          .as("the released token")
+          .isFalse();
     }
   }
 
@@ -443,7 +459,8 @@ public abstract class IdempotencyStoreContract {
     @Test
     void heartbeatKeepsTheRecordAliveUntilTheNewLeaseEnds() {
       RecordId id = newId();
-      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), shortLease(), shortLease())));
+      Claimed claimed =
+          claimed(store.claim(request(id, newFingerprint(), shortLease(), shortLease())));
 
       assertThat(store.heartbeat(id, claimed.token(), LONG)).isTrue();
       advanceTime(shortLease());
@@ -460,10 +477,13 @@ public abstract class IdempotencyStoreContract {
       List<LeaseToken> held = new ArrayList<>();
       for (int i = 0; i < 3; i++) {
         RecordId id = newId();
-        held.add(new LeaseToken(id, claimed(store.claim(request(id, fingerprint, shortLease(), TTL))).token()));
+        held.add(
+            new LeaseToken(
+                id, claimed(store.claim(request(id, fingerprint, shortLease(), TTL))).token()));
       }
       RecordId completed = newId();
-      long completedToken = claimed(store.claim(request(completed, fingerprint, LONG, TTL))).token();
+      long completedToken =
+          claimed(store.claim(request(completed, fingerprint, LONG, TTL))).token();
       assertThat(store.complete(completed, completedToken, utf8("done"), TTL)).isTrue();
       RecordId released = newId();
       long releasedToken = claimed(store.claim(request(released, fingerprint, LONG, TTL))).token();
@@ -500,8 +520,12 @@ public abstract class IdempotencyStoreContract {
       Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
       IdempotencyRecord before = present(id);
 
-      Set<LeaseToken> extended = store.heartbeat(List.of(
-          new LeaseToken(id, claimed.token() + 1), new LeaseToken(newId(), claimed.token())), LONG);
+      Set<LeaseToken> extended =
+          store.heartbeat(
+              List.of(
+                  new LeaseToken(id, claimed.token() + 1),
+                  new LeaseToken(newId(), claimed.token())),
+              LONG);
 
       assertThat(extended).isEmpty();
       assertUnchanged(id, before);
@@ -513,7 +537,8 @@ public abstract class IdempotencyStoreContract {
       List<LeaseToken> held = new ArrayList<>();
       for (int i = 0; i < 1_000; i++) {
         RecordId id = newId();
-        held.add(new LeaseToken(id, claimed(store.claim(request(id, fingerprint, LONG, TTL))).token()));
+        held.add(
+            new LeaseToken(id, claimed(store.claim(request(id, fingerprint, LONG, TTL))).token()));
       }
 
       Set<LeaseToken> extended = store.heartbeat(held, LONG);
@@ -610,7 +635,9 @@ public abstract class IdempotencyStoreContract {
 
       assertThat(seen.token()).isEqualTo(first.token());
       assertThat(seen.fingerprint()).isEqualTo(fingerprint);
-      assertThat(seen.isStealable()).as("the lease has ended, but not for this fingerprint").isTrue();
+      assertThat(seen.isStealable())
+          .as("the lease has ended, but not for this fingerprint")
+          .isTrue();
       assertUnchanged(id, before);
       assertThat(store.complete(id, first.token(), utf8("the owner finishes"), TTL)).isTrue();
     }
@@ -724,7 +751,8 @@ public abstract class IdempotencyStoreContract {
       advanceTime(shortLease());
 
       assertThat(store.get(id)).isEmpty();
-      assertThat(claimed(store.claim(request(id, newFingerprint(), LONG, TTL))).token()).isGreaterThan(claimed.token());
+      assertThat(claimed(store.claim(request(id, newFingerprint(), LONG, TTL))).token())
+          .isGreaterThan(claimed.token());
     }
 
     @Test
@@ -746,7 +774,8 @@ public abstract class IdempotencyStoreContract {
     @Test
     void writesToAnExpiredRecordAreRejected() {
       RecordId id = newId();
-      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), shortLease(), shortLease())));
+      Claimed claimed =
+          claimed(store.claim(request(id, newFingerprint(), shortLease(), shortLease())));
 
       advanceTime(shortLease());
 
@@ -792,7 +821,9 @@ public abstract class IdempotencyStoreContract {
       }
       assertUnchanged(inProgress, inProgressBefore);
       assertUnchanged(completed, completedBefore);
-      assertThat(present(endedLease).isStealable()).as("an ended lease is not an expired record").isTrue();
+      assertThat(present(endedLease).isStealable())
+          .as("an ended lease is not an expired record")
+          .isTrue();
     }
 
     @Test
@@ -831,9 +862,12 @@ public abstract class IdempotencyStoreContract {
 
       assertThat(store.complete(id, claimed.token(), large, TTL)).isTrue();
 
-      assertSameBytes(present(id).result(), Samples.randomBytes(largeValueBytes(), seed), "result read by get");
-      assertSameBytes(existing(store.claim(request(id, fingerprint, LONG, TTL))).result(),
-          Samples.randomBytes(largeValueBytes(), seed), "result returned by a claim");
+      assertSameBytes(
+          present(id).result(), Samples.randomBytes(largeValueBytes(), seed), "result read by get");
+      assertSameBytes(
+          existing(store.claim(request(id, fingerprint, LONG, TTL))).result(),
+          Samples.randomBytes(largeValueBytes(), seed),
+          "result returned by a claim");
     }
 
     @Test
@@ -842,13 +876,16 @@ public abstract class IdempotencyStoreContract {
       RecordId id = newId();
       Fingerprint fingerprint = newFingerprint();
       Claimed claimed = claimed(store.claim(request(id, fingerprint, shortLease(), TTL)));
-      assertThat(store.checkpoint(id, claimed.token(), Samples.randomBytes(largeValueBytes(), seed), shortLease()))
+      assertThat(
+              store.checkpoint(
+                  id, claimed.token(), Samples.randomBytes(largeValueBytes(), seed), shortLease()))
           .isTrue();
       advanceTime(shortLease());
 
       Claimed thief = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
 
-      assertSameBytes(thief.recoveryPoint(), Samples.randomBytes(largeValueBytes(), seed), "recovery point");
+      assertSameBytes(
+          thief.recoveryPoint(), Samples.randomBytes(largeValueBytes(), seed), "recovery point");
     }
 
     @Test
@@ -856,14 +893,17 @@ public abstract class IdempotencyStoreContract {
       RecordId completed = newId();
       Fingerprint fingerprint = newFingerprint();
       Claimed claimed = claimed(store.claim(request(completed, fingerprint, LONG, TTL)));
-      assertThat(store.complete(completed, claimed.token(), Samples.everyByteValue(), TTL)).isTrue();
+      assertThat(store.complete(completed, claimed.token(), Samples.everyByteValue(), TTL))
+          .isTrue();
       RecordId failed = newId();
       Claimed other = claimed(store.claim(request(failed, fingerprint, LONG, TTL)));
       assertThat(store.failFinal(failed, other.token(), Samples.everyByteValue(), TTL)).isTrue();
 
       assertSameBytes(present(completed).result(), Samples.everyByteValue(), "completed result");
-      assertSameBytes(existing(store.claim(request(completed, fingerprint, LONG, TTL))).result(),
-          Samples.everyByteValue(), "completed result returned by a claim");
+      assertSameBytes(
+          existing(store.claim(request(completed, fingerprint, LONG, TTL))).result(),
+          Samples.everyByteValue(),
+          "completed result returned by a claim");
       assertSameBytes(present(failed).result(), Samples.everyByteValue(), "failed result");
     }
 
@@ -914,7 +954,8 @@ public abstract class IdempotencyStoreContract {
       claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
 
       assertThat(present(id).id()).isEqualTo(id);
-      assertThat(store.get(RecordId.of(new Scope(unique + emoji.substring(2)), id.key()))).isEmpty();
+      assertThat(store.get(RecordId.of(new Scope(unique + emoji.substring(2)), id.key())))
+          .isEmpty();
     }
 
     @Test
@@ -945,26 +986,37 @@ public abstract class IdempotencyStoreContract {
     @Test
     void keysThatDifferOnlyInCaseOrWildcardsAreDifferentRecords() {
       Scope scope = newScope();
-      List<String> keys = List.of("order-abc", "ORDER-ABC", "order-ab_", "order-ab%", "order-ab*", "order-ab\\");
+      List<String> keys =
+          List.of("order-abc", "ORDER-ABC", "order-ab_", "order-ab%", "order-ab*", "order-ab\\");
 
       for (String key : keys) {
-        claimed(store.claim(request(RecordId.of(scope, IdempotencyKey.of(key)), newFingerprint(), LONG, TTL)));
+        claimed(
+            store.claim(
+                request(RecordId.of(scope, IdempotencyKey.of(key)), newFingerprint(), LONG, TTL)));
       }
 
       for (String key : keys) {
-        assertThat(present(RecordId.of(scope, IdempotencyKey.of(key))).id().key().value()).isEqualTo(key);
+        assertThat(present(RecordId.of(scope, IdempotencyKey.of(key))).id().key().value())
+            .isEqualTo(key);
       }
     }
 
     @Test
     void scopesThatDifferOnlyInCaseSpacingOrNormalisationAreDifferentRecords() {
       String unique = Samples.unique();
-      List<String> tenants = List.of("tenant-é", "tenant-É", Normalizer.normalize("tenant-é", Normalizer.Form.NFD),
-          "tenant-é ", "tenant-e");
+      List<String> tenants =
+          List.of(
+              "tenant-é",
+              "tenant-É",
+              Normalizer.normalize("tenant-é", Normalizer.Form.NFD),
+              "tenant-é ",
+              "tenant-e");
       IdempotencyKey key = IdempotencyKey.of("k-" + unique);
 
       for (String tenant : tenants) {
-        claimed(store.claim(request(RecordId.of(Scope.of(unique, tenant), key), newFingerprint(), LONG, TTL)));
+        claimed(
+            store.claim(
+                request(RecordId.of(Scope.of(unique, tenant), key), newFingerprint(), LONG, TTL)));
       }
 
       for (String tenant : tenants) {
@@ -1003,10 +1055,13 @@ public abstract class IdempotencyStoreContract {
       IdempotencyRecord record = present(id);
 
       Instant claimedAt = claimed.leaseUntil().minus(lease);
-      assertThat(record.observedAt()).isAfterOrEqualTo(claimedAt).isBefore(claimedAt.plusSeconds(30));
+      assertThat(record.observedAt())
+          .isAfterOrEqualTo(claimedAt)
+          .isBefore(claimedAt.plusSeconds(30));
       assertThat(record.leaseRemaining()).isPositive().isLessThanOrEqualTo(lease);
       assertThat(record.isStealable()).isFalse();
-      assertThat(record.expiresAt()).isAfterOrEqualTo(record.leaseUntil())
+      assertThat(record.expiresAt())
+          .isAfterOrEqualTo(record.leaseUntil())
           .isAfter(claimedAt.plus(TTL).minusSeconds(30))
           .isBeforeOrEqualTo(claimedAt.plus(TTL).plusSeconds(1));
     }
@@ -1045,12 +1100,15 @@ public abstract class IdempotencyStoreContract {
       RecordId id = newId();
       Fingerprint fingerprint = newFingerprint();
 
-      List<ClaimResult> results = race(RACERS, i -> store.claim(request(id, fingerprint, LONG, TTL)));
+      List<ClaimResult> results =
+          race(RACERS, i -> store.claim(request(id, fingerprint, LONG, TTL)));
 
       List<Claimed> winners = claimedOnly(results);
       assertThat(winners).as("leases granted").hasSize(1);
       long token = winners.get(0).token();
-      assertThat(results).filteredOn(Existing.class::isInstance).hasSize(RACERS - 1)
+      assertThat(results)
+          .filteredOn(Existing.class::isInstance)
+          .hasSize(RACERS - 1)
           .allSatisfy(r -> assertThat(((Existing) r).record().token()).isEqualTo(token));
       assertThat(present(id).token()).isEqualTo(token);
     }
@@ -1064,14 +1122,17 @@ public abstract class IdempotencyStoreContract {
       assertThat(store.checkpoint(id, first.token(), utf8("halfway"), shortLease())).isTrue();
       advanceTime(shortLease());
 
-      List<ClaimResult> results = race(RACERS, i -> store.claim(request(id, fingerprint, LONG, TTL)));
+      List<ClaimResult> results =
+          race(RACERS, i -> store.claim(request(id, fingerprint, LONG, TTL)));
 
       List<Claimed> thieves = claimedOnly(results);
       assertThat(thieves).as("steals granted").hasSize(1);
       Claimed thief = thieves.get(0);
       assertThat(thief.stolen()).isTrue();
       assertThat(thief.recoveryPoint()).isEqualTo(utf8("halfway"));
-      assertThat(results).filteredOn(Existing.class::isInstance).hasSize(RACERS - 1)
+      assertThat(results)
+          .filteredOn(Existing.class::isInstance)
+          .hasSize(RACERS - 1)
           .allSatisfy(r -> assertThat(((Existing) r).record().token()).isEqualTo(thief.token()));
       assertThat(store.complete(id, first.token(), utf8("zombie"), TTL)).isFalse();
     }
@@ -1082,21 +1143,26 @@ public abstract class IdempotencyStoreContract {
       RecordId id = newId();
       Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
 
-      List<Boolean> results = race(RACERS, i -> i % 2 == 0
-          ? store.complete(id, claimed.token(), utf8("result " + i), TTL)
-          : store.failFinal(id, claimed.token(), utf8("result " + i), TTL));
+      List<Boolean> results =
+          race(
+              RACERS,
+              i ->
+                  i % 2 == 0
+                      ? store.complete(id, claimed.token(), utf8("result " + i), TTL)
+                      : store.failFinal(id, claimed.token(), utf8("result " + i), TTL));
 
       assertThat(results).filteredOn(Boolean::booleanValue).hasSize(1);
       int winner = results.indexOf(true);
       IdempotencyRecord record = present(id);
       assertThat(record.result()).isEqualTo(utf8("result " + winner));
-      assertThat(record.state()).isEqualTo(winner % 2 == 0 ? RecordState.COMPLETED : RecordState.FAILED_FINAL);
+      assertThat(record.state())
+          .isEqualTo(winner % 2 == 0 ? RecordState.COMPLETED : RecordState.FAILED_FINAL);
     }
 
     /**
-     * Eight threads run random operations on four keys, then the whole history is checked against the
-     * invariants in {@link HistoryChecker}. Set {@code -Donce.tck.seed=N} to replay a failing seed's
-     * operations; the interleaving is up to the scheduler.
+     * Eight threads run random operations on four keys, then the whole history is checked against
+     * the invariants in {@link HistoryChecker}. Set {@code -Donce.tck.seed=N} to replay a failing
+     * seed's operations; the interleaving is up to the scheduler.
      */
     @Test
     void racingClaimsAndReleasesOnOneKeyGrantStrictlyIncreasingTokens() throws Exception {
@@ -1105,27 +1171,39 @@ public abstract class IdempotencyStoreContract {
       int racers = 8;
       int rounds = 40;
       // Each grant as [claim began, claim returned, token], by System.nanoTime.
-      List<List<long[]>> grants = race(racers, racer -> {
-        List<long[]> mine = new ArrayList<>();
-        for (int round = 0; round < rounds; round++) {
-          long began = System.nanoTime();
-          ClaimResult result = store.claim(request(id, fingerprint, LONG, TTL));
-          long returned = System.nanoTime();
-          if (result instanceof Claimed c) {
-            mine.add(new long[] {began, returned, c.token()});
-            assertThat(store.release(id, c.token())).as("release of token %d", c.token()).isTrue();
-          }
-        }
-        return mine;
-      });
+      List<List<long[]>> grants =
+          race(
+              racers,
+              racer -> {
+                List<long[]> mine = new ArrayList<>();
+                for (int round = 0; round < rounds; round++) {
+                  long began = System.nanoTime();
+                  ClaimResult result = store.claim(request(id, fingerprint, LONG, TTL));
+                  long returned = System.nanoTime();
+                  if (result instanceof Claimed c) {
+                    mine.add(new long[] {began, returned, c.token()});
+                    assertThat(store.release(id, c.token()))
+                        .as("release of token %d", c.token())
+                        .isTrue();
+                  }
+                }
+                return mine;
+              });
 
       List<long[]> all = grants.stream().flatMap(List::stream).toList();
       assertThat(all).as("grants").isNotEmpty();
-      assertThat(all.stream().map(g -> g[2]).distinct().count()).as("distinct tokens").isEqualTo(all.size());
+      assertThat(all.stream().map(g -> g[2]).distinct().count())
+          .as("distinct tokens")
+          .isEqualTo(all.size());
       for (long[] earlier : all) {
         for (long[] later : all) {
           if (earlier[1] < later[0] && earlier[2] >= later[2]) {
-            fail("token " + later[2] + " was granted after token " + earlier[2] + " had been granted");
+            fail(
+                "token "
+                    + later[2]
+                    + " was granted after token "
+                    + earlier[2]
+                    + " had been granted");
           }
         }
       }
@@ -1136,15 +1214,25 @@ public abstract class IdempotencyStoreContract {
     void aRandomisedConcurrentHistoryKeepsEveryFencingInvariant() throws Exception {
       long seed = Long.getLong("once.tck.seed", ThreadLocalRandom.current().nextLong());
       Consumer<Duration> clock = IdempotencyStoreContract.this::advanceTime;
-      RandomHistory history = new RandomHistory(store, clock, shortLease(), 8, 200, 4, seed, Duration.ofSeconds(90));
+      RandomHistory history =
+          new RandomHistory(store, clock, shortLease(), 8, 200, 4, seed, Duration.ofSeconds(90));
 
       List<HistoryEvent> events = history.run();
 
       HistoryChecker checker = new HistoryChecker(shortLease());
       List<String> violations = checker.check(events);
       if (!violations.isEmpty()) {
-        fail("the history of " + events.size() + " operations with seed " + seed + " (rerun with -Donce.tck.seed="
-            + seed + ") broke " + checker.violationCount() + " invariant(s):\n  " + String.join("\n  ", violations));
+        fail(
+            "the history of "
+                + events.size()
+                + " operations with seed "
+                + seed
+                + " (rerun with -Donce.tck.seed="
+                + seed
+                + ") broke "
+                + checker.violationCount()
+                + " invariant(s):\n  "
+                + String.join("\n  ", violations));
       }
       assertThat(events).filteredOn(HistoryEvent::isGrant).as("leases granted").isNotEmpty();
     }
@@ -1254,7 +1342,8 @@ public abstract class IdempotencyStoreContract {
    */
   static final class NamesTheStore implements TestExecutionExceptionHandler {
     @Override
-    public void handleTestExecutionException(ExtensionContext context, Throwable failure) throws Throwable {
+    public void handleTestExecutionException(ExtensionContext context, Throwable failure)
+        throws Throwable {
       Object outermost = context.getRequiredTestInstances().getAllInstances().get(0);
       failure.addSuppressed(new StoreUnderTest(outermost.getClass().getName()));
       throw failure;
@@ -1270,7 +1359,8 @@ public abstract class IdempotencyStoreContract {
     }
   }
 
-  // ---------------------------------------------------------------- helpers for subclasses and tests
+  // ---------------------------------------------------------------- helpers for subclasses and
+  // tests
 
   /** Returns a record id in a scope no other test uses. */
   protected final RecordId newId() {
@@ -1288,7 +1378,8 @@ public abstract class IdempotencyStoreContract {
   }
 
   /** Returns a claim request. */
-  protected static ClaimRequest request(RecordId id, Fingerprint fingerprint, Duration lease, Duration ttl) {
+  protected static ClaimRequest request(
+      RecordId id, Fingerprint fingerprint, Duration lease, Duration ttl) {
     return new ClaimRequest(id, fingerprint, lease, ttl);
   }
 
@@ -1317,12 +1408,22 @@ public abstract class IdempotencyStoreContract {
 
   /** Asserts the record is as it was, ignoring when it was read. */
   private void assertUnchanged(RecordId id, IdempotencyRecord before) {
-    assertThat(withoutObservedAt(present(id))).as("record %s", id).isEqualTo(withoutObservedAt(before));
+    assertThat(withoutObservedAt(present(id)))
+        .as("record %s", id)
+        .isEqualTo(withoutObservedAt(before));
   }
 
   private static IdempotencyRecord withoutObservedAt(IdempotencyRecord r) {
-    return new IdempotencyRecord(r.id(), r.state(), r.fingerprint(), r.token(), r.leaseUntil(), r.expiresAt(),
-        r.recoveryPoint(), r.result(), Instant.EPOCH);
+    return new IdempotencyRecord(
+        r.id(),
+        r.state(),
+        r.fingerprint(),
+        r.token(),
+        r.leaseUntil(),
+        r.expiresAt(),
+        r.recoveryPoint(),
+        r.result(),
+        Instant.EPOCH);
   }
 
   @FunctionalInterface
@@ -1336,9 +1437,12 @@ public abstract class IdempotencyStoreContract {
     assertThat(store.checkpoint(id, claimed.token(), utf8("the owner's step"), LONG)).isTrue();
     IdempotencyRecord before = present(id);
 
-    for (long wrong : new long[] {claimed.token() + 1, claimed.token() - 1, 0, Long.MAX_VALUE, Long.MIN_VALUE}) {
+    for (long wrong :
+        new long[] {claimed.token() + 1, claimed.token() - 1, 0, Long.MAX_VALUE, Long.MIN_VALUE}) {
       if (wrong != claimed.token()) {
-        assertThat(write.apply(id, wrong)).as("write with token %d (held: %d)", wrong, claimed.token()).isFalse();
+        assertThat(write.apply(id, wrong))
+            .as("write with token %d (held: %d)", wrong, claimed.token())
+            .isFalse();
       }
     }
 
@@ -1403,7 +1507,8 @@ public abstract class IdempotencyStoreContract {
     assertThat(actual.length).as("%s length", what).isEqualTo(expected.length);
     for (int i = 0; i < expected.length; i++) {
       if (actual[i] != expected[i]) {
-        throw new AssertionError(what + " differs at byte " + i + ": expected " + expected[i] + " but was " + actual[i]);
+        throw new AssertionError(
+            what + " differs at byte " + i + ": expected " + expected[i] + " but was " + actual[i]);
       }
     }
   }
@@ -1417,7 +1522,10 @@ public abstract class IdempotencyStoreContract {
     T run(int racer) throws Exception;
   }
 
-  /** Runs {@code attempt} on {@code racers} threads released together, and returns what each returned, in order. */
+  /**
+   * Runs {@code attempt} on {@code racers} threads released together, and returns what each
+   * returned, in order.
+   */
   private static <T> List<T> race(int racers, Attempt<T> attempt) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(racers);
     CyclicBarrier start = new CyclicBarrier(racers);
@@ -1425,10 +1533,12 @@ public abstract class IdempotencyStoreContract {
       List<Future<T>> futures = new ArrayList<>();
       for (int i = 0; i < racers; i++) {
         int racer = i;
-        futures.add(pool.submit(() -> {
-          start.await(30, TimeUnit.SECONDS);
-          return attempt.run(racer);
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await(30, TimeUnit.SECONDS);
+                  return attempt.run(racer);
+                }));
       }
       List<T> results = new ArrayList<>();
       for (Future<T> future : futures) {

@@ -14,9 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A store decorator that notes when each lease was last extended — at its claim, then at every
- * heartbeat the store accepted — and the longest gap seen, so a test or a benchmark can prove that no
- * lease went a whole lease length without an extension (a lapse, after which a retry may steal it).
- * Times are this process's {@link System#nanoTime()} when the store answered.
+ * heartbeat the store accepted — and the longest gap seen, so a test or a benchmark can prove that
+ * no lease went a whole lease length without an extension (a lapse, after which a retry may steal
+ * it). Times are this process's {@link System#nanoTime()} when the store answered.
  */
 public final class LeaseWatch extends ForwardingStore {
 
@@ -84,13 +84,14 @@ public final class LeaseWatch extends ForwardingStore {
   }
 
   /**
-   * The longest any watched lease went without an extension, counting the gap still open at
-   * {@code now} for every lease claimed (so call it while the leases are still held).
+   * The longest any watched lease went without an extension, counting the gap still open at {@code
+   * now} for every lease claimed (so call it while the leases are still held).
    */
   public Duration longestGap(long now) {
     long longest = 0;
     for (Map.Entry<RecordId, Long> e : lastExtended.entrySet()) {
-      longest = Math.max(longest, Math.max(now - e.getValue(), longestGap.getOrDefault(e.getKey(), 0L)));
+      longest =
+          Math.max(longest, Math.max(now - e.getValue(), longestGap.getOrDefault(e.getKey(), 0L)));
     }
     return Duration.ofNanos(longest);
   }

@@ -56,8 +56,15 @@ final class RandomHistory {
   private final AtomicIntegerArray generations;
   private final List<Long> grantedTokens = new ArrayList<>();
 
-  RandomHistory(IdempotencyStore store, Consumer<Duration> advanceTime, Duration lease, int threads,
-      int opsPerThread, int keys, long seed, Duration budget) {
+  RandomHistory(
+      IdempotencyStore store,
+      Consumer<Duration> advanceTime,
+      Duration lease,
+      int threads,
+      int opsPerThread,
+      int keys,
+      long seed,
+      Duration budget) {
     this.store = store;
     this.advanceTime = advanceTime;
     this.lease = lease;
@@ -76,17 +83,20 @@ final class RandomHistory {
       List<Future<List<HistoryEvent>>> workers = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
         int thread = t;
-        Callable<List<HistoryEvent>> worker = () -> {
-          start.await();
-          return work(thread);
-        };
+        Callable<List<HistoryEvent>> worker =
+            () -> {
+              start.await();
+              return work(thread);
+            };
         workers.add(pool.submit(worker));
       }
       start.countDown();
       List<HistoryEvent> history = new ArrayList<>();
       for (Future<List<HistoryEvent>> worker : workers) {
-        history.addAll(worker.get(Math.max(1, deadlineNanos - System.nanoTime()) + TimeUnit.SECONDS.toNanos(30),
-            TimeUnit.NANOSECONDS));
+        history.addAll(
+            worker.get(
+                Math.max(1, deadlineNanos - System.nanoTime()) + TimeUnit.SECONDS.toNanos(30),
+                TimeUnit.NANOSECONDS));
       }
       return history;
     } finally {
@@ -106,9 +116,11 @@ final class RandomHistory {
       int dice = random.nextInt(100);
       long started = System.nanoTime();
       if (dice < 25) {
-        Fingerprint fingerprint = random.nextInt(100) < 5 ? otherFingerprintOf(id) : fingerprintOf(id);
+        Fingerprint fingerprint =
+            random.nextInt(100) < 5 ? otherFingerprintOf(id) : fingerprintOf(id);
         ClaimResult result = store.claim(new ClaimRequest(id, fingerprint, lease, TTL));
-        HistoryEvent event = HistoryEvent.ofClaim(thread, seq, id, fingerprint, started, System.nanoTime(), result);
+        HistoryEvent event =
+            HistoryEvent.ofClaim(thread, seq, id, fingerprint, started, System.nanoTime(), result);
         events.add(event);
         if (result instanceof Claimed claimed) {
           held.put(id, claimed.token());
@@ -129,8 +141,20 @@ final class RandomHistory {
         }
       } else if (dice < 94) {
         IdempotencyRecord seen = store.get(id).orElse(null);
-        events.add(new HistoryEvent(thread, seq, Kind.GET, id, Long.MIN_VALUE, null, null, started, System.nanoTime(),
-            seen != null, null, seen));
+        events.add(
+            new HistoryEvent(
+                thread,
+                seq,
+                Kind.GET,
+                id,
+                Long.MIN_VALUE,
+                null,
+                null,
+                started,
+                System.nanoTime(),
+                seen != null,
+                null,
+                seen));
         if (seen != null && seen.state().isTerminal()) {
           retire(slot, generation);
         }
@@ -156,23 +180,46 @@ final class RandomHistory {
     return Kind.CHECKPOINT;
   }
 
-  private void write(int thread, int seq, RecordId id, Kind kind, long token, long started, List<HistoryEvent> events) {
+  private void write(
+      int thread,
+      int seq,
+      RecordId id,
+      Kind kind,
+      long token,
+      long started,
+      List<HistoryEvent> events) {
     // Unique bytes, so a result or recovery point seen anywhere names the one write that stored it.
     byte[] bytes = (kind + " " + thread + ":" + seq).getBytes(StandardCharsets.UTF_8);
-    boolean ok = switch (kind) {
-      case COMPLETE -> store.complete(id, token, bytes, TTL);
-      case FAIL_FINAL -> store.failFinal(id, token, bytes, TTL);
-      case RELEASE -> store.release(id, token);
-      case HEARTBEAT -> store.heartbeat(id, token, lease);
-      case CHECKPOINT -> store.checkpoint(id, token, bytes, lease);
-      default -> throw new IllegalArgumentException(kind + " is not a write");
-    };
-    boolean carriesBytes = kind == Kind.COMPLETE || kind == Kind.FAIL_FINAL || kind == Kind.CHECKPOINT;
-    events.add(new HistoryEvent(thread, seq, kind, id, token, null, carriesBytes ? bytes : null, started,
-        System.nanoTime(), ok, null, null));
+    boolean ok =
+        switch (kind) {
+          case COMPLETE -> store.complete(id, token, bytes, TTL);
+          case FAIL_FINAL -> store.failFinal(id, token, bytes, TTL);
+          case RELEASE -> store.release(id, token);
+          case HEARTBEAT -> store.heartbeat(id, token, lease);
+          case CHECKPOINT -> store.checkpoint(id, token, bytes, lease);
+          default -> throw new IllegalArgumentException(kind + " is not a write");
+        };
+    boolean carriesBytes =
+        kind == Kind.COMPLETE || kind == Kind.FAIL_FINAL || kind == Kind.CHECKPOINT;
+    events.add(
+        new HistoryEvent(
+            thread,
+            seq,
+            kind,
+            id,
+            token,
+            null,
+            carriesBytes ? bytes : null,
+            started,
+            System.nanoTime(),
+            ok,
+            null,
+            null));
   }
 
-  /** Mostly the token this worker holds; otherwise one granted to anyone, which is usually stale. */
+  /**
+   * Mostly the token this worker holds; otherwise one granted to anyone, which is usually stale.
+   */
   private long tokenFor(RecordId id, Map<RecordId, Long> held, Random random) {
     Long mine = held.get(id);
     if (mine != null && random.nextInt(100) < 85) {
@@ -200,6 +247,8 @@ final class RandomHistory {
   }
 
   private static String hexOf(RecordId id) {
-    return String.format("%016x%016x", id.key().value().hashCode() & 0xffffffffL, id.scope().value().hashCode() & 0xffffffffL);
+    return String.format(
+        "%016x%016x",
+        id.key().value().hashCode() & 0xffffffffL, id.scope().value().hashCode() & 0xffffffffL);
   }
 }

@@ -20,7 +20,9 @@ public final class RequiredServices {
     return Boolean.getBoolean("once.requireServices");
   }
 
-  /** Skips or fails the test unless a TCP connection to {@code host:port} succeeds within a second. */
+  /**
+   * Skips or fails the test unless a TCP connection to {@code host:port} succeeds within a second.
+   */
   public static void requireReachable(String name, String host, int port) {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress(host, port), 1_000);
@@ -37,8 +39,11 @@ public final class RequiredServices {
     if (required()) {
       Assertions.fail(what + " is not available, and once.requireServices=true demands it");
     }
-    System.err.println("WARNING: skipping: " + what + " is not available"
-        + " (set -Donce.requireServices=true to fail instead)");
+    System.err.println(
+        "WARNING: skipping: "
+            + what
+            + " is not available"
+            + " (set -Donce.requireServices=true to fail instead)");
     Assumptions.abort(what + " is not available");
   }
 }

@@ -11,7 +11,8 @@ class EncryptingStoreContractTest extends IdempotencyStoreContract {
 
   @Override
   protected IdempotencyStore createStore() {
-    return EncryptingStore.of(InMemoryStore.builder().clock(clock).build(), EncryptingStoreTest.KEYS_V1);
+    return EncryptingStore.of(
+        InMemoryStore.builder().clock(clock).build(), EncryptingStoreTest.KEYS_V1);
   }
 
   @Override

@@ -37,17 +37,30 @@ class EncryptingStoreTest {
     RecordId id = Samples.newId();
     AtomicInteger runs = new AtomicInteger();
     try (Once once = Once.of(EncryptingStore.of(raw, KEYS_V1))) {
-      ExecutionResult<String> first = once.execute(id.scope(), id.key(), fp(), ResultCodec.utf8(),
-          ctx -> MARKER + runs.incrementAndGet());
-      ExecutionResult<String> replay = once.execute(id.scope(), id.key(), fp(), ResultCodec.utf8(),
-          ctx -> MARKER + runs.incrementAndGet());
+      ExecutionResult<String> first =
+          once.execute(
+              id.scope(),
+              id.key(),
+              fp(),
+              ResultCodec.utf8(),
+              ctx -> MARKER + runs.incrementAndGet());
+      ExecutionResult<String> replay =
+          once.execute(
+              id.scope(),
+              id.key(),
+              fp(),
+              ResultCodec.utf8(),
+              ctx -> MARKER + runs.incrementAndGet());
 
       assertThat(first).isInstanceOf(ExecutionResult.Executed.class);
-      assertThat(replay).isEqualTo(new ExecutionResult.Replayed<>(MARKER + 1, dev.once.Outcome.COMPLETED));
+      assertThat(replay)
+          .isEqualTo(new ExecutionResult.Replayed<>(MARKER + 1, dev.once.Outcome.COMPLETED));
     }
     byte[] stored = raw.get(id).orElseThrow().result();
     assertThat(stored[0]).isEqualTo(EncryptingStore.FORMAT);
-    assertThat(new String(stored, StandardCharsets.ISO_8859_1)).doesNotContain("4242").contains("k1");
+    assertThat(new String(stored, StandardCharsets.ISO_8859_1))
+        .doesNotContain("4242")
+        .contains("k1");
   }
 
   @Test
@@ -68,15 +81,22 @@ class EncryptingStoreTest {
     EncryptingStore withoutK1 = EncryptingStore.of(raw, ONLY_V2);
 
     assertThatThrownBy(() -> withoutK1.get(id))
-        .isInstanceOfSatisfying(UnreadableRecordException.class, e -> {
-          assertThat(e.reason()).isEqualTo(UnreadableRecordException.Reason.KEY_MISSING);
-          assertThat(e.keyId()).isEqualTo("k1");
-          assertThat(e.id()).isEqualTo(id);
-        });
+        .isInstanceOfSatisfying(
+            UnreadableRecordException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(UnreadableRecordException.Reason.KEY_MISSING);
+              assertThat(e.keyId()).isEqualTo("k1");
+              assertThat(e.id()).isEqualTo(id);
+            });
     AtomicInteger runs = new AtomicInteger();
     try (Once once = Once.of(withoutK1)) {
-      ExecutionResult<String> retry = once.execute(id.scope(), id.key(), fp(), ResultCodec.utf8(),
-          ctx -> "again" + runs.incrementAndGet());
+      ExecutionResult<String> retry =
+          once.execute(
+              id.scope(),
+              id.key(),
+              fp(),
+              ResultCodec.utf8(),
+              ctx -> "again" + runs.incrementAndGet());
       assertThat(retry).isInstanceOf(ExecutionResult.ResponseUnavailable.class);
     }
     assertThat(runs).hasValue(0);
@@ -92,20 +112,27 @@ class EncryptingStoreTest {
     plant(copy, id, tampered);
 
     assertThatThrownBy(() -> EncryptingStore.of(copy, KEYS_V1).get(id))
-        .isInstanceOfSatisfying(UnreadableRecordException.class,
-            e -> assertThat(e.reason()).isEqualTo(UnreadableRecordException.Reason.AUTHENTICATION_FAILED));
+        .isInstanceOfSatisfying(
+            UnreadableRecordException.class,
+            e ->
+                assertThat(e.reason())
+                    .isEqualTo(UnreadableRecordException.Reason.AUTHENTICATION_FAILED));
   }
 
   @Test
   void aCiphertextMovedToAnotherRecordFailsAuthentication() {
-    RecordId victim = complete(EncryptingStore.of(raw, KEYS_V1), Samples.newId(), "victim's receipt");
+    RecordId victim =
+        complete(EncryptingStore.of(raw, KEYS_V1), Samples.newId(), "victim's receipt");
     byte[] ciphertext = raw.get(victim).orElseThrow().result();
     RecordId attacker = RecordId.of(Scope.of("attacker", "POST /p"), victim.key());
     plant(raw, attacker, ciphertext);
 
     assertThatThrownBy(() -> EncryptingStore.of(raw, KEYS_V1).get(attacker))
-        .isInstanceOfSatisfying(UnreadableRecordException.class,
-            e -> assertThat(e.reason()).isEqualTo(UnreadableRecordException.Reason.AUTHENTICATION_FAILED));
+        .isInstanceOfSatisfying(
+            UnreadableRecordException.class,
+            e ->
+                assertThat(e.reason())
+                    .isEqualTo(UnreadableRecordException.Reason.AUTHENTICATION_FAILED));
   }
 
   @Test
@@ -113,12 +140,15 @@ class EncryptingStoreTest {
     EncryptingStore store = EncryptingStore.of(raw, KEYS_V1);
     RecordId id = Samples.newId();
     Fingerprint fp = fp();
-    ClaimResult.Claimed first = (ClaimResult.Claimed) store.claim(new ClaimRequest(id, fp, LEASE, TTL));
+    ClaimResult.Claimed first =
+        (ClaimResult.Claimed) store.claim(new ClaimRequest(id, fp, LEASE, TTL));
     store.checkpoint(id, first.token(), MARKER.getBytes(StandardCharsets.UTF_8), LEASE);
-    assertThat(new String(raw.get(id).orElseThrow().recoveryPoint(), StandardCharsets.ISO_8859_1)).doesNotContain("4242");
+    assertThat(new String(raw.get(id).orElseThrow().recoveryPoint(), StandardCharsets.ISO_8859_1))
+        .doesNotContain("4242");
 
     clock.advance(LEASE);
-    ClaimResult.Claimed thief = (ClaimResult.Claimed) store.claim(new ClaimRequest(id, fp, LEASE, TTL));
+    ClaimResult.Claimed thief =
+        (ClaimResult.Claimed) store.claim(new ClaimRequest(id, fp, LEASE, TTL));
 
     assertThat(thief.stolen()).isTrue();
     assertThat(text(thief.recoveryPoint())).isEqualTo(MARKER);
@@ -128,7 +158,8 @@ class EncryptingStoreTest {
   void aRecoveryPointCannotBeReplayedAsAResult() {
     EncryptingStore store = EncryptingStore.of(raw, KEYS_V1);
     RecordId id = Samples.newId();
-    ClaimResult.Claimed c = (ClaimResult.Claimed) store.claim(new ClaimRequest(id, fp(), LEASE, TTL));
+    ClaimResult.Claimed c =
+        (ClaimResult.Claimed) store.claim(new ClaimRequest(id, fp(), LEASE, TTL));
     store.checkpoint(id, c.token(), "step-1".getBytes(StandardCharsets.UTF_8), LEASE);
     byte[] sealedRecoveryPoint = raw.get(id).orElseThrow().recoveryPoint();
     raw.complete(id, c.token(), sealedRecoveryPoint, TTL);
@@ -142,21 +173,30 @@ class EncryptingStoreTest {
     complete(raw, id, "written before encryption");
 
     assertThatThrownBy(() -> EncryptingStore.of(raw, KEYS_V1).get(id))
-        .isInstanceOfSatisfying(UnreadableRecordException.class,
+        .isInstanceOfSatisfying(
+            UnreadableRecordException.class,
             e -> assertThat(e.reason()).isEqualTo(UnreadableRecordException.Reason.MALFORMED));
     EncryptingStore migrating = EncryptingStore.builder(raw, KEYS_V1).readPlaintext(true).build();
-    assertThat(text(migrating.get(id).orElseThrow().result())).isEqualTo("written before encryption");
+    assertThat(text(migrating.get(id).orElseThrow().result()))
+        .isEqualTo("written before encryption");
   }
 
   @Test
   void truncatedOrForeignBytesAreMalformedNeverAnIndexError() {
-    for (byte[] junk : new byte[][] {{}, {EncryptingStore.FORMAT}, {EncryptingStore.FORMAT, 0},
-        {EncryptingStore.FORMAT, 2, 'k', '1', 0, 0}, {EncryptingStore.FORMAT, (byte) 200, 'k'}}) {
+    for (byte[] junk :
+        new byte[][] {
+          {},
+          {EncryptingStore.FORMAT},
+          {EncryptingStore.FORMAT, 0},
+          {EncryptingStore.FORMAT, 2, 'k', '1', 0, 0},
+          {EncryptingStore.FORMAT, (byte) 200, 'k'}
+        }) {
       RecordId id = Samples.newId();
       plant(raw, id, junk);
       assertThatThrownBy(() -> EncryptingStore.of(raw, KEYS_V1).get(id))
           .as(Arrays.toString(junk))
-          .isInstanceOfSatisfying(UnreadableRecordException.class,
+          .isInstanceOfSatisfying(
+              UnreadableRecordException.class,
               e -> assertThat(e.reason()).isEqualTo(UnreadableRecordException.Reason.MALFORMED));
     }
   }
@@ -165,19 +205,23 @@ class EncryptingStoreTest {
   void twoEncryptionsOfOneResultDiffer() {
     EncryptingStore store = EncryptingStore.of(raw, KEYS_V1);
     RecordId a = complete(store, Samples.newId(), "same");
-    RecordId b = complete(store, RecordId.of(a.scope(), IdempotencyKey.of(a.key().value() + "-2")), "same");
+    RecordId b =
+        complete(store, RecordId.of(a.scope(), IdempotencyKey.of(a.key().value() + "-2")), "same");
     assertThat(raw.get(a).orElseThrow().result()).isNotEqualTo(raw.get(b).orElseThrow().result());
   }
 
   private static RecordId complete(IdempotencyStore store, RecordId id, String result) {
-    ClaimResult.Claimed c = (ClaimResult.Claimed) store.claim(new ClaimRequest(id, fp(), LEASE, TTL));
-    assertThat(store.complete(id, c.token(), result.getBytes(StandardCharsets.UTF_8), TTL)).isTrue();
+    ClaimResult.Claimed c =
+        (ClaimResult.Claimed) store.claim(new ClaimRequest(id, fp(), LEASE, TTL));
+    assertThat(store.complete(id, c.token(), result.getBytes(StandardCharsets.UTF_8), TTL))
+        .isTrue();
     return id;
   }
 
   /** Writes these exact bytes as a record's result, as someone with access to the store could. */
   private static void plant(IdempotencyStore store, RecordId id, byte[] result) {
-    ClaimResult.Claimed c = (ClaimResult.Claimed) store.claim(new ClaimRequest(id, fp(), LEASE, TTL));
+    ClaimResult.Claimed c =
+        (ClaimResult.Claimed) store.claim(new ClaimRequest(id, fp(), LEASE, TTL));
     store.complete(id, c.token(), result, TTL);
   }
 

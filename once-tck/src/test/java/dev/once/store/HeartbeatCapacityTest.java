@@ -23,10 +23,11 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * DESIGN §2: heartbeats scale with the work. Ten thousand leases held at once on a store that takes
- * 50 ms for every heartbeat call never lapse, for three lease lengths: a watch between the engine and
- * the store notes each time a lease is extended, and no lease ever goes a whole lease without one;
- * retries that try to take the keys over meanwhile never succeed. With one blocking call per lease
- * on one thread, as before, at most {@code lease / 3 / 50 ms} leases stay alive: 6 of 1 s, 53 of 8 s.
+ * 50 ms for every heartbeat call never lapse, for three lease lengths: a watch between the engine
+ * and the store notes each time a lease is extended, and no lease ever goes a whole lease without
+ * one; retries that try to take the keys over meanwhile never succeed. With one blocking call per
+ * lease on one thread, as before, at most {@code lease / 3 / 50 ms} leases stay alive: 6 of 1 s, 53
+ * of 8 s.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class HeartbeatCapacityTest {
@@ -36,7 +37,8 @@ class HeartbeatCapacityTest {
 
   @ParameterizedTest(name = "lease {0} ms")
   @ValueSource(ints = {1_000, 3_000, 8_000})
-  void tenThousandLeasesOnAStoreWithFiftyMillisecondHeartbeatsNeverLapse(int leaseMillis) throws Exception {
+  void tenThousandLeasesOnAStoreWithFiftyMillisecondHeartbeatsNeverLapse(int leaseMillis)
+      throws Exception {
     Duration leaseLength = Duration.ofMillis(leaseMillis);
     InMemoryStore memory = InMemoryStore.create();
     LeaseWatch watch = LeaseWatch.wrap(memory);
@@ -51,14 +53,16 @@ class HeartbeatCapacityTest {
         leases.add(((Admission.Proceed) once.begin(id.scope(), id.key(), fp, policy)).lease());
       }
 
-      // Hold them for two lease lengths (six heartbeat periods), while retries try to take keys over.
+      // Hold them for two lease lengths (six heartbeat periods), while retries try to take keys
+      // over.
       long until = System.nanoTime() + 2 * leaseLength.toNanos();
       int steals = 0;
       int attempts = 0;
       while (System.nanoTime() - until < 0 && attempts < 1_000_000) {
         Lease victim = leases.get(ThreadLocalRandom.current().nextInt(LEASES));
         RecordId id = RecordId.of(victim.scope(), victim.key());
-        if (memory.claim(new ClaimRequest(id, fp, policy.lease(), policy.ttl())) instanceof ClaimResult.Claimed) {
+        if (memory.claim(new ClaimRequest(id, fp, policy.lease(), policy.ttl()))
+            instanceof ClaimResult.Claimed) {
           steals++;
         }
         attempts++;
@@ -67,13 +71,15 @@ class HeartbeatCapacityTest {
 
       Duration longestGap = watch.longestGap(System.nanoTime());
       assertThat(steals).as("leases taken over by retries in %d attempts", attempts).isZero();
-      assertThat(longestGap).as("the longest time a lease went without an extension")
+      assertThat(longestGap)
+          .as("the longest time a lease went without an extension")
           .isLessThan(leaseLength);
       assertThat(leases).noneMatch(Lease::leaseLost);
       for (Lease lease : leases) {
         assertThat(lease.complete(new byte[] {1})).isEqualTo(Recording.RECORDED);
       }
-      assertThat(slow.calls(Call.HEARTBEAT)).as("heartbeat calls: batched, not one per lease")
+      assertThat(slow.calls(Call.HEARTBEAT))
+          .as("heartbeat calls: batched, not one per lease")
           .isLessThan(LEASES);
     }
   }

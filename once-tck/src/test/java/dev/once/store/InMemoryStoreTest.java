@@ -20,11 +20,14 @@ import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** What the in-memory store does beyond the shared contract: its options, its bound, its waiters. */
+/**
+ * What the in-memory store does beyond the shared contract: its options, its bound, its waiters.
+ */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class InMemoryStoreTest {
 
-  private static final Fingerprint FINGERPRINT = new Fingerprint(1, "00112233445566778899aabbccddeeff");
+  private static final Fingerprint FINGERPRINT =
+      new Fingerprint(1, "00112233445566778899aabbccddeeff");
   private static final Duration LEASE = Duration.ofSeconds(30);
   private static final Duration TTL = Duration.ofHours(1);
 
@@ -115,7 +118,8 @@ class InMemoryStoreTest {
     fill(store, 2);
     clock.advance(LEASE.multipliedBy(10));
 
-    assertThatThrownBy(() -> store.claim(request(id("new"), LEASE))).isInstanceOf(StoreFullException.class);
+    assertThatThrownBy(() -> store.claim(request(id("new"), LEASE)))
+        .isInstanceOf(StoreFullException.class);
 
     assertThat(store.get(id("key-0"))).isPresent();
     assertThat(store.get(id("key-1"))).isPresent();
@@ -125,7 +129,8 @@ class InMemoryStoreTest {
   void aFullStoreMakesRoomByPurgingExpiredRecords() {
     InMemoryStore store = storeOf(2);
     List<Long> tokens = fill(store, 2);
-    assertThat(store.complete(id("key-0"), tokens.get(0), new byte[] {1}, Duration.ofMinutes(1))).isTrue();
+    assertThat(store.complete(id("key-0"), tokens.get(0), new byte[] {1}, Duration.ofMinutes(1)))
+        .isTrue();
     clock.advance(Duration.ofMinutes(1));
 
     assertThat(store.claim(request(id("new"), LEASE))).isInstanceOf(Claimed.class);
@@ -150,7 +155,8 @@ class InMemoryStoreTest {
   void aClaimOnAnExpiredKeyReusesItsRoomEvenWhenFull() {
     InMemoryStore store = storeOf(1);
     List<Long> tokens = fill(store, 1);
-    assertThat(store.complete(id("key-0"), tokens.get(0), new byte[0], Duration.ofMinutes(1))).isTrue();
+    assertThat(store.complete(id("key-0"), tokens.get(0), new byte[0], Duration.ofMinutes(1)))
+        .isTrue();
     clock.advance(Duration.ofMinutes(1));
 
     Claimed fresh = (Claimed) store.claim(request(id("key-0"), LEASE));
@@ -166,7 +172,8 @@ class InMemoryStoreTest {
     InMemoryStore store = storeOf(100);
     List<Long> tokens = fill(store, 8);
     for (int i = 0; i < 5; i++) {
-      assertThat(store.complete(id("key-" + i), tokens.get(i), new byte[0], Duration.ofMinutes(1))).isTrue();
+      assertThat(store.complete(id("key-" + i), tokens.get(i), new byte[0], Duration.ofMinutes(1)))
+          .isTrue();
     }
     clock.advance(Duration.ofMinutes(1));
 
@@ -189,13 +196,17 @@ class InMemoryStoreTest {
     long token = ((Claimed) store.claim(request(id("a"), LEASE))).token();
 
     assertThatThrownBy(() -> store.heartbeat(id("a"), token, Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lease");
     assertThatThrownBy(() -> store.checkpoint(id("a"), token, new byte[0], Duration.ofSeconds(-1)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("lease");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("lease");
     assertThatThrownBy(() -> store.complete(id("a"), token, new byte[0], Duration.ZERO))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ttl");
     assertThatThrownBy(() -> store.failFinal(id("a"), token, new byte[0], null))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ttl");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("ttl");
     assertThat(store.get(id("a")).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
   }
 
@@ -206,8 +217,10 @@ class InMemoryStoreTest {
 
     assertThatThrownBy(() -> store.claim(null)).isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> store.get(null)).isInstanceOf(NullPointerException.class);
-    assertThatThrownBy(() -> store.complete(id("a"), token, null, TTL)).isInstanceOf(NullPointerException.class);
-    assertThatThrownBy(() -> store.checkpoint(id("a"), token, null, LEASE)).isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> store.complete(id("a"), token, null, TTL))
+        .isInstanceOf(NullPointerException.class);
+    assertThatThrownBy(() -> store.checkpoint(id("a"), token, null, LEASE))
+        .isInstanceOf(NullPointerException.class);
     assertThatThrownBy(() -> store.awaitChange(null)).isInstanceOf(NullPointerException.class);
   }
 
@@ -216,7 +229,8 @@ class InMemoryStoreTest {
     InMemoryStore store = storeOf(10);
     Duration forever = Duration.ofSeconds(Long.MAX_VALUE);
 
-    Claimed claimed = (Claimed) store.claim(new ClaimRequest(id("a"), FINGERPRINT, forever, forever));
+    Claimed claimed =
+        (Claimed) store.claim(new ClaimRequest(id("a"), FINGERPRINT, forever, forever));
 
     assertThat(claimed.leaseUntil()).isEqualTo(Instant.MAX);
     assertThat(store.complete(id("a"), claimed.token(), new byte[0], forever)).isTrue();
@@ -254,7 +268,8 @@ class InMemoryStoreTest {
     InMemoryStore store = storeOf(10);
     CompletableFuture<Void> wait = store.awaitChange(id("a")).orTimeout(10, TimeUnit.MILLISECONDS);
 
-    assertThatThrownBy(() -> wait.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(TimeoutException.class);
+    assertThatThrownBy(() -> wait.get(5, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(TimeoutException.class);
 
     // The clean-up runs on the thread that timed the future out, possibly just after get() returns.
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);

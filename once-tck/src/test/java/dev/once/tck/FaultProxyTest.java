@@ -31,26 +31,31 @@ class FaultProxyTest {
   @BeforeEach
   void start() throws IOException {
     upstream = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    Thread acceptor = new Thread(() -> {
-      while (true) {
-        try {
-          Socket s = upstream.accept();
-          Thread t = new Thread(() -> serve(s), "line-server");
-          t.setDaemon(true);
-          t.start();
-        } catch (IOException e) {
-          return;
-        }
-      }
-    }, "line-server-accept");
+    Thread acceptor =
+        new Thread(
+            () -> {
+              while (true) {
+                try {
+                  Socket s = upstream.accept();
+                  Thread t = new Thread(() -> serve(s), "line-server");
+                  t.setDaemon(true);
+                  t.start();
+                } catch (IOException e) {
+                  return;
+                }
+              }
+            },
+            "line-server-accept");
     acceptor.setDaemon(true);
     acceptor.start();
     proxy = FaultProxy.to(upstream.getLocalPort());
   }
 
   private void serve(Socket s) {
-    try (s; BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
-         OutputStream out = s.getOutputStream()) {
+    try (s;
+        BufferedReader in =
+            new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+        OutputStream out = s.getOutputStream()) {
       for (String line; (line = in.readLine()) != null; ) {
         handled.incrementAndGet();
         out.write(("done: " + line + "\n").getBytes(StandardCharsets.UTF_8));
@@ -67,12 +72,16 @@ class FaultProxyTest {
     upstream.close();
   }
 
-  /** Sends a line through the proxy and returns the answer, or null if the connection ended without one. */
+  /**
+   * Sends a line through the proxy and returns the answer, or null if the connection ended without
+   * one.
+   */
   private String ask(Socket s, String line) throws IOException {
     PrintWriter out = new PrintWriter(s.getOutputStream(), true, StandardCharsets.UTF_8);
     out.println(line);
     try {
-      return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8)).readLine();
+      return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8))
+          .readLine();
     } catch (IOException e) {
       return null; // reset
     }
@@ -132,13 +141,17 @@ class FaultProxyTest {
 
   @Test
   void badArgumentsAreRefused() {
-    assertThatThrownBy(() -> FaultProxy.to(0)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> FaultProxy.to(0))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("targetPort");
-    assertThatThrownBy(() -> proxy.dropResponses(-1)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> proxy.dropResponses(-1))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("n ");
-    assertThatThrownBy(() -> proxy.delayResponses(1, null)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> proxy.delayResponses(1, null))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("delay");
     assertThatThrownBy(() -> proxy.delayResponses(1, Duration.ofMinutes(6)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("delay");
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("delay");
   }
 }

@@ -13,10 +13,10 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The cost of a new idempotency key: {@link UuidV7#next()} (one compare-and-set on a shared counter,
- * 62 bits from {@code ThreadLocalRandom}) against the JDK's {@link UUID#randomUUID()} (122 bits
- * from a shared {@code SecureRandom}), on one thread and on two threads sharing each generator.
- * The {@code ...Key} variants add the text form the client sends.
+ * The cost of a new idempotency key: {@link UuidV7#next()} (one compare-and-set on a shared
+ * counter, 62 bits from {@code ThreadLocalRandom}) against the JDK's {@link UUID#randomUUID()} (122
+ * bits from a shared {@code SecureRandom}), on one thread and on two threads sharing each
+ * generator. The {@code ...Key} variants add the text form the client sends.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

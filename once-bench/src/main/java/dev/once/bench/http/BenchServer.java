@@ -12,8 +12,8 @@ import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.EnumSet;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
@@ -27,13 +27,13 @@ import org.eclipse.jetty.server.handler.ContextHandlerCollection;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One Jetty with one context per configuration, all serving the same trivial POST handler, so
- * every configuration runs in the same process, on the same threads and the same JIT.
+ * One Jetty with one context per configuration, all serving the same trivial POST handler, so every
+ * configuration runs in the same process, on the same threads and the same JIT.
  */
 final class BenchServer implements AutoCloseable {
 
-  private static final byte[] CREATED = "{\"payment_id\":\"pay_bench\",\"status\":\"succeeded\"}"
-      .getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] CREATED =
+      "{\"payment_id\":\"pay_bench\",\"status\":\"succeeded\"}".getBytes(StandardCharsets.US_ASCII);
 
   private final Server server = new Server();
   private final ContextHandlerCollection contexts = new ContextHandlerCollection();
@@ -53,7 +53,10 @@ final class BenchServer implements AutoCloseable {
 
   /** The same handler behind the filter over this engine. */
   BenchServer guarded(String contextPath, Once once) {
-    return context(contextPath, OnceFilter.of(HttpIdempotency.builder(once).build()), new Handler(null, false));
+    return context(
+        contextPath,
+        OnceFilter.of(HttpIdempotency.builder(once).build()),
+        new Handler(null, false));
   }
 
   /** The handler plus two {@code SELECT 1} on this pool: the floor of a store's two round trips. */
@@ -62,8 +65,9 @@ final class BenchServer implements AutoCloseable {
   }
 
   /**
-   * The handler plus an insert and an update of one row of {@code once_bench_floor}, each committed on
-   * its own: the floor of a durable claim and completion (two commits, each waiting for the WAL flush).
+   * The handler plus an insert and an update of one row of {@code once_bench_floor}, each committed
+   * on its own: the floor of a durable claim and completion (two commits, each waiting for the WAL
+   * flush).
    */
   BenchServer withDurableWrites(String contextPath, DataSource pool) {
     return context(contextPath, null, new Handler(pool, true));
@@ -77,7 +81,8 @@ final class BenchServer implements AutoCloseable {
     return context(contextPath, null, new RedisHandler(redis));
   }
 
-  private BenchServer context(String contextPath, @Nullable OnceFilter filter, HttpServlet handler) {
+  private BenchServer context(
+      String contextPath, @Nullable OnceFilter filter, HttpServlet handler) {
     ServletContextHandler context = new ServletContextHandler(contextPath);
     if (filter != null) {
       FilterHolder holder = new FilterHolder(filter);
@@ -155,7 +160,8 @@ final class BenchServer implements AutoCloseable {
     /** One statement on a connection of its own, committed on its own, as each store call is. */
     private void statement(String sql, @Nullable String parameter) throws IOException {
       // Called only when there is a pool (see service).
-      try (Connection c = Objects.requireNonNull(pool).getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
+      try (Connection c = Objects.requireNonNull(pool).getConnection();
+          PreparedStatement s = c.prepareStatement(sql)) {
         if (parameter != null) {
           s.setString(1, parameter);
         }

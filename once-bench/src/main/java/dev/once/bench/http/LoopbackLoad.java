@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A closed-loop load generator on loopback: each connection is a kept-alive socket that sends one
- * POST, reads the whole response, and sends the next, with a new {@code Idempotency-Key} every
- * time (the filter's full path: claim, handler, record). Bounded both in time and in count. Plain
+ * POST, reads the whole response, and sends the next, with a new {@code Idempotency-Key} every time
+ * (the filter's full path: claim, handler, record). Bounded both in time and in count. Plain
  * sockets rather than an HTTP client library, so the client costs as little CPU as possible on a
  * machine it shares with the server.
  */
@@ -29,13 +29,18 @@ final class LoopbackLoad {
   }
 
   private static final AtomicLong KEYS = new AtomicLong();
-  private static final byte[] BODY = "{\"amount\":1000,\"currency\":\"EUR\",\"source\":\"acct_1\",\"destination\":\"acct_2\"}"
-      .getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] BODY =
+      "{\"amount\":1000,\"currency\":\"EUR\",\"source\":\"acct_1\",\"destination\":\"acct_2\"}"
+          .getBytes(StandardCharsets.US_ASCII);
 
   private LoopbackLoad() {}
 
-  /** Runs {@code connections} loops against {@code path} for {@code seconds}, at most {@code maxRequests} in all. */
-  static Result run(int port, String path, int connections, double seconds, int maxRequests) throws Exception {
+  /**
+   * Runs {@code connections} loops against {@code path} for {@code seconds}, at most {@code
+   * maxRequests} in all.
+   */
+  static Result run(int port, String path, int connections, double seconds, int maxRequests)
+      throws Exception {
     int perConnection = Math.max(1, maxRequests / connections);
     long[][] latencies = new long[connections][perConnection];
     int[] counts = new int[connections];
@@ -46,29 +51,32 @@ final class LoopbackLoad {
     List<Thread> threads = new ArrayList<>();
     for (int c = 0; c < connections; c++) {
       int id = c;
-      Thread t = new Thread(() -> {
-        try (Socket socket = new Socket("127.0.0.1", port)) {
-          socket.setTcpNoDelay(true);
-          OutputStream out = socket.getOutputStream();
-          InputStream in = new BufferedInputStream(socket.getInputStream(), 8192);
-          ready.countDown();
-          go.await();
-          while (counts[id] < perConnection && System.nanoTime() < deadline[0]) {
-            byte[] request = request(path, "bench-" + KEYS.incrementAndGet());
-            long start = System.nanoTime();
-            out.write(request);
-            out.flush();
-            int status = readResponse(in);
-            latencies[id][counts[id]++] = System.nanoTime() - start;
-            if (status != 201) {
-              errors[id]++;
-            }
-          }
-        } catch (Exception e) {
-          errors[id]++;
-          ready.countDown();
-        }
-      }, "load-" + c);
+      Thread t =
+          new Thread(
+              () -> {
+                try (Socket socket = new Socket("127.0.0.1", port)) {
+                  socket.setTcpNoDelay(true);
+                  OutputStream out = socket.getOutputStream();
+                  InputStream in = new BufferedInputStream(socket.getInputStream(), 8192);
+                  ready.countDown();
+                  go.await();
+                  while (counts[id] < perConnection && System.nanoTime() < deadline[0]) {
+                    byte[] request = request(path, "bench-" + KEYS.incrementAndGet());
+                    long start = System.nanoTime();
+                    out.write(request);
+                    out.flush();
+                    int status = readResponse(in);
+                    latencies[id][counts[id]++] = System.nanoTime() - start;
+                    if (status != 201) {
+                      errors[id]++;
+                    }
+                  }
+                } catch (Exception e) {
+                  errors[id]++;
+                  ready.countDown();
+                }
+              },
+              "load-" + c);
       threads.add(t);
       t.start();
     }
@@ -91,8 +99,15 @@ final class LoopbackLoad {
   }
 
   private static byte[] request(String path, String key) {
-    String head = "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        + "Api-Key: sk_bench_merchant\r\nIdempotency-Key: " + key + "\r\nContent-Length: " + BODY.length + "\r\n\r\n";
+    String head =
+        "POST "
+            + path
+            + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + "Api-Key: sk_bench_merchant\r\nIdempotency-Key: "
+            + key
+            + "\r\nContent-Length: "
+            + BODY.length
+            + "\r\n\r\n";
     byte[] h = head.getBytes(StandardCharsets.US_ASCII);
     byte[] all = Arrays.copyOf(h, h.length + BODY.length);
     System.arraycopy(BODY, 0, all, h.length, BODY.length);

@@ -46,10 +46,12 @@ public final class ServletFilterOverhead {
     for (String c : (args.length > 3 ? args[3] : "1,8").split(",")) {
       connectionCounts.add(Integer.parseInt(c));
     }
-    // An experiment, not a configuration users get: without the store's NOTIFY triggers, completions
+    // An experiment, not a configuration users get: without the store's NOTIFY triggers,
+    // completions
     // no longer take PostgreSQL's notification lock and can share group commits.
     boolean withoutNotifyTriggers = args.length > 4 && args[4].equals("without-notify-triggers");
-    // A Redis to compare with, from the environment so that the positional arguments stay as they were.
+    // A Redis to compare with, from the environment so that the positional arguments stay as they
+    // were.
     String redisUrl = System.getenv("ONCE_BENCH_REDIS");
 
     HikariDataSource pool = jdbcUrl.equals("-") ? null : pool(jdbcUrl);
@@ -61,12 +63,20 @@ public final class ServletFilterOverhead {
     configs.put("filter, in-memory store", "/memory/pay");
     if (pool != null) {
       truncate(pool);
-      postgres = Once.of(PostgresStore.builder(pool).tableName("once_records_bench_http").autoCreateSchema(true)
-          .notifications(!withoutNotifyTriggers).build());
+      postgres =
+          Once.of(
+              PostgresStore.builder(pool)
+                  .tableName("once_records_bench_http")
+                  .autoCreateSchema(true)
+                  .notifications(!withoutNotifyTriggers)
+                  .build());
       if (withoutNotifyTriggers) {
         dropNotifyTriggers(pool);
       }
-      server.guarded("/postgres", postgres).withRoundTrips("/reads", pool).withDurableWrites("/writes", pool);
+      server
+          .guarded("/postgres", postgres)
+          .withRoundTrips("/reads", pool)
+          .withDurableWrites("/writes", pool);
       configs.put("handler + 2 bare PostgreSQL SELECT 1", "/reads/pay");
       configs.put("handler + 2 bare PostgreSQL commits", "/writes/pay");
       configs.put("filter, PostgreSQL store", "/postgres/pay");
@@ -76,14 +86,19 @@ public final class ServletFilterOverhead {
     if (redisUrl != null && !redisUrl.isBlank()) {
       redisClient = RedisClient.create(redisUrl);
       redis = Once.of(RedisStore.builder(redisClient).keyPrefix("once-bench-http:").build());
-      server.withRedisWrites("/redis-writes", redisClient.connect().sync()).guarded("/redis", redis);
+      server
+          .withRedisWrites("/redis-writes", redisClient.connect().sync())
+          .guarded("/redis", redis);
       configs.put("handler + 2 bare Redis SET", "/redis-writes/pay");
       configs.put("filter, Redis store", "/redis/pay");
     }
     int port = server.start();
     try {
-      System.out.printf(Locale.ROOT, "Servlet filter overhead: %d rounds x %.1f s per configuration, Jetty 12, loopback%n",
-          rounds, seconds);
+      System.out.printf(
+          Locale.ROOT,
+          "Servlet filter overhead: %d rounds x %.1f s per configuration, Jetty 12, loopback%n",
+          rounds,
+          seconds);
       for (int connections : connectionCounts) {
         report(connections, measure(port, configs, connections, rounds, seconds));
       }
@@ -110,33 +125,46 @@ public final class ServletFilterOverhead {
     return Objects.requireNonNull(configs.get(name), name);
   }
 
-  private static Map<String, List<LoopbackLoad.Result>> measure(int port, Map<String, String> configs, int connections,
-      int rounds, double seconds) throws Exception {
+  private static Map<String, List<LoopbackLoad.Result>> measure(
+      int port, Map<String, String> configs, int connections, int rounds, double seconds)
+      throws Exception {
     Map<String, List<LoopbackLoad.Result>> results = new LinkedHashMap<>();
     List<String> names = new ArrayList<>(configs.keySet());
     for (String name : names) {
       results.put(name, new ArrayList<>());
-      LoopbackLoad.run(port, config(configs, name), connections, 1.5, MAX_REQUESTS_PER_PHASE); // warm-up
+      LoopbackLoad.run(
+          port, config(configs, name), connections, 1.5, MAX_REQUESTS_PER_PHASE); // warm-up
     }
     for (int r = 0; r < rounds; r++) {
       for (int i = 0; i < names.size(); i++) {
         String name = names.get((i + r) % names.size());
         Objects.requireNonNull(results.get(name))
-            .add(LoopbackLoad.run(port, config(configs, name), connections, seconds, MAX_REQUESTS_PER_PHASE));
+            .add(
+                LoopbackLoad.run(
+                    port, config(configs, name), connections, seconds, MAX_REQUESTS_PER_PHASE));
       }
     }
     return results;
   }
 
   private static void report(int connections, Map<String, List<LoopbackLoad.Result>> results) {
-    System.out.printf(Locale.ROOT, "%n%d connection(s)%n%-42s %12s %10s %10s %8s%n", connections,
-        "configuration", "req/s", "p50 us", "p99 us", "errors");
+    System.out.printf(
+        Locale.ROOT,
+        "%n%d connection(s)%n%-42s %12s %10s %10s %8s%n",
+        connections,
+        "configuration",
+        "req/s",
+        "p50 us",
+        "p99 us",
+        "errors");
     double bareThroughput = 0;
     double bareP50 = 0;
     for (Map.Entry<String, List<LoopbackLoad.Result>> e : results.entrySet()) {
       List<LoopbackLoad.Result> rs = e.getValue();
-      double throughput = median(rs.stream().mapToDouble(LoopbackLoad.Result::throughput).toArray());
-      long[] all = rs.stream().flatMapToLong(r -> java.util.Arrays.stream(r.latenciesNanos())).toArray();
+      double throughput =
+          median(rs.stream().mapToDouble(LoopbackLoad.Result::throughput).toArray());
+      long[] all =
+          rs.stream().flatMapToLong(r -> java.util.Arrays.stream(r.latenciesNanos())).toArray();
       double p50 = LoopbackLoad.percentileMicros(all, 0.50);
       double p99 = LoopbackLoad.percentileMicros(all, 0.99);
       long errors = rs.stream().mapToLong(LoopbackLoad.Result::errors).sum();
@@ -144,8 +172,16 @@ public final class ServletFilterOverhead {
         bareThroughput = throughput;
         bareP50 = p50;
       }
-      System.out.printf(Locale.ROOT, "%-42s %12.0f %10.0f %10.0f %8d   (%+.1f%% req/s, %+.0f us p50 vs bare)%n",
-          e.getKey(), throughput, p50, p99, errors, 100 * (throughput / bareThroughput - 1), p50 - bareP50);
+      System.out.printf(
+          Locale.ROOT,
+          "%-42s %12.0f %10.0f %10.0f %8d   (%+.1f%% req/s, %+.0f us p50 vs bare)%n",
+          e.getKey(),
+          throughput,
+          p50,
+          p99,
+          errors,
+          100 * (throughput / bareThroughput - 1),
+          p50 - bareP50);
     }
   }
 
@@ -166,14 +202,18 @@ public final class ServletFilterOverhead {
   }
 
   private static void dropNotifyTriggers(HikariDataSource pool) throws Exception {
-    try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-      s.execute("DROP TRIGGER IF EXISTS once_records_bench_http_changed ON once_records_bench_http");
-      s.execute("DROP TRIGGER IF EXISTS once_records_bench_http_released ON once_records_bench_http");
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "DROP TRIGGER IF EXISTS once_records_bench_http_changed ON once_records_bench_http");
+      s.execute(
+          "DROP TRIGGER IF EXISTS once_records_bench_http_released ON once_records_bench_http");
     }
   }
 
   private static void truncate(HikariDataSource pool) throws Exception {
-    try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
       s.execute("DROP TABLE IF EXISTS once_records_bench_http");
       s.execute("DROP TABLE IF EXISTS once_bench_floor");
       s.execute("CREATE TABLE once_bench_floor (k varchar(32) PRIMARY KEY, v int NOT NULL)");

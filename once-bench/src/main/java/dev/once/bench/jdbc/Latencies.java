@@ -33,7 +33,8 @@ final class Latencies {
 
   @Override
   public String toString() {
-    return String.format("%8.0f ops/s  p50 %6.2f ms  p99 %7.2f ms  p99.9 %7.2f ms  (n=%d)",
+    return String.format(
+        "%8.0f ops/s  p50 %6.2f ms  p99 %7.2f ms  p99.9 %7.2f ms  (n=%d)",
         perSecond(), percentileMillis(50), percentileMillis(99), percentileMillis(99.9), count());
   }
 }

@@ -25,29 +25,32 @@ final class Load {
     long[] window = new long[2];
     for (int t = 0; t < threads; t++) {
       int index = t;
-      workers[t] = new Thread(() -> {
-        long[] samples = new long[1 << 16];
-        int n = 0;
-        try {
-          start.await();
-          long end = System.nanoTime() + duration.toNanos();
-          while (true) {
-            long begin = System.nanoTime();
-            if (begin >= end) {
-              break;
-            }
-            op.run(SEQUENCE.incrementAndGet());
-            if (n == samples.length) {
-              samples = java.util.Arrays.copyOf(samples, n * 2);
-            }
-            samples[n++] = System.nanoTime() - begin;
-          }
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-        perThread[index] = samples;
-        counts[index] = n;
-      }, "bench-" + t);
+      workers[t] =
+          new Thread(
+              () -> {
+                long[] samples = new long[1 << 16];
+                int n = 0;
+                try {
+                  start.await();
+                  long end = System.nanoTime() + duration.toNanos();
+                  while (true) {
+                    long begin = System.nanoTime();
+                    if (begin >= end) {
+                      break;
+                    }
+                    op.run(SEQUENCE.incrementAndGet());
+                    if (n == samples.length) {
+                      samples = java.util.Arrays.copyOf(samples, n * 2);
+                    }
+                    samples[n++] = System.nanoTime() - begin;
+                  }
+                } catch (Exception e) {
+                  throw new IllegalStateException(e);
+                }
+                perThread[index] = samples;
+                counts[index] = n;
+              },
+              "bench-" + t);
       workers[t].start();
     }
     window[0] = System.nanoTime();

@@ -27,10 +27,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * java -cp ... dev.once.bench.jdbc.PostgresBench size [rows] [seconds]  # claim p99 on a table of 10,000 vs [rows] live records
  * </pre>
  *
- * Connects to {@code jdbc:postgresql://127.0.0.1:5432/test} as {@code postgres} unless
- * {@code -Donce.bench.url=...} and {@code -Donce.bench.user=...} say otherwise;
- * {@code -Donce.bench.asyncCommit=true} runs every connection with {@code synchronous_commit=off}. Uses its own tables
- * ({@code once_bench_*}), dropped and recreated.
+ * Connects to {@code jdbc:postgresql://127.0.0.1:5432/test} as {@code postgres} unless {@code
+ * -Donce.bench.url=...} and {@code -Donce.bench.user=...} say otherwise; {@code
+ * -Donce.bench.asyncCommit=true} runs every connection with {@code synchronous_commit=off}. Uses
+ * its own tables ({@code once_bench_*}), dropped and recreated.
  */
 public final class PostgresBench {
 
@@ -50,16 +50,23 @@ public final class PostgresBench {
         case "overhead" -> overhead(pool, seconds(args, 1, 10));
         case "purge" -> purge(pool, Long.parseLong(arg(args, 1, "1000000")), seconds(args, 2, 10));
         case "size" -> size(pool, Long.parseLong(arg(args, 1, "1000000")), seconds(args, 2, 10));
-        default -> throw new IllegalArgumentException("mode must be overhead, purge or size; was " + mode);
+        default ->
+            throw new IllegalArgumentException("mode must be overhead, purge or size; was " + mode);
       }
     }
   }
 
   static void overhead(HikariDataSource pool, Duration measure) throws Exception {
     try (PostgresStore store = freshStore(pool)) {
-      execute(pool, "DROP TABLE IF EXISTS " + BARE, "CREATE TABLE " + BARE + " (LIKE " + TABLE + " INCLUDING ALL)");
+      execute(
+          pool,
+          "DROP TABLE IF EXISTS " + BARE,
+          "CREATE TABLE " + BARE + " (LIKE " + TABLE + " INCLUDING ALL)");
       if (Boolean.getBoolean("once.bench.dropTriggers")) {
-        execute(pool, "DROP TRIGGER " + TABLE + "_changed ON " + TABLE, "DROP TRIGGER " + TABLE + "_released ON " + TABLE);
+        execute(
+            pool,
+            "DROP TRIGGER " + TABLE + "_changed ON " + TABLE,
+            "DROP TRIGGER " + TABLE + "_released ON " + TABLE);
       }
       AtomicLong bareTokens = new AtomicLong();
       Load.Op guarded = n -> claimAndComplete(store, n);
@@ -72,8 +79,11 @@ public final class PostgresBench {
         Latencies g = Load.run(threads, measure, guarded);
         System.out.printf("threads %2d  bare INSERT+UPDATE      %s%n", threads, b);
         System.out.printf("threads %2d  store claim+complete    %s%n", threads, g);
-        System.out.printf("threads %2d  ratio store/bare: p50 %.2f  p99 %.2f  throughput %.2f%n", threads,
-            g.percentileMillis(50) / b.percentileMillis(50), g.percentileMillis(99) / b.percentileMillis(99),
+        System.out.printf(
+            "threads %2d  ratio store/bare: p50 %.2f  p99 %.2f  throughput %.2f%n",
+            threads,
+            g.percentileMillis(50) / b.percentileMillis(50),
+            g.percentileMillis(99) / b.percentileMillis(99),
             g.perSecond() / b.perSecond());
       }
     }
@@ -83,28 +93,36 @@ public final class PostgresBench {
     try (PostgresStore store = freshStore(pool)) {
       long t0 = System.nanoTime();
       insertRows(pool, rows, true);
-      System.out.printf("inserted %,d expired rows in %.1f s%n", rows, (System.nanoTime() - t0) / 1e9);
+      System.out.printf(
+          "inserted %,d expired rows in %.1f s%n", rows, (System.nanoTime() - t0) / 1e9);
       Load.Op claim = n -> store.claim(new ClaimRequest(id(n), FP, LEASE, TTL));
       Load.run(4, Duration.ofSeconds(3), claim);
       System.out.printf("claims, 4 threads, no purge      %s%n", Load.run(4, measure, claim));
-      try (Purger purger = Purger.builder(store).batchSize(1_000).pause(Duration.ofMillis(50)).start()) {
-        System.out.printf("claims, 4 threads, during Purger (batch 1000, pause 50 ms)  %s%n", Load.run(4, measure, claim));
+      try (Purger purger =
+          Purger.builder(store).batchSize(1_000).pause(Duration.ofMillis(50)).start()) {
+        System.out.printf(
+            "claims, 4 threads, during Purger (batch 1000, pause 50 ms)  %s%n",
+            Load.run(4, measure, claim));
       }
       AtomicBoolean purging = new AtomicBoolean(true);
       AtomicLong purged = new AtomicLong();
-      Thread purger = new Thread(() -> {
-        while (purging.get()) {
-          purged.addAndGet(store.purgeExpired(1_000));
-        }
-      });
+      Thread purger =
+          new Thread(
+              () -> {
+                while (purging.get()) {
+                  purged.addAndGet(store.purgeExpired(1_000));
+                }
+              });
       purger.start();
       long p0 = System.nanoTime();
       Latencies during = Load.run(4, measure, claim);
       purging.set(false);
       purger.join();
       double purgeSeconds = (System.nanoTime() - p0) / 1e9;
-      System.out.printf("claims, 4 threads, during an unpaused purge loop (batch 1000)  %s%n", during);
-      System.out.printf("unpaused purge deleted %,d rows in %.1f s = %,.0f rows/s%n",
+      System.out.printf(
+          "claims, 4 threads, during an unpaused purge loop (batch 1000)  %s%n", during);
+      System.out.printf(
+          "unpaused purge deleted %,d rows in %.1f s = %,.0f rows/s%n",
           purged.get(), purgeSeconds, purged.get() / purgeSeconds);
     }
   }
@@ -134,9 +152,12 @@ public final class PostgresBench {
   /** The same row written with the two plain statements a hand-rolled check would use. */
   static void bareInsertAndUpdate(HikariDataSource pool, long n, long token) throws SQLException {
     try (Connection c = pool.getConnection()) {
-      try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + BARE
-          + " (scope, idem_key, state, fingerprint, token, attempt, lease_until, expires_at, created_at)"
-          + " VALUES (?, ?, 'IN_PROGRESS', ?, ?, 1, now() + interval '30 seconds', now() + interval '1 day', now())")) {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "INSERT INTO "
+                  + BARE
+                  + " (scope, idem_key, state, fingerprint, token, attempt, lease_until, expires_at, created_at)"
+                  + " VALUES (?, ?, 'IN_PROGRESS', ?, ?, 1, now() + interval '30 seconds', now() + interval '1 day', now())")) {
         ps.setString(1, "bench");
         ps.setString(2, "k" + n);
         ps.setString(3, FP.encoded());
@@ -145,8 +166,11 @@ public final class PostgresBench {
       }
     }
     try (Connection c = pool.getConnection();
-        PreparedStatement ps = c.prepareStatement("UPDATE " + BARE
-            + " SET state = 'COMPLETED', result = ?, expires_at = now() + interval '1 day' WHERE scope = ? AND idem_key = ?")) {
+        PreparedStatement ps =
+            c.prepareStatement(
+                "UPDATE "
+                    + BARE
+                    + " SET state = 'COMPLETED', result = ?, expires_at = now() + interval '1 day' WHERE scope = ? AND idem_key = ?")) {
       ps.setBytes(1, RESULT);
       ps.setString(2, "bench");
       ps.setString(3, "k" + n);
@@ -160,12 +184,24 @@ public final class PostgresBench {
 
   /** Bulk rows in scope 'filler', so they never collide with the load's keys. */
   static void insertRows(HikariDataSource pool, long rows, boolean expired) {
-    String expiry = expired ? "clock_timestamp() - interval '1 hour'" : "clock_timestamp() + interval '1 day'";
-    execute(pool, "INSERT INTO " + TABLE
-        + " (scope, idem_key, state, fingerprint, token, attempt, lease_until, expires_at, result, created_at)"
-        + " SELECT 'filler', 'f' || g, 'COMPLETED', '" + FP.encoded() + "', nextval('" + TABLE + "_seq'), 1,"
-        + " clock_timestamp(), " + expiry + " + (g % 1000) * interval '1 millisecond', '\\x00'::bytea, clock_timestamp()"
-        + " FROM generate_series(1, " + rows + ") g");
+    String expiry =
+        expired ? "clock_timestamp() - interval '1 hour'" : "clock_timestamp() + interval '1 day'";
+    execute(
+        pool,
+        "INSERT INTO "
+            + TABLE
+            + " (scope, idem_key, state, fingerprint, token, attempt, lease_until, expires_at, result, created_at)"
+            + " SELECT 'filler', 'f' || g, 'COMPLETED', '"
+            + FP.encoded()
+            + "', nextval('"
+            + TABLE
+            + "_seq'), 1,"
+            + " clock_timestamp(), "
+            + expiry
+            + " + (g % 1000) * interval '1 millisecond', '\\x00'::bytea, clock_timestamp()"
+            + " FROM generate_series(1, "
+            + rows
+            + ") g");
   }
 
   public static PostgresStore freshStore(HikariDataSource pool) {
@@ -174,7 +210,8 @@ public final class PostgresBench {
   }
 
   static void execute(HikariDataSource pool, String... sql) {
-    try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+    try (Connection c = pool.getConnection();
+        Statement s = c.createStatement()) {
       s.setQueryTimeout(0);
       for (String each : sql) {
         s.execute(each);
@@ -186,7 +223,8 @@ public final class PostgresBench {
 
   public static HikariDataSource pool(int size) {
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(System.getProperty("once.bench.url", "jdbc:postgresql://127.0.0.1:5432/test"));
+    config.setJdbcUrl(
+        System.getProperty("once.bench.url", "jdbc:postgresql://127.0.0.1:5432/test"));
     config.setUsername(System.getProperty("once.bench.user", "postgres"));
     config.setMaximumPoolSize(size);
     config.setPoolName("bench");

@@ -17,7 +17,9 @@ interface Broker<M> extends AutoCloseable {
   /** Publishes {@code count} messages with distinct keys {@code prefix-0 …}. */
   void publish(String queue, String prefix, int count) throws Exception;
 
-  /** Starts {@code consumers} consumers of {@code queue}; the supplier reads their combined stats. */
+  /**
+   * Starts {@code consumers} consumers of {@code queue}; the supplier reads their combined stats.
+   */
   Consumers consume(String queue, MessageProcessor<M> processor, int consumers) throws Exception;
 
   void deleteQueue(String queue) throws Exception;

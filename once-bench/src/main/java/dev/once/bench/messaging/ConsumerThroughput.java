@@ -23,26 +23,28 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Consumer throughput with Once against the bare consumer, on the same broker, in the same run: the
- * bare side is the same broker consumer (same prefetch, workers and acknowledgements) whose processor
- * runs the handler and acknowledges; the Once side puts {@link MessageIdempotency} in between (one
- * claim and one completion per message). Each round publishes {@code messages} distinct messages to a
- * fresh queue, starts the consumers and times until all are acknowledged; sides alternate (bare,
- * once, once, bare, …) so that load from other processes falls on both alike. Prints each side's
- * median messages per second and the ratio.
+ * bare side is the same broker consumer (same prefetch, workers and acknowledgements) whose
+ * processor runs the handler and acknowledges; the Once side puts {@link MessageIdempotency} in
+ * between (one claim and one completion per message). Each round publishes {@code messages}
+ * distinct messages to a fresh queue, starts the consumers and times until all are acknowledged;
+ * sides alternate (bare, once, once, bare, …) so that load from other processes falls on both
+ * alike. Prints each side's median messages per second and the ratio.
  *
- * <p>Arguments: {@code rabbitmq|sqs memory|redis|postgres rounds messages consumers [handlerMicros]}; the
- * handler does nothing by default (the worst case for the ratio), or parks for {@code handlerMicros}
- * to stand for real work such as a downstream call.
+ * <p>Arguments: {@code rabbitmq|sqs memory|redis|postgres rounds messages consumers
+ * [handlerMicros]}; the handler does nothing by default (the worst case for the ratio), or parks
+ * for {@code handlerMicros} to stand for real work such as a downstream call.
  */
 public final class ConsumerThroughput {
 
-  private static final Acknowledgement ACK = new Acknowledgement.Ack(Acknowledgement.AckReason.PROCESSED);
+  private static final Acknowledgement ACK =
+      new Acknowledgement.Ack(Acknowledgement.AckReason.PROCESSED);
 
   private ConsumerThroughput() {}
 
   public static void main(String[] args) throws Exception {
     if (args.length != 5 && args.length != 6) {
-      System.err.println("usage: ConsumerThroughput rabbitmq|sqs memory|redis|postgres rounds messages consumers [handlerMicros]");
+      System.err.println(
+          "usage: ConsumerThroughput rabbitmq|sqs memory|redis|postgres rounds messages consumers [handlerMicros]");
       System.exit(2);
     }
     int rounds = Integer.parseInt(args[2]);
@@ -52,7 +54,9 @@ public final class ConsumerThroughput {
     List<AutoCloseable> resources = new ArrayList<>();
     try {
       IdempotencyStore store = store(args[1], resources);
-      try (Broker<?> broker = args[0].equals("sqs") ? new SqsBroker() : new RabbitBroker(consumers); Once once = Once.of(store)) {
+      try (Broker<?> broker =
+              args[0].equals("sqs") ? new SqsBroker() : new RabbitBroker(consumers);
+          Once once = Once.of(store)) {
         run(broker, once, rounds, messages, consumers, handlerNanos, args);
       }
     } finally {
@@ -62,23 +66,33 @@ public final class ConsumerThroughput {
     }
   }
 
-  private static <M> void run(Broker<M> broker, Once once, int rounds, int messages, int consumers, long handlerNanos,
-      String[] args) throws Exception {
+  private static <M> void run(
+      Broker<M> broker,
+      Once once,
+      int rounds,
+      int messages,
+      int consumers,
+      long handlerNanos,
+      String[] args)
+      throws Exception {
     LongAdder effects = new LongAdder();
-    Runnable work = () -> {
-      if (handlerNanos > 0) {
-        LockSupport.parkNanos(handlerNanos);
-      }
-      effects.increment();
-    };
-    MessageProcessor<M> bare = m -> {
-      work.run();
-      return ACK;
-    };
-    MessageProcessor<M> guarded = MessageIdempotency.builder(once, broker.reader())
-        .scope(Scope.of("bench", UUID.randomUUID().toString()))
-        .build()
-        .processor((m, ctx) -> work.run());
+    Runnable work =
+        () -> {
+          if (handlerNanos > 0) {
+            LockSupport.parkNanos(handlerNanos);
+          }
+          effects.increment();
+        };
+    MessageProcessor<M> bare =
+        m -> {
+          work.run();
+          return ACK;
+        };
+    MessageProcessor<M> guarded =
+        MessageIdempotency.builder(once, broker.reader())
+            .scope(Scope.of("bench", UUID.randomUUID().toString()))
+            .build()
+            .processor((m, ctx) -> work.run());
     // Warm-up: one round each, not counted.
     measure(broker, bare, messages, consumers);
     measure(broker, guarded, messages, consumers);
@@ -93,14 +107,24 @@ public final class ConsumerThroughput {
     }
     double bareMedian = median(bareRates);
     double onceMedian = median(onceRates);
-    System.out.printf("%s store=%s rounds=%d messages=%d consumers=%d handler=%dus: bare %.0f msg/s, once %.0f msg/s, ratio %.2f%n",
-        args[0], args[1], rounds, messages, consumers, handlerNanos / 1000, bareMedian, onceMedian, onceMedian / bareMedian);
+    System.out.printf(
+        "%s store=%s rounds=%d messages=%d consumers=%d handler=%dus: bare %.0f msg/s, once %.0f msg/s, ratio %.2f%n",
+        args[0],
+        args[1],
+        rounds,
+        messages,
+        consumers,
+        handlerNanos / 1000,
+        bareMedian,
+        onceMedian,
+        onceMedian / bareMedian);
     System.out.println("  bare per round: " + Arrays.toString(round(bareRates)));
     System.out.println("  once per round: " + Arrays.toString(round(onceRates)));
   }
 
   /** Messages per second to consume {@code messages} fresh messages. */
-  private static <M> double measure(Broker<M> broker, MessageProcessor<M> processor, int messages, int consumers)
+  private static <M> double measure(
+      Broker<M> broker, MessageProcessor<M> processor, int messages, int consumers)
       throws Exception {
     String queue = broker.newQueue();
     try {
@@ -129,24 +153,30 @@ public final class ConsumerThroughput {
     switch (name) {
       case "memory":
         return InMemoryStore.create();
-      case "redis": {
-        RedisClient client = RedisClient.create("redis://127.0.0.1:6379");
-        RedisStore store = RedisStore.builder(client).keyPrefix("once-bench-msg:").build();
-        resources.add(0, store);
-        resources.add(client::shutdown);
-        return store;
-      }
-      case "postgres": {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl("jdbc:postgresql://127.0.0.1:5432/test");
-        config.setUsername("postgres");
-        config.setMaximumPoolSize(8);
-        HikariDataSource pool = new HikariDataSource(config);
-        PostgresStore store = PostgresStore.builder(pool).tableName("once_bench_messages").autoCreateSchema(true).build();
-        resources.add(0, store);
-        resources.add(pool);
-        return store;
-      }
+      case "redis":
+        {
+          RedisClient client = RedisClient.create("redis://127.0.0.1:6379");
+          RedisStore store = RedisStore.builder(client).keyPrefix("once-bench-msg:").build();
+          resources.add(0, store);
+          resources.add(client::shutdown);
+          return store;
+        }
+      case "postgres":
+        {
+          HikariConfig config = new HikariConfig();
+          config.setJdbcUrl("jdbc:postgresql://127.0.0.1:5432/test");
+          config.setUsername("postgres");
+          config.setMaximumPoolSize(8);
+          HikariDataSource pool = new HikariDataSource(config);
+          PostgresStore store =
+              PostgresStore.builder(pool)
+                  .tableName("once_bench_messages")
+                  .autoCreateSchema(true)
+                  .build();
+          resources.add(0, store);
+          resources.add(pool);
+          return store;
+        }
       default:
         throw new IllegalArgumentException("store must be memory, redis or postgres, was " + name);
     }

@@ -39,17 +39,18 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * Consumer throughput with Once against the bare consumer, on one in-JVM KRaft broker, in one run:
  * N records (distinct Idempotency-Key headers, 100-byte values) are produced once; then each round
- * consumes all of them from the start with a fresh group, one consumer: the bare
- * {@link KafkaConsumer} loop (poll, count, commitSync per batch), and {@link KafkaIdempotentConsumer}
- * with {@link MessageIdempotency} over the in-memory store, Redis and PostgreSQL (one claim and one
+ * consumes all of them from the start with a fresh group, one consumer: the bare {@link
+ * KafkaConsumer} loop (poll, count, commitSync per batch), and {@link KafkaIdempotentConsumer} with
+ * {@link MessageIdempotency} over the in-memory store, Redis and PostgreSQL (one claim and one
  * completion per record). Rounds are interleaved; medians are reported, with the ratio to bare.
  * Every side runs the same effect per record: nothing, or a pause of {@code effectMicros} standing
- * for the handler's own work (a database write, a call), since a consumer with Once does one
- * store round trip per record more than the bare one and the ratio depends on what else it does.
+ * for the handler's own work (a database write, a call), since a consumer with Once does one store
+ * round trip per record more than the bare one and the ratio depends on what else it does.
  *
  * <pre>
  * java -cp ... dev.once.bench.messaging.KafkaConsumerThroughput [records] [rounds] [effectMicros] [stores...]
  * </pre>
+ *
  * Defaults: 20000 records, 3 rounds, no effect, stores {@code memory redis postgres} (Redis at
  * 127.0.0.1:6379, PostgreSQL at 127.0.0.1:5432/test).
  */
@@ -63,7 +64,10 @@ public final class KafkaConsumerThroughput {
     int records = args.length > 0 ? Integer.parseInt(args[0]) : 20_000;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
     long effectNanos = args.length > 2 ? Long.parseLong(args[2]) * 1_000 : 0;
-    List<String> stores = args.length > 3 ? Arrays.asList(args).subList(3, args.length) : List.of("memory", "redis", "postgres");
+    List<String> stores =
+        args.length > 3
+            ? Arrays.asList(args).subList(3, args.length)
+            : List.of("memory", "redis", "postgres");
     try (KafkaBroker broker = KafkaBroker.start()) {
       broker.createTopic(TOPIC, 4);
       produce(broker.bootstrapServers(), records);
@@ -75,16 +79,21 @@ public final class KafkaConsumerThroughput {
       Map<String, double[]> rates = new LinkedHashMap<>();
       rates.put("bare", new double[rounds]);
       factories.keySet().forEach(s -> rates.put(s, new double[rounds]));
-      for (int round = -1; round < rounds; round++) {   // round -1 warms up every side
+      for (int round = -1; round < rounds; round++) { // round -1 warms up every side
         int r = Math.max(round, 0);
         rates.get("bare")[r] = bare(broker.bootstrapServers(), records, effectNanos);
         for (Map.Entry<String, Supplier<IdempotencyStore>> e : factories.entrySet()) {
-          Objects.requireNonNull(rates.get(e.getKey()))[r] = guarded(broker.bootstrapServers(), records, effectNanos, e.getValue().get());
+          Objects.requireNonNull(rates.get(e.getKey()))[r] =
+              guarded(broker.bootstrapServers(), records, effectNanos, e.getValue().get());
         }
       }
       double bare = median(rates.get("bare"));
-      System.out.printf(Locale.ROOT, "%d records, 4 partitions, 1 consumer, effect %d us, %d rounds (medians)%n",
-          records, effectNanos / 1_000, rounds);
+      System.out.printf(
+          Locale.ROOT,
+          "%d records, 4 partitions, 1 consumer, effect %d us, %d rounds (medians)%n",
+          records,
+          effectNanos / 1_000,
+          rounds);
       System.out.println("consumer | records/s | ratio to bare");
       for (Map.Entry<String, double[]> e : rates.entrySet()) {
         double m = median(e.getValue());
@@ -96,25 +105,32 @@ public final class KafkaConsumerThroughput {
     }
   }
 
-  private static Supplier<IdempotencyStore> storeFactory(String name, List<AutoCloseable> resources) {
+  private static Supplier<IdempotencyStore> storeFactory(
+      String name, List<AutoCloseable> resources) {
     switch (name) {
       case "memory":
         return InMemoryStore::create;
-      case "redis": {
-        RedisClient client = RedisClient.create("redis://127.0.0.1:6379");
-        resources.add(client::shutdown);
-        return () -> RedisStore.builder(client).keyPrefix("once-bench-kafka:").build();
-      }
-      case "postgres": {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl("jdbc:postgresql://127.0.0.1:5432/test");
-        config.setUsername("postgres");
-        config.setPassword("");
-        config.setMaximumPoolSize(4);
-        HikariDataSource pool = new HikariDataSource(config);
-        resources.add(pool);
-        return () -> PostgresStore.builder(pool).tableName("once_bench_kafka").autoCreateSchema(true).build();
-      }
+      case "redis":
+        {
+          RedisClient client = RedisClient.create("redis://127.0.0.1:6379");
+          resources.add(client::shutdown);
+          return () -> RedisStore.builder(client).keyPrefix("once-bench-kafka:").build();
+        }
+      case "postgres":
+        {
+          HikariConfig config = new HikariConfig();
+          config.setJdbcUrl("jdbc:postgresql://127.0.0.1:5432/test");
+          config.setUsername("postgres");
+          config.setPassword("");
+          config.setMaximumPoolSize(4);
+          HikariDataSource pool = new HikariDataSource(config);
+          resources.add(pool);
+          return () ->
+              PostgresStore.builder(pool)
+                  .tableName("once_bench_kafka")
+                  .autoCreateSchema(true)
+                  .build();
+        }
       default:
         throw new IllegalArgumentException("store must be memory, redis or postgres; was " + name);
     }
@@ -122,10 +138,18 @@ public final class KafkaConsumerThroughput {
 
   private static void produce(String bootstrap, int n) throws Exception {
     byte[] value = "x".repeat(100).getBytes(StandardCharsets.UTF_8);
-    try (KafkaProducer<byte[], byte[]> p = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-        ProducerConfig.LINGER_MS_CONFIG, 10), new ByteArraySerializer(), new ByteArraySerializer())) {
+    try (KafkaProducer<byte[], byte[]> p =
+        new KafkaProducer<>(
+            Map.of(
+                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                bootstrap,
+                ProducerConfig.LINGER_MS_CONFIG,
+                10),
+            new ByteArraySerializer(),
+            new ByteArraySerializer())) {
       for (int i = 0; i < n; i++) {
-        ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(TOPIC, ("k" + i).getBytes(StandardCharsets.UTF_8), value);
+        ProducerRecord<byte[], byte[]> r =
+            new ProducerRecord<>(TOPIC, ("k" + i).getBytes(StandardCharsets.UTF_8), value);
         r.headers().add("Idempotency-Key", ("order-" + i).getBytes(StandardCharsets.UTF_8));
         p.send(r);
       }
@@ -134,17 +158,23 @@ public final class KafkaConsumerThroughput {
   }
 
   private static Map<String, Object> config(String bootstrap) {
-    return Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-        ConsumerConfig.GROUP_ID_CONFIG, "bench-" + System.nanoTime(),
-        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest",
-        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    return Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+        bootstrap,
+        ConsumerConfig.GROUP_ID_CONFIG,
+        "bench-" + System.nanoTime(),
+        ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
+        "earliest",
+        ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
+        false);
   }
 
   /** The bare loop: poll, count each record, commitSync per batch. Records per second. */
   private static double bare(String bootstrap, int n, long effectNanos) {
     AtomicLong seen = new AtomicLong();
-    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(config(bootstrap), new ByteArrayDeserializer(),
-        new ByteArrayDeserializer())) {
+    try (KafkaConsumer<byte[], byte[]> c =
+        new KafkaConsumer<>(
+            config(bootstrap), new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       c.subscribe(List.of(TOPIC));
       long start = 0;
       long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
@@ -163,24 +193,33 @@ public final class KafkaConsumerThroughput {
     }
   }
 
-  /** The Once consumer over {@code store}: one claim and one completion per record. Records per second. */
-  private static double guarded(String bootstrap, int n, long effectNanos, IdempotencyStore store) throws Exception {
+  /**
+   * The Once consumer over {@code store}: one claim and one completion per record. Records per
+   * second.
+   */
+  private static double guarded(String bootstrap, int n, long effectNanos, IdempotencyStore store)
+      throws Exception {
     AtomicLong seen = new AtomicLong();
     AtomicLong start = new AtomicLong();
     try (Once once = Once.of(store)) {
-      MessageProcessor<ConsumerRecord<byte[], byte[]>> processor = MessageIdempotency.builder(once, KafkaRecords.READER)
-          .scope(Scope.of("bench", Long.toString(System.nanoTime())))
-          .build()
-          .processor((record, context) -> {
-            effect(effectNanos);
-            seen.incrementAndGet();
-          });
-      MessageProcessor<ConsumerRecord<byte[], byte[]>> timed = record -> {
-        start.compareAndSet(0, System.nanoTime());
-        return processor.process(record);
-      };
-      try (KafkaIdempotentConsumer c = KafkaIdempotentConsumer.builder(config(bootstrap), List.of(TOPIC), timed)
-          .pollTimeout(Duration.ofMillis(100)).start()) {
+      MessageProcessor<ConsumerRecord<byte[], byte[]>> processor =
+          MessageIdempotency.builder(once, KafkaRecords.READER)
+              .scope(Scope.of("bench", Long.toString(System.nanoTime())))
+              .build()
+              .processor(
+                  (record, context) -> {
+                    effect(effectNanos);
+                    seen.incrementAndGet();
+                  });
+      MessageProcessor<ConsumerRecord<byte[], byte[]>> timed =
+          record -> {
+            start.compareAndSet(0, System.nanoTime());
+            return processor.process(record);
+          };
+      try (KafkaIdempotentConsumer c =
+          KafkaIdempotentConsumer.builder(config(bootstrap), List.of(TOPIC), timed)
+              .pollTimeout(Duration.ofMillis(100))
+              .start()) {
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
         while (seen.get() < n && System.nanoTime() < deadline) {
           Thread.sleep(1);

@@ -26,8 +26,9 @@ final class RabbitBroker implements Broker<Delivery> {
   private final Channel channel;
 
   /**
-   * @param threads the connection's consumer dispatch threads: the client's default (twice the cores)
-   *     would cap how many handlers block on the store at once, whatever the number of consumers
+   * @param threads the connection's consumer dispatch threads: the client's default (twice the
+   *     cores) would cap how many handlers block on the store at once, whatever the number of
+   *     consumers
    */
   RabbitBroker(int threads) throws Exception {
     dispatch = Executors.newFixedThreadPool(threads);
@@ -56,15 +57,18 @@ final class RabbitBroker implements Broker<Delivery> {
   public void publish(String queue, String prefix, int count) throws Exception {
     byte[] body = "{\"amount\":1000,\"currency\":\"EUR\"}".getBytes(StandardCharsets.UTF_8);
     for (int i = 0; i < count; i++) {
-      AMQP.BasicProperties props = new AMQP.BasicProperties.Builder()
-          .headers(Map.of("Idempotency-Key", prefix + "-" + i)).build();
+      AMQP.BasicProperties props =
+          new AMQP.BasicProperties.Builder()
+              .headers(Map.of("Idempotency-Key", prefix + "-" + i))
+              .build();
       channel.basicPublish("", queue, props, body);
     }
     channel.waitForConfirmsOrDie(60_000);
   }
 
   @Override
-  public Consumers consume(String queue, MessageProcessor<Delivery> processor, int consumers) throws Exception {
+  public Consumers consume(String queue, MessageProcessor<Delivery> processor, int consumers)
+      throws Exception {
     List<RabbitConsumer> started = new ArrayList<>();
     for (int i = 0; i < consumers; i++) {
       started.add(RabbitConsumer.builder(connection, queue, processor).prefetch(64).start());

@@ -17,9 +17,9 @@ import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
-import software.amazon.awssdk.services.sqs.model.Message;
 
 /** ElasticMQ started in this JVM on a loopback port, through the AWS SDK's SQS client. */
 final class SqsBroker implements Broker<Message> {
@@ -30,11 +30,13 @@ final class SqsBroker implements Broker<Message> {
   SqsBroker() {
     server = SQSRestServerBuilder.withInterface("127.0.0.1").withDynamicPort().start();
     int port = server.waitUntilStarted().localAddress().getPort();
-    sqs = SqsClient.builder()
-        .endpointOverride(URI.create("http://127.0.0.1:" + port))
-        .region(Region.US_EAST_1)
-        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-        .build();
+    sqs =
+        SqsClient.builder()
+            .endpointOverride(URI.create("http://127.0.0.1:" + port))
+            .region(Region.US_EAST_1)
+            .credentialsProvider(
+                StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+            .build();
   }
 
   @Override
@@ -53,11 +55,18 @@ final class SqsBroker implements Broker<Message> {
     for (int i = 0; i < count; i += 10) {
       List<SendMessageBatchRequestEntry> batch = new ArrayList<>();
       for (int j = i; j < Math.min(count, i + 10); j++) {
-        batch.add(SendMessageBatchRequestEntry.builder().id("m" + j)
-            .messageBody("{\"amount\":1000,\"currency\":\"EUR\"}")
-            .messageAttributes(Map.of("Idempotency-Key",
-                MessageAttributeValue.builder().dataType("String").stringValue(prefix + "-" + j).build()))
-            .build());
+        batch.add(
+            SendMessageBatchRequestEntry.builder()
+                .id("m" + j)
+                .messageBody("{\"amount\":1000,\"currency\":\"EUR\"}")
+                .messageAttributes(
+                    Map.of(
+                        "Idempotency-Key",
+                        MessageAttributeValue.builder()
+                            .dataType("String")
+                            .stringValue(prefix + "-" + j)
+                            .build()))
+                .build());
       }
       sqs.sendMessageBatch(r -> r.queueUrl(queue).entries(batch));
     }
@@ -65,8 +74,11 @@ final class SqsBroker implements Broker<Message> {
 
   @Override
   public Consumers consume(String queue, MessageProcessor<Message> processor, int consumers) {
-    SqsConsumer consumer = SqsConsumer.builder(sqs, queue, processor)
-        .workers(consumers).receiveWait(Duration.ofSeconds(1)).start();
+    SqsConsumer consumer =
+        SqsConsumer.builder(sqs, queue, processor)
+            .workers(consumers)
+            .receiveWait(Duration.ofSeconds(1))
+            .start();
     return new Consumers() {
       @Override
       public java.util.function.Supplier<List<ConsumerStats>> stats() {

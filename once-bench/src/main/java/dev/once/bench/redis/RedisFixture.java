@@ -23,8 +23,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * What the Redis benchmarks compare: the store's claim and completion of a new key, and the floor,
  * two {@code EVALSHA}s of a script that does nothing, sent with the same key and arguments on one
- * connection of the same client (the store, too, sends everything on one connection). The difference
- * is what the store's scripts and its Java side cost.
+ * connection of the same client (the store, too, sends everything on one connection). The
+ * difference is what the store's scripts and its Java side cost.
  *
  * <p>Records live 5 s with no retention, so a run leaves nothing behind for long.
  */
@@ -35,8 +35,9 @@ final class RedisFixture implements AutoCloseable {
   private static final Duration LEASE = Duration.ofSeconds(30);
   private static final Duration TTL = Duration.ofSeconds(5);
   private static final String PREFIX = "once-bench:";
-  private static final byte[] RESULT = "{\"status\":201,\"body\":{\"id\":\"pay_123\",\"amount\":\"10.00\"}}"
-      .getBytes(StandardCharsets.UTF_8);
+  private static final byte[] RESULT =
+      "{\"status\":201,\"body\":{\"id\":\"pay_123\",\"amount\":\"10.00\"}}"
+          .getBytes(StandardCharsets.UTF_8);
   private static final byte[] TRIVIAL = "return 1".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] COMPLETED = {'C'};
 
@@ -49,12 +50,14 @@ final class RedisFixture implements AutoCloseable {
   private final Fingerprint fingerprint =
       new Fingerprint(1, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
   private final byte[] fingerprintBytes = fingerprint.encoded().getBytes(StandardCharsets.US_ASCII);
-  private final byte[] ttlMicros = Long.toString(TTL.toNanos() / 1000).getBytes(StandardCharsets.US_ASCII);
+  private final byte[] ttlMicros =
+      Long.toString(TTL.toNanos() / 1000).getBytes(StandardCharsets.US_ASCII);
   private final AtomicLong keys = new AtomicLong();
 
   RedisFixture(String uri) {
     client = RedisClient.create(uri);
-    store = RedisStore.builder(client).keyPrefix(PREFIX).retentionAfterExpiry(Duration.ZERO).build();
+    store =
+        RedisStore.builder(client).keyPrefix(PREFIX).retentionAfterExpiry(Duration.ZERO).build();
     floorConnection = client.connect(ByteArrayCodec.INSTANCE);
     floor = floorConnection.async();
     trivialSha = await(floor.scriptLoad(TRIVIAL));
@@ -74,10 +77,27 @@ final class RedisFixture implements AutoCloseable {
     byte[][] key = {(PREFIX + tag).getBytes(StandardCharsets.UTF_8)};
     byte[] channel = (PREFIX + "changed:" + tag).getBytes(StandardCharsets.UTF_8);
     byte[] token = Long.toString(id.key().hashCode()).getBytes(StandardCharsets.US_ASCII);
-    await(floor.<Long>evalsha(trivialSha, ScriptOutputType.INTEGER, key,
-        fingerprintBytes, ttlMicros, ttlMicros, ttlMicros, channel));
-    return await(floor.<Long>evalsha(trivialSha, ScriptOutputType.INTEGER, key,
-        token, COMPLETED, RESULT, ttlMicros, ttlMicros, channel));
+    await(
+        floor.<Long>evalsha(
+            trivialSha,
+            ScriptOutputType.INTEGER,
+            key,
+            fingerprintBytes,
+            ttlMicros,
+            ttlMicros,
+            ttlMicros,
+            channel));
+    return await(
+        floor.<Long>evalsha(
+            trivialSha,
+            ScriptOutputType.INTEGER,
+            key,
+            token,
+            COMPLETED,
+            RESULT,
+            ttlMicros,
+            ttlMicros,
+            channel));
   }
 
   @Override

@@ -19,7 +19,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * JMH: the Redis store's claim and completion against the floor of two bare {@code EVALSHA}s (see
  * {@link RedisFixture}), at 1 and at 50 concurrent callers, in one run. On a quiet machine this is
  * the reference; on a shared one, {@link RedisStoreOverhead} interleaves the two so that load from
- * elsewhere hits both alike. Redis at {@code -Donce.bench.redis} (default {@value RedisFixture#DEFAULT_URI}).
+ * elsewhere hits both alike. Redis at {@code -Donce.bench.redis} (default {@value
+ * RedisFixture#DEFAULT_URI}).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)

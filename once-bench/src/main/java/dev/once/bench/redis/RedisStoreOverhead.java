@@ -18,6 +18,7 @@ import java.util.function.BooleanSupplier;
  * <pre>
  * java -cp ... dev.once.bench.redis.RedisStoreOverhead [uri] [rounds] [roundMillis] [callers...]
  * </pre>
+ *
  * Defaults: {@value RedisFixture#DEFAULT_URI}, 20 rounds, 1000 ms, callers 1 and 50.
  */
 public final class RedisStoreOverhead {
@@ -28,14 +29,17 @@ public final class RedisStoreOverhead {
     String uri = args.length > 0 ? args[0] : RedisFixture.DEFAULT_URI;
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 20;
     long roundMillis = args.length > 2 ? Long.parseLong(args[2]) : 1000;
-    int[] callerCounts = args.length > 3
-        ? Arrays.stream(args, 3, args.length).mapToInt(Integer::parseInt).toArray()
-        : new int[] {1, 50};
+    int[] callerCounts =
+        args.length > 3
+            ? Arrays.stream(args, 3, args.length).mapToInt(Integer::parseInt).toArray()
+            : new int[] {1, 50};
     try (RedisFixture fixture = new RedisFixture(uri)) {
       BooleanSupplier store = fixture::claimAndComplete;
       BooleanSupplier floor = () -> fixture.floor() == 1;
-      System.out.printf("Redis %s, %d rounds of %d ms per side, interleaved%n", uri, rounds, roundMillis);
-      System.out.println("callers | floor: 2 x EVALSHA (us/op) | store: claim+complete (us/op) | ratio | store ops/s");
+      System.out.printf(
+          "Redis %s, %d rounds of %d ms per side, interleaved%n", uri, rounds, roundMillis);
+      System.out.println(
+          "callers | floor: 2 x EVALSHA (us/op) | store: claim+complete (us/op) | ratio | store ops/s");
       for (int callers : callerCounts) {
         run(floor, callers, 2000);
         run(store, callers, 2000);
@@ -54,8 +58,14 @@ public final class RedisStoreOverhead {
         }
         double floorMedian = median(floorMicros);
         double storeMedian = median(storeMicros);
-        System.out.printf(Locale.ROOT, "%7d | %26.1f | %29.1f | %5.3f | %11.0f%n",
-            callers, floorMedian, storeMedian, storeMedian / floorMedian, median(storeRate));
+        System.out.printf(
+            Locale.ROOT,
+            "%7d | %26.1f | %29.1f | %5.3f | %11.0f%n",
+            callers,
+            floorMedian,
+            storeMedian,
+            storeMedian / floorMedian,
+            median(storeRate));
       }
     }
   }
@@ -70,26 +80,33 @@ public final class RedisStoreOverhead {
     }
   }
 
-  /** Runs {@code operation} on {@code callers} threads for about {@code millis} and counts completions. */
-  private static Result run(BooleanSupplier operation, int callers, long millis) throws InterruptedException {
+  /**
+   * Runs {@code operation} on {@code callers} threads for about {@code millis} and counts
+   * completions.
+   */
+  private static Result run(BooleanSupplier operation, int callers, long millis)
+      throws InterruptedException {
     LongAdder done = new LongAdder();
     AtomicBoolean stop = new AtomicBoolean();
     CountDownLatch start = new CountDownLatch(1);
     List<Thread> threads = new ArrayList<>(callers);
     for (int i = 0; i < callers; i++) {
-      Thread t = new Thread(() -> {
-        try {
-          start.await();
-        } catch (InterruptedException e) {
-          return;
-        }
-        while (!stop.get()) {
-          if (!operation.getAsBoolean()) {
-            throw new IllegalStateException("an operation did not succeed");
-          }
-          done.increment();
-        }
-      }, "bench-caller-" + i);
+      Thread t =
+          new Thread(
+              () -> {
+                try {
+                  start.await();
+                } catch (InterruptedException e) {
+                  return;
+                }
+                while (!stop.get()) {
+                  if (!operation.getAsBoolean()) {
+                    throw new IllegalStateException("an operation did not succeed");
+                  }
+                  done.increment();
+                }
+              },
+              "bench-caller-" + i);
       t.start();
       threads.add(t);
     }

@@ -38,10 +38,11 @@ public abstract class HttpSemanticsContract {
 
   private static final Duration SLOW = Duration.ofMillis(1500);
 
-  private final HttpClient client = HttpClient.newBuilder()
-      .version(HttpClient.Version.HTTP_1_1)
-      .connectTimeout(Duration.ofSeconds(5))
-      .build();
+  private final HttpClient client =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
 
   private IdempotencyStore store;
   private Deployment app;
@@ -95,8 +96,10 @@ public abstract class HttpSemanticsContract {
   @Test
   void putIsUntouchedUnlessTheRouteCoversIt() throws Exception {
     String key = key();
-    HttpRequest.Builder put = request("/api/payments/put", key, null).PUT(HttpRequest.BodyPublishers.ofString("{}"));
-    HttpRequest.Builder coveredPut = request("/puts/api/payments", key, null).PUT(HttpRequest.BodyPublishers.ofString("{}"));
+    HttpRequest.Builder put =
+        request("/api/payments/put", key, null).PUT(HttpRequest.BodyPublishers.ofString("{}"));
+    HttpRequest.Builder coveredPut =
+        request("/puts/api/payments", key, null).PUT(HttpRequest.BodyPublishers.ofString("{}"));
 
     send(put);
     send(put);
@@ -138,18 +141,24 @@ public abstract class HttpSemanticsContract {
   void aRetryGetsTheOriginalStatusHeadersAndBodyMarkedReplayed() throws Exception {
     String key = key();
 
-    HttpResponse<String> first = send(post("/api/payments/replay", key, "{\"amount\":1000,\"currency\":\"EUR\"}"));
-    HttpResponse<String> retry = send(post("/api/payments/replay", key, "{ \"currency\": \"EUR\", \"amount\": 1000.0 }"));
+    HttpResponse<String> first =
+        send(post("/api/payments/replay", key, "{\"amount\":1000,\"currency\":\"EUR\"}"));
+    HttpResponse<String> retry =
+        send(post("/api/payments/replay", key, "{ \"currency\": \"EUR\", \"amount\": 1000.0 }"));
 
     assertThat(first.statusCode()).isEqualTo(201);
     assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
     assertThat(retry.statusCode()).isEqualTo(201);
     assertThat(retry.body()).isEqualTo(first.body());
     assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
-    assertThat(retry.headers().firstValue("Location")).isEqualTo(first.headers().firstValue("Location")).isPresent();
-    assertThat(retry.headers().firstValue("Content-Type")).isEqualTo(first.headers().firstValue("Content-Type"));
+    assertThat(retry.headers().firstValue("Location"))
+        .isEqualTo(first.headers().firstValue("Location"))
+        .isPresent();
+    assertThat(retry.headers().firstValue("Content-Type"))
+        .isEqualTo(first.headers().firstValue("Content-Type"));
     assertThat(retry.headers().allValues("X-Multi")).containsExactly("one", "two");
-    assertThat(retry.headers().firstValue("Content-Length")).contains(Integer.toString(first.body().length()));
+    assertThat(retry.headers().firstValue("Content-Length"))
+        .contains(Integer.toString(first.body().length()));
     assertThat(retry.headers().firstValue("Set-Cookie")).as("cookies are never replayed").isEmpty();
     assertThat(runs("/api/payments/replay")).isEqualTo(1);
   }
@@ -211,16 +220,19 @@ public abstract class HttpSemanticsContract {
     String key = key();
     send(post("/api/payments/query?currency=EUR", key, "{}"));
 
-    assertProblem(send(post("/api/payments/query?currency=USD", key, "{}")), ProblemType.KEY_REUSED);
+    assertProblem(
+        send(post("/api/payments/query?currency=USD", key, "{}")), ProblemType.KEY_REUSED);
     assertThat(runs("/api/payments/query")).isEqualTo(1);
   }
 
   @Test
   void excludedJsonPointersDoNotMakeARetryDifferent() throws Exception {
     String key = key();
-    HttpResponse<String> first = send(post("/stamped/api/payments", key, "{\"amount\":1,\"sent_at\":\"12:00:00\"}"));
+    HttpResponse<String> first =
+        send(post("/stamped/api/payments", key, "{\"amount\":1,\"sent_at\":\"12:00:00\"}"));
 
-    HttpResponse<String> retry = send(post("/stamped/api/payments", key, "{\"amount\":1,\"sent_at\":\"12:00:07\"}"));
+    HttpResponse<String> retry =
+        send(post("/stamped/api/payments", key, "{\"amount\":1,\"sent_at\":\"12:00:07\"}"));
 
     assertThat(retry.body()).isEqualTo(first.body());
     assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
@@ -233,7 +245,8 @@ public abstract class HttpSemanticsContract {
 
     HttpResponse<String> a = send(post(path, key, "{}", KitRoutes.TENANT_HEADER, "sk_merchant_a"));
     HttpResponse<String> b = send(post(path, key, "{}", KitRoutes.TENANT_HEADER, "sk_merchant_b"));
-    HttpResponse<String> aAgain = send(post(path, key, "{}", KitRoutes.TENANT_HEADER, "sk_merchant_a"));
+    HttpResponse<String> aAgain =
+        send(post(path, key, "{}", KitRoutes.TENANT_HEADER, "sk_merchant_a"));
 
     assertThat(a.body()).isNotEqualTo(b.body());
     assertThat(aAgain.body()).isEqualTo(a.body());
@@ -242,13 +255,14 @@ public abstract class HttpSemanticsContract {
 
   @Test
   void aRequestNamingTwoDifferentTenantsIs400AndRunsNothing() throws Exception {
-    HttpRequest.Builder twoTenants = HttpRequest.newBuilder(uri("/api/payments/ambiguous"))
-        .timeout(Duration.ofSeconds(20))
-        .header("Content-Type", "application/json")
-        .header("Idempotency-Key", key())
-        .header(KitRoutes.TENANT_HEADER, "sk_merchant_a")
-        .header(KitRoutes.TENANT_HEADER, "sk_merchant_b")
-        .POST(HttpRequest.BodyPublishers.ofString("{}"));
+    HttpRequest.Builder twoTenants =
+        HttpRequest.newBuilder(uri("/api/payments/ambiguous"))
+            .timeout(Duration.ofSeconds(20))
+            .header("Content-Type", "application/json")
+            .header("Idempotency-Key", key())
+            .header(KitRoutes.TENANT_HEADER, "sk_merchant_a")
+            .header(KitRoutes.TENANT_HEADER, "sk_merchant_b")
+            .POST(HttpRequest.BodyPublishers.ofString("{}"));
 
     assertProblem(send(twoTenants), ProblemType.TENANT_AMBIGUOUS);
     assertThat(runs("/api/payments/ambiguous")).isZero();
@@ -260,14 +274,15 @@ public abstract class HttpSemanticsContract {
   void aRetryWhileTheFirstIsInFlightIs409WithRetryAfter() throws Exception {
     String key = key();
     String path = "/api/slow/conflict";
-    CompletableFuture<HttpResponse<String>> first = sendAsync(post(path + "?ms=" + SLOW.toMillis(), key, "{}"));
+    CompletableFuture<HttpResponse<String>> first =
+        sendAsync(post(path + "?ms=" + SLOW.toMillis(), key, "{}"));
     awaitRuns(path, first);
 
     HttpResponse<String> dup = send(post(path + "?ms=" + SLOW.toMillis(), key, "{}"));
 
     assertProblem(dup, ProblemType.IN_FLIGHT);
-    assertThat(dup.headers().firstValue("Retry-After")).hasValueSatisfying(
-        s -> assertThat(Integer.parseInt(s)).isBetween(1, 30));
+    assertThat(dup.headers().firstValue("Retry-After"))
+        .hasValueSatisfying(s -> assertThat(Integer.parseInt(s)).isBetween(1, 30));
     assertThat(first.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
     assertThat(runs(path)).isEqualTo(1);
   }
@@ -312,7 +327,8 @@ public abstract class HttpSemanticsContract {
   // ---- responses that cannot be stored; bodies too large ----
 
   @Test
-  void aResponseOverTheCapIsDeliveredCountsAsDoneAndItsRetryIs409ResponseUnavailable() throws Exception {
+  void aResponseOverTheCapIsDeliveredCountsAsDoneAndItsRetryIs409ResponseUnavailable()
+      throws Exception {
     String key = key();
     String path = "/small/api/big";
 
@@ -383,16 +399,22 @@ public abstract class HttpSemanticsContract {
 
   private static URI uri(Deployment d, String pathAndQuery) {
     String base = d.base().toString();
-    return URI.create((base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + pathAndQuery);
+    return URI.create(
+        (base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + pathAndQuery);
   }
 
-  /** A request from {@link #TENANT} with the key unless it is null, and extra header name/value pairs. */
+  /**
+   * A request from {@link #TENANT} with the key unless it is null, and extra header name/value
+   * pairs.
+   */
   protected HttpRequest.Builder request(String pathAndQuery, String key, String... headers) {
     return request(app, pathAndQuery, key, headers);
   }
 
-  private static HttpRequest.Builder request(Deployment d, String pathAndQuery, String key, String... headers) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(uri(d, pathAndQuery)).timeout(Duration.ofSeconds(20));
+  private static HttpRequest.Builder request(
+      Deployment d, String pathAndQuery, String key, String... headers) {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(uri(d, pathAndQuery)).timeout(Duration.ofSeconds(20));
     if (key != null) {
       b.header("Idempotency-Key", key);
     }
@@ -408,17 +430,20 @@ public abstract class HttpSemanticsContract {
   }
 
   /** A JSON POST from {@link #TENANT}. */
-  protected HttpRequest.Builder post(String pathAndQuery, String key, String json, String... headers) {
+  protected HttpRequest.Builder post(
+      String pathAndQuery, String key, String json, String... headers) {
     return post(app, pathAndQuery, key, json, headers);
   }
 
-  private static HttpRequest.Builder post(Deployment d, String pathAndQuery, String key, String json, String... headers) {
+  private static HttpRequest.Builder post(
+      Deployment d, String pathAndQuery, String key, String json, String... headers) {
     return request(d, pathAndQuery, key, headers)
         .header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(json));
   }
 
-  protected HttpResponse<String> send(HttpRequest.Builder request) throws IOException, InterruptedException {
+  protected HttpResponse<String> send(HttpRequest.Builder request)
+      throws IOException, InterruptedException {
     return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
   }
 
@@ -437,11 +462,13 @@ public abstract class HttpSemanticsContract {
    * Waits until the handler of {@code path} has started: the request {@code first} holds its key.
    * Gives up at once if {@code first} was answered without running it, saying what it got.
    */
-  protected void awaitRuns(String path, CompletableFuture<HttpResponse<String>> first) throws InterruptedException {
+  protected void awaitRuns(String path, CompletableFuture<HttpResponse<String>> first)
+      throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (runs(path) < 1) {
       if (first.isDone()) {
-        throw new AssertionError(path + " did not start: the request was answered " + answer(first));
+        throw new AssertionError(
+            path + " did not start: the request was answered " + answer(first));
       }
       if (System.nanoTime() > deadline) {
         throw new AssertionError(path + " did not start within 20 s");
@@ -462,10 +489,10 @@ public abstract class HttpSemanticsContract {
   /** An RFC 9457 answer of {@code type}: its status, media type, type URI and an exact length. */
   protected static void assertProblem(HttpResponse<String> r, ProblemType type) {
     assertThat(r.statusCode()).as("status of %s", r.body()).isEqualTo(type.status());
-    assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(
-        ct -> assertThat(ct).startsWith(Problems.MEDIA_TYPE));
+    assertThat(r.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(ct -> assertThat(ct).startsWith(Problems.MEDIA_TYPE));
     assertThat(r.body()).contains("\"type\":\"" + type.uri() + "\"");
-    assertThat(r.headers().firstValue("Content-Length")).contains(Integer.toString(r.body().length()));
+    assertThat(r.headers().firstValue("Content-Length"))
+        .contains(Integer.toString(r.body().length()));
   }
-
 }

@@ -23,7 +23,9 @@ public final class KitRoutes {
     Map<String, Map<String, Object>> routes = new LinkedHashMap<>();
     routes.put("/required/**", Map.of("key-required", true));
     routes.put("/small/**", Map.of("max-request-bytes", 1024, "max-response-bytes", 4096));
-    routes.put("/wait/**", Map.of("in-flight", "wait", "max-wait", Duration.ofSeconds(10), "max-waiters-per-key", 64));
+    routes.put(
+        "/wait/**",
+        Map.of("in-flight", "wait", "max-wait", Duration.ofSeconds(10), "max-waiters-per-key", 64));
     routes.put("/stamped/**", Map.of("excluded-json-pointers", List.of("/sent_at")));
     routes.put("/puts/**", Map.of("methods", List.of("POST", "PUT", "DELETE")));
     routes.put("/open/**", Map.of("failure-mode", "fail-open"));

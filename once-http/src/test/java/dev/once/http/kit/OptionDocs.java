@@ -24,17 +24,31 @@ public final class OptionDocs {
    * Asserts the marked section of {@code doc} is a table headed {@code header} (its first column's
    * title), then {@code extraRows} as given, then one row per option named {@code prefix + name}.
    */
-  public static void assertTable(Path doc, String header, String prefix, String extraRows) throws IOException {
+  public static void assertTable(Path doc, String header, String prefix, String extraRows)
+      throws IOException {
     String text = Files.readString(doc);
     int begin = text.indexOf(BEGIN);
     int end = text.indexOf(END);
     assertThat(begin).as("%s has the line %s", doc, BEGIN.strip()).isNotNegative();
     assertThat(end).as("%s has the line %s after the begin marker", doc, END).isGreaterThan(begin);
 
-    String expected = "| " + header + " | default | meaning |\n|---|---|---|\n" + extraRows
-        + RouteOptions.all().stream()
-            .map(o -> "| `" + prefix + o.name() + "` | `" + o.defaultValue() + "` | " + o.description() + " |\n")
-            .collect(Collectors.joining());
+    String expected =
+        "| "
+            + header
+            + " | default | meaning |\n|---|---|---|\n"
+            + extraRows
+            + RouteOptions.all().stream()
+                .map(
+                    o ->
+                        "| `"
+                            + prefix
+                            + o.name()
+                            + "` | `"
+                            + o.defaultValue()
+                            + "` | "
+                            + o.description()
+                            + " |\n")
+                .collect(Collectors.joining());
     assertThat(text.substring(begin + BEGIN.length(), end))
         .as("the route-options section of %s, which should read:%n%s", doc, expected)
         .isEqualTo(expected);

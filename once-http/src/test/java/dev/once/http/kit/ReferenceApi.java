@@ -73,11 +73,15 @@ public final class ReferenceApi {
         Arrays.fill(body, (byte) 'x');
         yield new Reply(200, List.of(Map.entry("Content-Type", "application/octet-stream")), body);
       }
-      case "hop" -> new Reply(200, List.of(
-          Map.entry("Content-Type", "text/plain"),
-          Map.entry("Connection", "X-Hop"),
-          Map.entry("X-Hop", "only for the next hop"),
-          Map.entry("X-Kept", "end to end")), "hop".getBytes(StandardCharsets.US_ASCII));
+      case "hop" ->
+          new Reply(
+              200,
+              List.of(
+                  Map.entry("Content-Type", "text/plain"),
+                  Map.entry("Connection", "X-Hop"),
+                  Map.entry("X-Hop", "only for the next hop"),
+                  Map.entry("X-Kept", "end to end")),
+              "hop".getBytes(StandardCharsets.US_ASCII));
       default -> payment(call);
     };
   }
@@ -95,7 +99,10 @@ public final class ReferenceApi {
   }
 
   private static Reply text(int status, String text) {
-    return new Reply(status, List.of(Map.entry("Content-Type", "text/plain")), text.getBytes(StandardCharsets.US_ASCII));
+    return new Reply(
+        status,
+        List.of(Map.entry("Content-Type", "text/plain")),
+        text.getBytes(StandardCharsets.US_ASCII));
   }
 
   private static String param(String query, String name, String otherwise) {

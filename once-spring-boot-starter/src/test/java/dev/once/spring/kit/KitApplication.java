@@ -11,13 +11,16 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * A Spring Boot application that serves the kit's {@link ReferenceApi} from one catch-all controller;
- * nothing in it knows about idempotency: the starter guards it from properties alone.
+ * A Spring Boot application that serves the kit's {@link ReferenceApi} from one catch-all
+ * controller; nothing in it knows about idempotency: the starter guards it from properties alone.
  */
 @SpringBootApplication
 public class KitApplication {
 
-  /** Every path and method, handed to the reference API; its failure propagates as a handler's would. */
+  /**
+   * Every path and method, handed to the reference API; its failure propagates as a handler's
+   * would.
+   */
   @RestController
   static class ReferenceController {
 
@@ -28,9 +31,15 @@ public class KitApplication {
     }
 
     @RequestMapping("/**")
-    ResponseEntity<byte[]> handle(HttpServletRequest request) throws IOException, InterruptedException {
-      ReferenceApi.Reply reply = api.handle(new ReferenceApi.Call(request.getMethod(), request.getRequestURI(),
-          request.getQueryString(), request.getInputStream().readAllBytes()));
+    ResponseEntity<byte[]> handle(HttpServletRequest request)
+        throws IOException, InterruptedException {
+      ReferenceApi.Reply reply =
+          api.handle(
+              new ReferenceApi.Call(
+                  request.getMethod(),
+                  request.getRequestURI(),
+                  request.getQueryString(),
+                  request.getInputStream().readAllBytes()));
       HttpHeaders headers = new HttpHeaders();
       for (Map.Entry<String, String> h : reply.headers()) {
         headers.add(h.getKey(), h.getValue());

@@ -27,8 +27,10 @@ public class FakeLedgerApplication {
     /** Writes one row, then answers {@code status}, or throws if asked to. */
     @PostMapping("/api/entries")
     @Idempotent(keyRequired = true, transactional = true)
-    ResponseEntity<Map<String, Object>> add(@RequestBody Map<String, String> entry,
-        @RequestParam(defaultValue = "201") int status, @RequestParam(defaultValue = "false") boolean fail) {
+    ResponseEntity<Map<String, Object>> add(
+        @RequestBody Map<String, String> entry,
+        @RequestParam(defaultValue = "201") int status,
+        @RequestParam(defaultValue = "false") boolean fail) {
       jdbc.update("INSERT INTO " + TABLE + " (note) VALUES (?)", entry.get("note"));
       if (fail) {
         throw new IllegalStateException("the handler failed after writing");

@@ -18,7 +18,10 @@ import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.context.request.async.DeferredResult;
 import org.springframework.web.server.ResponseStatusException;
 
-/** Counts how often each handler really ran, so tests assert executions rather than the filter's word. */
+/**
+ * Counts how often each handler really ran, so tests assert executions rather than the filter's
+ * word.
+ */
 @RestController
 public class OrdersController {
 
@@ -39,7 +42,8 @@ public class OrdersController {
   @Idempotent(keyRequired = true)
   ResponseEntity<Map<String, Object>> create(@RequestBody Map<String, Object> order) {
     int id = ran("create");
-    return ResponseEntity.status(HttpStatus.CREATED).header("Location", "/api/orders/ord_" + id)
+    return ResponseEntity.status(HttpStatus.CREATED)
+        .header("Location", "/api/orders/ord_" + id)
         .body(Map.of("order_id", "ord_" + id, "amount", order.get("amount")));
   }
 
@@ -52,11 +56,13 @@ public class OrdersController {
 
   @PostMapping("/api/orders/{id}/refunds")
   @Idempotent(inFlight = InFlightMode.WAIT, maxWait = "${shop.refund-wait:5s}")
-  ResponseEntity<Map<String, Object>> refund(@PathVariable String id, @RequestParam(defaultValue = "0") long ms)
+  ResponseEntity<Map<String, Object>> refund(
+      @PathVariable String id, @RequestParam(defaultValue = "0") long ms)
       throws InterruptedException {
     int n = ran("refund");
     TimeUnit.MILLISECONDS.sleep(ms);
-    return ResponseEntity.status(HttpStatus.CREATED).body(Map.of("refund_id", "re_" + n, "order_id", id));
+    return ResponseEntity.status(HttpStatus.CREATED)
+        .body(Map.of("refund_id", "re_" + n, "order_id", id));
   }
 
   @PostMapping("/api/notes")
@@ -90,8 +96,11 @@ public class OrdersController {
   DeferredResult<ResponseEntity<Map<String, Object>>> deferred() {
     int n = ran("deferred");
     DeferredResult<ResponseEntity<Map<String, Object>>> result = new DeferredResult<>(5_000L);
-    CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS).execute(() ->
-        result.setResult(ResponseEntity.status(HttpStatus.ACCEPTED).body(Map.of("job_id", "job_" + n))));
+    CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS)
+        .execute(
+            () ->
+                result.setResult(
+                    ResponseEntity.status(HttpStatus.ACCEPTED).body(Map.of("job_id", "job_" + n))));
     return result;
   }
 }

@@ -11,8 +11,8 @@ import software.amazon.awssdk.core.SdkBytes;
  *
  * <p>A DynamoDB item holds at most 400 KB, so values of {@value #COMPRESS_FROM} bytes or more are
  * deflated when that makes them smaller (JSON bodies typically shrink to a fifth); others, and
- * values that do not shrink (already compressed, random), are stored raw. The header says which,
- * so the threshold can change without breaking stored records.
+ * values that do not shrink (already compressed, random), are stored raw. The header says which, so
+ * the threshold can change without breaking stored records.
  */
 final class BinaryValues {
 
@@ -41,7 +41,8 @@ final class BinaryValues {
     return switch (bytes[0]) {
       case RAW -> java.util.Arrays.copyOfRange(bytes, 1, bytes.length);
       case DEFLATED -> inflate(bytes);
-      default -> throw new IllegalStateException("a stored value has an unknown encoding " + bytes[0]);
+      default ->
+          throw new IllegalStateException("a stored value has an unknown encoding " + bytes[0]);
     };
   }
 

@@ -14,17 +14,18 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
 
 /**
  * Runs the store's DynamoDB calls: each bounded by the call timeout (set on the request, retries
- * included), and each failure translated. A failed condition is an answer, not a failure; throttling,
- * server errors, timeouts and network failures mean the store is unavailable; any other rejection
- * (a missing table, a malformed request) is a configuration or programming error and says so.
+ * included), and each failure translated. A failed condition is an answer, not a failure;
+ * throttling, server errors, timeouts and network failures mean the store is unavailable; any other
+ * rejection (a missing table, a malformed request) is a configuration or programming error and says
+ * so.
  *
  * <p>Calls run with the thread's interrupt flag cleared, and set again afterwards. The sync client
- * checks the flag between its stages and aborts the call when it finds it set: before the request is
- * sent, so a completion or a claim from an interrupted thread failed although nothing was wrong with
- * the store; and after the response arrived, so a write that landed was reported as failed. The
- * caller's interrupt is kept for the caller to act on once the store has answered. An interrupt that
- * arrives while the request is on the wire still aborts it inside the SDK: the store then reports
- * {@link StoreUnavailableException}, an unknown outcome, as for a timeout.
+ * checks the flag between its stages and aborts the call when it finds it set: before the request
+ * is sent, so a completion or a claim from an interrupted thread failed although nothing was wrong
+ * with the store; and after the response arrived, so a write that landed was reported as failed.
+ * The caller's interrupt is kept for the caller to act on once the store has answered. An interrupt
+ * that arrives while the request is on the wire still aborts it inside the SDK: the store then
+ * reports {@link StoreUnavailableException}, an unknown outcome, as for a timeout.
  */
 final class Calls {
 
@@ -51,11 +52,14 @@ final class Calls {
   }
 
   /**
-   * Runs a conditional write. Returns {@code null} if it was applied; otherwise the item as it stood
-   * (empty if there was none): the one DynamoDB returned with the failure, else {@code reread}'s, else
-   * an empty map.
+   * Runs a conditional write. Returns {@code null} if it was applied; otherwise the item as it
+   * stood (empty if there was none): the one DynamoDB returned with the failure, else {@code
+   * reread}'s, else an empty map.
    */
-  @Nullable Map<String, AttributeValue> conditionally(String operation, @Nullable RecordId id, Supplier<?> write,
+  @Nullable Map<String, AttributeValue> conditionally(
+      String operation,
+      @Nullable RecordId id,
+      Supplier<?> write,
       @Nullable Supplier<Map<String, AttributeValue>> reread) {
     try {
       uninterrupted(write);
@@ -84,11 +88,23 @@ final class Calls {
   }
 
   private RuntimeException translate(String operation, SdkException e) {
-    if (e instanceof AwsServiceException service && !e.retryable() && !service.isThrottlingException()
-        && service.statusCode() >= 400 && service.statusCode() < 500) {
-      return new IllegalStateException("DynamoDB rejected " + operation + " on table " + table + ": " + e.getMessage(), e);
+    if (e instanceof AwsServiceException service
+        && !e.retryable()
+        && !service.isThrottlingException()
+        && service.statusCode() >= 400
+        && service.statusCode() < 500) {
+      return new IllegalStateException(
+          "DynamoDB rejected " + operation + " on table " + table + ": " + e.getMessage(), e);
     }
-    return new StoreUnavailableException("DynamoDB could not run " + operation + " on table " + table
-        + " (call timeout " + timeout.toMillis() + " ms): " + e.getMessage(), e);
+    return new StoreUnavailableException(
+        "DynamoDB could not run "
+            + operation
+            + " on table "
+            + table
+            + " (call timeout "
+            + timeout.toMillis()
+            + " ms): "
+            + e.getMessage(),
+        e);
   }
 }

@@ -7,7 +7,6 @@ import static dev.once.store.dynamodb.Items.KEY;
 import static dev.once.store.dynamodb.Items.LEASE_UNTIL;
 import static dev.once.store.dynamodb.Items.RECOVERY_POINT;
 import static dev.once.store.dynamodb.Items.RELEASED;
-import static dev.once.store.dynamodb.Items.RESULT;
 import static dev.once.store.dynamodb.Items.SCOPE;
 import static dev.once.store.dynamodb.Items.STATE;
 import static dev.once.store.dynamodb.Items.TOKEN;
@@ -55,45 +54,51 @@ import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
  *
  * <p>A claim is one conditional {@code PutItem}; when its condition fails, DynamoDB returns the
  * existing item with the failure ({@code ReturnValuesOnConditionCheckFailure.ALL_OLD}), so a claim
- * that finds a record costs one round trip too. A steal is a second, conditional {@code UpdateItem}.
- * Every other transition is one {@code UpdateItem} or {@code DeleteItem} conditioned on the state
- * and the caller's token; reads are strongly consistent.
+ * that finds a record costs one round trip too. A steal is a second, conditional {@code
+ * UpdateItem}. Every other transition is one {@code UpdateItem} or {@code DeleteItem} conditioned
+ * on the state and the caller's token; reads are strongly consistent.
  *
  * <p><b>Time.</b> DynamoDB has no clock a request can read, so leases and expiry are measured by
- * this store's {@link Builder#clock(Clock) clock}: application nodes must keep their clocks in
- * sync (NTP), and a lease must be longer than the worst skew between them, or a node whose clock
- * runs ahead may steal a lease that is still live for its holder (fencing still stops the old holder
+ * this store's {@link Builder#clock(Clock) clock}: application nodes must keep their clocks in sync
+ * (NTP), and a lease must be longer than the worst skew between them, or a node whose clock runs
+ * ahead may steal a lease that is still live for its holder (fencing still stops the old holder
  * from writing). See {@code docs/dynamodb-store.md}.
  *
- * <p><b>Tokens.</b> A token is the clock in microseconds times 1024 plus a random number below 1024,
- * or one more than the key's last token if that is larger. Released and purged records stay as
- * tombstones that keep the last token for {@link Builder#retentionAfterExpiry(Duration)
+ * <p><b>Tokens.</b> A token is the clock in microseconds times 1024 plus a random number below
+ * 1024, or one more than the key's last token if that is larger. Released and purged records stay
+ * as tombstones that keep the last token for {@link Builder#retentionAfterExpiry(Duration)
  * retentionAfterExpiry}, and expired records stay until then too, so a token is never granted twice
  * for a key unless a clock steps back by more than that <em>and</em> the random part collides.
  *
- * <p><b>Size.</b> A DynamoDB item holds at most 400 KB: results and recovery points of 1 KiB or more
- * are deflated when that makes them smaller, and one that still does not fit in
- * {@link Builder#maxItemBytes(int) maxItemBytes} is refused with a {@link ResultTooLargeException}
- * before anything is written; the record stays in progress, and the engine then records the outcome
+ * <p><b>Size.</b> A DynamoDB item holds at most 400 KB: results and recovery points of 1 KiB or
+ * more are deflated when that makes them smaller, and one that still does not fit in {@link
+ * Builder#maxItemBytes(int) maxItemBytes} is refused with a {@link ResultTooLargeException} before
+ * anything is written; the record stays in progress, and the engine then records the outcome
  * without its result (retries get "response unavailable", never a second run).
  *
- * <p><b>Batched heartbeats</b> run each lease's conditional update side by side, at most
- * {@link Builder#heartbeatConcurrency(int) heartbeatConcurrency} at once, on threads the store starts
- * when it needs them and {@link #close()} stops.
+ * <p><b>Batched heartbeats</b> run each lease's conditional update side by side, at most {@link
+ * Builder#heartbeatConcurrency(int) heartbeatConcurrency} at once, on threads the store starts when
+ * it needs them and {@link #close()} stops.
  *
- * <p>The store never closes the client. Every call is bounded by
- * {@link Builder#callTimeout(Duration) callTimeout}; a call that fails or times out throws
- * {@link StoreUnavailableException}. A call from an interrupted thread runs as any other, and the
- * thread's interrupt is still set when it returns.
+ * <p>The store never closes the client. Every call is bounded by {@link
+ * Builder#callTimeout(Duration) callTimeout}; a call that fails or times out throws {@link
+ * StoreUnavailableException}. A call from an interrupted thread runs as any other, and the thread's
+ * interrupt is still set when it returns.
  */
 public final class DynamoDbStore implements IdempotencyStore {
 
   /** The default of {@link Builder#callTimeout(Duration)}. */
   public static final Duration DEFAULT_CALL_TIMEOUT = Duration.ofSeconds(2);
+
   /** The default of {@link Builder#retentionAfterExpiry(Duration)}. */
   public static final Duration DEFAULT_RETENTION_AFTER_EXPIRY = Duration.ofDays(1);
-  /** The default of {@link Builder#heartbeatConcurrency(int)}: the SDK's default HTTP connection pool. */
+
+  /**
+   * The default of {@link Builder#heartbeatConcurrency(int)}: the SDK's default HTTP connection
+   * pool.
+   */
   public static final int DEFAULT_HEARTBEAT_CONCURRENCY = 50;
+
   /** The largest item DynamoDB stores, and the default of {@link Builder#maxItemBytes(int)}. */
   public static final int DYNAMODB_ITEM_LIMIT = 400 * 1024;
 
@@ -166,14 +171,26 @@ public final class DynamoDbStore implements IdempotencyStore {
         item.put(EXPIRES_AT, n(expiresAt));
         item.put(TTL, n(ttlSeconds(expiresAt)));
         // Absent, or a tombstone or an expired record whose last token is below the new one.
-        Map<String, AttributeValue> values = Map.of(":released", s(RELEASED), ":now", n(now), ":token", n(token));
-        String condition = "attribute_not_exists(#scope) OR ((#state = :released OR #exp <= :now) AND #token < :token)";
-        seen = calls.conditionally("claim", id, () -> client.putItem(r -> r.tableName(table).item(item)
-            .conditionExpression(condition)
-            .expressionAttributeNames(Expressions.names(condition))
-            .expressionAttributeValues(Expressions.values(values, condition))
-            .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
-            .overrideConfiguration(calls.timeout())), () -> read(id));
+        Map<String, AttributeValue> values =
+            Map.of(":released", s(RELEASED), ":now", n(now), ":token", n(token));
+        String condition =
+            "attribute_not_exists(#scope) OR ((#state = :released OR #exp <= :now) AND #token < :token)";
+        seen =
+            calls.conditionally(
+                "claim",
+                id,
+                () ->
+                    client.putItem(
+                        r ->
+                            r.tableName(table)
+                                .item(item)
+                                .conditionExpression(condition)
+                                .expressionAttributeNames(Expressions.names(condition))
+                                .expressionAttributeValues(Expressions.values(values, condition))
+                                .returnValuesOnConditionCheckFailure(
+                                    ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                                .overrideConfiguration(calls.timeout())),
+                () -> read(id));
         if (seen == null) {
           return new Claimed(token, Items.instant(leaseUntil), false, null);
         }
@@ -193,16 +210,25 @@ public final class DynamoDbStore implements IdempotencyStore {
         values.put(":oldExp", old.get(EXPIRES_AT));
         // Compare-and-set on everything the steal decision read: a heartbeat or another thief in
         // between makes it fail, and the loop decides again on the item the failure returns.
-        seen = update("claim (steal)", id, Items.key(id), "SET #token = :token, #lease = :lease, #exp = :exp, #ttl = :ttl",
-            "#state = :inProgress AND #token = :oldToken AND #lease = :oldLease AND #exp = :oldExp", values, true);
+        seen =
+            update(
+                "claim (steal)",
+                id,
+                Items.key(id),
+                "SET #token = :token, #lease = :lease, #exp = :exp, #ttl = :ttl",
+                "#state = :inProgress AND #token = :oldToken AND #lease = :oldLease AND #exp = :oldExp",
+                values,
+                true);
         if (seen == null) {
-          return new Claimed(token, Items.instant(leaseUntil), true, Items.bytes(old, RECOVERY_POINT));
+          return new Claimed(
+              token, Items.instant(leaseUntil), true, Items.bytes(old, RECOVERY_POINT));
         }
       } else {
         return new Existing(Items.toRecord(id, seen, now));
       }
     }
-    throw new StoreUnavailableException("claim of " + id + " kept losing races on DynamoDB after " + MAX_ATTEMPTS + " attempts");
+    throw new StoreUnavailableException(
+        "claim of " + id + " kept losing races on DynamoDB after " + MAX_ATTEMPTS + " attempts");
   }
 
   @Override
@@ -223,16 +249,17 @@ public final class DynamoDbStore implements IdempotencyStore {
   /**
    * {@inheritDoc}
    *
-   * <p>Each lease is its own conditional update, exactly as {@link #heartbeat(RecordId, long, Duration)}
-   * makes it, and the updates run side by side (see {@link Builder#heartbeatConcurrency(int)}), so a
-   * batch of up to that many leases costs about one round trip. The first update that fails ends the
-   * batch with {@link StoreUnavailableException}.
+   * <p>Each lease is its own conditional update, exactly as {@link #heartbeat(RecordId, long,
+   * Duration)} makes it, and the updates run side by side (see {@link
+   * Builder#heartbeatConcurrency(int)}), so a batch of up to that many leases costs about one round
+   * trip. The first update that fails ends the batch with {@link StoreUnavailableException}.
    */
   @Override
   public Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
     Objects.requireNonNull(leases, "leases");
     Arguments.positive("lease", lease);
-    return heartbeats.select("heartbeat", leases, held -> extendLease(held.id(), held.token(), lease, null));
+    return heartbeats.select(
+        "heartbeat", leases, held -> extendLease(held.id(), held.token(), lease, null));
   }
 
   @Override
@@ -248,7 +275,8 @@ public final class DynamoDbStore implements IdempotencyStore {
    * the new lease, is one update; if the lease would outlast the record, a second update pushes the
    * expiry too (DynamoDB cannot compute a maximum in one update).
    */
-  private boolean extendLease(RecordId id, long token, Duration lease, @Nullable SdkBytes recoveryPoint) {
+  private boolean extendLease(
+      RecordId id, long token, Duration lease, @Nullable SdkBytes recoveryPoint) {
     for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       long now = nowMicros();
       long leaseUntil = now + micros(lease);
@@ -259,8 +287,8 @@ public final class DynamoDbStore implements IdempotencyStore {
         values.put(":rp", AttributeValue.fromB(recoveryPoint));
         set += ", #rp = :rp";
       }
-      Map<String, AttributeValue> seen = update("heartbeat", id, Items.key(id), set, HELD + " AND #exp >= :lease",
-          values, true);
+      Map<String, AttributeValue> seen =
+          update("heartbeat", id, Items.key(id), set, HELD + " AND #exp >= :lease", values, true);
       if (seen == null) {
         return true;
       }
@@ -272,8 +300,15 @@ public final class DynamoDbStore implements IdempotencyStore {
         continue;
       }
       values.put(":ttl", n(ttlSeconds(leaseUntil)));
-      seen = update("heartbeat", id, Items.key(id), set + ", #exp = :lease, #ttl = :ttl", HELD + " AND #exp < :lease",
-          values, true);
+      seen =
+          update(
+              "heartbeat",
+              id,
+              Items.key(id),
+              set + ", #exp = :lease, #ttl = :ttl",
+              HELD + " AND #exp < :lease",
+              values,
+              true);
       if (seen == null) {
         return true;
       }
@@ -281,7 +316,12 @@ public final class DynamoDbStore implements IdempotencyStore {
         return false;
       }
     }
-    throw new StoreUnavailableException("heartbeat of " + id + " kept losing races on DynamoDB after " + MAX_ATTEMPTS + " attempts");
+    throw new StoreUnavailableException(
+        "heartbeat of "
+            + id
+            + " kept losing races on DynamoDB after "
+            + MAX_ATTEMPTS
+            + " attempts");
   }
 
   @Override
@@ -306,8 +346,15 @@ public final class DynamoDbStore implements IdempotencyStore {
     values.put(":result", AttributeValue.fromB(stored));
     values.put(":exp", n(expiresAt));
     values.put(":ttl", n(ttlSeconds(expiresAt)));
-    return update(state == RecordState.COMPLETED ? "complete" : "failFinal", id, Items.key(id),
-        "SET #state = :state, #result = :result, #exp = :exp, #ttl = :ttl REMOVE #rp", HELD, values, false) == null;
+    return update(
+            state == RecordState.COMPLETED ? "complete" : "failFinal",
+            id,
+            Items.key(id),
+            "SET #state = :state, #result = :result, #exp = :exp, #ttl = :ttl REMOVE #rp",
+            HELD,
+            values,
+            false)
+        == null;
   }
 
   @Override
@@ -321,12 +368,12 @@ public final class DynamoDbStore implements IdempotencyStore {
   /**
    * {@inheritDoc}
    *
-   * <p>Optional on DynamoDB, whose TTL deletes items by itself (lazily) after
-   * {@link Builder#retentionAfterExpiry(Duration) retentionAfterExpiry}. This frees expired records'
+   * <p>Optional on DynamoDB, whose TTL deletes items by itself (lazily) after {@link
+   * Builder#retentionAfterExpiry(Duration) retentionAfterExpiry}. This frees expired records'
    * bodies sooner: a strongly consistent {@code Scan} of the table from its start, filtered to
-   * expired records, and one conditional update per record found that turns it into a tombstone
-   * (or deletes it, with a retention of zero). A scan reads, and is billed for, the whole table in
-   * the worst case, so call it rarely, or not at all.
+   * expired records, and one conditional update per record found that turns it into a tombstone (or
+   * deletes it, with a retention of zero). A scan reads, and is billed for, the whole table in the
+   * worst case, so call it rarely, or not at all.
    */
   @Override
   public int purgeExpired(int batchSize) {
@@ -338,12 +385,21 @@ public final class DynamoDbStore implements IdempotencyStore {
     Map<String, AttributeValue> startKey = null;
     do {
       Map<String, AttributeValue> from = startKey;
-      ScanResponse page = calls.call("purgeExpired", () -> client.scan(r -> r.tableName(table).consistentRead(true)
-          .filterExpression(EXPIRED).projectionExpression(KEY_AND_TOKEN)
-          .expressionAttributeNames(Expressions.names(EXPIRED, KEY_AND_TOKEN))
-          .expressionAttributeValues(Map.of(":released", s(RELEASED), ":now", n(now)))
-          .exclusiveStartKey(from)
-          .overrideConfiguration(calls.timeout())));
+      ScanResponse page =
+          calls.call(
+              "purgeExpired",
+              () ->
+                  client.scan(
+                      r ->
+                          r.tableName(table)
+                              .consistentRead(true)
+                              .filterExpression(EXPIRED)
+                              .projectionExpression(KEY_AND_TOKEN)
+                              .expressionAttributeNames(Expressions.names(EXPIRED, KEY_AND_TOKEN))
+                              .expressionAttributeValues(
+                                  Map.of(":released", s(RELEASED), ":now", n(now)))
+                              .exclusiveStartKey(from)
+                              .overrideConfiguration(calls.timeout())));
       for (Map<String, AttributeValue> found : page.items()) {
         if (purged >= batchSize) {
           break;
@@ -352,7 +408,10 @@ public final class DynamoDbStore implements IdempotencyStore {
           purged++;
         }
       }
-      startKey = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
+      startKey =
+          page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty()
+              ? page.lastEvaluatedKey()
+              : null;
     } while (startKey != null && purged < batchSize);
     return purged;
   }
@@ -362,21 +421,41 @@ public final class DynamoDbStore implements IdempotencyStore {
     values.put(":token", found.get(TOKEN));
     values.put(":now", n(now));
     values.put(":released", s(RELEASED));
-    return bury("purgeExpired", null, Map.of(SCOPE, found.get(SCOPE), KEY, found.get(KEY)),
-        "#token = :token AND #exp <= :now AND #state <> :released", values, now);
+    return bury(
+        "purgeExpired",
+        null,
+        Map.of(SCOPE, found.get(SCOPE), KEY, found.get(KEY)),
+        "#token = :token AND #exp <= :now AND #state <> :released",
+        values,
+        now);
   }
 
   /**
    * Makes the record absent if {@code condition} holds: a tombstone that keeps its token until the
    * retention ends, or, with no retention, no item at all. Returns whether it did.
    */
-  private boolean bury(String operation, @Nullable RecordId id, Map<String, AttributeValue> key, String condition,
-      Map<String, AttributeValue> values, long now) {
+  private boolean bury(
+      String operation,
+      @Nullable RecordId id,
+      Map<String, AttributeValue> key,
+      String condition,
+      Map<String, AttributeValue> values,
+      long now) {
     if (retentionMicros == 0) {
-      return calls.conditionally(operation, id, () -> client.deleteItem(r -> r.tableName(table).key(key)
-          .conditionExpression(condition).expressionAttributeNames(Expressions.names(condition))
-          .expressionAttributeValues(Expressions.values(values, condition))
-          .overrideConfiguration(calls.timeout())), null) == null;
+      return calls.conditionally(
+              operation,
+              id,
+              () ->
+                  client.deleteItem(
+                      r ->
+                          r.tableName(table)
+                              .key(key)
+                              .conditionExpression(condition)
+                              .expressionAttributeNames(Expressions.names(condition))
+                              .expressionAttributeValues(Expressions.values(values, condition))
+                              .overrideConfiguration(calls.timeout())),
+              null)
+          == null;
     }
     values.put(":released", s(RELEASED));
     values.put(":ttl", n(ttlSeconds(now)));
@@ -387,15 +466,32 @@ public final class DynamoDbStore implements IdempotencyStore {
    * A conditional {@code UpdateItem}: {@code null} if applied, else the item as it stood (see
    * {@link Calls#conditionally}); with {@code returnOld}, DynamoDB sends it with the failure.
    */
-  private @Nullable Map<String, AttributeValue> update(String operation, @Nullable RecordId id, Map<String, AttributeValue> key,
-      String update, String condition, Map<String, AttributeValue> values, boolean returnOld) {
-    return calls.conditionally(operation, id, () -> client.updateItem(r -> r.tableName(table).key(key)
-        .updateExpression(update).conditionExpression(condition)
-        .expressionAttributeNames(Expressions.names(update, condition))
-        .expressionAttributeValues(Expressions.values(values, update, condition))
-        .returnValuesOnConditionCheckFailure(returnOld ? ReturnValuesOnConditionCheckFailure.ALL_OLD
-            : ReturnValuesOnConditionCheckFailure.NONE)
-        .overrideConfiguration(calls.timeout())), returnOld && id != null ? () -> read(id) : null);
+  private @Nullable Map<String, AttributeValue> update(
+      String operation,
+      @Nullable RecordId id,
+      Map<String, AttributeValue> key,
+      String update,
+      String condition,
+      Map<String, AttributeValue> values,
+      boolean returnOld) {
+    return calls.conditionally(
+        operation,
+        id,
+        () ->
+            client.updateItem(
+                r ->
+                    r.tableName(table)
+                        .key(key)
+                        .updateExpression(update)
+                        .conditionExpression(condition)
+                        .expressionAttributeNames(Expressions.names(update, condition))
+                        .expressionAttributeValues(Expressions.values(values, update, condition))
+                        .returnValuesOnConditionCheckFailure(
+                            returnOld
+                                ? ReturnValuesOnConditionCheckFailure.ALL_OLD
+                                : ReturnValuesOnConditionCheckFailure.NONE)
+                        .overrideConfiguration(calls.timeout())),
+        returnOld && id != null ? () -> read(id) : null);
   }
 
   /** Stops the store's heartbeat threads once their updates are done; the client stays open. */
@@ -406,28 +502,56 @@ public final class DynamoDbStore implements IdempotencyStore {
 
   @Override
   public String toString() {
-    return "DynamoDbStore[table=" + table + ", clock=" + clock + ", maxItemBytes=" + maxItemBytes + "]";
+    return "DynamoDbStore[table="
+        + table
+        + ", clock="
+        + clock
+        + ", maxItemBytes="
+        + maxItemBytes
+        + "]";
   }
 
   private Map<String, AttributeValue> read(RecordId id) {
-    return calls.call("get", () -> client.getItem(r -> r.tableName(table).key(Items.key(id)).consistentRead(true)
-        .overrideConfiguration(calls.timeout()))).item();
+    return calls
+        .call(
+            "get",
+            () ->
+                client.getItem(
+                    r ->
+                        r.tableName(table)
+                            .key(Items.key(id))
+                            .consistentRead(true)
+                            .overrideConfiguration(calls.timeout())))
+        .item();
   }
 
   private SdkBytes encodeFitting(RecordId id, byte[] value, String what) {
     SdkBytes stored = BinaryValues.encode(value);
     int size = Items.estimatedSize(id, stored.asByteArrayUnsafe().length);
     if (size > maxItemBytes) {
-      throw new ResultTooLargeException("the " + what + " of " + id + " is " + value.length + " bytes ("
-          + stored.asByteArrayUnsafe().length + " stored), so its item would be about " + size
-          + " bytes, over maxItemBytes " + maxItemBytes + "; nothing was written. Cap results below that "
-          + "(the engine's maximum result size) on DynamoDB");
+      throw new ResultTooLargeException(
+          "the "
+              + what
+              + " of "
+              + id
+              + " is "
+              + value.length
+              + " bytes ("
+              + stored.asByteArrayUnsafe().length
+              + " stored), so its item would be about "
+              + size
+              + " bytes, over maxItemBytes "
+              + maxItemBytes
+              + "; nothing was written. Cap results below that "
+              + "(the engine's maximum result size) on DynamoDB");
     }
     return stored;
   }
 
   private static boolean isHeldBy(Map<String, AttributeValue> item, long token, long now) {
-    return Items.isLive(item, now) && IN_PROGRESS.equals(Items.string(item, STATE)) && Items.number(item, TOKEN) == token;
+    return Items.isLive(item, now)
+        && IN_PROGRESS.equals(Items.string(item, STATE))
+        && Items.number(item, TOKEN) == token;
   }
 
   private static Map<String, AttributeValue> heldValues(long token, long now) {
@@ -440,7 +564,8 @@ public final class DynamoDbStore implements IdempotencyStore {
 
   private long nowMicros() {
     Instant now = clock.instant();
-    return Math.addExact(Math.multiplyExact(now.getEpochSecond(), 1_000_000L), now.getNano() / 1000);
+    return Math.addExact(
+        Math.multiplyExact(now.getEpochSecond(), 1_000_000L), now.getNano() / 1000);
   }
 
   /**
@@ -463,8 +588,8 @@ public final class DynamoDbStore implements IdempotencyStore {
   }
 
   /**
-   * Configures a {@link DynamoDbStore}. Each setter rejects a bad value at once with an
-   * {@link IllegalArgumentException} that names the option.
+   * Configures a {@link DynamoDbStore}. Each setter rejects a bad value at once with an {@link
+   * IllegalArgumentException} that names the option.
    */
   public static final class Builder {
 
@@ -488,8 +613,9 @@ public final class DynamoDbStore implements IdempotencyStore {
 
     static String requireTableName(String tableName) {
       if (tableName == null || !TABLE_NAME.matcher(tableName).matches()) {
-        throw new IllegalArgumentException("tableName must be 3 to 255 of a-z, A-Z, 0-9, '_', '-' and '.', was "
-            + (tableName == null ? "null" : "'" + tableName + "'"));
+        throw new IllegalArgumentException(
+            "tableName must be 3 to 255 of a-z, A-Z, 0-9, '_', '-' and '.', was "
+                + (tableName == null ? "null" : "'" + tableName + "'"));
       }
       return tableName;
     }
@@ -507,14 +633,17 @@ public final class DynamoDbStore implements IdempotencyStore {
     }
 
     /**
-     * How long one operation may take, retries included, before it throws
-     * {@link StoreUnavailableException}; default 2 s, at most 10 minutes. Set on each request, so it
-     * holds whatever the client's own timeouts are.
+     * How long one operation may take, retries included, before it throws {@link
+     * StoreUnavailableException}; default 2 s, at most 10 minutes. Set on each request, so it holds
+     * whatever the client's own timeouts are.
      */
     public Builder callTimeout(Duration callTimeout) {
-      if (callTimeout == null || callTimeout.isZero() || callTimeout.isNegative()
+      if (callTimeout == null
+          || callTimeout.isZero()
+          || callTimeout.isNegative()
           || callTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
-        throw new IllegalArgumentException("callTimeout must be positive and at most 10 minutes, was " + callTimeout);
+        throw new IllegalArgumentException(
+            "callTimeout must be positive and at most 10 minutes, was " + callTimeout);
       }
       this.callTimeout = callTimeout;
       return this;
@@ -527,9 +656,11 @@ public final class DynamoDbStore implements IdempotencyStore {
      * them: tokens then rely on the clocks never stepping back.
      */
     public Builder retentionAfterExpiry(Duration retentionAfterExpiry) {
-      if (retentionAfterExpiry == null || retentionAfterExpiry.isNegative()
+      if (retentionAfterExpiry == null
+          || retentionAfterExpiry.isNegative()
           || retentionAfterExpiry.compareTo(Duration.ofDays(365)) > 0) {
-        throw new IllegalArgumentException("retentionAfterExpiry must be zero to 365 days, was " + retentionAfterExpiry);
+        throw new IllegalArgumentException(
+            "retentionAfterExpiry must be zero to 365 days, was " + retentionAfterExpiry);
       }
       this.retentionAfterExpiry = retentionAfterExpiry;
       return this;
@@ -538,12 +669,13 @@ public final class DynamoDbStore implements IdempotencyStore {
     /**
      * The largest item the store writes, in bytes, as DynamoDB counts them; default and maximum
      * {@value DynamoDbStore#DYNAMODB_ITEM_LIMIT} (DynamoDB's limit), at least 4096. A result or
-     * recovery point whose item would be larger, after compression, is refused with an
-     * {@link IllegalArgumentException} before anything is written.
+     * recovery point whose item would be larger, after compression, is refused with an {@link
+     * IllegalArgumentException} before anything is written.
      */
     public Builder maxItemBytes(int maxItemBytes) {
       if (maxItemBytes < 4096 || maxItemBytes > DYNAMODB_ITEM_LIMIT) {
-        throw new IllegalArgumentException("maxItemBytes must be 4096 to " + DYNAMODB_ITEM_LIMIT + ", was " + maxItemBytes);
+        throw new IllegalArgumentException(
+            "maxItemBytes must be 4096 to " + DYNAMODB_ITEM_LIMIT + ", was " + maxItemBytes);
       }
       this.maxItemBytes = maxItemBytes;
       return this;
@@ -551,23 +683,25 @@ public final class DynamoDbStore implements IdempotencyStore {
 
     /**
      * How many conditional updates a batched heartbeat runs at once, across every caller of the
-     * store; default {@value DynamoDbStore#DEFAULT_HEARTBEAT_CONCURRENCY}, 1 to 1000. It is also how
-     * many threads the store may start for them (they end after a minute idle). Keep it at or below
-     * the client's HTTP connection pool (the Apache client's {@code maxConnections}, 50 by default):
-     * updates beyond it only wait for a connection.
+     * store; default {@value DynamoDbStore#DEFAULT_HEARTBEAT_CONCURRENCY}, 1 to 1000. It is also
+     * how many threads the store may start for them (they end after a minute idle). Keep it at or
+     * below the client's HTTP connection pool (the Apache client's {@code maxConnections}, 50 by
+     * default): updates beyond it only wait for a connection.
      */
     public Builder heartbeatConcurrency(int heartbeatConcurrency) {
       if (heartbeatConcurrency < 1 || heartbeatConcurrency > 1000) {
-        throw new IllegalArgumentException("heartbeatConcurrency must be 1 to 1000, was " + heartbeatConcurrency);
+        throw new IllegalArgumentException(
+            "heartbeatConcurrency must be 1 to 1000, was " + heartbeatConcurrency);
       }
       this.heartbeatConcurrency = heartbeatConcurrency;
       return this;
     }
 
-    /** Returns the store. It does not call DynamoDB: a missing table shows on the first operation. */
+    /**
+     * Returns the store. It does not call DynamoDB: a missing table shows on the first operation.
+     */
     public DynamoDbStore build() {
       return new DynamoDbStore(this);
     }
   }
-
 }

@@ -16,11 +16,30 @@ final class Expressions {
 
   private static final Pattern NAME = Pattern.compile("#[A-Za-z]+");
   private static final Pattern VALUE = Pattern.compile(":[A-Za-z]+");
-  // Several attribute names are DynamoDB reserved words, so every expression names them by placeholder.
-  private static final Map<String, String> ATTRIBUTES = Map.of(
-      "#scope", Items.SCOPE, "#key", Items.KEY, "#state", Items.STATE, "#fp", Items.FINGERPRINT,
-      "#token", Items.TOKEN, "#lease", Items.LEASE_UNTIL, "#exp", Items.EXPIRES_AT,
-      "#rp", Items.RECOVERY_POINT, "#result", Items.RESULT, "#ttl", Items.TTL);
+  // Several attribute names are DynamoDB reserved words, so every expression names them by
+  // placeholder.
+  private static final Map<String, String> ATTRIBUTES =
+      Map.of(
+          "#scope",
+          Items.SCOPE,
+          "#key",
+          Items.KEY,
+          "#state",
+          Items.STATE,
+          "#fp",
+          Items.FINGERPRINT,
+          "#token",
+          Items.TOKEN,
+          "#lease",
+          Items.LEASE_UNTIL,
+          "#exp",
+          Items.EXPIRES_AT,
+          "#rp",
+          Items.RECOVERY_POINT,
+          "#result",
+          Items.RESULT,
+          "#ttl",
+          Items.TTL);
 
   private Expressions() {}
 
@@ -31,7 +50,8 @@ final class Expressions {
       while (m.find()) {
         String attribute = ATTRIBUTES.get(m.group());
         if (attribute == null) {
-          throw new IllegalStateException("unknown attribute placeholder " + m.group() + " in " + expression);
+          throw new IllegalStateException(
+              "unknown attribute placeholder " + m.group() + " in " + expression);
         }
         names.put(m.group(), attribute);
       }
@@ -39,15 +59,19 @@ final class Expressions {
     return names;
   }
 
-  /** The values the expressions use; {@code null} if none, since DynamoDB also rejects an empty map. */
-  static @Nullable Map<String, AttributeValue> values(Map<String, AttributeValue> available, String... expressions) {
+  /**
+   * The values the expressions use; {@code null} if none, since DynamoDB also rejects an empty map.
+   */
+  static @Nullable Map<String, AttributeValue> values(
+      Map<String, AttributeValue> available, String... expressions) {
     Map<String, AttributeValue> values = new HashMap<>();
     for (String expression : expressions) {
       Matcher m = VALUE.matcher(expression);
       while (m.find()) {
         AttributeValue value = available.get(m.group());
         if (value == null) {
-          throw new IllegalStateException("no value for placeholder " + m.group() + " in " + expression);
+          throw new IllegalStateException(
+              "no value for placeholder " + m.group() + " in " + expression);
         }
         values.put(m.group(), value);
       }

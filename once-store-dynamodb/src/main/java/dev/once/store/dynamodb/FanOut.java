@@ -24,14 +24,14 @@ import java.util.function.Predicate;
  * conditional update that lets one item fail and the others succeed ({@code TransactWriteItems} is
  * all or nothing), and the store holds only a sync client, so it runs the items' own conditional
  * updates on a pool of its own: a batch of up to {@code concurrency} leases costs about one round
- * trip, a larger one a round trip per {@code concurrency} leases. The pool is shared by every caller
- * of the store, so {@code concurrency} bounds the store's heartbeat requests in flight, whatever the
- * number of heartbeat threads; its threads end after a minute idle.
+ * trip, a larger one a round trip per {@code concurrency} leases. The pool is shared by every
+ * caller of the store, so {@code concurrency} bounds the store's heartbeat requests in flight,
+ * whatever the number of heartbeat threads; its threads end after a minute idle.
  *
  * <p>The caller's wait is not cut short by an interrupt (the updates run on, and their outcome is
  * the answer), and is bounded: it ends at the first failure, or after twice the call timeout (an
- * update may need two calls) per {@code concurrency} items and one more, as a backstop should a call
- * outlive its own timeout.
+ * update may need two calls) per {@code concurrency} items and one more, as a backstop should a
+ * call outlive its own timeout.
  */
 final class FanOut implements AutoCloseable {
 
@@ -44,16 +44,22 @@ final class FanOut implements AutoCloseable {
   FanOut(int concurrency, Duration callTimeout) {
     this.concurrency = concurrency;
     this.callTimeout = callTimeout;
-    this.pool = new ThreadPoolExecutor(concurrency, concurrency, 60, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-        daemonThreads("once-dynamodb-heartbeat-" + pools.incrementAndGet() + "-"));
+    this.pool =
+        new ThreadPoolExecutor(
+            concurrency,
+            concurrency,
+            60,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            daemonThreads("once-dynamodb-heartbeat-" + pools.incrementAndGet() + "-"));
     pool.allowCoreThreadTimeOut(true);
   }
 
   /**
    * Runs {@code test} on every item, at most {@code concurrency} at once across all callers, and
-   * returns the items it returned {@code true} for. If one run throws, this throws too (a
-   * {@link StoreUnavailableException} wrapped in one that says which batch), and the runs not yet
-   * started are dropped.
+   * returns the items it returned {@code true} for. If one run throws, this throws too (a {@link
+   * StoreUnavailableException} wrapped in one that says which batch), and the runs not yet started
+   * are dropped.
    */
   <T> Set<T> select(String operation, Collection<T> items, Predicate<T> test) {
     List<T> all = List.copyOf(items);
@@ -62,11 +68,12 @@ final class FanOut implements AutoCloseable {
     try {
       for (T item : all) {
         CompletableFuture<Boolean> run = CompletableFuture.supplyAsync(() -> test.test(item), pool);
-        run.whenComplete((kept, failure) -> {
-          if (failure != null) {
-            firstFailure.completeExceptionally(failure);
-          }
-        });
+        run.whenComplete(
+            (kept, failure) -> {
+              if (failure != null) {
+                firstFailure.completeExceptionally(failure);
+              }
+            });
         runs.add(run);
       }
     } catch (RejectedExecutionException e) {
@@ -77,8 +84,10 @@ final class FanOut implements AutoCloseable {
     Duration bound = callTimeout.multipliedBy(2 * (waves + 1));
     try {
       // join() waits through an interrupt and sets the flag again when it returns.
-      CompletableFuture.anyOf(CompletableFuture.allOf(runs.toArray(CompletableFuture<?>[]::new)), firstFailure)
-          .orTimeout(bound.toNanos(), TimeUnit.NANOSECONDS).join();
+      CompletableFuture.anyOf(
+              CompletableFuture.allOf(runs.toArray(CompletableFuture<?>[]::new)), firstFailure)
+          .orTimeout(bound.toNanos(), TimeUnit.NANOSECONDS)
+          .join();
     } catch (CompletionException | CancellationException e) {
       runs.forEach(run -> run.cancel(false));
       throw failure(operation, all.size(), bound, e.getCause() != null ? e.getCause() : e);
@@ -98,12 +107,15 @@ final class FanOut implements AutoCloseable {
     pool.shutdown();
   }
 
-  private static RuntimeException failure(String operation, int items, Duration bound, Throwable cause) {
+  private static RuntimeException failure(
+      String operation, int items, Duration bound, Throwable cause) {
     if (cause instanceof StoreUnavailableException) {
-      return new StoreUnavailableException(operation + " of " + items + " leases failed: " + cause.getMessage(), cause);
+      return new StoreUnavailableException(
+          operation + " of " + items + " leases failed: " + cause.getMessage(), cause);
     }
     if (cause instanceof TimeoutException) {
-      return new StoreUnavailableException(operation + " of " + items + " leases did not finish within " + bound, cause);
+      return new StoreUnavailableException(
+          operation + " of " + items + " leases did not finish within " + bound, cause);
     }
     // A configuration or programming error (a missing table), as the single operation throws it.
     return cause instanceof RuntimeException r ? r : new IllegalStateException(cause);

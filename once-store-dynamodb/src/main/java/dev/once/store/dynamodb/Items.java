@@ -38,7 +38,9 @@ final class Items {
   static final String IN_PROGRESS = "IN_PROGRESS";
   static final String RELEASED = "RELEASED";
 
-  /** Attribute names, values and per-item overhead a record needs besides its scope, key and value. */
+  /**
+   * Attribute names, values and per-item overhead a record needs besides its scope, key and value.
+   */
   static final int FIXED_OVERHEAD_BYTES = 300;
 
   private Items() {}
@@ -50,10 +52,15 @@ final class Items {
     return key;
   }
 
-  /** The size DynamoDB counts for a record of this id carrying a value of {@code valueBytes}, rounded up. */
+  /**
+   * The size DynamoDB counts for a record of this id carrying a value of {@code valueBytes},
+   * rounded up.
+   */
   static int estimatedSize(RecordId id, int valueBytes) {
-    return FIXED_OVERHEAD_BYTES + id.scope().value().getBytes(StandardCharsets.UTF_8).length
-        + id.key().value().length() + valueBytes;
+    return FIXED_OVERHEAD_BYTES
+        + id.scope().value().getBytes(StandardCharsets.UTF_8).length
+        + id.key().value().length()
+        + valueBytes;
   }
 
   static boolean isLive(@Nullable Map<String, AttributeValue> item, long nowMicros) {
@@ -64,7 +71,8 @@ final class Items {
     return !RELEASED.equals(state) && nowMicros < number(item, EXPIRES_AT);
   }
 
-  static boolean isStealable(Map<String, AttributeValue> item, long nowMicros, Fingerprint fingerprint) {
+  static boolean isStealable(
+      Map<String, AttributeValue> item, long nowMicros, Fingerprint fingerprint) {
     return IN_PROGRESS.equals(string(item, STATE))
         && nowMicros >= number(item, LEASE_UNTIL)
         && fingerprint.encoded().equals(string(item, FINGERPRINT));
@@ -83,7 +91,9 @@ final class Items {
         instant(nowMicros));
   }
 
-  /** A string attribute every record item has; a NullPointerException names it if the item lacks it. */
+  /**
+   * A string attribute every record item has; a NullPointerException names it if the item lacks it.
+   */
   static String string(Map<String, AttributeValue> item, String name) {
     return Objects.requireNonNull(item.get(name), name).s();
   }
@@ -96,7 +106,8 @@ final class Items {
   static long number(Map<String, AttributeValue> item, String name) {
     AttributeValue value = item.get(name);
     if (value == null || value.n() == null) {
-      throw new IllegalStateException("a record item has no number " + name + "; was it written by something else?");
+      throw new IllegalStateException(
+          "a record item has no number " + name + "; was it written by something else?");
     }
     return Long.parseLong(value.n());
   }
@@ -110,6 +121,7 @@ final class Items {
   }
 
   static Instant instant(long micros) {
-    return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L);
+    return Instant.ofEpochSecond(
+        Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1000L);
   }
 }

@@ -32,11 +32,14 @@ class DynamoDbStoreBuilderTest {
 
   @Test
   void theClientAndTableNameAreRequiredAndTheNameMustBeValid() {
-    assertThatThrownBy(() -> DynamoDbStore.builder(null, "records")).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> DynamoDbStore.builder(null, "records"))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("client");
     for (String bad : new String[] {null, "", "ab", "has space", "x".repeat(256), "caf\u00e9"}) {
-      assertThatThrownBy(() -> DynamoDbStore.builder(unreachable, bad)).as("%s", bad)
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tableName");
+      assertThatThrownBy(() -> DynamoDbStore.builder(unreachable, bad))
+          .as("%s", bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("tableName");
     }
   }
 
@@ -44,26 +47,43 @@ class DynamoDbStoreBuilderTest {
   void optionsOutOfRangeAreRejectedByName() {
     DynamoDbStore.Builder builder = DynamoDbStore.builder(unreachable, "once_records");
     assertThatThrownBy(() -> builder.clock(null)).hasMessageContaining("clock");
-    assertThatThrownBy(() -> builder.callTimeout(Duration.ZERO)).hasMessageContaining("callTimeout");
-    assertThatThrownBy(() -> builder.callTimeout(Duration.ofMinutes(11))).hasMessageContaining("callTimeout");
-    assertThatThrownBy(() -> builder.retentionAfterExpiry(Duration.ofSeconds(-1))).hasMessageContaining("retentionAfterExpiry");
-    assertThatThrownBy(() -> builder.retentionAfterExpiry(Duration.ofDays(366))).hasMessageContaining("retentionAfterExpiry");
+    assertThatThrownBy(() -> builder.callTimeout(Duration.ZERO))
+        .hasMessageContaining("callTimeout");
+    assertThatThrownBy(() -> builder.callTimeout(Duration.ofMinutes(11)))
+        .hasMessageContaining("callTimeout");
+    assertThatThrownBy(() -> builder.retentionAfterExpiry(Duration.ofSeconds(-1)))
+        .hasMessageContaining("retentionAfterExpiry");
+    assertThatThrownBy(() -> builder.retentionAfterExpiry(Duration.ofDays(366)))
+        .hasMessageContaining("retentionAfterExpiry");
     assertThatThrownBy(() -> builder.maxItemBytes(4095)).hasMessageContaining("maxItemBytes");
-    assertThatThrownBy(() -> builder.maxItemBytes(DynamoDbStore.DYNAMODB_ITEM_LIMIT + 1)).hasMessageContaining("maxItemBytes");
-    assertThatThrownBy(() -> builder.heartbeatConcurrency(0)).hasMessageContaining("heartbeatConcurrency");
-    assertThatThrownBy(() -> builder.heartbeatConcurrency(1001)).hasMessageContaining("heartbeatConcurrency");
-    builder.callTimeout(Duration.ofMillis(300)).retentionAfterExpiry(Duration.ZERO).maxItemBytes(100_000)
-        .heartbeatConcurrency(1).build().close();
+    assertThatThrownBy(() -> builder.maxItemBytes(DynamoDbStore.DYNAMODB_ITEM_LIMIT + 1))
+        .hasMessageContaining("maxItemBytes");
+    assertThatThrownBy(() -> builder.heartbeatConcurrency(0))
+        .hasMessageContaining("heartbeatConcurrency");
+    assertThatThrownBy(() -> builder.heartbeatConcurrency(1001))
+        .hasMessageContaining("heartbeatConcurrency");
+    builder
+        .callTimeout(Duration.ofMillis(300))
+        .retentionAfterExpiry(Duration.ZERO)
+        .maxItemBytes(100_000)
+        .heartbeatConcurrency(1)
+        .build()
+        .close();
   }
 
   @Test
   void anUnreachableDynamoDbThrowsStoreUnavailableWithinTheCallTimeout() {
-    DynamoDbStore store = DynamoDbStore.builder(unreachable, "once_records").callTimeout(Duration.ofMillis(500)).build();
+    DynamoDbStore store =
+        DynamoDbStore.builder(unreachable, "once_records")
+            .callTimeout(Duration.ofMillis(500))
+            .build();
     long start = System.nanoTime();
 
-    assertThatThrownBy(() -> store.get(dev.once.tck.Samples.newId())).isInstanceOf(StoreUnavailableException.class);
+    assertThatThrownBy(() -> store.get(dev.once.tck.Samples.newId()))
+        .isInstanceOf(StoreUnavailableException.class);
 
-    // A bound on failing, not a performance figure: generous, since the first SDK call loads classes.
+    // A bound on failing, not a performance figure: generous, since the first SDK call loads
+    // classes.
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
   }
 
@@ -73,11 +93,15 @@ class DynamoDbStoreBuilderTest {
     for (int i = 0; i < 500; i++) {
       leases.add(new LeaseToken(dev.once.tck.Samples.newId(), i));
     }
-    try (DynamoDbStore store = DynamoDbStore.builder(unreachable, "once_records").callTimeout(Duration.ofMillis(500))
-        .heartbeatConcurrency(2).build()) {
+    try (DynamoDbStore store =
+        DynamoDbStore.builder(unreachable, "once_records")
+            .callTimeout(Duration.ofMillis(500))
+            .heartbeatConcurrency(2)
+            .build()) {
       long start = System.nanoTime();
 
-      assertThatThrownBy(() -> store.heartbeat(leases, Duration.ofSeconds(30))).isInstanceOf(StoreUnavailableException.class);
+      assertThatThrownBy(() -> store.heartbeat(leases, Duration.ofSeconds(30)))
+          .isInstanceOf(StoreUnavailableException.class);
 
       // 250 rounds of failing calls would take far longer: the first failure ends the batch.
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
@@ -88,7 +112,8 @@ class DynamoDbStoreBuilderTest {
   void aMissingTableIsAConfigurationErrorNotAnOutage() {
     DynamoDbStore store = DynamoDbStore.builder(LocalDynamoDb.client(), "no_such_table").build();
 
-    assertThatThrownBy(() -> store.get(dev.once.tck.Samples.newId())).isInstanceOf(IllegalStateException.class)
+    assertThatThrownBy(() -> store.get(dev.once.tck.Samples.newId()))
+        .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("no_such_table");
   }
 }

@@ -6,7 +6,10 @@ import dev.once.tck.IdempotencyStoreContract;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 
-/** The contract kit against DynamoDB Local on the system clock, sleeping where time must pass, as in production. */
+/**
+ * The contract kit against DynamoDB Local on the system clock, sleeping where time must pass, as in
+ * production.
+ */
 class DynamoDbStoreOnTheSystemClockContractTest extends IdempotencyStoreContract {
 
   private static String table;
@@ -26,7 +29,10 @@ class DynamoDbStoreOnTheSystemClockContractTest extends IdempotencyStoreContract
     return 300 * 1024;
   }
 
-  /** The engine's promises (every claim finished, closed engine, slow and failing store) over this store. */
+  /**
+   * The engine's promises (every claim finished, closed engine, slow and failing store) over this
+   * store.
+   */
   @Nested
   class Engine extends EngineContract {
     @Override

@@ -32,7 +32,10 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
-/** What the DynamoDB store does beyond the contract kit: round trips, item size, compression, tombstones. */
+/**
+ * What the DynamoDB store does beyond the contract kit: round trips, item size, compression,
+ * tombstones.
+ */
 class DynamoDbStoreTest {
 
   private static final Duration LONG = Duration.ofMinutes(30);
@@ -47,17 +50,23 @@ class DynamoDbStoreTest {
   @BeforeAll
   static void createTable() {
     table = LocalDynamoDb.newTable();
-    counting = LocalDynamoDb.clientBuilder()
-        .overrideConfiguration(c -> c.addExecutionInterceptor(new ExecutionInterceptor() {
-          @Override
-          public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
-            requests.incrementAndGet();
-          }
-        }))
-        .build();
-    recordingInFlight = LocalDynamoDb.clientBuilder()
-        .overrideConfiguration(c -> c.addExecutionInterceptor(inFlight))
-        .build();
+    counting =
+        LocalDynamoDb.clientBuilder()
+            .overrideConfiguration(
+                c ->
+                    c.addExecutionInterceptor(
+                        new ExecutionInterceptor() {
+                          @Override
+                          public void beforeTransmission(
+                              Context.BeforeTransmission context, ExecutionAttributes attributes) {
+                            requests.incrementAndGet();
+                          }
+                        }))
+            .build();
+    recordingInFlight =
+        LocalDynamoDb.clientBuilder()
+            .overrideConfiguration(c -> c.addExecutionInterceptor(inFlight))
+            .build();
   }
 
   @AfterAll
@@ -83,7 +92,9 @@ class DynamoDbStoreTest {
 
     assertThat(second).isInstanceOf(Existing.class);
     assertThat(((Existing) second).record().token()).isEqualTo(first.token());
-    assertThat(requests.get()).as("requests, the existing record coming back with the failed condition").isEqualTo(1);
+    assertThat(requests.get())
+        .as("requests, the existing record coming back with the failed condition")
+        .isEqualTo(1);
   }
 
   @Test
@@ -106,7 +117,8 @@ class DynamoDbStoreTest {
     requests.set(0);
 
     assertThatThrownBy(() -> store.complete(id, claimed.token(), incompressible, LONG))
-        .isInstanceOf(ResultTooLargeException.class).hasMessageContaining("maxItemBytes");
+        .isInstanceOf(ResultTooLargeException.class)
+        .hasMessageContaining("maxItemBytes");
 
     assertThat(requests.get()).isZero();
     assertThat(store.get(id)).map(IdempotencyRecord::state).contains(RecordState.IN_PROGRESS);
@@ -119,14 +131,19 @@ class DynamoDbStoreTest {
     Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
     StringBuilder json = new StringBuilder("[");
     for (int i = 0; json.length() < 1 << 20; i++) {
-      json.append("{\"id\":").append(i).append(",\"status\":\"settled\",\"amount\":\"").append(i * 7 % 1000).append(".00\"},");
+      json.append("{\"id\":")
+          .append(i)
+          .append(",\"status\":\"settled\",\"amount\":\"")
+          .append(i * 7 % 1000)
+          .append(".00\"},");
     }
     byte[] result = json.append("{}]").toString().getBytes(StandardCharsets.UTF_8);
 
     assertThat(store.complete(id, claimed.token(), result, LONG)).isTrue();
 
     assertThat(store.get(id).orElseThrow().result()).isEqualTo(result);
-    assertThat(rawItem(id).get(Items.RESULT).b().asByteArray().length).isLessThan(DynamoDbStore.DYNAMODB_ITEM_LIMIT);
+    assertThat(rawItem(id).get(Items.RESULT).b().asByteArray().length)
+        .isLessThan(DynamoDbStore.DYNAMODB_ITEM_LIMIT);
   }
 
   @Test
@@ -138,10 +155,15 @@ class DynamoDbStoreTest {
     assertThat(store.release(id, claimed.token())).isTrue();
 
     Map<String, AttributeValue> item = rawItem(id);
-    assertThat(item).containsOnlyKeys(Items.SCOPE, Items.KEY, Items.STATE, Items.TOKEN, Items.EXPIRES_AT, Items.TTL);
+    assertThat(item)
+        .containsOnlyKeys(
+            Items.SCOPE, Items.KEY, Items.STATE, Items.TOKEN, Items.EXPIRES_AT, Items.TTL);
     assertThat(item.get(Items.STATE).s()).isEqualTo(Items.RELEASED);
     assertThat(Long.parseLong(item.get(Items.TTL).n()))
-        .isGreaterThan(System.currentTimeMillis() / 1000 + DynamoDbStore.DEFAULT_RETENTION_AFTER_EXPIRY.toSeconds() - 60);
+        .isGreaterThan(
+            System.currentTimeMillis() / 1000
+                + DynamoDbStore.DEFAULT_RETENTION_AFTER_EXPIRY.toSeconds()
+                - 60);
     assertThat(store.get(id)).isEmpty();
   }
 
@@ -152,9 +174,13 @@ class DynamoDbStoreTest {
     assertThat(store.release(id, first.token())).isTrue();
     // As if the node that released it ran an hour ahead.
     long fromTheFuture = first.token() + Duration.ofHours(1).toNanos() / 1000 * 1024;
-    counting.updateItem(r -> r.tableName(table).key(Items.key(id))
-        .updateExpression("SET #t = :t").expressionAttributeNames(Map.of("#t", Items.TOKEN))
-        .expressionAttributeValues(Map.of(":t", Items.n(fromTheFuture))));
+    counting.updateItem(
+        r ->
+            r.tableName(table)
+                .key(Items.key(id))
+                .updateExpression("SET #t = :t")
+                .expressionAttributeNames(Map.of("#t", Items.TOKEN))
+                .expressionAttributeValues(Map.of(":t", Items.n(fromTheFuture))));
 
     Claimed next = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
 
@@ -164,9 +190,11 @@ class DynamoDbStoreTest {
 
   @Test
   void withoutRetentionAReleaseDeletesTheItem() {
-    DynamoDbStore noRetention = DynamoDbStore.builder(counting, table).retentionAfterExpiry(Duration.ZERO).build();
+    DynamoDbStore noRetention =
+        DynamoDbStore.builder(counting, table).retentionAfterExpiry(Duration.ZERO).build();
     RecordId id = newId();
-    Claimed claimed = claimed(noRetention.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
+    Claimed claimed =
+        claimed(noRetention.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
 
     assertThat(noRetention.release(id, claimed.token())).isTrue();
 
@@ -176,8 +204,10 @@ class DynamoDbStoreTest {
   @Test
   void aBatchedHeartbeatSendsItsUpdatesAllAtOnceOnePerLease() {
     List<LeaseToken> held = claimMany(20);
-    // Far beyond the gathering bound, so that a heartbeat sent one update at a time fails on the count, not a timeout.
-    DynamoDbStore gathered = DynamoDbStore.builder(recordingInFlight, table).callTimeout(Duration.ofSeconds(60)).build();
+    // Far beyond the gathering bound, so that a heartbeat sent one update at a time fails on the
+    // count, not a timeout.
+    DynamoDbStore gathered =
+        DynamoDbStore.builder(recordingInFlight, table).callTimeout(Duration.ofSeconds(60)).build();
     inFlight.gather(held.size());
 
     Set<LeaseToken> extended = gathered.heartbeat(held, LONG);
@@ -191,8 +221,11 @@ class DynamoDbStoreTest {
   @Test
   void aBatchedHeartbeatHasAtMostHeartbeatConcurrencyUpdatesInFlight() {
     List<LeaseToken> held = claimMany(40);
-    DynamoDbStore gathered = DynamoDbStore.builder(recordingInFlight, table).callTimeout(Duration.ofSeconds(60))
-        .heartbeatConcurrency(4).build();
+    DynamoDbStore gathered =
+        DynamoDbStore.builder(recordingInFlight, table)
+            .callTimeout(Duration.ofSeconds(60))
+            .heartbeatConcurrency(4)
+            .build();
     inFlight.gather(4);
 
     Set<LeaseToken> extended = gathered.heartbeat(held, LONG);
@@ -208,7 +241,11 @@ class DynamoDbStoreTest {
     for (int i = 0; i < count; i++) {
       RecordId id = newId();
       // A record that outlives the new lease: each heartbeat is then one update.
-      held.add(new LeaseToken(id, claimed(store.claim(new ClaimRequest(id, fingerprint, LONG, Duration.ofDays(1)))).token()));
+      held.add(
+          new LeaseToken(
+              id,
+              claimed(store.claim(new ClaimRequest(id, fingerprint, LONG, Duration.ofDays(1))))
+                  .token()));
     }
     return held;
   }
@@ -221,8 +258,6 @@ class DynamoDbStoreTest {
     assertThat(result).isInstanceOf(Claimed.class);
     return (Claimed) result;
   }
-
-
 
   private static byte[] utf8(String s) {
     return s.getBytes(StandardCharsets.UTF_8);

@@ -1,9 +1,8 @@
 package dev.once.store.dynamodb;
 
-import dev.once.tck.RequiredServices;
-
 import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
 import com.amazonaws.services.dynamodbv2.local.server.DynamoDBProxyServer;
+import dev.once.tck.RequiredServices;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -18,8 +17,8 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 /**
  * DynamoDB Local, in this JVM and in memory, on a free loopback port: started once for the test run
  * and reached over HTTP by the real SDK client, so requests, conditions and errors travel the same
- * path as against AWS. Needs the sqlite4java native libraries that the build copies to
- * {@code target/native-libs} ({@code sqlite4java.library.path}).
+ * path as against AWS. Needs the sqlite4java native libraries that the build copies to {@code
+ * target/native-libs} ({@code sqlite4java.library.path}).
  */
 final class LocalDynamoDb {
 
@@ -30,17 +29,21 @@ final class LocalDynamoDb {
 
   private LocalDynamoDb() {}
 
-  /** The client, skipping (or failing, when services are required) if DynamoDB Local cannot start. */
+  /**
+   * The client, skipping (or failing, when services are required) if DynamoDB Local cannot start.
+   */
   static synchronized DynamoDbClient client() {
     if (client == null && startFailure == null) {
       try {
         int port = freePort();
-        server = ServerRunner.createServerFromCommandLineArgs(
-            new String[] {"-inMemory", "-port", Integer.toString(port), "-disableTelemetry"});
+        server =
+            ServerRunner.createServerFromCommandLineArgs(
+                new String[] {"-inMemory", "-port", Integer.toString(port), "-disableTelemetry"});
         server.start();
         endpoint = URI.create("http://127.0.0.1:" + port);
         client = clientBuilder().build();
-        Runtime.getRuntime().addShutdownHook(new Thread(LocalDynamoDb::stop, "once-test-dynamodb-local-stop"));
+        Runtime.getRuntime()
+            .addShutdownHook(new Thread(LocalDynamoDb::stop, "once-test-dynamodb-local-stop"));
       } catch (Exception | LinkageError e) {
         startFailure = e;
         e.printStackTrace();
@@ -60,7 +63,8 @@ final class LocalDynamoDb {
     return DynamoDbClient.builder()
         .endpointOverride(endpoint)
         .region(Region.US_EAST_1)
-        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")));
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")));
   }
 
   /** Creates a table of its own for a test class. */

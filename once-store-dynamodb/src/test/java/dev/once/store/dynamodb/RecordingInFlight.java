@@ -8,8 +8,8 @@ import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 
 /**
- * Records how many requests a client has in flight at once. Armed with {@link #gather(int)}, it holds
- * each request until that many are in flight together, so that requests sent at once are seen
+ * Records how many requests a client has in flight at once. Armed with {@link #gather(int)}, it
+ * holds each request until that many are in flight together, so that requests sent at once are seen
  * together however the threads are scheduled; requests sent one after another never get there, and
  * the first gives up after a bound and lets every later one through at once.
  */
@@ -40,7 +40,8 @@ final class RecordingInFlight implements ExecutionInterceptor {
   }
 
   @Override
-  public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+  public void beforeTransmission(
+      Context.BeforeTransmission context, ExecutionAttributes attributes) {
     sent.incrementAndGet();
     most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
     CountDownLatch latch = together;

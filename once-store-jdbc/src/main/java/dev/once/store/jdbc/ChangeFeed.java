@@ -22,21 +22,22 @@ interface ChangeFeed extends AutoCloseable {
   @Override
   void close();
 
-  ChangeFeed NONE = new ChangeFeed() {
-    @Override
-    public CompletableFuture<Void> await(RecordId id) {
-      return new CompletableFuture<>();
-    }
+  ChangeFeed NONE =
+      new ChangeFeed() {
+        @Override
+        public CompletableFuture<Void> await(RecordId id) {
+          return new CompletableFuture<>();
+        }
 
-    @Override
-    public void changed(RecordId id) {}
+        @Override
+        public void changed(RecordId id) {}
 
-    @Override
-    public boolean notifies() {
-      return false;
-    }
+        @Override
+        public boolean notifies() {
+          return false;
+        }
 
-    @Override
-    public void close() {}
-  };
+        @Override
+        public void close() {}
+      };
 }

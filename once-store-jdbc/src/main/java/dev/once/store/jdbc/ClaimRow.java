@@ -8,7 +8,9 @@ import org.jspecify.annotations.Nullable;
  * whether this very statement granted the lease.
  *
  * @param claimed whether the caller now holds the lease
- * @param attempt 1 for a lease on a fresh record, more for a lease taken over from an earlier holder
- * @param record the record, or {@code null} if the statement saw none (a concurrent release or purge)
+ * @param attempt 1 for a lease on a fresh record, more for a lease taken over from an earlier
+ *     holder
+ * @param record the record, or {@code null} if the statement saw none (a concurrent release or
+ *     purge)
  */
 record ClaimRow(boolean claimed, int attempt, @Nullable IdempotencyRecord record) {}

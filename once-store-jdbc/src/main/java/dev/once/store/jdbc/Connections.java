@@ -43,7 +43,8 @@ interface Connections {
         try {
           connection.close();
         } catch (SQLException e) {
-          // The operation's outcome stands (it committed); a connection that fails to close is the pool's concern.
+          // The operation's outcome stands (it committed); a connection that fails to close is the
+          // pool's concern.
         }
       }
 
@@ -54,7 +55,9 @@ interface Connections {
     };
   }
 
-  /** The caller's connection, in the caller's transaction: never committed, rolled back or closed. */
+  /**
+   * The caller's connection, in the caller's transaction: never committed, rolled back or closed.
+   */
   static Connections borrowed(Connection connection) {
     return new Connections() {
       @Override

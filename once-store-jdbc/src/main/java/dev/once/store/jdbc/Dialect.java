@@ -1,8 +1,8 @@
 package dev.once.store.jdbc;
 
-import dev.once.store.jdbc.support.TableName;
 import dev.once.store.ClaimRequest;
 import dev.once.store.LeaseToken;
+import dev.once.store.jdbc.support.TableName;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -31,7 +31,9 @@ abstract class Dialect {
     this.table = table;
   }
 
-  /** Short name, also the folder of the schema file: {@code db/once/<name>/V1__once_records.sql}. */
+  /**
+   * Short name, also the folder of the schema file: {@code db/once/<name>/V1__once_records.sql}.
+   */
   abstract String name();
 
   /** An SQL expression for the store's clock. */
@@ -60,10 +62,10 @@ abstract class Dialect {
   }
 
   /**
-   * The batched heartbeat: extends every lease of {@code leases} still held, as
-   * {@link Statements#heartbeat} extends one, and returns those it extended. One
-   * {@code UPDATE … FROM <lease rows> … RETURNING} per {@link #leasesPerStatement()} leases; the
-   * statements need not be atomic together, since a caller whose call fails counts none as extended.
+   * The batched heartbeat: extends every lease of {@code leases} still held, as {@link
+   * Statements#heartbeat} extends one, and returns those it extended. One {@code UPDATE … FROM
+   * <lease rows> … RETURNING} per {@link #leasesPerStatement()} leases; the statements need not be
+   * atomic together, since a caller whose call fails counts none as extended.
    */
   Set<LeaseToken> heartbeat(Session session, Statements sql, HeldLeases leases, long leaseMicros)
       throws SQLException {
@@ -98,11 +100,16 @@ abstract class Dialect {
    */
   String leaseRows(int n) {
     return "(SELECT column1 AS h_scope, column2 AS h_key, column3 AS h_token FROM (VALUES "
-        + tuples(n, 3) + ")) AS h";
+        + tuples(n, 3)
+        + ")) AS h";
   }
 
-  /** Binds {@code leases} to the parameters of {@link #leaseRows} from {@code index}: scope, key, token each. */
-  void bindLeases(Session session, PreparedStatement ps, int index, List<LeaseToken> leases) throws SQLException {
+  /**
+   * Binds {@code leases} to the parameters of {@link #leaseRows} from {@code index}: scope, key,
+   * token each.
+   */
+  void bindLeases(Session session, PreparedStatement ps, int index, List<LeaseToken> leases)
+      throws SQLException {
     for (LeaseToken lease : leases) {
       index = Rows.bindId(ps, index, lease.id());
       ps.setLong(index++, lease.token());

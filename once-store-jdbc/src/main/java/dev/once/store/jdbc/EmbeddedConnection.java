@@ -16,8 +16,8 @@ import org.sqlite.SQLiteErrorCode;
 import org.sqlite.SQLiteException;
 
 /**
- * The embedded store's one SQLite connection, lent to one operation at a time, with a group
- * commit. SQLite allows one writer anyway, and a single connection lets the file be opened with an
+ * The embedded store's one SQLite connection, lent to one operation at a time, with a group commit.
+ * SQLite allows one writer anyway, and a single connection lets the file be opened with an
  * exclusive lock, so a second process (a second gateway pointed at the same directory by mistake)
  * cannot open it.
  *
@@ -25,16 +25,16 @@ import org.sqlite.SQLiteException;
  * statements cost microseconds, so committing each operation on its own caps the store at a few
  * hundred operations a second. Instead, operations run their statements in one open transaction,
  * forming a <em>batch</em>; an operation that has run then waits until its batch is committed. The
- * first waiter of a batch leads: it queues for the connection behind the operations already
- * waiting for it (the lock is fair), so they join the batch first, then commits the whole batch
- * with one sync and wakes its members. If the commit fails, the batch is rolled back and every
- * member fails: none of them had answered its caller, so nothing a caller saw is lost. Reads wait
- * for their batch too, because they may have seen its uncommitted writes.
+ * first waiter of a batch leads: it queues for the connection behind the operations already waiting
+ * for it (the lock is fair), so they join the batch first, then commits the whole batch with one
+ * sync and wakes its members. If the commit fails, the batch is rolled back and every member fails:
+ * none of them had answered its caller, so nothing a caller saw is lost. Reads wait for their batch
+ * too, because they may have seen its uncommitted writes.
  *
- * <p><b>A batch SQLite rolled back.</b> After {@code SQLITE_FULL}, {@code SQLITE_IOERR} or
- * {@code SQLITE_NOMEM} SQLite may roll back the whole open transaction by itself, and with it the
- * writes of every operation of the batch so far; the connection is then in autocommit mode, where
- * each later statement would commit on its own while {@code commit()} fails. So after any failed
+ * <p><b>A batch SQLite rolled back.</b> After {@code SQLITE_FULL}, {@code SQLITE_IOERR} or {@code
+ * SQLITE_NOMEM} SQLite may roll back the whole open transaction by itself, and with it the writes
+ * of every operation of the batch so far; the connection is then in autocommit mode, where each
+ * later statement would commit on its own while {@code commit()} fails. So after any failed
  * operation or commit the connection checks that a transaction is still open, by beginning one: if
  * that succeeds there was none, the batch is failed as a whole (none of its operations happened),
  * and the new transaction holds the next batch. If no transaction can be begun, the connection is
@@ -44,56 +44,77 @@ import org.sqlite.SQLiteException;
  * and a long statement (a huge purge batch) would hold the one connection for as long as it runs.
  * So a progress handler, called every {@value #PROGRESS_STEPS} virtual machine steps, interrupts
  * any statement of an operation that has held the connection longer than the timeout; the statement
- * fails with {@code SQLITE_INTERRUPT}, and the batch is rolled back as above if SQLite rolled it back.
- * Commits are never interrupted: a sync is not SQLite work the handler sees.
+ * fails with {@code SQLITE_INTERRUPT}, and the batch is rolled back as above if SQLite rolled it
+ * back. Commits are never interrupted: a sync is not SQLite work the handler sees.
  */
 final class EmbeddedConnection implements Connections {
 
-  // Fair, so that a batch's leader lets the operations already waiting join its batch before it commits.
+  // Fair, so that a batch's leader lets the operations already waiting join its batch before it
+  // commits.
   private final ReentrantLock lock = new ReentrantLock(true);
   private final Connection connection;
   private final long lockTimeoutMillis;
-  /** SQLite virtual machine steps between two checks of the deadline: rare enough to cost nothing. */
+
+  /**
+   * SQLite virtual machine steps between two checks of the deadline: rare enough to cost nothing.
+   */
   private static final int PROGRESS_STEPS = 50_000;
+
   private static final long NOT_LENT = Long.MAX_VALUE;
+
   /** When the operation now holding the connection must be done, by {@link System#nanoTime()}. */
   private volatile long lentUntil = NOT_LENT;
+
   private Runnable onRollback = () -> {};
+
   /** The batch that operations now join; guarded by {@link #lock}. */
   private Batch current = new Batch();
-  /** Whether the connection is inside a transaction, as it must be when lent; guarded by {@link #lock}. */
+
+  /**
+   * Whether the connection is inside a transaction, as it must be when lent; guarded by {@link
+   * #lock}.
+   */
   private boolean inTransaction = true;
+
   private boolean closed;
 
-  EmbeddedConnection(String url, boolean synchronousFull, Clock clock, long lockTimeoutMillis) throws SQLException {
+  EmbeddedConnection(String url, boolean synchronousFull, Clock clock, long lockTimeoutMillis)
+      throws SQLException {
     SQLiteConfig config = new SQLiteConfig();
     config.setJournalMode(SQLiteConfig.JournalMode.WAL);
-    config.setSynchronous(synchronousFull ? SQLiteConfig.SynchronousMode.FULL : SQLiteConfig.SynchronousMode.NORMAL);
+    config.setSynchronous(
+        synchronousFull ? SQLiteConfig.SynchronousMode.FULL : SQLiteConfig.SynchronousMode.NORMAL);
     config.setLockingMode(SQLiteConfig.LockingMode.EXCLUSIVE);
     config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
     config.setBusyTimeout(1_000);
     this.lockTimeoutMillis = lockTimeoutMillis;
     this.connection = config.createConnection(url);
-    Function.create(connection, SqliteDialect.NOW_FUNCTION, new Function() {
-      @Override
-      protected void xFunc() throws SQLException {
-        result(SqliteDialect.micros(clock.instant()));
-      }
-    });
-    ProgressHandler.setHandler(connection, PROGRESS_STEPS, new ProgressHandler() {
-      @Override
-      protected int progress() {
-        long until = lentUntil;
-        return until != NOT_LENT && System.nanoTime() - until > 0 ? 1 : 0;
-      }
-    });
+    Function.create(
+        connection,
+        SqliteDialect.NOW_FUNCTION,
+        new Function() {
+          @Override
+          protected void xFunc() throws SQLException {
+            result(SqliteDialect.micros(clock.instant()));
+          }
+        });
+    ProgressHandler.setHandler(
+        connection,
+        PROGRESS_STEPS,
+        new ProgressHandler() {
+          @Override
+          protected int progress() {
+            long until = lentUntil;
+            return until != NOT_LENT && System.nanoTime() - until > 0 ? 1 : 0;
+          }
+        });
     // From here on the connection is always inside the open batch's transaction.
     connection.setAutoCommit(false);
   }
 
   /**
-   * What to forget when a batch is rolled back: state kept in memory on the strength of writes
-   * that were never committed (the dialect's reserved block of tokens).
+   * What to forget when a batch is rolled back: state kept in memory on the strength of writes that
+   * were never committed (the dialect's reserved block of tokens).
    */
   void onRollback(Runnable forget) {
     this.onRollback = forget;
@@ -111,7 +132,8 @@ final class EmbeddedConnection implements Connections {
         begin();
       } catch (SQLException e) {
         lock.unlock();
-        throw new SQLTransientConnectionException("the embedded store cannot begin a transaction: " + e.getMessage(), e);
+        throw new SQLTransientConnectionException(
+            "the embedded store cannot begin a transaction: " + e.getMessage(), e);
       }
     }
     lentUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(lockTimeoutMillis);
@@ -155,8 +177,12 @@ final class EmbeddedConnection implements Connections {
       Batch rolledBack = current;
       current = new Batch();
       onRollback.run();
-      rolledBack.finish(new SQLException("SQLite rolled back the embedded store's transaction after an error;"
-          + " the operations of its batch did not happen", null, cause));
+      rolledBack.finish(
+          new SQLException(
+              "SQLite rolled back the embedded store's transaction after an error;"
+                  + " the operations of its batch did not happen",
+              null,
+              cause));
     }
   }
 
@@ -221,7 +247,8 @@ final class EmbeddedConnection implements Connections {
           if (lock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
             return;
           }
-          throw new SQLTransientConnectionException("the embedded store stayed busy for " + lockTimeoutMillis + " ms");
+          throw new SQLTransientConnectionException(
+              "the embedded store stayed busy for " + lockTimeoutMillis + " ms");
         } catch (InterruptedException e) {
           interrupted = true;
         }
@@ -269,23 +296,28 @@ final class EmbeddedConnection implements Connections {
      * outcome is the commit's, and the caller must learn it — but is kept for the caller.
      */
     void awaitCommit(EmbeddedConnection owner) throws SQLException {
-      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(owner.lockTimeoutMillis * 2);
+      long deadline =
+          System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(owner.lockTimeoutMillis * 2);
       boolean interrupted = false;
       try {
         while (true) {
           synchronized (this) {
             if (committed) {
               if (failure != null) {
-                throw new SQLException("the embedded store's commit failed: " + failure.getMessage(),
-                    failure.getSQLState(), failure);
+                throw new SQLException(
+                    "the embedded store's commit failed: " + failure.getMessage(),
+                    failure.getSQLState(),
+                    failure);
               }
               return;
             }
             if (led) {
               long left = deadline - System.nanoTime();
               if (left <= 0) {
-                // Still open: it may yet commit, so the caller's outcome is unknown, like a lost commit reply.
-                throw new SQLTransientConnectionException("the embedded store's commit did not finish in time");
+                // Still open: it may yet commit, so the caller's outcome is unknown, like a lost
+                // commit reply.
+                throw new SQLTransientConnectionException(
+                    "the embedded store's commit did not finish in time");
               }
               try {
                 TimeUnit.NANOSECONDS.timedWait(this, left);
@@ -323,7 +355,10 @@ final class EmbeddedConnection implements Connections {
     }
   }
 
-  /** Whether SQLite, here or as a cause, reported {@code SQLITE_FULL}; bounded by the depth of the cause chain. */
+  /**
+   * Whether SQLite, here or as a cause, reported {@code SQLITE_FULL}; bounded by the depth of the
+   * cause chain.
+   */
   static boolean isDiskFull(SQLException e) {
     Throwable t = e;
     for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) {

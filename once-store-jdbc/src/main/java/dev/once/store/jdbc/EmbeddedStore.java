@@ -15,14 +15,14 @@ import java.time.Clock;
  * EmbeddedStore store = EmbeddedStore.open(Path.of("/var/lib/once"));
  * }</pre>
  *
- * <p>It is SQLite in WAL mode, chosen over H2 by measurement ({@code docs/embedded-store.md}): every
- * completion the store has confirmed survives a {@code kill -9}, and with the default
- * {@link Durability#SURVIVES_POWER_LOSS} also a power cut. The store owns its one connection and
- * opens the file exclusively, so two processes can never share it; it creates its schema itself.
- * Concurrent operations share commits (a group commit: one disk sync for every operation that ran
- * while the previous sync was under way), and each returns only once its commit is durable.
- * Waiters are woken in-process ({@link #notifiesChanges()} is true), because this store is the only
- * writer of its file. For several nodes, use {@link PostgresStore} or {@link MariaDbStore}.
+ * <p>It is SQLite in WAL mode, chosen over H2 by measurement ({@code docs/embedded-store.md}):
+ * every completion the store has confirmed survives a {@code kill -9}, and with the default {@link
+ * Durability#SURVIVES_POWER_LOSS} also a power cut. The store owns its one connection and opens the
+ * file exclusively, so two processes can never share it; it creates its schema itself. Concurrent
+ * operations share commits (a group commit: one disk sync for every operation that ran while the
+ * previous sync was under way), and each returns only once its commit is durable. Waiters are woken
+ * in-process ({@link #notifiesChanges()} is true), because this store is the only writer of its
+ * file. For several nodes, use {@link PostgresStore} or {@link MariaDbStore}.
  */
 public final class EmbeddedStore extends JdbcStore {
 
@@ -31,12 +31,14 @@ public final class EmbeddedStore extends JdbcStore {
 
   /** How much a commit survives, traded against its cost. */
   public enum Durability {
-    /** Every commit is synced to disk ({@code synchronous=FULL}): survives power loss. The default. */
+    /**
+     * Every commit is synced to disk ({@code synchronous=FULL}): survives power loss. The default.
+     */
     SURVIVES_POWER_LOSS,
     /**
-     * Commits reach the OS before returning, the WAL is synced at checkpoints ({@code synchronous=NORMAL}):
-     * survives any process crash, but a power loss or OS crash may lose the last commits. Many
-     * times faster on disks with slow syncs.
+     * Commits reach the OS before returning, the WAL is synced at checkpoints ({@code
+     * synchronous=NORMAL}): survives any process crash, but a power loss or OS crash may lose the
+     * last commits. Many times faster on disks with slow syncs.
      */
     SURVIVES_PROCESS_CRASH
   }
@@ -105,14 +107,17 @@ public final class EmbeddedStore extends JdbcStore {
     /**
      * Opens the file, creating the directory, the file and the schema as needed.
      *
-     * @throws IllegalStateException if the table name is schema-qualified: the store's tables live in its own file
-     * @throws StoreUnavailableException if the file cannot be opened, for example because another process holds it
+     * @throws IllegalStateException if the table name is schema-qualified: the store's tables live
+     *     in its own file
+     * @throws StoreUnavailableException if the file cannot be opened, for example because another
+     *     process holds it
      * @throws IllegalStateException if {@code org.xerial:sqlite-jdbc} is not on the classpath
      */
     public EmbeddedStore build() {
       SqliteDriver.require();
       if (table.schema() != null) {
-        throw new IllegalStateException("tableName must not be schema-qualified for EmbeddedStore; was " + table);
+        throw new IllegalStateException(
+            "tableName must not be schema-qualified for EmbeddedStore; was " + table);
       }
       try {
         Files.createDirectories(dataDir);
@@ -123,8 +128,9 @@ public final class EmbeddedStore extends JdbcStore {
       String url = "jdbc:sqlite:" + dataDir.resolve(FILE_NAME).toAbsolutePath();
       EmbeddedConnection connection = null;
       try {
-        connection = new EmbeddedConnection(url, durability == Durability.SURVIVES_POWER_LOSS, clock,
-            queryTimeout.toMillis());
+        connection =
+            new EmbeddedConnection(
+                url, durability == Durability.SURVIVES_POWER_LOSS, clock, queryTimeout.toMillis());
         connection.onRollback(dialect::forgetReservedTokens);
         SchemaCreator.create(connection.open(), dialect, timeoutSeconds());
         connection.done(null);

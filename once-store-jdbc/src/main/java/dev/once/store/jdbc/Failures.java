@@ -1,8 +1,8 @@
 package dev.once.store.jdbc;
 
-import dev.once.store.jdbc.support.TableName;
 import dev.once.store.StoreFullException;
 import dev.once.store.StoreUnavailableException;
+import dev.once.store.jdbc.support.TableName;
 import java.sql.SQLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,10 +13,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Connection-level failures (no connection from the pool in time, SQLState class 08, transient
  * or recoverable connection exceptions) and statement timeouts mean the database did not answer.
- * Any other SQL error (a missing table, a permission) also leaves the store unable to answer, so
- * it is reported the same way, with the SQLState in the message and a log line for the operator.
- * A full disk (the embedded store's {@code SQLITE_FULL}) is a {@link StoreFullException}: nothing
- * was stored, and the operator has something specific to fix.
+ * Any other SQL error (a missing table, a permission) also leaves the store unable to answer, so it
+ * is reported the same way, with the SQLState in the message and a log line for the operator. A
+ * full disk (the embedded store's {@code SQLITE_FULL}) is a {@link StoreFullException}: nothing was
+ * stored, and the operator has something specific to fix.
  */
 final class Failures {
 
@@ -25,7 +25,8 @@ final class Failures {
   private Failures() {}
 
   static StoreUnavailableException unavailable(String operation, TableName table, SQLException e) {
-    String message = operation + " on " + table + " failed: SQLState " + e.getSQLState() + ": " + e.getMessage();
+    String message =
+        operation + " on " + table + " failed: SQLState " + e.getSQLState() + ": " + e.getMessage();
     if (isDiskFull(e)) {
       LOG.warn("{}: the disk, or the database's size limit, is full; nothing was stored", message);
       StoreFullException full = new StoreFullException(message);
@@ -40,7 +41,10 @@ final class Failures {
     return new StoreUnavailableException(message, e);
   }
 
-  /** Whether SQLite, here or as a cause, reported {@code SQLITE_FULL}; bounded by the depth of the cause chain. */
+  /**
+   * Whether SQLite, here or as a cause, reported {@code SQLITE_FULL}; bounded by the depth of the
+   * cause chain.
+   */
   static boolean isDiskFull(SQLException e) {
     // Without the optional driver no SQLite error can occur, and its classes must not be touched.
     return SqliteDriver.PRESENT && EmbeddedConnection.isDiskFull(e);

@@ -10,17 +10,17 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The leases of one batched heartbeat, validated, in a fixed order, and findable by the
- * {@code (scope, idem_key)} columns a statement returns for the rows it extended.
+ * The leases of one batched heartbeat, validated, in a fixed order, and findable by the {@code
+ * (scope, idem_key)} columns a statement returns for the rows it extended.
  *
  * <p>The order is by scope, then key: two batches that share rows (a lease handed from one holder
  * to the next) then lock them in the same order and cannot deadlock on each other.
  */
 final class HeldLeases {
 
-  private static final Comparator<LeaseToken> BY_RECORD = Comparator
-      .comparing((LeaseToken l) -> l.id().scope().value())
-      .thenComparing(l -> l.id().key().value());
+  private static final Comparator<LeaseToken> BY_RECORD =
+      Comparator.comparing((LeaseToken l) -> l.id().scope().value())
+          .thenComparing(l -> l.id().key().value());
 
   private final List<LeaseToken> ordered;
   private final Map<Name, LeaseToken> byName;
@@ -41,8 +41,14 @@ final class HeldLeases {
       Objects.requireNonNull(lease, "a lease in leases");
       LeaseToken earlier = byName.putIfAbsent(Name.of(lease), lease);
       if (earlier != null) {
-        throw new IllegalArgumentException("leases name the record " + lease.id()
-            + " twice (tokens " + earlier.token() + " and " + lease.token() + "); a batch may hold each record once");
+        throw new IllegalArgumentException(
+            "leases name the record "
+                + lease.id()
+                + " twice (tokens "
+                + earlier.token()
+                + " and "
+                + lease.token()
+                + "); a batch may hold each record once");
       }
     }
     List<LeaseToken> ordered = new ArrayList<>(byName.values());
@@ -68,11 +74,15 @@ final class HeldLeases {
     return chunks;
   }
 
-  /** The lease on the record a statement named by its columns; the statement only names records of the batch. */
+  /**
+   * The lease on the record a statement named by its columns; the statement only names records of
+   * the batch.
+   */
   LeaseToken named(String scope, String key) {
     LeaseToken lease = byName.get(new Name(scope, key));
     if (lease == null) {
-      throw new IllegalStateException("the database extended a lease on a record outside the batch");
+      throw new IllegalStateException(
+          "the database extended a lease on a record outside the batch");
     }
     return lease;
   }

@@ -21,14 +21,17 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The store contract over JDBC, written once: each operation takes a connection from its
- * {@link Connections}, runs the dialect's SQL with a query timeout, and maps failures to
- * {@link StoreUnavailableException}. The public stores and the transactional view are instances
- * of this class over different connection sources.
+ * The store contract over JDBC, written once: each operation takes a connection from its {@link
+ * Connections}, runs the dialect's SQL with a query timeout, and maps failures to {@link
+ * StoreUnavailableException}. The public stores and the transactional view are instances of this
+ * class over different connection sources.
  */
 final class JdbcOperations implements IdempotencyStore {
 
-  /** Deadlocks resolved by the database are tried this often in all, on the store's own connections only. */
+  /**
+   * Deadlocks resolved by the database are tried this often in all, on the store's own connections
+   * only.
+   */
   private static final int MAX_TRANSACTION_ATTEMPTS = 5;
 
   /**
@@ -43,7 +46,12 @@ final class JdbcOperations implements IdempotencyStore {
   private final int timeoutSeconds;
   private final ChangeFeed feed;
 
-  JdbcOperations(Dialect dialect, Statements sql, Connections connections, int timeoutSeconds, ChangeFeed feed) {
+  JdbcOperations(
+      Dialect dialect,
+      Statements sql,
+      Connections connections,
+      int timeoutSeconds,
+      ChangeFeed feed) {
     this.dialect = dialect;
     this.sql = sql;
     this.connections = connections;
@@ -54,22 +62,33 @@ final class JdbcOperations implements IdempotencyStore {
   @Override
   public ClaimResult claim(ClaimRequest request) {
     Objects.requireNonNull(request, "request");
-    ClaimResult result = run("claim", session -> {
-      for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-        ClaimRow row = dialect.claim(session, request);
-        if (row.claimed()) {
-          IdempotencyRecord r = Objects.requireNonNull(row.record(), "a claimed row carries its record");
-          boolean stolen = row.attempt() > 1;
-          return new ClaimResult.Claimed(r.token(), r.leaseUntil(), stolen, stolen ? r.recoveryPoint() : null);
-        }
-        if (row.record() != null && !claimable(row.record(), request)) {
-          return new ClaimResult.Existing(row.record());
-        }
-        // The statement read an older version than the one it conflicted with; read again.
-      }
-      throw new StoreUnavailableException("claim of " + request.id() + " on " + dialect.table
-          + " did not settle after " + MAX_CLAIM_ROUNDS + " rounds of concurrent changes");
-    });
+    ClaimResult result =
+        run(
+            "claim",
+            session -> {
+              for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
+                ClaimRow row = dialect.claim(session, request);
+                if (row.claimed()) {
+                  IdempotencyRecord r =
+                      Objects.requireNonNull(row.record(), "a claimed row carries its record");
+                  boolean stolen = row.attempt() > 1;
+                  return new ClaimResult.Claimed(
+                      r.token(), r.leaseUntil(), stolen, stolen ? r.recoveryPoint() : null);
+                }
+                if (row.record() != null && !claimable(row.record(), request)) {
+                  return new ClaimResult.Existing(row.record());
+                }
+                // The statement read an older version than the one it conflicted with; read again.
+              }
+              throw new StoreUnavailableException(
+                  "claim of "
+                      + request.id()
+                      + " on "
+                      + dialect.table
+                      + " did not settle after "
+                      + MAX_CLAIM_ROUNDS
+                      + " rounds of concurrent changes");
+            });
     if (result instanceof ClaimResult.Claimed c && c.stolen()) {
       feed.changed(request.id());
     }
@@ -84,24 +103,31 @@ final class JdbcOperations implements IdempotencyStore {
   @Override
   public Optional<IdempotencyRecord> get(RecordId id) {
     Objects.requireNonNull(id, "id");
-    return run("get", session -> {
-      try (PreparedStatement ps = session.prepare(sql.get)) {
-        Rows.bindId(ps, 1, id);
-        try (ResultSet rs = ps.executeQuery()) {
-          return rs.next() ? Optional.of(Rows.record(id, rs, dialect)) : Optional.empty();
-        }
-      }
-    });
+    return run(
+        "get",
+        session -> {
+          try (PreparedStatement ps = session.prepare(sql.get)) {
+            Rows.bindId(ps, 1, id);
+            try (ResultSet rs = ps.executeQuery()) {
+              return rs.next() ? Optional.of(Rows.record(id, rs, dialect)) : Optional.empty();
+            }
+          }
+        });
   }
 
   @Override
   public boolean heartbeat(RecordId id, long token, Duration lease) {
     Arguments.positive("lease", lease);
-    return update("heartbeat", sql.heartbeat, id, token, ps -> {
-      ps.setLong(1, micros(lease));
-      ps.setLong(2, micros(lease));
-      return 3;
-    });
+    return update(
+        "heartbeat",
+        sql.heartbeat,
+        id,
+        token,
+        ps -> {
+          ps.setLong(1, micros(lease));
+          ps.setLong(2, micros(lease));
+          return 3;
+        });
   }
 
   @Override
@@ -111,19 +137,26 @@ final class JdbcOperations implements IdempotencyStore {
     if (held.isEmpty()) {
       return Set.of();
     }
-    return run("heartbeat of " + held.size() + " leases", session -> dialect.heartbeat(session, sql, held, micros(lease)));
+    return run(
+        "heartbeat of " + held.size() + " leases",
+        session -> dialect.heartbeat(session, sql, held, micros(lease)));
   }
 
   @Override
   public boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, Duration lease) {
     Objects.requireNonNull(recoveryPoint, "recoveryPoint");
     Arguments.positive("lease", lease);
-    return update("checkpoint", sql.checkpoint, id, token, ps -> {
-      ps.setBytes(1, recoveryPoint);
-      ps.setLong(2, micros(lease));
-      ps.setLong(3, micros(lease));
-      return 4;
-    });
+    return update(
+        "checkpoint",
+        sql.checkpoint,
+        id,
+        token,
+        ps -> {
+          ps.setBytes(1, recoveryPoint);
+          ps.setLong(2, micros(lease));
+          ps.setLong(3, micros(lease));
+          return 4;
+        });
   }
 
   @Override
@@ -136,15 +169,22 @@ final class JdbcOperations implements IdempotencyStore {
     return finish("failFinal", RecordState.FAILED_FINAL, id, token, result, ttl);
   }
 
-  private boolean finish(String op, RecordState state, RecordId id, long token, byte[] result, Duration ttl) {
+  private boolean finish(
+      String op, RecordState state, RecordId id, long token, byte[] result, Duration ttl) {
     Objects.requireNonNull(result, "result");
     Arguments.positive("ttl", ttl);
-    boolean done = update(op, sql.finish, id, token, ps -> {
-      ps.setString(1, state.name());
-      ps.setBytes(2, result);
-      ps.setLong(3, micros(ttl));
-      return 4;
-    });
+    boolean done =
+        update(
+            op,
+            sql.finish,
+            id,
+            token,
+            ps -> {
+              ps.setString(1, state.name());
+              ps.setBytes(2, result);
+              ps.setLong(3, micros(ttl));
+              return 4;
+            });
     if (done) {
       feed.changed(id);
     }
@@ -181,16 +221,18 @@ final class JdbcOperations implements IdempotencyStore {
   /** Runs one fenced single-statement transition; the binder fills the leading parameters. */
   private boolean update(String op, String statement, RecordId id, long token, Binder binder) {
     Objects.requireNonNull(id, "id");
-    return run(op, session -> {
-      int changed;
-      try (PreparedStatement ps = session.prepare(statement)) {
-        int next = Rows.bindId(ps, binder.bind(ps), id);
-        ps.setLong(next, token);
-        changed = ps.executeUpdate();
-      }
-      session.commitIfOwned();
-      return changed == 1;
-    });
+    return run(
+        op,
+        session -> {
+          int changed;
+          try (PreparedStatement ps = session.prepare(statement)) {
+            int next = Rows.bindId(ps, binder.bind(ps), id);
+            ps.setLong(next, token);
+            changed = ps.executeUpdate();
+          }
+          session.commitIfOwned();
+          return changed == 1;
+        });
   }
 
   private <T> T run(String op, Session.SqlWork<T> work) {
@@ -207,8 +249,10 @@ final class JdbcOperations implements IdempotencyStore {
         result = work.run(new Session(connection, timeoutSeconds, control));
       } catch (SQLException e) {
         connections.release(connection, e);
-        boolean retry = control != TransactionControl.CALLER && attempt < MAX_TRANSACTION_ATTEMPTS
-            && dialect.isRetryable(e);
+        boolean retry =
+            control != TransactionControl.CALLER
+                && attempt < MAX_TRANSACTION_ATTEMPTS
+                && dialect.isRetryable(e);
         if (!retry) {
           throw Failures.unavailable(op, dialect.table, e);
         }

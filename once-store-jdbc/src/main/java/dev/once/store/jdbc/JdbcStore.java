@@ -13,8 +13,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The common body of the public JDBC stores: the contract, delegated once to
- * {@link JdbcOperations} over the store's own connections, and the change feed's lifecycle.
+ * The common body of the public JDBC stores: the contract, delegated once to {@link JdbcOperations}
+ * over the store's own connections, and the change feed's lifecycle.
  */
 abstract class JdbcStore implements IdempotencyStore {
 

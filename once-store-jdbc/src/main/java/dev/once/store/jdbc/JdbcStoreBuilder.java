@@ -22,9 +22,9 @@ abstract class JdbcStoreBuilder<B extends JdbcStoreBuilder<B>> {
   JdbcStoreBuilder() {}
 
   /**
-   * The table holding the records, {@code name} or {@code schema.name}; default {@code once_records}.
-   * Each part must match {@code [A-Za-z_][A-Za-z0-9_]{0,47}}: the name is spliced into SQL, so
-   * nothing else is accepted.
+   * The table holding the records, {@code name} or {@code schema.name}; default {@code
+   * once_records}. Each part must match {@code [A-Za-z_][A-Za-z0-9_]{0,47}}: the name is spliced
+   * into SQL, so nothing else is accepted.
    */
   public B tableName(String tableName) {
     this.table = TableName.parse(tableName);
@@ -42,7 +42,8 @@ abstract class JdbcStoreBuilder<B extends JdbcStoreBuilder<B>> {
    */
   public B queryTimeout(Duration queryTimeout) {
     if (queryTimeout == null || queryTimeout.getSeconds() < 1 || queryTimeout.getNano() != 0) {
-      throw new IllegalArgumentException("queryTimeout must be a whole number of seconds, at least 1; was " + queryTimeout);
+      throw new IllegalArgumentException(
+          "queryTimeout must be a whole number of seconds, at least 1; was " + queryTimeout);
     }
     if (queryTimeout.getSeconds() > Integer.MAX_VALUE) {
       throw new IllegalArgumentException("queryTimeout is too long: " + queryTimeout);

@@ -1,9 +1,9 @@
 package dev.once.store.jdbc;
 
-import dev.once.store.jdbc.support.TableName;
 import dev.once.store.ClaimRequest;
 import dev.once.store.LeaseToken;
 import dev.once.store.RecordState;
+import dev.once.store.jdbc.support.TableName;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -20,18 +20,19 @@ import java.util.Set;
  * update that draws the token, then a locking read of the row, all in one transaction.
  *
  * <p>The upsert takes an exclusive lock on the row whether it inserts, updates or leaves it as it
- * is, so what follows sees exactly what the upsert decided, and a concurrent claim waits. The upsert
- * grants the lease by setting the token to {@value #UNDRAWN}, which no sequence value equals: on
- * insert as the value, on a claimable row in the first assignment. Every later assignment applies
- * its change only if the claim fired, tested as "the token now is {@value #UNDRAWN}, or the claim
- * condition holds": the first half is what MariaDB's default left-to-right assignment sees, the
- * second what it sees under {@code SIMULTANEOUS_ASSIGNMENT}, so the statement is right in both
- * modes. Assignments that need the old expiry run before {@code expires_at} is assigned.
+ * is, so what follows sees exactly what the upsert decided, and a concurrent claim waits. The
+ * upsert grants the lease by setting the token to {@value #UNDRAWN}, which no sequence value
+ * equals: on insert as the value, on a claimable row in the first assignment. Every later
+ * assignment applies its change only if the claim fired, tested as "the token now is {@value
+ * #UNDRAWN}, or the claim condition holds": the first half is what MariaDB's default left-to-right
+ * assignment sees, the second what it sees under {@code SIMULTANEOUS_ASSIGNMENT}, so the statement
+ * is right in both modes. Assignments that need the old expiry run before {@code expires_at} is
+ * assigned.
  *
  * <p>The token is drawn only then, by an update of the row the upsert left undrawn, under its lock:
- * a token drawn in the insert's values would be drawn before the duplicate check, which may wait for
- * another transaction holding the key, and a claim and a release committed meanwhile would get a
- * larger token than the lease granted after them. The update's row count says whether this claim
+ * a token drawn in the insert's values would be drawn before the duplicate check, which may wait
+ * for another transaction holding the key, and a claim and a release committed meanwhile would get
+ * a larger token than the lease granted after them. The update's row count says whether this claim
  * holds the lease.
  *
  * <p>Times are {@code UTC_TIMESTAMP(6)} in {@code DATETIME(6)} columns: the database's clock, in
@@ -39,7 +40,10 @@ import java.util.Set;
  */
 final class MariaDbDialect extends Dialect {
 
-  /** Leases per statement of a batched heartbeat: keeps a statement of long unicode scopes within max_allowed_packet. */
+  /**
+   * Leases per statement of a batched heartbeat: keeps a statement of long unicode scopes within
+   * max_allowed_packet.
+   */
   private static final int LEASES_PER_STATEMENT = 2_000;
 
   /** The token of a lease granted but not yet drawn from the sequence, which starts at 1. */
@@ -55,28 +59,76 @@ final class MariaDbDialect extends Dialect {
     String t = table.qualified();
     String now = "VALUES(created_at)";
     String expired = "expires_at <= " + now;
-    String claimable = "(" + expired + " OR (state = '" + RecordState.IN_PROGRESS + "' AND lease_until <= " + now
-        + " AND fingerprint = VALUES(fingerprint)))";
+    String claimable =
+        "("
+            + expired
+            + " OR (state = '"
+            + RecordState.IN_PROGRESS
+            + "' AND lease_until <= "
+            + now
+            + " AND fingerprint = VALUES(fingerprint)))";
     String fired = "(token = " + UNDRAWN + " OR " + claimable + ")";
-    upsert = "INSERT INTO " + t
-        + " (scope, idem_key, state, fingerprint, token, attempt, lease_until, expires_at, created_at)"
-        + " VALUES (?, ?, '" + RecordState.IN_PROGRESS + "', ?, " + UNDRAWN + ", 1,"
-        + " UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, UTC_TIMESTAMP(6))"
-        + " ON DUPLICATE KEY UPDATE"
-        + " token = IF(" + claimable + ", " + UNDRAWN + ", token),"
-        + " attempt = IF(" + fired + ", IF(" + expired + ", 1, attempt + 1), attempt),"
-        + " recovery_point = IF(" + fired + " AND " + expired + ", NULL, recovery_point),"
-        + " created_at = IF(" + fired + " AND " + expired + ", VALUES(created_at), created_at),"
-        + " result = IF(" + fired + ", NULL, result),"
-        + " state = IF(" + fired + ", VALUES(state), state),"
-        + " fingerprint = IF(" + fired + ", VALUES(fingerprint), fingerprint),"
-        + " lease_until = IF(" + fired + ", VALUES(lease_until), lease_until),"
-        + " expires_at = IF(" + fired + ", GREATEST(expires_at, VALUES(expires_at)), expires_at)";
-    drawToken = "UPDATE " + t + " SET token = NEXTVAL(" + t + "_seq) WHERE scope = ? AND idem_key = ? AND token = "
-        + UNDRAWN;
-    readBack = "SELECT " + RECORD_COLUMNS + ", UTC_TIMESTAMP(6) AS observed_at FROM " + t
-        + " WHERE scope = ? AND idem_key = ? FOR UPDATE";
-    purge = "DELETE FROM " + t + " WHERE expires_at <= UTC_TIMESTAMP(6) ORDER BY expires_at LIMIT ?";
+    upsert =
+        "INSERT INTO "
+            + t
+            + " (scope, idem_key, state, fingerprint, token, attempt, lease_until, expires_at, created_at)"
+            + " VALUES (?, ?, '"
+            + RecordState.IN_PROGRESS
+            + "', ?, "
+            + UNDRAWN
+            + ", 1,"
+            + " UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND, UTC_TIMESTAMP(6))"
+            + " ON DUPLICATE KEY UPDATE"
+            + " token = IF("
+            + claimable
+            + ", "
+            + UNDRAWN
+            + ", token),"
+            + " attempt = IF("
+            + fired
+            + ", IF("
+            + expired
+            + ", 1, attempt + 1), attempt),"
+            + " recovery_point = IF("
+            + fired
+            + " AND "
+            + expired
+            + ", NULL, recovery_point),"
+            + " created_at = IF("
+            + fired
+            + " AND "
+            + expired
+            + ", VALUES(created_at), created_at),"
+            + " result = IF("
+            + fired
+            + ", NULL, result),"
+            + " state = IF("
+            + fired
+            + ", VALUES(state), state),"
+            + " fingerprint = IF("
+            + fired
+            + ", VALUES(fingerprint), fingerprint),"
+            + " lease_until = IF("
+            + fired
+            + ", VALUES(lease_until), lease_until),"
+            + " expires_at = IF("
+            + fired
+            + ", GREATEST(expires_at, VALUES(expires_at)), expires_at)";
+    drawToken =
+        "UPDATE "
+            + t
+            + " SET token = NEXTVAL("
+            + t
+            + "_seq) WHERE scope = ? AND idem_key = ? AND token = "
+            + UNDRAWN;
+    readBack =
+        "SELECT "
+            + RECORD_COLUMNS
+            + ", UTC_TIMESTAMP(6) AS observed_at FROM "
+            + t
+            + " WHERE scope = ? AND idem_key = ? FOR UPDATE";
+    purge =
+        "DELETE FROM " + t + " WHERE expires_at <= UTC_TIMESTAMP(6) ORDER BY expires_at LIMIT ?";
   }
 
   @Override
@@ -85,44 +137,59 @@ final class MariaDbDialect extends Dialect {
   }
 
   /**
-   * MariaDB has no {@code UPDATE … RETURNING}, so in one transaction per batch: a locking read finds
-   * the leases still held, and an update extends exactly those rows. The lock keeps every other
-   * writer off them in between, so what the read found is what the update changes.
+   * MariaDB has no {@code UPDATE … RETURNING}, so in one transaction per batch: a locking read
+   * finds the leases still held, and an update extends exactly those rows. The lock keeps every
+   * other writer off them in between, so what the read found is what the update changes.
    */
   @Override
   Set<LeaseToken> heartbeat(Session session, Statements sql, HeldLeases leases, long leaseMicros)
       throws SQLException {
     String t = table.qualified();
-    return session.atomically(s -> {
-      Set<LeaseToken> extended = new HashSet<>(leases.size() * 2);
-      for (List<LeaseToken> chunk : leases.chunks(LEASES_PER_STATEMENT)) {
-        List<LeaseToken> held = new ArrayList<>(chunk.size());
-        try (PreparedStatement ps = s.prepare("SELECT scope, idem_key FROM " + t
-            + " WHERE (scope, idem_key, token) IN (" + tuples(chunk.size(), 3) + ") AND " + sql.held + " FOR UPDATE")) {
-          bindLeases(s, ps, 1, chunk);
-          try (ResultSet rs = ps.executeQuery()) {
-            while (rs.next()) {
-              held.add(leases.named(rs.getString(1), rs.getString(2)));
+    return session.atomically(
+        s -> {
+          Set<LeaseToken> extended = new HashSet<>(leases.size() * 2);
+          for (List<LeaseToken> chunk : leases.chunks(LEASES_PER_STATEMENT)) {
+            List<LeaseToken> held = new ArrayList<>(chunk.size());
+            try (PreparedStatement ps =
+                s.prepare(
+                    "SELECT scope, idem_key FROM "
+                        + t
+                        + " WHERE (scope, idem_key, token) IN ("
+                        + tuples(chunk.size(), 3)
+                        + ") AND "
+                        + sql.held
+                        + " FOR UPDATE")) {
+              bindLeases(s, ps, 1, chunk);
+              try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                  held.add(leases.named(rs.getString(1), rs.getString(2)));
+                }
+              }
             }
+            if (held.isEmpty()) {
+              continue;
+            }
+            try (PreparedStatement ps =
+                s.prepare(
+                    "UPDATE "
+                        + t
+                        + " SET "
+                        + sql.extendLease
+                        + " WHERE (scope, idem_key) IN ("
+                        + tuples(held.size(), 2)
+                        + ")")) {
+              ps.setLong(1, leaseMicros);
+              ps.setLong(2, leaseMicros);
+              int i = 3;
+              for (LeaseToken lease : held) {
+                i = Rows.bindId(ps, i, lease.id());
+              }
+              ps.executeUpdate();
+            }
+            extended.addAll(held);
           }
-        }
-        if (held.isEmpty()) {
-          continue;
-        }
-        try (PreparedStatement ps = s.prepare("UPDATE " + t + " SET " + sql.extendLease
-            + " WHERE (scope, idem_key) IN (" + tuples(held.size(), 2) + ")")) {
-          ps.setLong(1, leaseMicros);
-          ps.setLong(2, leaseMicros);
-          int i = 3;
-          for (LeaseToken lease : held) {
-            i = Rows.bindId(ps, i, lease.id());
-          }
-          ps.executeUpdate();
-        }
-        extended.addAll(held);
-      }
-      return extended;
-    });
+          return extended;
+        });
   }
 
   @Override
@@ -147,27 +214,28 @@ final class MariaDbDialect extends Dialect {
 
   @Override
   ClaimRow claim(Session session, ClaimRequest request) throws SQLException {
-    return session.atomically(s -> {
-      try (PreparedStatement ps = s.prepare(upsert)) {
-        int i = Rows.bindId(ps, 1, request.id());
-        ps.setString(i++, request.fingerprint().encoded());
-        ps.setLong(i++, JdbcOperations.micros(request.lease()));
-        ps.setLong(i, JdbcOperations.micros(lifetime(request)));
-        ps.executeUpdate();
-      }
-      boolean claimed;
-      try (PreparedStatement ps = s.prepare(drawToken)) {
-        Rows.bindId(ps, 1, request.id());
-        claimed = ps.executeUpdate() == 1;
-      }
-      try (PreparedStatement ps = s.prepare(readBack)) {
-        Rows.bindId(ps, 1, request.id());
-        try (ResultSet rs = ps.executeQuery()) {
-          return rs.next()
-              ? new ClaimRow(claimed, rs.getInt("attempt"), Rows.record(request.id(), rs, this))
-              : new ClaimRow(false, 0, null);
-        }
-      }
-    });
+    return session.atomically(
+        s -> {
+          try (PreparedStatement ps = s.prepare(upsert)) {
+            int i = Rows.bindId(ps, 1, request.id());
+            ps.setString(i++, request.fingerprint().encoded());
+            ps.setLong(i++, JdbcOperations.micros(request.lease()));
+            ps.setLong(i, JdbcOperations.micros(lifetime(request)));
+            ps.executeUpdate();
+          }
+          boolean claimed;
+          try (PreparedStatement ps = s.prepare(drawToken)) {
+            Rows.bindId(ps, 1, request.id());
+            claimed = ps.executeUpdate() == 1;
+          }
+          try (PreparedStatement ps = s.prepare(readBack)) {
+            Rows.bindId(ps, 1, request.id());
+            try (ResultSet rs = ps.executeQuery()) {
+              return rs.next()
+                  ? new ClaimRow(claimed, rs.getInt("attempt"), Rows.record(request.id(), rs, this))
+                  : new ClaimRow(false, 0, null);
+            }
+          }
+        });
   }
 }

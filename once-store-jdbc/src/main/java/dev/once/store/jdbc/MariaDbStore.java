@@ -52,7 +52,8 @@ public final class MariaDbStore extends JdbcStore {
     /**
      * Builds the store; with {@link #autoCreateSchema(boolean)} it first creates the schema.
      *
-     * @throws StoreUnavailableException if the schema is to be created and the database cannot be reached
+     * @throws StoreUnavailableException if the schema is to be created and the database cannot be
+     *     reached
      */
     public MariaDbStore build() {
       Dialect dialect = new MariaDbDialect(table);

@@ -1,9 +1,9 @@
 package dev.once.store.jdbc;
 
-import dev.once.store.jdbc.support.TableName;
 import dev.once.IdempotencyKey;
 import dev.once.Scope;
 import dev.once.store.RecordId;
+import dev.once.store.jdbc.support.TableName;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -18,9 +18,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Waiters woken by PostgreSQL LISTEN/NOTIFY: the schema's triggers NOTIFY channel
- * {@code once_changes} on every transition a waiter cares about, and one daemon thread per store
- * holds one connection from the user's pool in LISTEN and wakes the matching futures.
+ * Waiters woken by PostgreSQL LISTEN/NOTIFY: the schema's triggers NOTIFY channel {@code
+ * once_changes} on every transition a waiter cares about, and one daemon thread per store holds one
+ * connection from the user's pool in LISTEN and wakes the matching futures.
  *
  * <p>Only records marked {@code watched} notify, because PostgreSQL serialises the commits of
  * notifying transactions; {@link #await} marks the record before returning, so a waiter that
@@ -56,7 +56,10 @@ final class PostgresChangeFeed implements ChangeFeed {
     this.dataSource = dataSource;
     this.table = table;
     this.timeoutSeconds = timeoutSeconds;
-    this.watch = "UPDATE " + table.qualified() + " SET watched = true WHERE scope = ? AND idem_key = ? AND NOT watched";
+    this.watch =
+        "UPDATE "
+            + table.qualified()
+            + " SET watched = true WHERE scope = ? AND idem_key = ? AND NOT watched";
   }
 
   @Override
@@ -75,7 +78,9 @@ final class PostgresChangeFeed implements ChangeFeed {
     return f;
   }
 
-  /** Waits, at most the query timeout, for the listener's first LISTEN; true once it has happened. */
+  /**
+   * Waits, at most the query timeout, for the listener's first LISTEN; true once it has happened.
+   */
   private boolean listening() {
     try {
       firstListen.get(timeoutSeconds, TimeUnit.SECONDS);
@@ -90,7 +95,8 @@ final class PostgresChangeFeed implements ChangeFeed {
 
   /** Asks the record's next transition to notify. If that fails, the waiter is woken to re-read. */
   private void markWatched(RecordId id, CompletableFuture<Void> f) {
-    try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(watch)) {
+    try (Connection c = dataSource.getConnection();
+        PreparedStatement ps = c.prepareStatement(watch)) {
       ps.setQueryTimeout(timeoutSeconds);
       Rows.bindId(ps, 1, id);
       ps.executeUpdate();
@@ -156,7 +162,11 @@ final class PostgresChangeFeed implements ChangeFeed {
         if (closed) {
           break;
         }
-        LOG.warn("change listener for {} lost its connection ({}); reconnecting in {} ms", table, e.getMessage(), backoff);
+        LOG.warn(
+            "change listener for {} lost its connection ({}); reconnecting in {} ms",
+            table,
+            e.getMessage(),
+            backoff);
         waiters.wakeAll();
         sleep(backoff);
         backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
@@ -172,7 +182,10 @@ final class PostgresChangeFeed implements ChangeFeed {
       return;
     }
     try {
-      waiters.wake(RecordId.of(new Scope(payload.substring(first + 1, last)), IdempotencyKey.of(payload.substring(last + 1))));
+      waiters.wake(
+          RecordId.of(
+              new Scope(payload.substring(first + 1, last)),
+              IdempotencyKey.of(payload.substring(last + 1))));
     } catch (IllegalArgumentException e) {
       LOG.debug("ignoring a malformed change notification", e);
     }

@@ -1,9 +1,9 @@
 package dev.once.store.jdbc;
 
-import dev.once.store.jdbc.support.TableName;
 import dev.once.store.ClaimRequest;
 import dev.once.store.LeaseToken;
 import dev.once.store.RecordState;
+import dev.once.store.jdbc.support.TableName;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -16,9 +16,9 @@ import org.jspecify.annotations.Nullable;
  * PostgreSQL: the claim is one statement, one round trip.
  *
  * <p>Time is {@code clock_timestamp()}, the database's wall clock when the statement runs, not
- * {@code now()}: in transactional mode {@code now()} is the start of the caller's transaction, which
- * may be seconds old, and would shorten leases and misjudge whether a lease has ended. The claim
- * reads the clock once (the {@code clk} CTE) so every comparison in it agrees.
+ * {@code now()}: in transactional mode {@code now()} is the start of the caller's transaction,
+ * which may be seconds old, and would shorten leases and misjudge whether a lease has ended. The
+ * claim reads the clock once (the {@code clk} CTE) so every comparison in it agrees.
  *
  * <p>The claim is {@code INSERT … ON CONFLICT DO UPDATE … WHERE <claimable> RETURNING}, with a
  * fallback {@code SELECT} of the existing row in the same statement for when the update does not
@@ -45,42 +45,78 @@ final class PostgresDialect extends Dialect {
     super(table);
     String t = table.qualified();
     String expired = "r.expires_at <= EXCLUDED.created_at";
-    String returned = "r.state, r.fingerprint, r.token, r.attempt, r.lease_until, r.expires_at, r.recovery_point, r.result";
-    // The lock key: the key's hash in PostgreSQL's 64-bit advisory lock space, salted with the table.
+    String returned =
+        "r.state, r.fingerprint, r.token, r.attempt, r.lease_until, r.expires_at, r.recovery_point, r.result";
+    // The lock key: the key's hash in PostgreSQL's 64-bit advisory lock space, salted with the
+    // table.
     String lockKey = "hashtextextended('" + t + "' || chr(10) || ? || chr(10) || ?, 0)";
-    claim = "WITH lk AS (SELECT pg_advisory_xact_lock(" + lockKey + ")),"
-        + " clk AS (SELECT clock_timestamp() AS ts FROM lk),"
-        + " claimed AS ("
-        + "INSERT INTO " + t + " AS r (scope, idem_key, state, fingerprint, token, attempt, lease_until, expires_at, created_at)"
-        + " SELECT ?, ?, '" + RecordState.IN_PROGRESS + "', ?, nextval('" + t + "_seq'), 1,"
-        + " ts + ? * interval '1 microsecond', ts + ? * interval '1 microsecond', ts FROM clk"
-        + " ON CONFLICT (scope, idem_key) DO UPDATE SET"
-        + " state = EXCLUDED.state,"
-        + " fingerprint = EXCLUDED.fingerprint,"
-        // A token drawn now, under the row lock, not the one drawn before the conflict: it is then
-        // larger than the token of every earlier lease on this row, even one granted while waiting.
-        + " token = nextval('" + t + "_seq'),"
-        + " attempt = CASE WHEN " + expired + " THEN 1 ELSE r.attempt + 1 END,"
-        + " lease_until = EXCLUDED.lease_until,"
-        + " expires_at = GREATEST(r.expires_at, EXCLUDED.expires_at),"
-        + " recovery_point = CASE WHEN " + expired + " THEN NULL ELSE r.recovery_point END,"
-        + " result = NULL,"
-        + " created_at = CASE WHEN " + expired + " THEN EXCLUDED.created_at ELSE r.created_at END,"
-        // Waiters of an expired record were woken long ago; those of a stolen one wait on.
-        + " watched = CASE WHEN " + expired + " THEN false ELSE r.watched END"
-        + " WHERE " + expired
-        + " OR (r.state = '" + RecordState.IN_PROGRESS + "' AND r.lease_until <= EXCLUDED.created_at"
-        + " AND r.fingerprint = EXCLUDED.fingerprint)"
-        + " RETURNING true AS claimed, " + returned + ")"
-        + " SELECT c.*, (SELECT ts FROM clk) AS observed_at FROM claimed c"
-        + " UNION ALL"
-        + " SELECT false, " + returned + ", (SELECT ts FROM clk) FROM " + t + " r"
-        + " WHERE r.scope = ? AND r.idem_key = ? AND NOT EXISTS (SELECT 1 FROM claimed)";
+    claim =
+        "WITH lk AS (SELECT pg_advisory_xact_lock("
+            + lockKey
+            + ")),"
+            + " clk AS (SELECT clock_timestamp() AS ts FROM lk),"
+            + " claimed AS ("
+            + "INSERT INTO "
+            + t
+            + " AS r (scope, idem_key, state, fingerprint, token, attempt, lease_until, expires_at, created_at)"
+            + " SELECT ?, ?, '"
+            + RecordState.IN_PROGRESS
+            + "', ?, nextval('"
+            + t
+            + "_seq'), 1,"
+            + " ts + ? * interval '1 microsecond', ts + ? * interval '1 microsecond', ts FROM clk"
+            + " ON CONFLICT (scope, idem_key) DO UPDATE SET"
+            + " state = EXCLUDED.state,"
+            + " fingerprint = EXCLUDED.fingerprint,"
+            // A token drawn now, under the row lock, not the one drawn before the conflict: it is
+            // then
+            // larger than the token of every earlier lease on this row, even one granted while
+            // waiting.
+            + " token = nextval('"
+            + t
+            + "_seq'),"
+            + " attempt = CASE WHEN "
+            + expired
+            + " THEN 1 ELSE r.attempt + 1 END,"
+            + " lease_until = EXCLUDED.lease_until,"
+            + " expires_at = GREATEST(r.expires_at, EXCLUDED.expires_at),"
+            + " recovery_point = CASE WHEN "
+            + expired
+            + " THEN NULL ELSE r.recovery_point END,"
+            + " result = NULL,"
+            + " created_at = CASE WHEN "
+            + expired
+            + " THEN EXCLUDED.created_at ELSE r.created_at END,"
+            // Waiters of an expired record were woken long ago; those of a stolen one wait on.
+            + " watched = CASE WHEN "
+            + expired
+            + " THEN false ELSE r.watched END"
+            + " WHERE "
+            + expired
+            + " OR (r.state = '"
+            + RecordState.IN_PROGRESS
+            + "' AND r.lease_until <= EXCLUDED.created_at"
+            + " AND r.fingerprint = EXCLUDED.fingerprint)"
+            + " RETURNING true AS claimed, "
+            + returned
+            + ")"
+            + " SELECT c.*, (SELECT ts FROM clk) AS observed_at FROM claimed c"
+            + " UNION ALL"
+            + " SELECT false, "
+            + returned
+            + ", (SELECT ts FROM clk) FROM "
+            + t
+            + " r"
+            + " WHERE r.scope = ? AND r.idem_key = ? AND NOT EXISTS (SELECT 1 FROM claimed)";
     // By primary key rather than ctid, so it also works on a partitioned table. SKIP LOCKED leaves
     // rows a claim is reviving to that claim; the batch's locks last one short statement.
-    purge = "DELETE FROM " + t + " d USING (SELECT scope, idem_key FROM " + t
-        + " WHERE expires_at <= clock_timestamp() ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED) x"
-        + " WHERE d.scope = x.scope AND d.idem_key = x.idem_key";
+    purge =
+        "DELETE FROM "
+            + t
+            + " d USING (SELECT scope, idem_key FROM "
+            + t
+            + " WHERE expires_at <= clock_timestamp() ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED) x"
+            + " WHERE d.scope = x.scope AND d.idem_key = x.idem_key";
   }
 
   @Override
@@ -100,7 +136,8 @@ final class PostgresDialect extends Dialect {
   }
 
   @Override
-  void bindLeases(Session session, PreparedStatement ps, int index, List<LeaseToken> leases) throws SQLException {
+  void bindLeases(Session session, PreparedStatement ps, int index, List<LeaseToken> leases)
+      throws SQLException {
     String[] scopes = new String[leases.size()];
     String[] keys = new String[leases.size()];
     Long[] tokens = new Long[leases.size()];
@@ -154,9 +191,13 @@ final class PostgresDialect extends Dialect {
       Rows.bindId(ps, i, request.id());
       ClaimRow row;
       try (ResultSet rs = ps.executeQuery()) {
-        row = rs.next()
-            ? new ClaimRow(rs.getBoolean("claimed"), rs.getInt("attempt"), Rows.record(request.id(), rs, this))
-            : new ClaimRow(false, 0, null);
+        row =
+            rs.next()
+                ? new ClaimRow(
+                    rs.getBoolean("claimed"),
+                    rs.getInt("attempt"),
+                    Rows.record(request.id(), rs, this))
+                : new ClaimRow(false, 0, null);
       }
       session.commitIfOwned();
       return row;

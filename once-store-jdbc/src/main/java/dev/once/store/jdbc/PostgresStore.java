@@ -12,20 +12,25 @@ import javax.sql.DataSource;
  *     .build();
  * }</pre>
  *
- * <p>A claim is one statement and one round trip ({@code INSERT … ON CONFLICT DO UPDATE … RETURNING}),
- * fencing tokens come from the sequence {@code <table>_seq}, and every time is the database's
- * {@code clock_timestamp()}, so clock skew between application nodes cannot break a lease.
- * {@link #awaitChange} is served by LISTEN/NOTIFY on one connection taken from the pool while
- * anyone waits. For claims inside the caller's own transaction, see {@link #transactional()}.
+ * <p>A claim is one statement and one round trip ({@code INSERT … ON CONFLICT DO UPDATE …
+ * RETURNING}), fencing tokens come from the sequence {@code <table>_seq}, and every time is the
+ * database's {@code clock_timestamp()}, so clock skew between application nodes cannot break a
+ * lease. {@link #awaitChange} is served by LISTEN/NOTIFY on one connection taken from the pool
+ * while anyone waits. For claims inside the caller's own transaction, see {@link #transactional()}.
  *
- * <p>The schema is {@code db/once/postgresql/V1__once_records.sql} on the classpath; apply it with a
- * migration tool, or let {@link Builder#autoCreateSchema(boolean)} apply it.
+ * <p>The schema is {@code db/once/postgresql/V1__once_records.sql} on the classpath; apply it with
+ * a migration tool, or let {@link Builder#autoCreateSchema(boolean)} apply it.
  */
 public final class PostgresStore extends JdbcStore {
 
   private PostgresStore(Builder b, Dialect dialect) {
-    super(dialect, Connections.of(b.dataSource()), b.timeoutSeconds(),
-        b.notifications ? new PostgresChangeFeed(b.dataSource(), dialect.table, b.timeoutSeconds()) : ChangeFeed.NONE);
+    super(
+        dialect,
+        Connections.of(b.dataSource()),
+        b.timeoutSeconds(),
+        b.notifications
+            ? new PostgresChangeFeed(b.dataSource(), dialect.table, b.timeoutSeconds())
+            : ChangeFeed.NONE);
   }
 
   /** A builder over the application's {@code DataSource}; the store never closes it. */
@@ -66,7 +71,8 @@ public final class PostgresStore extends JdbcStore {
     /**
      * Builds the store; with {@link #autoCreateSchema(boolean)} it first creates the schema.
      *
-     * @throws StoreUnavailableException if the schema is to be created and the database cannot be reached
+     * @throws StoreUnavailableException if the schema is to be created and the database cannot be
+     *     reached
      */
     public PostgresStore build() {
       Dialect dialect = new PostgresDialect(table);

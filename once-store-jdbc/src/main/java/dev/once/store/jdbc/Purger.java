@@ -23,14 +23,14 @@ import org.slf4j.LoggerFactory;
  * purger.close();
  * }</pre>
  *
- * <p>Every {@code interval} a round starts: it deletes one batch with
- * {@link IdempotencyStore#purgeExpired(int)}, and while a batch comes back full it waits
- * {@code pause} and deletes the next, so the database gets room between batches. Each batch is a
- * task of its own on the executor: a shared executor is never blocked by sleeping. An unavailable
- * store is logged and tried again next round. Any other failure, an {@link Error} included, is
- * logged with its stack trace and tried again next round too: a purger that stopped would let the
- * table grow without a sound, and the executor would keep the failure where nobody looks. Works
- * with any {@link IdempotencyStore}.
+ * <p>Every {@code interval} a round starts: it deletes one batch with {@link
+ * IdempotencyStore#purgeExpired(int)}, and while a batch comes back full it waits {@code pause} and
+ * deletes the next, so the database gets room between batches. Each batch is a task of its own on
+ * the executor: a shared executor is never blocked by sleeping. An unavailable store is logged and
+ * tried again next round. Any other failure, an {@link Error} included, is logged with its stack
+ * trace and tried again next round too: a purger that stopped would let the table grow without a
+ * sound, and the executor would keep the failure where nobody looks. Works with any {@link
+ * IdempotencyStore}.
  */
 public final class Purger implements AutoCloseable {
 
@@ -61,8 +61,8 @@ public final class Purger implements AutoCloseable {
   }
 
   /**
-   * Runs one round now, on the calling thread: batches until one comes back short of
-   * {@code batchSize}, pausing between them. Returns how many records it deleted.
+   * Runs one round now, on the calling thread: batches until one comes back short of {@code
+   * batchSize}, pausing between them. Returns how many records it deleted.
    *
    * @throws StoreUnavailableException if the store cannot be reached
    */
@@ -112,7 +112,10 @@ public final class Purger implements AutoCloseable {
     }
   }
 
-  /** Stops purging; a batch already running finishes. Shuts down the executor only if the purger made it. */
+  /**
+   * Stops purging; a batch already running finishes. Shuts down the executor only if the purger
+   * made it.
+   */
   @Override
   public void close() {
     synchronized (lock) {
@@ -143,7 +146,9 @@ public final class Purger implements AutoCloseable {
       this.store = store;
     }
 
-    /** Records deleted per statement; default 1000. Smaller batches hold their locks for less time. */
+    /**
+     * Records deleted per statement; default 1000. Smaller batches hold their locks for less time.
+     */
     public Builder batchSize(int batchSize) {
       if (batchSize < 1 || batchSize > 1_000_000) {
         throw new IllegalArgumentException("batchSize must be 1 to 1000000, was " + batchSize);
@@ -170,7 +175,8 @@ public final class Purger implements AutoCloseable {
     /** Time before the first round; default zero. */
     public Builder initialDelay(Duration initialDelay) {
       if (initialDelay == null || initialDelay.isNegative()) {
-        throw new IllegalArgumentException("initialDelay must be zero or positive, was " + initialDelay);
+        throw new IllegalArgumentException(
+            "initialDelay must be zero or positive, was " + initialDelay);
       }
       this.initialDelay = initialDelay;
       return this;
@@ -196,14 +202,19 @@ public final class Purger implements AutoCloseable {
         throw new IllegalStateException("executor is shut down");
       }
       if (pause.compareTo(interval) >= 0) {
-        throw new IllegalStateException("pause (" + pause + ") must be shorter than interval (" + interval + ")");
+        throw new IllegalStateException(
+            "pause (" + pause + ") must be shorter than interval (" + interval + ")");
       }
       boolean own = executor == null;
-      ScheduledExecutorService ex = executor == null ? Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "once-purger");
-        t.setDaemon(true);
-        return t;
-      }) : executor;
+      ScheduledExecutorService ex =
+          executor == null
+              ? Executors.newSingleThreadScheduledExecutor(
+                  r -> {
+                    Thread t = new Thread(r, "once-purger");
+                    t.setDaemon(true);
+                    return t;
+                  })
+              : executor;
       Purger purger = new Purger(this, ex, own);
       purger.schedule(initialDelay);
       return purger;

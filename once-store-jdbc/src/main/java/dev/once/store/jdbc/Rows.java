@@ -7,7 +7,9 @@ import dev.once.store.RecordState;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 
-/** Reads records from result sets that carry {@link Dialect#RECORD_COLUMNS} and {@code observed_at}. */
+/**
+ * Reads records from result sets that carry {@link Dialect#RECORD_COLUMNS} and {@code observed_at}.
+ */
 final class Rows {
 
   private Rows() {}

@@ -13,13 +13,23 @@ final class SchemaCreator {
 
   private SchemaCreator() {}
 
-  @SuppressWarnings("NullAway") // safe: the work's result is a Void, whose only value is null, and nobody reads it
-  static void create(Connection connection, Dialect dialect, int timeoutSeconds) throws SQLException {
-    new Session(connection, timeoutSeconds, TransactionControl.OWN).atomically(session -> {
-      Migrations.apply(connection, dialect.migration(), JdbcStoreBuilder.DEFAULT_TABLE, dialect.table,
-          dialect.schemaLock(), timeoutSeconds);
-      return null;
-    });
+  @SuppressWarnings(
+      "NullAway") // safe: the work's result is a Void, whose only value is null, and nobody reads
+  // it
+  static void create(Connection connection, Dialect dialect, int timeoutSeconds)
+      throws SQLException {
+    new Session(connection, timeoutSeconds, TransactionControl.OWN)
+        .atomically(
+            session -> {
+              Migrations.apply(
+                  connection,
+                  dialect.migration(),
+                  JdbcStoreBuilder.DEFAULT_TABLE,
+                  dialect.table,
+                  dialect.schemaLock(),
+                  timeoutSeconds);
+              return null;
+            });
     LOG.info("schema for {} is in place ({})", dialect.table, dialect.migration());
   }
 }

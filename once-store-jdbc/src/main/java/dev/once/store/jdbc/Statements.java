@@ -14,10 +14,15 @@ final class Statements {
   final String checkpoint;
   final String finish;
   final String release;
+
   /** Assignments that extend a lease from now; two parameters, the lease in microseconds twice. */
   final String extendLease;
-  /** The condition, besides the token, on rows a lease holder may still write: in progress and live. */
+
+  /**
+   * The condition, besides the token, on rows a lease holder may still write: in progress and live.
+   */
   final String held;
+
   private final String table;
 
   Statements(Dialect d) {
@@ -26,27 +31,47 @@ final class Statements {
     table = t;
     held = "state = '" + RecordState.IN_PROGRESS + "' AND expires_at > " + now;
     String fenced = " WHERE scope = ? AND idem_key = ? AND token = ? AND " + held;
-    extendLease = "lease_until = " + d.plusMicros(now)
-        + ", expires_at = " + d.greatest("expires_at", d.plusMicros(now));
-    get = "SELECT " + Dialect.RECORD_COLUMNS + ", " + now + " AS observed_at FROM " + t
-        + " WHERE scope = ? AND idem_key = ? AND expires_at > " + now;
+    extendLease =
+        "lease_until = "
+            + d.plusMicros(now)
+            + ", expires_at = "
+            + d.greatest("expires_at", d.plusMicros(now));
+    get =
+        "SELECT "
+            + Dialect.RECORD_COLUMNS
+            + ", "
+            + now
+            + " AS observed_at FROM "
+            + t
+            + " WHERE scope = ? AND idem_key = ? AND expires_at > "
+            + now;
     heartbeat = "UPDATE " + t + " SET " + extendLease + fenced;
     checkpoint = "UPDATE " + t + " SET recovery_point = ?, " + extendLease + fenced;
     // A finished record is never stolen, so its recovery point would only be kept as dead weight
     // (and handed to nobody): it goes with the lease.
-    finish = "UPDATE " + t + " SET state = ?, result = ?, recovery_point = NULL, expires_at = " + d.plusMicros(now)
-        + fenced;
+    finish =
+        "UPDATE "
+            + t
+            + " SET state = ?, result = ?, recovery_point = NULL, expires_at = "
+            + d.plusMicros(now)
+            + fenced;
     release = "DELETE FROM " + t + fenced;
   }
 
   /**
    * The batched heartbeat: {@link #heartbeat} for every lease in {@code leaseRows}, a derived table
-   * {@code h(h_scope, h_key, h_token)} whose parameters follow the two of {@link #extendLease}.
-   * It returns the {@code (scope, idem_key)} of every row it extended.
+   * {@code h(h_scope, h_key, h_token)} whose parameters follow the two of {@link #extendLease}. It
+   * returns the {@code (scope, idem_key)} of every row it extended.
    */
   String heartbeatEach(String leaseRows) {
-    return "UPDATE " + table + " SET " + extendLease + " FROM " + leaseRows
-        + " WHERE scope = h_scope AND idem_key = h_key AND token = h_token AND " + held
+    return "UPDATE "
+        + table
+        + " SET "
+        + extendLease
+        + " FROM "
+        + leaseRows
+        + " WHERE scope = h_scope AND idem_key = h_key AND token = h_token AND "
+        + held
         + " RETURNING scope, idem_key";
   }
 }

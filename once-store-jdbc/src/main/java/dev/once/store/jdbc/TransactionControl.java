@@ -4,7 +4,10 @@ package dev.once.store.jdbc;
 enum TransactionControl {
   /** The store: each operation commits on its own (a pooled connection of the store's). */
   OWN,
-  /** The caller: the store's statements join the caller's transaction and never end it (transactional mode). */
+  /**
+   * The caller: the store's statements join the caller's transaction and never end it
+   * (transactional mode).
+   */
   CALLER,
   /**
    * The connection: operations run in a shared open transaction that the connection commits for

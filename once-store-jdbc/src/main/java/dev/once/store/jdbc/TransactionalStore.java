@@ -6,8 +6,8 @@ import java.sql.SQLException;
 
 /**
  * Transactional mode: the claim, the caller's business writes and the completion commit or roll
- * back together, in the caller's own transaction, so a crash at any point leaves either all of
- * them or none.
+ * back together, in the caller's own transaction, so a crash at any point leaves either all of them
+ * or none.
  *
  * <pre>{@code
  * TransactionalStore tx = postgresStore.transactional();
@@ -47,8 +47,8 @@ public final class TransactionalStore {
   /**
    * A store view that runs every statement on {@code connection}, inside the caller's transaction.
    * It never commits, rolls back or closes the connection; closing the view does nothing. A failed
-   * statement throws {@link dev.once.store.StoreUnavailableException} and, on PostgreSQL, leaves the
-   * transaction aborted: the caller rolls back.
+   * statement throws {@link dev.once.store.StoreUnavailableException} and, on PostgreSQL, leaves
+   * the transaction aborted: the caller rolls back.
    *
    * @throws IllegalArgumentException if {@code connection} is null or in auto-commit mode, where
    *     there is no transaction to join
@@ -65,6 +65,7 @@ public final class TransactionalStore {
     } catch (SQLException e) {
       throw Failures.unavailable("transactional view", dialect.table, e);
     }
-    return new JdbcOperations(dialect, statements, Connections.borrowed(connection), timeoutSeconds, feed);
+    return new JdbcOperations(
+        dialect, statements, Connections.borrowed(connection), timeoutSeconds, feed);
   }
 }

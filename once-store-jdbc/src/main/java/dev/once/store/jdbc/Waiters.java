@@ -12,21 +12,28 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Waiters {
 
-  private final ConcurrentHashMap<RecordId, Set<CompletableFuture<Void>>> byId = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<RecordId, Set<CompletableFuture<Void>>> byId =
+      new ConcurrentHashMap<>();
 
   CompletableFuture<Void> register(RecordId id) {
     CompletableFuture<Void> f = new CompletableFuture<>();
     // compute, not computeIfAbsent(...).add: the add must not land in a set that a concurrent
     // removal is dropping from the map, or the future would never be woken.
-    byId.compute(id, (k, set) -> {
-      Set<CompletableFuture<Void>> s = set == null ? ConcurrentHashMap.newKeySet() : set;
-      s.add(f);
-      return s;
-    });
-    f.whenComplete((v, e) -> byId.computeIfPresent(id, (k, set) -> {
-      set.remove(f);
-      return set.isEmpty() ? null : set;
-    }));
+    byId.compute(
+        id,
+        (k, set) -> {
+          Set<CompletableFuture<Void>> s = set == null ? ConcurrentHashMap.newKeySet() : set;
+          s.add(f);
+          return s;
+        });
+    f.whenComplete(
+        (v, e) ->
+            byId.computeIfPresent(
+                id,
+                (k, set) -> {
+                  set.remove(f);
+                  return set.isEmpty() ? null : set;
+                }));
     return f;
   }
 

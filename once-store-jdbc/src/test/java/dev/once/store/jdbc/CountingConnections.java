@@ -19,14 +19,19 @@ final class CountingConnections implements Connections {
   final AtomicInteger opened = new AtomicInteger();
   final AtomicInteger prepared = new AtomicInteger();
   private final Connections delegate;
+
   /** The delegate's connection behind each counting one handed out. */
-  private final Map<Connection, Connection> originals = Collections.synchronizedMap(new IdentityHashMap<>());
+  private final Map<Connection, Connection> originals =
+      Collections.synchronizedMap(new IdentityHashMap<>());
 
   CountingConnections(Connections delegate) {
     this.delegate = delegate;
   }
 
-  /** A store over the same table, dialect and connections as {@code store}, counting its use of them. */
+  /**
+   * A store over the same table, dialect and connections as {@code store}, counting its use of
+   * them.
+   */
   static CountingConnections around(JdbcStore store) {
     return new CountingConnections(store.connections);
   }
@@ -37,17 +42,20 @@ final class CountingConnections implements Connections {
 
   /** {@code connection}, counting the statements prepared on it. */
   Connection counting(Connection connection) {
-    return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
-        (proxy, method, args) -> {
-          if (method.getName().equals("prepareStatement")) {
-            prepared.incrementAndGet();
-          }
-          try {
-            return method.invoke(connection, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
-        });
+    return (Connection)
+        Proxy.newProxyInstance(
+            getClass().getClassLoader(),
+            new Class<?>[] {Connection.class},
+            (proxy, method, args) -> {
+              if (method.getName().equals("prepareStatement")) {
+                prepared.incrementAndGet();
+              }
+              try {
+                return method.invoke(connection, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 
   @Override

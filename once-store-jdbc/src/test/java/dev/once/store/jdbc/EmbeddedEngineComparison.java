@@ -19,9 +19,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The measurement behind the embedded store's engine: claim+complete throughput and crash safety
- * (SIGKILL of a child JVM mid-loop) for H2 and SQLite in the configurations worth considering.
- * Each iteration is what the embedded store does: a transaction that draws a token and inserts
- * the claim, then a transaction that completes it; both commit before the next step.
+ * (SIGKILL of a child JVM mid-loop) for H2 and SQLite in the configurations worth considering. Each
+ * iteration is what the embedded store does: a transaction that draws a token and inserts the
+ * claim, then a transaction that completes it; both commit before the next step.
  *
  * <pre>
  * java -cp "$(cat cp.txt):target/classes:target/test-classes" dev.once.store.jdbc.EmbeddedEngineComparison [seconds]
@@ -32,7 +32,8 @@ public final class EmbeddedEngineComparison {
 
   enum Engine {
     SQLITE_WAL_FULL("jdbc:sqlite:%s/once.db", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL"),
-    SQLITE_WAL_NORMAL("jdbc:sqlite:%s/once.db", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"),
+    SQLITE_WAL_NORMAL(
+        "jdbc:sqlite:%s/once.db", "PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL"),
     H2_DEFAULT("jdbc:h2:file:%s/once"),
     H2_WRITE_DELAY_0("jdbc:h2:file:%s/once;WRITE_DELAY=0");
 
@@ -50,10 +51,14 @@ public final class EmbeddedEngineComparison {
         for (String sql : init) {
           s.execute(sql);
         }
-        s.execute("CREATE TABLE IF NOT EXISTS rec (scope VARCHAR(512) NOT NULL, idem_key VARCHAR(255) NOT NULL,"
-            + " state VARCHAR(16) NOT NULL, token BIGINT NOT NULL, result BLOB, PRIMARY KEY (scope, idem_key))");
+        s.execute(
+            "CREATE TABLE IF NOT EXISTS rec (scope VARCHAR(512) NOT NULL, idem_key VARCHAR(255) NOT NULL,"
+                + " state VARCHAR(16) NOT NULL, token BIGINT NOT NULL, result BLOB, PRIMARY KEY (scope, idem_key))");
         s.execute("CREATE TABLE IF NOT EXISTS seq (id INT PRIMARY KEY, v BIGINT NOT NULL)");
-        s.execute(name().startsWith("H2") ? "MERGE INTO seq KEY (id) VALUES (1, 0)" : "INSERT OR IGNORE INTO seq VALUES (1, 0)");
+        s.execute(
+            name().startsWith("H2")
+                ? "MERGE INTO seq KEY (id) VALUES (1, 0)"
+                : "INSERT OR IGNORE INTO seq VALUES (1, 0)");
       }
       c.setAutoCommit(false);
       c.commit();
@@ -70,12 +75,15 @@ public final class EmbeddedEngineComparison {
     }
     if (args.length > 0 && args[0].equals("store")) {
       int seconds = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-      int[] threads = args.length > 2
-          ? java.util.Arrays.stream(args[2].split(",")).mapToInt(Integer::parseInt).toArray() : new int[] {1};
+      int[] threads =
+          args.length > 2
+              ? java.util.Arrays.stream(args[2].split(",")).mapToInt(Integer::parseInt).toArray()
+              : new int[] {1};
       for (int t : threads) {
         for (EmbeddedStore.Durability d : EmbeddedStore.Durability.values()) {
-          System.out.printf("EmbeddedStore %-24s %3d thread(s) %8.0f claim+complete/s%n", d, t,
-              storeThroughput(d, seconds, t));
+          System.out.printf(
+              "EmbeddedStore %-24s %3d thread(s) %8.0f claim+complete/s%n",
+              d, t, storeThroughput(d, seconds, t));
         }
       }
       return;
@@ -90,8 +98,14 @@ public final class EmbeddedEngineComparison {
   }
 
   /** One claim+complete, the way the embedded store commits them. */
-  static void claimAndComplete(Connection c, PreparedStatement next, PreparedStatement read, PreparedStatement insert,
-      PreparedStatement complete, String key) throws SQLException {
+  static void claimAndComplete(
+      Connection c,
+      PreparedStatement next,
+      PreparedStatement read,
+      PreparedStatement insert,
+      PreparedStatement complete,
+      String key)
+      throws SQLException {
     next.executeUpdate();
     long token;
     try (ResultSet rs = read.executeQuery()) {
@@ -113,7 +127,8 @@ public final class EmbeddedEngineComparison {
 
   static double throughput(Engine e, int seconds) throws Exception {
     Path dir = Files.createTempDirectory("once-" + e);
-    try (Connection c = e.open(dir); Statements s = new Statements(c)) {
+    try (Connection c = e.open(dir);
+        Statements s = new Statements(c)) {
       long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
       long start = System.nanoTime();
       long n = 0;
@@ -125,7 +140,8 @@ public final class EmbeddedEngineComparison {
   }
 
   /** The real store, one thread: what the gateway's default gets per request. */
-  static double storeThroughput(EmbeddedStore.Durability durability, int seconds, int threads) throws Exception {
+  static double storeThroughput(EmbeddedStore.Durability durability, int seconds, int threads)
+      throws Exception {
     Path dir = Files.createTempDirectory("once-store-" + durability);
     dev.once.Fingerprint fp = new dev.once.Fingerprint(1, "00112233445566778899aabbccddeeff");
     try (EmbeddedStore store = EmbeddedStore.builder(dir).durability(durability).build()) {
@@ -134,15 +150,25 @@ public final class EmbeddedEngineComparison {
       java.util.concurrent.atomic.AtomicLong n = new java.util.concurrent.atomic.AtomicLong();
       List<Thread> workers = new ArrayList<>();
       for (int t = 0; t < threads; t++) {
-        Thread w = new Thread(() -> {
-          while (System.nanoTime() < end) {
-            dev.once.store.RecordId id = dev.once.store.RecordId.of(dev.once.Scope.GLOBAL,
-                dev.once.IdempotencyKey.of("k" + n.incrementAndGet()));
-            var c = (dev.once.store.ClaimResult.Claimed) store.claim(
-                new dev.once.store.ClaimRequest(id, fp, java.time.Duration.ofMinutes(1), java.time.Duration.ofHours(1)));
-            store.complete(id, c.token(), new byte[200], java.time.Duration.ofHours(1));
-          }
-        });
+        Thread w =
+            new Thread(
+                () -> {
+                  while (System.nanoTime() < end) {
+                    dev.once.store.RecordId id =
+                        dev.once.store.RecordId.of(
+                            dev.once.Scope.GLOBAL,
+                            dev.once.IdempotencyKey.of("k" + n.incrementAndGet()));
+                    var c =
+                        (dev.once.store.ClaimResult.Claimed)
+                            store.claim(
+                                new dev.once.store.ClaimRequest(
+                                    id,
+                                    fp,
+                                    java.time.Duration.ofMinutes(1),
+                                    java.time.Duration.ofHours(1)));
+                    store.complete(id, c.token(), new byte[200], java.time.Duration.ofHours(1));
+                  }
+                });
         w.start();
         workers.add(w);
       }
@@ -153,15 +179,27 @@ public final class EmbeddedEngineComparison {
     }
   }
 
-  /** Runs a child that claims and completes in a loop, SIGKILLs it, and counts confirmed completions lost. */
+  /**
+   * Runs a child that claims and completes in a loop, SIGKILLs it, and counts confirmed completions
+   * lost.
+   */
   static int[] crash(Engine e) throws Exception {
     Path dir = Files.createTempDirectory("once-crash-" + e);
-    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), EmbeddedEngineComparison.class.getName(), "child", e.name(), dir.toString())
-        .redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                EmbeddedEngineComparison.class.getName(),
+                "child",
+                e.name(),
+                dir.toString())
+            .redirectErrorStream(true)
+            .start();
     List<String> confirmed = new ArrayList<>();
     long killAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3_000);
-    try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader r =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       String line;
       while ((line = r.readLine()) != null) {
         if (line.startsWith("DONE ")) {
@@ -175,7 +213,8 @@ public final class EmbeddedEngineComparison {
       }
     }
     Set<String> present = new HashSet<>();
-    try (Connection c = e.open(dir); Statement s = c.createStatement();
+    try (Connection c = e.open(dir);
+        Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT idem_key FROM rec WHERE state = 'COMPLETED'")) {
       while (rs.next()) {
         present.add(rs.getString(1));
@@ -191,7 +230,8 @@ public final class EmbeddedEngineComparison {
   }
 
   static void child(Engine e, Path dir) throws Exception {
-    try (Connection c = e.open(dir); Statements s = new Statements(c)) {
+    try (Connection c = e.open(dir);
+        Statements s = new Statements(c)) {
       for (long n = 0; ; n++) {
         claimAndComplete(c, s.next, s.read, s.insert, s.complete, "k" + n);
         System.out.println("DONE k" + n);
@@ -208,8 +248,12 @@ public final class EmbeddedEngineComparison {
     Statements(Connection c) throws SQLException {
       next = c.prepareStatement("UPDATE seq SET v = v + 1 WHERE id = 1");
       read = c.prepareStatement("SELECT v FROM seq WHERE id = 1");
-      insert = c.prepareStatement("INSERT INTO rec (scope, idem_key, state, token) VALUES ('s', ?, 'IN_PROGRESS', ?)");
-      complete = c.prepareStatement("UPDATE rec SET state = 'COMPLETED', result = ? WHERE scope = 's' AND idem_key = ? AND token = ?");
+      insert =
+          c.prepareStatement(
+              "INSERT INTO rec (scope, idem_key, state, token) VALUES ('s', ?, 'IN_PROGRESS', ?)");
+      complete =
+          c.prepareStatement(
+              "UPDATE rec SET state = 'COMPLETED', result = ? WHERE scope = 's' AND idem_key = ? AND token = ?");
     }
 
     @Override

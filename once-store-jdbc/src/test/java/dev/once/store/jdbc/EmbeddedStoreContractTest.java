@@ -7,11 +7,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The embedded store's clock is injectable, so the kit's leases and expiries pass without sleeping. */
+/**
+ * The embedded store's clock is injectable, so the kit's leases and expiries pass without sleeping.
+ */
 class EmbeddedStoreContractTest extends IdempotencyStoreContract {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private final FakeClock clock = FakeClock.create();
 

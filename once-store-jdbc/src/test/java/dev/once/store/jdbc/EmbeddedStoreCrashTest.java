@@ -24,8 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class EmbeddedStoreCrashTest {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Test
   void everyConfirmedCompletionSurvivesSigkill() throws Exception {
@@ -40,12 +39,19 @@ class EmbeddedStoreCrashTest {
           confirmed.add(line.substring(5));
         }
       }
-      child.kill().stream().filter(l -> l.startsWith("DONE ")).map(l -> l.substring(5)).forEach(confirmed::add);
+      child.kill().stream()
+          .filter(l -> l.startsWith("DONE "))
+          .map(l -> l.substring(5))
+          .forEach(confirmed::add);
     }
     assertThat(confirmed).hasSizeGreaterThan(10);
     try (EmbeddedStore store = EmbeddedStore.open(dir)) {
       for (String key : confirmed) {
-        assertThat(store.get(id(key))).as(key).get().extracting(r -> r.state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(store.get(id(key)))
+            .as(key)
+            .get()
+            .extracting(r -> r.state())
+            .isEqualTo(RecordState.COMPLETED);
       }
     }
   }
@@ -62,7 +68,9 @@ class EmbeddedStoreCrashTest {
         System.out.println("OPEN");
         for (long n = 0; ; n++) {
           RecordId id = id("k" + n);
-          ClaimResult.Claimed c = (ClaimResult.Claimed) store.claim(new ClaimRequest(id, fp, Duration.ofMinutes(1), Duration.ofHours(1)));
+          ClaimResult.Claimed c =
+              (ClaimResult.Claimed)
+                  store.claim(new ClaimRequest(id, fp, Duration.ofMinutes(1), Duration.ofHours(1)));
           if (!store.complete(id, c.token(), new byte[64], Duration.ofHours(1))) {
             throw new IllegalStateException("complete refused for " + id);
           }

@@ -5,11 +5,13 @@ import dev.once.tck.EngineContract;
 import java.nio.file.Path;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The engine's promises (every claim finished, closed engine, slow and failing store) over the embedded store. */
+/**
+ * The engine's promises (every claim finished, closed engine, slow and failing store) over the
+ * embedded store.
+ */
 class EmbeddedStoreEngineContractTest extends EngineContract {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Override
   protected IdempotencyStore createStore() {

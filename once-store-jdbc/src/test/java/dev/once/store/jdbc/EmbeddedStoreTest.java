@@ -32,8 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 class EmbeddedStoreTest extends JdbcStoreBehaviour {
 
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   @Override
   IdempotencyStore openStoreOnEmptyTable() {
@@ -73,8 +72,10 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
   @Test
   void aSecondProcessCannotOpenTheSameFile() {
     claim(newId(), LEASE);
-    try (EmbeddedStore second = EmbeddedStore.builder(dir).tableName("once_test_embedded").build()) {
-      assertThatThrownBy(() -> second.claim(request(newId(), LEASE))).isInstanceOf(StoreUnavailableException.class);
+    try (EmbeddedStore second =
+        EmbeddedStore.builder(dir).tableName("once_test_embedded").build()) {
+      assertThatThrownBy(() -> second.claim(request(newId(), LEASE)))
+          .isInstanceOf(StoreUnavailableException.class);
     } catch (StoreUnavailableException expected) {
       // Refused at open: just as good.
     }
@@ -97,7 +98,8 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
    * that succeeded may be lost, and once there is room again the store works without a restart.
    */
   @Test
-  void aFullDiskFailsEveryOperationOfItsBatchAndTheStoreRecoversOnceThereIsRoomAgain() throws Exception {
+  void aFullDiskFailsEveryOperationOfItsBatchAndTheStoreRecoversOnceThereIsRoomAgain()
+      throws Exception {
     byte[] body = new byte[32 * 1024];
     long pages = pragma("PRAGMA page_count");
     pragma("PRAGMA max_page_count = " + (pages + 40));
@@ -108,21 +110,23 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
       CountDownLatch start = new CountDownLatch(1);
       List<Future<?>> done = new ArrayList<>();
       for (int w = 0; w < 4; w++) {
-        done.add(writers.submit(() -> {
-          start.await();
-          for (int i = 0; i < 40 && failures.size() < 12; i++) {
-            RecordId id = newId();
-            try {
-              ClaimResult.Claimed c = claim(id, LEASE);
-              completed.put(id, false);
-              assertThat(store.complete(id, c.token(), body, TTL)).isTrue();
-              completed.put(id, true);
-            } catch (StoreUnavailableException e) {
-              failures.add(e);
-            }
-          }
-          return null;
-        }));
+        done.add(
+            writers.submit(
+                () -> {
+                  start.await();
+                  for (int i = 0; i < 40 && failures.size() < 12; i++) {
+                    RecordId id = newId();
+                    try {
+                      ClaimResult.Claimed c = claim(id, LEASE);
+                      completed.put(id, false);
+                      assertThat(store.complete(id, c.token(), body, TTL)).isTrue();
+                      completed.put(id, true);
+                    } catch (StoreUnavailableException e) {
+                      failures.add(e);
+                    }
+                  }
+                  return null;
+                }));
       }
       start.countDown();
       for (Future<?> f : done) {
@@ -131,27 +135,39 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
     } finally {
       writers.shutdownNow();
     }
-    assertThat(failures).as("failures while the disk is full").isNotEmpty()
+    assertThat(failures)
+        .as("failures while the disk is full")
+        .isNotEmpty()
         .anySatisfy(e -> assertThat(e).isInstanceOf(StoreFullException.class));
     assertThat(completed).containsValue(true);
 
     pragma("PRAGMA max_page_count = 1000000");
     RecordId after = newId();
     ClaimResult.Claimed c = claim(after, LEASE);
-    assertThat(store.complete(after, c.token(), body, TTL)).as("a write once there is room").isTrue();
+    assertThat(store.complete(after, c.token(), body, TTL))
+        .as("a write once there is room")
+        .isTrue();
     completed.put(after, true);
 
     store.close();
     store = EmbeddedStore.builder(dir).tableName("once_test_embedded").build();
-    completed.forEach((id, complete) -> {
-      if (complete) {
-        assertThat(store.get(id)).as("%s, confirmed completed", id).get()
-            .satisfies(r -> assertThat(r.result()).isEqualTo(body));
-      } else {
-        store.get(id).ifPresent(r ->
-            assertThat(r.state()).as("%s, whose completion failed", id).isEqualTo(RecordState.IN_PROGRESS));
-      }
-    });
+    completed.forEach(
+        (id, complete) -> {
+          if (complete) {
+            assertThat(store.get(id))
+                .as("%s, confirmed completed", id)
+                .get()
+                .satisfies(r -> assertThat(r.result()).isEqualTo(body));
+          } else {
+            store
+                .get(id)
+                .ifPresent(
+                    r ->
+                        assertThat(r.state())
+                            .as("%s, whose completion failed", id)
+                            .isEqualTo(RecordState.IN_PROGRESS));
+          }
+        });
   }
 
   /** Runs a pragma on the store's own connection and returns its first value, if any. */
@@ -172,20 +188,27 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
 
   @Test
   void aStatementRunningPastTheQueryTimeoutIsInterruptedAndTheStoreGoesOn() throws Exception {
-    // Not closed if the statement is never interrupted: the runaway statement would hold the connection, and close() with it.
-    EmbeddedStore bounded = EmbeddedStore.builder(dir.resolve("bounded")).queryTimeout(Duration.ofSeconds(1)).build();
+    // Not closed if the statement is never interrupted: the runaway statement would hold the
+    // connection, and close() with it.
+    EmbeddedStore bounded =
+        EmbeddedStore.builder(dir.resolve("bounded")).queryTimeout(Duration.ofSeconds(1)).build();
     Connections connections = bounded.connections;
     long start = System.nanoTime();
-    assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
-      Connection c = connections.open();
-      try (Statement s = c.createStatement()) {
-        assertThatThrownBy(() -> s.executeQuery(
-            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"))
-            .isInstanceOf(SQLException.class).hasMessageContaining("interrupt");
-      } finally {
-        connections.release(c, null);
-      }
-    });
+    assertTimeoutPreemptively(
+        Duration.ofSeconds(20),
+        () -> {
+          Connection c = connections.open();
+          try (Statement s = c.createStatement()) {
+            assertThatThrownBy(
+                    () ->
+                        s.executeQuery(
+                            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"))
+                .isInstanceOf(SQLException.class)
+                .hasMessageContaining("interrupt");
+          } finally {
+            connections.release(c, null);
+          }
+        });
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
     RecordId id = newId();
     ClaimResult.Claimed c = (ClaimResult.Claimed) bounded.claim(request(id, LEASE));

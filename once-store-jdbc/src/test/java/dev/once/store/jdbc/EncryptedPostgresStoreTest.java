@@ -25,9 +25,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * Encryption at rest on a real PostgreSQL: the whole store contract through {@link EncryptingStore},
- * and the rows as someone with database access sees them: no plaintext, rotation, and a ciphertext
- * moved to another row by SQL is refused.
+ * Encryption at rest on a real PostgreSQL: the whole store contract through {@link
+ * EncryptingStore}, and the rows as someone with database access sees them: no plaintext, rotation,
+ * and a ciphertext moved to another row by SQL is refused.
  */
 class EncryptedPostgresStoreTest extends IdempotencyStoreContract {
 
@@ -65,7 +65,8 @@ class EncryptedPostgresStoreTest extends IdempotencyStoreContract {
 
   @Test
   void rowsHoldNeitherTheResultNorTheSecretTheScopeWasDerivedFrom() throws Exception {
-    RecordId id = RecordId.of(Scope.of(Scope.hash(SECRET_API_KEY), "POST /payments"), Samples.newId().key());
+    RecordId id =
+        RecordId.of(Scope.of(Scope.hash(SECRET_API_KEY), "POST /payments"), Samples.newId().key());
     complete(EncryptingStore.of(postgres(), K1), id, "{\"card\":\"4242424242424242\"}");
 
     String rawResult = new String(column(id, "result"), StandardCharsets.ISO_8859_1);
@@ -73,7 +74,10 @@ class EncryptedPostgresStoreTest extends IdempotencyStoreContract {
 
     assertThat(rawResult).doesNotContain("4242").startsWith("\u00e1\u0002k1");
     assertThat(rawScope).doesNotContain(SECRET_API_KEY).startsWith(Scope.hash(SECRET_API_KEY));
-    assertThat(new String(EncryptingStore.of(postgres(), K1).get(id).orElseThrow().result(), StandardCharsets.UTF_8))
+    assertThat(
+            new String(
+                EncryptingStore.of(postgres(), K1).get(id).orElseThrow().result(),
+                StandardCharsets.UTF_8))
         .contains("4242424242424242");
   }
 
@@ -82,23 +86,36 @@ class EncryptedPostgresStoreTest extends IdempotencyStoreContract {
     RecordId old = complete(EncryptingStore.of(postgres(), K1), Samples.newId(), "old");
     RecordId fresh = complete(EncryptingStore.of(postgres(), K2_K1), Samples.newId(), "new");
 
-    assertThat(EncryptingStore.of(postgres(), K2_K1).get(old).orElseThrow().result()).asString().isEqualTo("old");
-    assertThat(EncryptingStore.of(postgres(), K2).get(fresh).orElseThrow().result()).asString().isEqualTo("new");
+    assertThat(EncryptingStore.of(postgres(), K2_K1).get(old).orElseThrow().result())
+        .asString()
+        .isEqualTo("old");
+    assertThat(EncryptingStore.of(postgres(), K2).get(fresh).orElseThrow().result())
+        .asString()
+        .isEqualTo("new");
     assertThatThrownBy(() -> EncryptingStore.of(postgres(), K2).get(old))
-        .isInstanceOfSatisfying(UnreadableRecordException.class, e -> {
-          assertThat(e.reason()).isEqualTo(UnreadableRecordException.Reason.KEY_MISSING);
-          assertThat(e.keyId()).isEqualTo("k1");
-        });
+        .isInstanceOfSatisfying(
+            UnreadableRecordException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(UnreadableRecordException.Reason.KEY_MISSING);
+              assertThat(e.keyId()).isEqualTo("k1");
+            });
   }
 
   @Test
   void aCiphertextCopiedToAnotherTenantsRowBySqlIsRefused() throws Exception {
-    RecordId victim = complete(EncryptingStore.of(postgres(), K1), Samples.newId(), "victim's receipt");
+    RecordId victim =
+        complete(EncryptingStore.of(postgres(), K1), Samples.newId(), "victim's receipt");
     RecordId attacker = RecordId.of(Scope.of("attacker"), victim.key());
     complete(EncryptingStore.of(postgres(), K1), attacker, "attacker's own");
-    try (Connection c = pool.getConnection(); PreparedStatement st = c.prepareStatement(
-        "UPDATE " + TABLE + " SET result = (SELECT result FROM " + TABLE + " WHERE scope = ? AND idem_key = ?)"
-            + " WHERE scope = ? AND idem_key = ?")) {
+    try (Connection c = pool.getConnection();
+        PreparedStatement st =
+            c.prepareStatement(
+                "UPDATE "
+                    + TABLE
+                    + " SET result = (SELECT result FROM "
+                    + TABLE
+                    + " WHERE scope = ? AND idem_key = ?)"
+                    + " WHERE scope = ? AND idem_key = ?")) {
       st.setString(1, victim.scope().value());
       st.setString(2, victim.key().value());
       st.setString(3, attacker.scope().value());
@@ -107,20 +124,26 @@ class EncryptedPostgresStoreTest extends IdempotencyStoreContract {
     }
 
     assertThatThrownBy(() -> EncryptingStore.of(postgres(), K1).get(attacker))
-        .isInstanceOfSatisfying(UnreadableRecordException.class,
-            e -> assertThat(e.reason()).isEqualTo(UnreadableRecordException.Reason.AUTHENTICATION_FAILED));
+        .isInstanceOfSatisfying(
+            UnreadableRecordException.class,
+            e ->
+                assertThat(e.reason())
+                    .isEqualTo(UnreadableRecordException.Reason.AUTHENTICATION_FAILED));
   }
 
   private static RecordId complete(IdempotencyStore store, RecordId id, String result) {
     Fingerprint fp = Samples.newFingerprint();
     ClaimResult.Claimed c = (ClaimResult.Claimed) store.claim(new ClaimRequest(id, fp, TTL, TTL));
-    assertThat(store.complete(id, c.token(), result.getBytes(StandardCharsets.UTF_8), TTL)).isTrue();
+    assertThat(store.complete(id, c.token(), result.getBytes(StandardCharsets.UTF_8), TTL))
+        .isTrue();
     return id;
   }
 
   private static byte[] column(RecordId id, String column) throws Exception {
-    try (Connection c = pool.getConnection(); PreparedStatement st = c.prepareStatement(
-        "SELECT " + column + " FROM " + TABLE + " WHERE scope = ? AND idem_key = ?")) {
+    try (Connection c = pool.getConnection();
+        PreparedStatement st =
+            c.prepareStatement(
+                "SELECT " + column + " FROM " + TABLE + " WHERE scope = ? AND idem_key = ?")) {
       st.setString(1, id.scope().value());
       st.setString(2, id.key().value());
       try (ResultSet rs = st.executeQuery()) {
@@ -137,5 +160,4 @@ class EncryptedPostgresStoreTest extends IdempotencyStoreContract {
     }
     return k;
   }
-
 }

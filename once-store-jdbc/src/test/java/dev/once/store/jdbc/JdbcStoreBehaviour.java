@@ -57,7 +57,8 @@ abstract class JdbcStoreBehaviour {
   }
 
   static RecordId newId() {
-    return RecordId.of(Scope.of("tenant-" + UUID.randomUUID()), IdempotencyKey.of("key-" + UUID.randomUUID()));
+    return RecordId.of(
+        Scope.of("tenant-" + UUID.randomUUID()), IdempotencyKey.of("key-" + UUID.randomUUID()));
   }
 
   static ClaimRequest request(RecordId id, Duration lease) {
@@ -87,23 +88,30 @@ abstract class JdbcStoreBehaviour {
     RecordId id = newId();
     ClaimResult.Claimed first = claim(id, LEASE);
     ClaimResult second = store.claim(request(id, LEASE));
-    assertThat(second).isInstanceOfSatisfying(ClaimResult.Existing.class, e -> {
-      assertThat(e.record().state()).isEqualTo(RecordState.IN_PROGRESS);
-      assertThat(e.record().token()).isEqualTo(first.token());
-      assertThat(e.record().leaseRemaining()).isPositive();
-    });
+    assertThat(second)
+        .isInstanceOfSatisfying(
+            ClaimResult.Existing.class,
+            e -> {
+              assertThat(e.record().state()).isEqualTo(RecordState.IN_PROGRESS);
+              assertThat(e.record().token()).isEqualTo(first.token());
+              assertThat(e.record().leaseRemaining()).isPositive();
+            });
   }
 
   @Test
   void aCompletedRecordIsReplayedWithItsResult() {
     RecordId id = newId();
     ClaimResult.Claimed c = claim(id, LEASE);
-    assertThat(store.complete(id, c.token(), "paid".getBytes(StandardCharsets.UTF_8), TTL)).isTrue();
+    assertThat(store.complete(id, c.token(), "paid".getBytes(StandardCharsets.UTF_8), TTL))
+        .isTrue();
     ClaimResult again = store.claim(request(id, LEASE));
-    assertThat(again).isInstanceOfSatisfying(ClaimResult.Existing.class, e -> {
-      assertThat(e.record().state()).isEqualTo(RecordState.COMPLETED);
-      assertThat(e.record().result()).isEqualTo("paid".getBytes(StandardCharsets.UTF_8));
-    });
+    assertThat(again)
+        .isInstanceOfSatisfying(
+            ClaimResult.Existing.class,
+            e -> {
+              assertThat(e.record().state()).isEqualTo(RecordState.COMPLETED);
+              assertThat(e.record().result()).isEqualTo("paid".getBytes(StandardCharsets.UTF_8));
+            });
     assertThat(store.get(id)).get().extracting(r -> r.state()).isEqualTo(RecordState.COMPLETED);
   }
 
@@ -112,10 +120,13 @@ abstract class JdbcStoreBehaviour {
     RecordId id = newId();
     ClaimResult.Claimed c = claim(id, LEASE);
     assertThat(store.failFinal(id, c.token(), new byte[] {4, 0, 4}, TTL)).isTrue();
-    assertThat(store.get(id)).get().satisfies(r -> {
-      assertThat(r.state()).isEqualTo(RecordState.FAILED_FINAL);
-      assertThat(r.result()).containsExactly(4, 0, 4);
-    });
+    assertThat(store.get(id))
+        .get()
+        .satisfies(
+            r -> {
+              assertThat(r.state()).isEqualTo(RecordState.FAILED_FINAL);
+              assertThat(r.result()).containsExactly(4, 0, 4);
+            });
   }
 
   @Test
@@ -141,8 +152,9 @@ abstract class JdbcStoreBehaviour {
     claim(id, SHORT);
     sleep(SHORT);
     ClaimResult other = store.claim(new ClaimRequest(id, OTHER_FP, LEASE, TTL));
-    assertThat(other).isInstanceOfSatisfying(ClaimResult.Existing.class,
-        e -> assertThat(e.record().isStealable()).isTrue());
+    assertThat(other)
+        .isInstanceOfSatisfying(
+            ClaimResult.Existing.class, e -> assertThat(e.record().isStealable()).isTrue());
   }
 
   @Test
@@ -172,33 +184,45 @@ abstract class JdbcStoreBehaviour {
     assertThat(counting.opened).as("operations").hasValue(1);
     assertThat(counting.prepared.get()).as("statements").isBetween(1, 10);
     for (LeaseToken lease : List.of(held.get(0), held.get(held.size() - 1))) {
-      assertThat(store.get(lease.id())).get().satisfies(r -> {
-        assertThat(r.leaseRemaining()).isGreaterThan(longer.minusMinutes(1));
-        assertThat(r.expiresAt()).isAfterOrEqualTo(r.leaseUntil());
-      });
+      assertThat(store.get(lease.id()))
+          .get()
+          .satisfies(
+              r -> {
+                assertThat(r.leaseRemaining()).isGreaterThan(longer.minusMinutes(1));
+                assertThat(r.expiresAt()).isAfterOrEqualTo(r.leaseUntil());
+              });
     }
-    assertThat(store.get(wrongToken.id())).get().satisfies(r -> assertThat(r.leaseRemaining()).isLessThan(LEASE));
+    assertThat(store.get(wrongToken.id()))
+        .get()
+        .satisfies(r -> assertThat(r.leaseRemaining()).isLessThan(LEASE));
   }
 
   @Test
   void aBatchedHeartbeatNamingOneRecordTwiceIsRefused() {
     RecordId id = newId();
     ClaimResult.Claimed c = claim(id, LEASE);
-    List<LeaseToken> twice = List.of(new LeaseToken(id, c.token()), new LeaseToken(id, c.token() + 1));
+    List<LeaseToken> twice =
+        List.of(new LeaseToken(id, c.token()), new LeaseToken(id, c.token() + 1));
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.heartbeat(twice, LEASE))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(id.toString());
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining(id.toString());
   }
 
-  /** Claims {@code n} fresh keys from many threads at once (a group commit makes that fast); returns their leases. */
+  /**
+   * Claims {@code n} fresh keys from many threads at once (a group commit makes that fast); returns
+   * their leases.
+   */
   List<LeaseToken> claimConcurrently(int n) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(8);
     try {
       List<Future<LeaseToken>> futures = new ArrayList<>();
       for (int i = 0; i < n; i++) {
-        futures.add(pool.submit(() -> {
-          RecordId id = newId();
-          return new LeaseToken(id, claim(id, LEASE).token());
-        }));
+        futures.add(
+            pool.submit(
+                () -> {
+                  RecordId id = newId();
+                  return new LeaseToken(id, claim(id, LEASE).token());
+                }));
       }
       List<LeaseToken> leases = new ArrayList<>();
       for (Future<LeaseToken> f : futures) {
@@ -243,13 +267,17 @@ abstract class JdbcStoreBehaviour {
     assertThat(store.checkpoint(id, c.token(), new byte[] {5}, LEASE)).isTrue();
     assertThat(store.complete(id, c.token(), new byte[] {1}, SHORT)).isTrue();
     sleep(SHORT);
-    ClaimResult.Claimed again = (ClaimResult.Claimed) store.claim(new ClaimRequest(id, OTHER_FP, LEASE, TTL));
+    ClaimResult.Claimed again =
+        (ClaimResult.Claimed) store.claim(new ClaimRequest(id, OTHER_FP, LEASE, TTL));
     assertThat(again.stolen()).isFalse();
     assertThat(again.recoveryPoint()).isNull();
-    assertThat(store.get(id)).get().satisfies(r -> {
-      assertThat(r.fingerprint()).isEqualTo(OTHER_FP);
-      assertThat(r.result()).isNull();
-    });
+    assertThat(store.get(id))
+        .get()
+        .satisfies(
+            r -> {
+              assertThat(r.fingerprint()).isEqualTo(OTHER_FP);
+              assertThat(r.result()).isNull();
+            });
   }
 
   @Test
@@ -300,10 +328,12 @@ abstract class JdbcStoreBehaviour {
       CountDownLatch start = new CountDownLatch(1);
       List<Future<ClaimResult>> results = new ArrayList<>();
       for (int i = 0; i < threads; i++) {
-        results.add(pool.submit(() -> {
-          start.await();
-          return store.claim(request(id, LEASE));
-        }));
+        results.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  return store.claim(request(id, LEASE));
+                }));
       }
       start.countDown();
       int claimed = 0;

@@ -16,7 +16,8 @@ class MariaDbStoreContractTest extends IdempotencyStoreContract {
   @BeforeAll
   static void createSchema() {
     pool = Services.mariaDbPool(70);
-    Tables.execute(pool, "DROP TABLE IF EXISTS " + TABLE, "DROP SEQUENCE IF EXISTS " + TABLE + "_seq");
+    Tables.execute(
+        pool, "DROP TABLE IF EXISTS " + TABLE, "DROP SEQUENCE IF EXISTS " + TABLE + "_seq");
     MariaDbStore.builder(pool).tableName(TABLE).autoCreateSchema(true).build().close();
   }
 
@@ -33,7 +34,10 @@ class MariaDbStoreContractTest extends IdempotencyStoreContract {
     return MariaDbStore.builder(pool).tableName(TABLE).build();
   }
 
-  /** The engine's promises (every claim finished, closed engine, slow and failing store) over this store. */
+  /**
+   * The engine's promises (every claim finished, closed engine, slow and failing store) over this
+   * store.
+   */
   @Nested
   class Engine extends EngineContract {
     @Override

@@ -20,7 +20,8 @@ class MariaDbStoreTest extends JdbcStoreBehaviour {
   @BeforeAll
   static void createTable() {
     pool = Services.mariaDbPool(16);
-    Tables.execute(pool, "DROP TABLE IF EXISTS " + TABLE, "DROP SEQUENCE IF EXISTS " + TABLE + "_seq");
+    Tables.execute(
+        pool, "DROP TABLE IF EXISTS " + TABLE, "DROP SEQUENCE IF EXISTS " + TABLE + "_seq");
   }
 
   @AfterAll
@@ -48,11 +49,13 @@ class MariaDbStoreTest extends JdbcStoreBehaviour {
 
   @Test
   void theClaimIsRightUnderSimultaneousAssignmentToo() throws Exception {
-    try (HikariDataSource simultaneous = Services.mariaDbPool(4,
-        "SET SESSION sql_mode = CONCAT(@@sql_mode, ',SIMULTANEOUS_ASSIGNMENT')")) {
+    try (HikariDataSource simultaneous =
+        Services.mariaDbPool(
+            4, "SET SESSION sql_mode = CONCAT(@@sql_mode, ',SIMULTANEOUS_ASSIGNMENT')")) {
       store.close();
       store = MariaDbStore.builder(simultaneous).tableName(TABLE).build();
-      assertThat(Tables.count(simultaneous, "SELECT LOCATE('SIMULTANEOUS_ASSIGNMENT', @@sql_mode)")).isPositive();
+      assertThat(Tables.count(simultaneous, "SELECT LOCATE('SIMULTANEOUS_ASSIGNMENT', @@sql_mode)"))
+          .isPositive();
       aStaleLeaseIsStolenWithTheRecoveryPointAndTheZombieIsFencedOff();
       anExpiredRecordIsClaimedAfreshBeforeItIsPurged();
       aCompletedRecordIsReplayedWithItsResult();

@@ -33,7 +33,10 @@ class PostgresStoreContractTest extends IdempotencyStoreContract {
     return PostgresStore.builder(pool).tableName(TABLE).build();
   }
 
-  /** The engine's promises (every claim finished, closed engine, slow and failing store) over this store. */
+  /**
+   * The engine's promises (every claim finished, closed engine, slow and failing store) over this
+   * store.
+   */
   @Nested
   class Engine extends EngineContract {
     @Override

@@ -56,7 +56,8 @@ class PostgresStoreTest extends JdbcStoreBehaviour {
 
   @Test
   void onlyTransitionsSomeoneWaitsForNotify() throws Exception {
-    try (java.sql.Connection listener = pool.getConnection(); java.sql.Statement s = listener.createStatement()) {
+    try (java.sql.Connection listener = pool.getConnection();
+        java.sql.Statement s = listener.createStatement()) {
       s.execute("LISTEN " + PostgresChangeFeed.CHANNEL);
       org.postgresql.PGConnection pg = listener.unwrap(org.postgresql.PGConnection.class);
       RecordId unwatched = newId();
@@ -75,14 +76,15 @@ class PostgresStoreTest extends JdbcStoreBehaviour {
   }
 
   /** This table's notifications: the first that arrive within the time, ignoring other tables'. */
-  private static java.util.List<String> notificationsOfThisTable(org.postgresql.PGConnection pg, int millis)
-      throws java.sql.SQLException {
+  private static java.util.List<String> notificationsOfThisTable(
+      org.postgresql.PGConnection pg, int millis) throws java.sql.SQLException {
     java.util.List<String> mine = new java.util.ArrayList<>();
     long deadline = System.currentTimeMillis() + millis;
     long left;
     while (mine.isEmpty() && (left = deadline - System.currentTimeMillis()) > 0) {
       org.postgresql.PGNotification[] batch = pg.getNotifications((int) left);
-      for (org.postgresql.PGNotification n : batch == null ? new org.postgresql.PGNotification[0] : batch) {
+      for (org.postgresql.PGNotification n :
+          batch == null ? new org.postgresql.PGNotification[0] : batch) {
         if (n.getParameter().startsWith(TABLE + "\n")) {
           mine.add(n.getParameter());
         }

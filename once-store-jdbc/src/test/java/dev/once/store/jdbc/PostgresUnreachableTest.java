@@ -21,13 +21,17 @@ class PostgresUnreachableTest extends UnreachableDatabaseBehaviour {
     ClaimResult.Claimed c = claim(id);
     CompletableFuture<Void> duringOutage = store.awaitChange(id);
     proxy.cut();
-    // Notifications sent while the listener was gone are lost, so it wakes everyone when it is back.
+    // Notifications sent while the listener was gone are lost, so it wakes everyone when it is
+    // back.
     proxy.restore();
     duringOutage.get(20, TimeUnit.SECONDS);
 
     // Announced by a NOTIFY once the listener is back, or by the wake-up it sends when it is back.
     CompletableFuture<Void> afterOutage = store.awaitChange(id);
-    Eventually.available("the database is back", BOUND, () -> store.complete(id, c.token(), new byte[] {1}, JdbcStoreBehaviour.TTL));
+    Eventually.available(
+        "the database is back",
+        BOUND,
+        () -> store.complete(id, c.token(), new byte[] {1}, JdbcStoreBehaviour.TTL));
     afterOutage.get(20, TimeUnit.SECONDS);
     assertThat(afterOutage).isDone();
   }
@@ -42,6 +46,7 @@ class PostgresUnreachableTest extends UnreachableDatabaseBehaviour {
 
   private static long listenerThreads() {
     return Thread.getAllStackTraces().keySet().stream()
-        .filter(t -> t.getName().startsWith("once-pg-listener") && t.isAlive()).count();
+        .filter(t -> t.getName().startsWith("once-pg-listener") && t.isAlive())
+        .count();
   }
 }

@@ -1,14 +1,15 @@
 package dev.once.store.jdbc;
 
-import dev.once.tck.RequiredServices;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.once.tck.RequiredServices;
 
 /**
- * The real database servers tests run against. A test that needs one calls {@link #requirePostgres()}
- * or {@link #requireMariaDb()} first: when the server is unreachable the test is skipped loudly (a
- * WARNING line and a JUnit assumption naming the server), or fails when the build runs with
- * {@code -Donce.requireServices=true}, as CI does, so a missing server can never pass silently.
+ * The real database servers tests run against. A test that needs one calls {@link
+ * #requirePostgres()} or {@link #requireMariaDb()} first: when the server is unreachable the test
+ * is skipped loudly (a WARNING line and a JUnit assumption naming the server), or fails when the
+ * build runs with {@code -Donce.requireServices=true}, as CI does, so a missing server can never
+ * pass silently.
  */
 final class Services {
 
@@ -56,7 +57,8 @@ final class Services {
     return pool(url, user, size, connectionTimeoutMillis, null);
   }
 
-  static HikariDataSource pool(String url, String user, int size, long connectionTimeoutMillis, String initSql) {
+  static HikariDataSource pool(
+      String url, String user, int size, long connectionTimeoutMillis, String initSql) {
     HikariConfig config = new HikariConfig();
     config.setConnectionInitSql(initSql);
     config.setJdbcUrl(url);

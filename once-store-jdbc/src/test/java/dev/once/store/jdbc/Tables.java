@@ -12,7 +12,8 @@ final class Tables {
    * Distinguishes this test JVM's tables from those of concurrent runs of the same tests (other
    * worktrees, other CI jobs) on the same database server, which would otherwise drop each other's.
    */
-  static final String RUN = Long.toHexString(new java.security.SecureRandom().nextLong() & 0xFFFFFFFFL);
+  static final String RUN =
+      Long.toHexString(new java.security.SecureRandom().nextLong() & 0xFFFFFFFFL);
 
   private Tables() {}
 
@@ -22,7 +23,8 @@ final class Tables {
   }
 
   static void execute(DataSource ds, String... sql) {
-    try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement()) {
       for (String each : sql) {
         s.execute(each);
       }
@@ -42,7 +44,9 @@ final class Tables {
   }
 
   static long count(DataSource ds, String sql) {
-    try (Connection c = ds.getConnection(); Statement s = c.createStatement(); var rs = s.executeQuery(sql)) {
+    try (Connection c = ds.getConnection();
+        Statement s = c.createStatement();
+        var rs = s.executeQuery(sql)) {
       rs.next();
       return rs.getLong(1);
     } catch (SQLException e) {

@@ -23,7 +23,9 @@ enum TestDatabase {
 
     @Override
     String lockWaitsOn(String table) {
-      return "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%" + table + "%'";
+      return "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%"
+          + table
+          + "%'";
     }
   },
   MARIADB(Services.MARIADB_PORT, "root") {
@@ -47,12 +49,16 @@ enum TestDatabase {
       // A statement blocked on a row lock is not always listed in INNODB_TRX at once; the process
       // list shows it as a statement still running on the table.
       return "SELECT count(*) FROM information_schema.PROCESSLIST WHERE state = 'Update' AND time_ms > 50"
-          + " AND info LIKE '%INSERT INTO " + table + " %'";
+          + " AND info LIKE '%INSERT INTO "
+          + table
+          + " %'";
     }
 
     @Override
     String[] drop(String table) {
-      return new String[] {"DROP TABLE IF EXISTS " + table, "DROP SEQUENCE IF EXISTS " + table + "_seq"};
+      return new String[] {
+        "DROP TABLE IF EXISTS " + table, "DROP SEQUENCE IF EXISTS " + table + "_seq"
+      };
     }
   };
 
@@ -70,7 +76,10 @@ enum TestDatabase {
 
   abstract String url(int port);
 
-  /** A query counting the statements on {@code table} that wait for a lock another transaction holds. */
+  /**
+   * A query counting the statements on {@code table} that wait for a lock another transaction
+   * holds.
+   */
   abstract String lockWaitsOn(String table);
 
   String[] drop(String table) {
@@ -82,7 +91,10 @@ enum TestDatabase {
     return this == POSTGRESQL ? Services.postgresPool(size) : Services.mariaDbPool(size);
   }
 
-  /** A pool through another port (a {@link dev.once.tck.FaultProxy}), with a short connection timeout. */
+  /**
+   * A pool through another port (a {@link dev.once.tck.FaultProxy}), with a short connection
+   * timeout.
+   */
   HikariDataSource poolVia(int port, int size, long connectionTimeoutMillis) {
     return Services.pool(url(port), user, size, connectionTimeoutMillis);
   }

@@ -35,8 +35,8 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * Transactional mode on a real database: the claim, a business row and the completion commit
- * together in the caller's transaction; a duplicate waits for that transaction and then replays,
- * or claims afresh after a rollback; and a process killed mid-transaction leaves nothing behind.
+ * together in the caller's transaction; a duplicate waits for that transaction and then replays, or
+ * claims afresh after a rollback; and a process killed mid-transaction leaves nothing behind.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class TransactionalModeBehaviour {
@@ -59,8 +59,12 @@ abstract class TransactionalModeBehaviour {
   @BeforeAll
   void createTables() {
     pool = database.pool(8);
-    Tables.execute(pool, "DROP TABLE IF EXISTS " + businessTable,
-        "CREATE TABLE " + businessTable + " (idem_key varchar(255) PRIMARY KEY, amount int NOT NULL)");
+    Tables.execute(
+        pool,
+        "DROP TABLE IF EXISTS " + businessTable,
+        "CREATE TABLE "
+            + businessTable
+            + " (idem_key varchar(255) PRIMARY KEY, amount int NOT NULL)");
     store = database.openOnFreshTable(pool, table);
   }
 
@@ -93,7 +97,9 @@ abstract class TransactionalModeBehaviour {
   }
 
   static RecordId newId() {
-    return RecordId.of(Scope.of("tx", UUID.randomUUID().toString()), IdempotencyKey.of("pay-" + UUID.randomUUID()));
+    return RecordId.of(
+        Scope.of("tx", UUID.randomUUID().toString()),
+        IdempotencyKey.of("pay-" + UUID.randomUUID()));
   }
 
   static ClaimRequest request(RecordId id) {
@@ -101,17 +107,23 @@ abstract class TransactionalModeBehaviour {
   }
 
   static void insertBusinessRow(Connection c, String table, RecordId id) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (idem_key, amount) VALUES (?, 100)")) {
+    try (PreparedStatement ps =
+        c.prepareStatement("INSERT INTO " + table + " (idem_key, amount) VALUES (?, 100)")) {
       ps.setString(1, id.key().value());
       ps.executeUpdate();
     }
   }
 
   long businessRows(RecordId id) {
-    return Tables.count(pool(), "SELECT count(*) FROM " + businessTable() + " WHERE idem_key = '" + id.key().value() + "'");
+    return Tables.count(
+        pool(),
+        "SELECT count(*) FROM " + businessTable() + " WHERE idem_key = '" + id.key().value() + "'");
   }
 
-  /** Claims, writes the business row and completes, all in one transaction on {@code c}; returns the claim. */
+  /**
+   * Claims, writes the business row and completes, all in one transaction on {@code c}; returns the
+   * claim.
+   */
   ClaimResult runOnce(Connection c, RecordId id) throws SQLException {
     IdempotencyStore store = transactional().on(c);
     ClaimResult result = store.claim(request(id));
@@ -126,7 +138,8 @@ abstract class TransactionalModeBehaviour {
   void aViewRefusesAConnectionInAutoCommitMode() throws Exception {
     try (Connection c = pool().getConnection()) {
       c.setAutoCommit(true);
-      assertThatThrownBy(() -> transactional().on(c)).isInstanceOf(IllegalArgumentException.class)
+      assertThatThrownBy(() -> transactional().on(c))
+          .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("auto-commit");
     }
   }
@@ -157,12 +170,14 @@ abstract class TransactionalModeBehaviour {
       }
       int before = counting.prepared.get();
 
-      assertThat(view.heartbeat(held, Duration.ofMinutes(10))).containsExactlyInAnyOrderElementsOf(held);
+      assertThat(view.heartbeat(held, Duration.ofMinutes(10)))
+          .containsExactlyInAnyOrderElementsOf(held);
 
       assertThat(counting.prepared.get() - before).as("statements").isBetween(1, 2);
       c.commit();
     }
-    assertThat(store().get(held.get(0).id())).get()
+    assertThat(store().get(held.get(0).id()))
+        .get()
         .satisfies(r -> assertThat(r.leaseRemaining()).isGreaterThan(Duration.ofMinutes(9)));
   }
 
@@ -173,7 +188,8 @@ abstract class TransactionalModeBehaviour {
    * inserted a token older than one already granted and released.)
    */
   @Test
-  void aClaimThatWaitedForAnotherTransactionGetsALargerTokenThanEveryLeaseGrantedMeanwhile() throws Exception {
+  void aClaimThatWaitedForAnotherTransactionGetsALargerTokenThanEveryLeaseGrantedMeanwhile()
+      throws Exception {
     RecordId id = newId();
     ExecutorService waiter = Executors.newSingleThreadExecutor();
     try (Connection c = pool().getConnection()) {
@@ -188,16 +204,26 @@ abstract class TransactionalModeBehaviour {
       assertThat(holder.release(id, second)).isTrue();
       c.commit();
 
-      assertThat(waiting.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(ClaimResult.Claimed.class,
-          late -> assertThat(late.token()).as("the token granted after %d", second).isGreaterThan(second));
+      assertThat(waiting.get(10, TimeUnit.SECONDS))
+          .isInstanceOfSatisfying(
+              ClaimResult.Claimed.class,
+              late ->
+                  assertThat(late.token())
+                      .as("the token granted after %d", second)
+                      .isGreaterThan(second));
     } finally {
       waiter.shutdownNow();
     }
   }
 
-  /** Returns once a statement on this table waits for a lock; bounded, so a claim that never blocks fails. */
+  /**
+   * Returns once a statement on this table waits for a lock; bounded, so a claim that never blocks
+   * fails.
+   */
   private void awaitALockWait() {
-    Eventually.assertThat("a claim waiting for the lock", Duration.ofSeconds(10),
+    Eventually.assertThat(
+        "a claim waiting for the lock",
+        Duration.ofSeconds(10),
         () -> Tables.count(pool(), database.lockWaitsOn(table)) > 0);
   }
 
@@ -217,10 +243,13 @@ abstract class TransactionalModeBehaviour {
   void aDuplicateWaitsForTheFirstTransactionAndReplaysItsCommittedResult() throws Exception {
     RecordId id = newId();
     ClaimResult second = duplicateWhileFirstIsOpen(id, true);
-    assertThat(second).isInstanceOfSatisfying(ClaimResult.Existing.class, e -> {
-      assertThat(e.record().state()).isEqualTo(RecordState.COMPLETED);
-      assertThat(e.record().result()).containsExactly('o', 'k');
-    });
+    assertThat(second)
+        .isInstanceOfSatisfying(
+            ClaimResult.Existing.class,
+            e -> {
+              assertThat(e.record().state()).isEqualTo(RecordState.COMPLETED);
+              assertThat(e.record().result()).containsExactly('o', 'k');
+            });
     assertThat(businessRows(id)).isEqualTo(1);
   }
 
@@ -239,32 +268,36 @@ abstract class TransactionalModeBehaviour {
   private ClaimResult duplicateWhileFirstIsOpen(RecordId id, boolean commitFirst) throws Exception {
     CountDownLatch firstDone = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    CompletableFuture<Void> first = CompletableFuture.runAsync(() -> {
-      try (Connection c = pool().getConnection()) {
-        c.setAutoCommit(false);
-        assertThat(runOnce(c, id)).isInstanceOf(ClaimResult.Claimed.class);
-        firstDone.countDown();
-        release.await();
-        if (commitFirst) {
-          c.commit();
-        } else {
-          c.rollback();
-        }
-      } catch (Exception e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<Void> first =
+        CompletableFuture.runAsync(
+            () -> {
+              try (Connection c = pool().getConnection()) {
+                c.setAutoCommit(false);
+                assertThat(runOnce(c, id)).isInstanceOf(ClaimResult.Claimed.class);
+                firstDone.countDown();
+                release.await();
+                if (commitFirst) {
+                  c.commit();
+                } else {
+                  c.rollback();
+                }
+              } catch (Exception e) {
+                throw new IllegalStateException(e);
+              }
+            });
     assertThat(firstDone.await(10, TimeUnit.SECONDS)).isTrue();
-    CompletableFuture<ClaimResult> second = CompletableFuture.supplyAsync(() -> {
-      try (Connection c = pool().getConnection()) {
-        c.setAutoCommit(false);
-        ClaimResult r = runOnce(c, id);
-        c.commit();
-        return r;
-      } catch (SQLException e) {
-        throw new IllegalStateException(e);
-      }
-    });
+    CompletableFuture<ClaimResult> second =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try (Connection c = pool().getConnection()) {
+                c.setAutoCommit(false);
+                ClaimResult r = runOnce(c, id);
+                c.commit();
+                return r;
+              } catch (SQLException e) {
+                throw new IllegalStateException(e);
+              }
+            });
     awaitALockWait();
     assertThat(second).as("the duplicate waits on the unique index").isNotDone();
     release.countDown();
@@ -275,12 +308,15 @@ abstract class TransactionalModeBehaviour {
   @Test
   void aProcessKilledMidTransactionLeavesNothingAndTheRetryRunsOnce() throws Exception {
     RecordId id = newId();
-    try (ChildJvm child = ChildJvm.start(CrashChild.class, database.name(), table, id.scope().value(), id.key().value())) {
+    try (ChildJvm child =
+        ChildJvm.start(
+            CrashChild.class, database.name(), table, id.scope().value(), id.key().value())) {
       child.awaitLine("READY", 60);
       child.kill();
     }
     // The server rolls back once it sees the connection drop; give it a moment to notice.
-    Eventually.assertThat("the killed transaction rolled back", Duration.ofSeconds(10), () -> businessRows(id) == 0);
+    Eventually.assertThat(
+        "the killed transaction rolled back", Duration.ofSeconds(10), () -> businessRows(id) == 0);
     assertThat(store().get(id)).isEmpty();
     assertThat(businessRows(id)).isZero();
 
@@ -293,7 +329,10 @@ abstract class TransactionalModeBehaviour {
     assertThat(store().get(id)).get().extracting(r -> r.state()).isEqualTo(RecordState.COMPLETED);
   }
 
-  /** A child JVM that claims and writes a business row in an open transaction, then waits to be killed. */
+  /**
+   * A child JVM that claims and writes a business row in an open transaction, then waits to be
+   * killed.
+   */
   public static final class CrashChild {
     public static void main(String[] args) throws Exception {
       TestDatabase database = TestDatabase.valueOf(args[0]);

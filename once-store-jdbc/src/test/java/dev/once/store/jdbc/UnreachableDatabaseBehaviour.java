@@ -18,9 +18,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The database becomes unreachable (a {@link FaultProxy} cuts every connection and refuses new ones):
- * every operation throws {@link StoreUnavailableException} within a bounded time, no threads leak,
- * and the same store works again once the database is back, without being recreated.
+ * The database becomes unreachable (a {@link FaultProxy} cuts every connection and refuses new
+ * ones): every operation throws {@link StoreUnavailableException} within a bounded time, no threads
+ * leak, and the same store works again once the database is back, without being recreated.
  */
 @Timeout(120) // the waits for a database that came back are bounded by polling, not preemptively
 abstract class UnreachableDatabaseBehaviour {
@@ -64,22 +64,34 @@ abstract class UnreachableDatabaseBehaviour {
   }
 
   void assertUnavailable(Runnable operation) {
-    assertTimeoutPreemptively(BOUND, () ->
-        assertThatThrownBy(operation::run).isInstanceOf(StoreUnavailableException.class));
+    assertTimeoutPreemptively(
+        BOUND,
+        () -> assertThatThrownBy(operation::run).isInstanceOf(StoreUnavailableException.class));
   }
 
-
   ClaimResult.Claimed claim(RecordId id) {
-    return (ClaimResult.Claimed) store.claim(JdbcStoreBehaviour.request(id, JdbcStoreBehaviour.LEASE));
+    return (ClaimResult.Claimed)
+        store.claim(JdbcStoreBehaviour.request(id, JdbcStoreBehaviour.LEASE));
   }
 
   @Test
   void aStoreBuiltWhileTheDatabaseIsDownFailsFastAndWorksOnceItIsBack() {
     proxy.cut();
     try (JdbcStore early = database.open(pool, table, false)) {
-      assertUnavailable(() -> early.claim(JdbcStoreBehaviour.request(JdbcStoreBehaviour.newId(), JdbcStoreBehaviour.LEASE)));
+      assertUnavailable(
+          () ->
+              early.claim(
+                  JdbcStoreBehaviour.request(
+                      JdbcStoreBehaviour.newId(), JdbcStoreBehaviour.LEASE)));
       proxy.restore();
-      assertThat(Eventually.available("the database is back", BOUND, () -> early.claim(JdbcStoreBehaviour.request(JdbcStoreBehaviour.newId(), JdbcStoreBehaviour.LEASE))))
+      assertThat(
+              Eventually.available(
+                  "the database is back",
+                  BOUND,
+                  () ->
+                      early.claim(
+                          JdbcStoreBehaviour.request(
+                              JdbcStoreBehaviour.newId(), JdbcStoreBehaviour.LEASE))))
           .isInstanceOf(ClaimResult.Claimed.class);
     }
   }
@@ -97,7 +109,10 @@ abstract class UnreachableDatabaseBehaviour {
 
     proxy.cut();
 
-    assertUnavailable(() -> store.claim(JdbcStoreBehaviour.request(JdbcStoreBehaviour.newId(), JdbcStoreBehaviour.LEASE)));
+    assertUnavailable(
+        () ->
+            store.claim(
+                JdbcStoreBehaviour.request(JdbcStoreBehaviour.newId(), JdbcStoreBehaviour.LEASE)));
     assertUnavailable(() -> store.get(id));
     assertUnavailable(() -> store.heartbeat(id, c.token(), JdbcStoreBehaviour.LEASE));
     assertUnavailable(() -> store.complete(id, c.token(), new byte[] {1}, JdbcStoreBehaviour.TTL));
@@ -105,7 +120,12 @@ abstract class UnreachableDatabaseBehaviour {
 
     proxy.restore();
 
-    assertThat(Eventually.available("the database is back", BOUND, () -> store.complete(id, c.token(), new byte[] {1}, JdbcStoreBehaviour.TTL))).isTrue();
+    assertThat(
+            Eventually.available(
+                "the database is back",
+                BOUND,
+                () -> store.complete(id, c.token(), new byte[] {1}, JdbcStoreBehaviour.TTL)))
+        .isTrue();
     assertThat(store.get(id)).isPresent();
   }
 
@@ -116,7 +136,9 @@ abstract class UnreachableDatabaseBehaviour {
     for (int i = 0; i < 5; i++) {
       cycle();
     }
-    Eventually.assertThat("at most two threads more after five more outages", BOUND,
+    Eventually.assertThat(
+        "at most two threads more after five more outages",
+        BOUND,
         () -> Thread.activeCount() <= before + 2);
   }
 
@@ -124,6 +146,9 @@ abstract class UnreachableDatabaseBehaviour {
     proxy.cut();
     assertUnavailable(() -> store.get(JdbcStoreBehaviour.newId()));
     proxy.restore();
-    assertThat(Eventually.available("the database is back", BOUND, () -> store.get(JdbcStoreBehaviour.newId()))).isEmpty();
+    assertThat(
+            Eventually.available(
+                "the database is back", BOUND, () -> store.get(JdbcStoreBehaviour.newId())))
+        .isEmpty();
   }
 }

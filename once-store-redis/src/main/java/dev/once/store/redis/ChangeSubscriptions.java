@@ -19,8 +19,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The waiters of {@code awaitChange}, over one pub/sub connection per store, opened on the first
- * wait. A record's channel is subscribed while someone waits on it: the first waiter subscribes,
- * a message wakes every waiter and unsubscribes, and the last waiter to give up unsubscribes.
+ * wait. A record's channel is subscribed while someone waits on it: the first waiter subscribes, a
+ * message wakes every waiter and unsubscribes, and the last waiter to give up unsubscribes.
  *
  * <p>Subscribe and unsubscribe are sent under this object's lock, so Redis sees them in the order
  * the waiters asked; a waiter then waits for its subscription's acknowledgement outside the lock,
@@ -40,12 +40,16 @@ final class ChangeSubscriptions implements AutoCloseable {
   private @Nullable StatefulRedisPubSubConnection<byte[], byte[]> connection;
   private boolean closed;
 
-  ChangeSubscriptions(Supplier<StatefulRedisPubSubConnection<byte[], byte[]>> connector, ScriptRunner runner) {
+  ChangeSubscriptions(
+      Supplier<StatefulRedisPubSubConnection<byte[], byte[]>> connector, ScriptRunner runner) {
     this.connector = connector;
     this.runner = runner;
   }
 
-  /** Returns a future completed after the next message on {@code channel}, subscribed before it returns. */
+  /**
+   * Returns a future completed after the next message on {@code channel}, subscribed before it
+   * returns.
+   */
   CompletableFuture<Void> await(byte[] channel) {
     CompletableFuture<Void> change = new CompletableFuture<>();
     ByteBuffer name = ByteBuffer.wrap(channel);
@@ -110,17 +114,21 @@ final class ChangeSubscriptions implements AutoCloseable {
         throw runner.unavailable("the pub/sub connection", e);
       }
       connection = current;
-      current.addListener(new RedisPubSubAdapter<>() {
-        @Override
-        public void message(byte[] channel, byte[] message) {
-          changed(channel);
-        }
-      });
+      current.addListener(
+          new RedisPubSubAdapter<>() {
+            @Override
+            public void message(byte[] channel, byte[] message) {
+              changed(channel);
+            }
+          });
     }
     return current;
   }
 
-  /** The connection, while there are subscriptions: the first opened it, and closing removes them all. */
+  /**
+   * The connection, while there are subscriptions: the first opened it, and closing removes them
+   * all.
+   */
   private StatefulRedisPubSubConnection<byte[], byte[]> subscribed() {
     return Objects.requireNonNull(connection, "a subscription without a connection");
   }
@@ -142,7 +150,9 @@ final class ChangeSubscriptions implements AutoCloseable {
   private void leave(ByteBuffer name, CompletableFuture<Void> change) {
     synchronized (this) {
       Subscription subscription = subscriptions.get(name);
-      if (subscription != null && subscription.waiters.remove(change) && subscription.waiters.isEmpty()) {
+      if (subscription != null
+          && subscription.waiters.remove(change)
+          && subscription.waiters.isEmpty()) {
         subscriptions.remove(name);
         subscribed().async().unsubscribe(name.array());
       }

@@ -7,12 +7,12 @@ import java.nio.charset.StandardCharsets;
 /**
  * Where a record lives: the key of its hash and the channel its changes are published on.
  *
- * <p>A record's key is {@code <prefix>{<scope>|<key>}} and its channel
- * {@code <prefix>changed:{<scope>|<key>}}. The braces are a Redis Cluster hash tag, so everything
- * that belongs to one record hashes to one slot, as a script that touches it requires. Inside the
- * tag, {@code %}, {@code {}, {@code }} and {@code |} in the scope and the key are percent-encoded:
- * that keeps the tag closed where it should be, and two different (scope, key) pairs never share a
- * name (without it, scope {@code a|b} with key {@code c} and scope {@code a} with key {@code b|c}
+ * <p>A record's key is {@code <prefix>{<scope>|<key>}} and its channel {@code
+ * <prefix>changed:{<scope>|<key>}}. The braces are a Redis Cluster hash tag, so everything that
+ * belongs to one record hashes to one slot, as a script that touches it requires. Inside the tag,
+ * {@code %}, {@code {}, {@code }} and {@code |} in the scope and the key are percent-encoded: that
+ * keeps the tag closed where it should be, and two different (scope, key) pairs never share a name
+ * (without it, scope {@code a|b} with key {@code c} and scope {@code a} with key {@code b|c}
  * would).
  */
 final class KeyLayout {
@@ -33,7 +33,10 @@ final class KeyLayout {
     return name(channelPrefix, id);
   }
 
-  /** The channel of the record whose key is {@code recordKey}: the same hash tag under the channel prefix. */
+  /**
+   * The channel of the record whose key is {@code recordKey}: the same hash tag under the channel
+   * prefix.
+   */
   byte[] channelOfKey(byte[] recordKey) {
     int tagLength = recordKey.length - recordPrefix.length;
     byte[] channel = new byte[channelPrefix.length + tagLength];
@@ -59,7 +62,8 @@ final class KeyLayout {
   private static byte[] name(byte[] prefix, RecordId id) {
     byte[] scope = id.scope().value().getBytes(StandardCharsets.UTF_8);
     byte[] key = id.key().value().getBytes(StandardCharsets.US_ASCII);
-    ByteArrayOutputStream out = new ByteArrayOutputStream(prefix.length + scope.length + key.length + 8);
+    ByteArrayOutputStream out =
+        new ByteArrayOutputStream(prefix.length + scope.length + key.length + 8);
     out.write(prefix, 0, prefix.length);
     escape(scope, out);
     out.write('|');

@@ -54,8 +54,8 @@ import org.slf4j.LoggerFactory;
  * <p>Each record is one hash, and every operation is one Lua script on it, so each transition is
  * atomic and token-fenced on the server. Time is the server's ({@code TIME} inside the scripts), so
  * clock skew between application nodes cannot shorten or lengthen a lease. A token is the server's
- * clock in microseconds, or one more than the key's last token if that is larger; the hash keeps its
- * last token for {@link Builder#retentionAfterExpiry(Duration) retentionAfterExpiry} after it
+ * clock in microseconds, or one more than the key's last token if that is larger; the hash keeps
+ * its last token for {@link Builder#retentionAfterExpiry(Duration) retentionAfterExpiry} after it
  * expires or is released, so a new lease always gets a larger token, even when the server's clock
  * steps back by less than that. Keys carry a hash tag, so in a Cluster every script touches one
  * slot. {@link #awaitChange} listens on Redis pub/sub; the scripts publish every claim, completion,
@@ -66,18 +66,20 @@ import org.slf4j.LoggerFactory;
  * sooner, with a {@code SCAN} of the keys under the prefix; it is optional here.
  *
  * <p>The store opens its own connections from the given client and closes them in {@link #close()};
- * it never shuts the client down. Every operation waits at most
- * {@link Builder#commandTimeout(Duration) commandTimeout}, then throws
- * {@link StoreUnavailableException}; an interrupt does not end the wait sooner (a write that was
- * sent may have landed, and the caller must learn that it did), and is left set for the caller. See
- * {@code docs/redis-store.md} for durability.
+ * it never shuts the client down. Every operation waits at most {@link
+ * Builder#commandTimeout(Duration) commandTimeout}, then throws {@link StoreUnavailableException};
+ * an interrupt does not end the wait sooner (a write that was sent may have landed, and the caller
+ * must learn that it did), and is left set for the caller. See {@code docs/redis-store.md} for
+ * durability.
  */
 public final class RedisStore implements IdempotencyStore {
 
   /** The default of {@link Builder#keyPrefix(String)}. */
   public static final String DEFAULT_KEY_PREFIX = "once:";
+
   /** The default of {@link Builder#commandTimeout(Duration)}. */
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
+
   /** The default of {@link Builder#retentionAfterExpiry(Duration)}. */
   public static final Duration DEFAULT_RETENTION_AFTER_EXPIRY = Duration.ofMinutes(10);
 
@@ -96,12 +98,22 @@ public final class RedisStore implements IdempotencyStore {
   private final ChangeSubscriptions changes;
   private final AtomicBoolean closed = new AtomicBoolean();
 
-  private RedisStore(Builder builder, StatefulConnection<byte[], byte[]> connection,
+  private RedisStore(
+      Builder builder,
+      StatefulConnection<byte[], byte[]> connection,
       RedisClusterAsyncCommands<byte[], byte[]> commands,
-      Supplier<StatefulRedisPubSubConnection<byte[], byte[]>> pubSub, ToIntFunction<byte[]> slotOf) {
-    this.description = "RedisStore[" + (builder.client != null ? "standalone" : "cluster") + ", keyPrefix="
-        + builder.keyPrefix + ", commandTimeout=" + builder.commandTimeout + ", retentionAfterExpiry="
-        + builder.retentionAfterExpiry + "]";
+      Supplier<StatefulRedisPubSubConnection<byte[], byte[]>> pubSub,
+      ToIntFunction<byte[]> slotOf) {
+    this.description =
+        "RedisStore["
+            + (builder.client != null ? "standalone" : "cluster")
+            + ", keyPrefix="
+            + builder.keyPrefix
+            + ", commandTimeout="
+            + builder.commandTimeout
+            + ", retentionAfterExpiry="
+            + builder.retentionAfterExpiry
+            + "]";
     this.connection = connection;
     this.commands = commands;
     this.scripts = new ScriptRunner(commands, builder.commandTimeout);
@@ -142,21 +154,38 @@ public final class RedisStore implements IdempotencyStore {
 
   @Override
   public ClaimResult claim(ClaimRequest request) {
-    return Replies.claim(request.id(), scripts.run(LuaScript.CLAIM, ScriptOutputType.MULTI, keys.recordKey(request.id()),
-        claimArgs(request)));
+    return Replies.claim(
+        request.id(),
+        scripts.run(
+            LuaScript.CLAIM,
+            ScriptOutputType.MULTI,
+            keys.recordKey(request.id()),
+            claimArgs(request)));
   }
 
-  /** {@inheritDoc} Native: the script is sent and its reply handled on Lettuce's thread; none waits. */
+  /**
+   * {@inheritDoc} Native: the script is sent and its reply handled on Lettuce's thread; none waits.
+   */
   @Override
   public CompletionStage<ClaimResult> claimAsync(ClaimRequest request, Executor blocking) {
-    return scripts.<List<Object>>call(LuaScript.CLAIM, ScriptOutputType.MULTI, keys.recordKey(request.id()),
-        claimArgs(request)).thenApply(reply -> Replies.claim(request.id(), reply));
+    return scripts
+        .<List<Object>>call(
+            LuaScript.CLAIM,
+            ScriptOutputType.MULTI,
+            keys.recordKey(request.id()),
+            claimArgs(request))
+        .thenApply(reply -> Replies.claim(request.id(), reply));
   }
 
   private byte[][] claimArgs(ClaimRequest request) {
     Objects.requireNonNull(request, "request");
-    return new byte[][] {request.fingerprint().encoded().getBytes(StandardCharsets.US_ASCII),
-        Micros.of(request.lease()), Micros.of(request.ttl()), retention, keys.channel(request.id())};
+    return new byte[][] {
+      request.fingerprint().encoded().getBytes(StandardCharsets.US_ASCII),
+      Micros.of(request.lease()),
+      Micros.of(request.ttl()),
+      retention,
+      keys.channel(request.id())
+    };
   }
 
   @Override
@@ -168,7 +197,8 @@ public final class RedisStore implements IdempotencyStore {
   @Override
   public CompletionStage<Optional<IdempotencyRecord>> getAsync(RecordId id, Executor blocking) {
     Objects.requireNonNull(id, "id");
-    return scripts.<List<Object>>call(LuaScript.GET, ScriptOutputType.MULTI, keys.recordKey(id))
+    return scripts
+        .<List<Object>>call(LuaScript.GET, ScriptOutputType.MULTI, keys.recordKey(id))
         .thenApply(reply -> Replies.get(id, reply));
   }
 
@@ -176,17 +206,23 @@ public final class RedisStore implements IdempotencyStore {
   public boolean heartbeat(RecordId id, long token, Duration lease) {
     Objects.requireNonNull(id, "id");
     Arguments.positive("lease", lease);
-    return succeeded(scripts.run(LuaScript.HEARTBEAT, ScriptOutputType.INTEGER, keys.recordKey(id),
-        Micros.ascii(token), Micros.of(lease), retention));
+    return succeeded(
+        scripts.run(
+            LuaScript.HEARTBEAT,
+            ScriptOutputType.INTEGER,
+            keys.recordKey(id),
+            Micros.ascii(token),
+            Micros.of(lease),
+            retention));
   }
 
   /**
    * {@inheritDoc}
    *
-   * <p>One script extends up to {@value LeaseGroups#MAX_KEYS_PER_SCRIPT} leases whose records share a
-   * hash slot (on a standalone Redis, any leases); the scripts a batch needs are sent at once, without
-   * waiting for each other's replies, so the batch costs about one round trip and at most the command
-   * timeout. Each lease is extended exactly as the single heartbeat would.
+   * <p>One script extends up to {@value LeaseGroups#MAX_KEYS_PER_SCRIPT} leases whose records share
+   * a hash slot (on a standalone Redis, any leases); the scripts a batch needs are sent at once,
+   * without waiting for each other's replies, so the batch costs about one round trip and at most
+   * the command timeout. Each lease is extended exactly as the single heartbeat would.
    */
   @Override
   public Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
@@ -196,8 +232,12 @@ public final class RedisStore implements IdempotencyStore {
     byte[] leaseMicros = Micros.of(lease);
     List<CompletableFuture<List<Object>>> runs = new ArrayList<>(groups.size());
     for (LeaseGroups.Group group : groups) {
-      runs.add(scripts.runAsync(LuaScript.HEARTBEAT_MANY, ScriptOutputType.MULTI, group.keyArray(),
-          group.args(leaseMicros, retention)));
+      runs.add(
+          scripts.runAsync(
+              LuaScript.HEARTBEAT_MANY,
+              ScriptOutputType.MULTI,
+              group.keyArray(),
+              group.args(leaseMicros, retention)));
     }
     List<List<Object>> replies = scripts.awaitAll(LuaScript.HEARTBEAT_MANY.name(), runs);
     Set<LeaseToken> extended = new HashSet<>();
@@ -212,8 +252,15 @@ public final class RedisStore implements IdempotencyStore {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(recoveryPoint, "recoveryPoint");
     Arguments.positive("lease", lease);
-    return succeeded(scripts.run(LuaScript.HEARTBEAT, ScriptOutputType.INTEGER, keys.recordKey(id),
-        Micros.ascii(token), Micros.of(lease), retention, recoveryPoint));
+    return succeeded(
+        scripts.run(
+            LuaScript.HEARTBEAT,
+            ScriptOutputType.INTEGER,
+            keys.recordKey(id),
+            Micros.ascii(token),
+            Micros.of(lease),
+            retention,
+            recoveryPoint));
   }
 
   @Override
@@ -227,57 +274,83 @@ public final class RedisStore implements IdempotencyStore {
   }
 
   @Override
-  public CompletionStage<Boolean> completeAsync(RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
+  public CompletionStage<Boolean> completeAsync(
+      RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
     return finishAsync(id, token, COMPLETED, result, ttl);
   }
 
   @Override
-  public CompletionStage<Boolean> failFinalAsync(RecordId id, long token, byte[] result, Duration ttl,
-      Executor blocking) {
+  public CompletionStage<Boolean> failFinalAsync(
+      RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
     return finishAsync(id, token, FAILED_FINAL, result, ttl);
   }
 
   private boolean finish(RecordId id, long token, byte[] state, byte[] result, Duration ttl) {
-    return succeeded(scripts.run(LuaScript.FINISH, ScriptOutputType.INTEGER, keys.recordKey(id),
-        finishArgs(id, token, state, result, ttl)));
+    return succeeded(
+        scripts.run(
+            LuaScript.FINISH,
+            ScriptOutputType.INTEGER,
+            keys.recordKey(id),
+            finishArgs(id, token, state, result, ttl)));
   }
 
-  private CompletionStage<Boolean> finishAsync(RecordId id, long token, byte[] state, byte[] result, Duration ttl) {
-    return scripts.<Long>call(LuaScript.FINISH, ScriptOutputType.INTEGER, keys.recordKey(id),
-        finishArgs(id, token, state, result, ttl)).thenApply(RedisStore::succeeded);
+  private CompletionStage<Boolean> finishAsync(
+      RecordId id, long token, byte[] state, byte[] result, Duration ttl) {
+    return scripts
+        .<Long>call(
+            LuaScript.FINISH,
+            ScriptOutputType.INTEGER,
+            keys.recordKey(id),
+            finishArgs(id, token, state, result, ttl))
+        .thenApply(RedisStore::succeeded);
   }
 
   private byte[][] finishArgs(RecordId id, long token, byte[] state, byte[] result, Duration ttl) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(result, "result");
     Arguments.positive("ttl", ttl);
-    return new byte[][] {Micros.ascii(token), state, result, Micros.of(ttl), retention, keys.channel(id)};
+    return new byte[][] {
+      Micros.ascii(token), state, result, Micros.of(ttl), retention, keys.channel(id)
+    };
   }
 
   @Override
   public boolean release(RecordId id, long token) {
     Objects.requireNonNull(id, "id");
-    return succeeded(scripts.run(LuaScript.RELEASE, ScriptOutputType.INTEGER, keys.recordKey(id),
-        Micros.ascii(token), retention, keys.channel(id)));
+    return succeeded(
+        scripts.run(
+            LuaScript.RELEASE,
+            ScriptOutputType.INTEGER,
+            keys.recordKey(id),
+            Micros.ascii(token),
+            retention,
+            keys.channel(id)));
   }
 
   @Override
   public CompletionStage<Boolean> releaseAsync(RecordId id, long token, Executor blocking) {
     Objects.requireNonNull(id, "id");
-    return scripts.<Long>call(LuaScript.RELEASE, ScriptOutputType.INTEGER, keys.recordKey(id),
-        Micros.ascii(token), retention, keys.channel(id)).thenApply(RedisStore::succeeded);
+    return scripts
+        .<Long>call(
+            LuaScript.RELEASE,
+            ScriptOutputType.INTEGER,
+            keys.recordKey(id),
+            Micros.ascii(token),
+            retention,
+            keys.channel(id))
+        .thenApply(RedisStore::succeeded);
   }
 
   /**
    * {@inheritDoc}
    *
-   * <p>Optional on Redis, which deletes expired records by itself after
-   * {@link Builder#retentionAfterExpiry(Duration) retentionAfterExpiry}. This frees their bodies
-   * sooner: it scans the keys under the prefix ({@code SCAN}, on every primary of a Cluster) from the
+   * <p>Optional on Redis, which deletes expired records by itself after {@link
+   * Builder#retentionAfterExpiry(Duration) retentionAfterExpiry}. This frees their bodies sooner:
+   * it scans the keys under the prefix ({@code SCAN}, on every primary of a Cluster) from the
    * start, and turns each expired record it meets into a tombstone that keeps only its token, until
-   * it has purged {@code batchSize} or the scan ends. Each call costs up to a pass over the keys, so
-   * call it rarely, or not at all. With a retention of zero, Redis deletes records as they expire
-   * and this always returns 0.
+   * it has purged {@code batchSize} or the scan ends. Each call costs up to a pass over the keys,
+   * so call it rarely, or not at all. With a retention of zero, Redis deletes records as they
+   * expire and this always returns 0.
    */
   @Override
   public int purgeExpired(int batchSize) {
@@ -308,8 +381,13 @@ public final class RedisStore implements IdempotencyStore {
   private int purgeAll(List<byte[]> recordKeys) {
     List<CompletableFuture<Long>> runs = new ArrayList<>(recordKeys.size());
     for (byte[] key : recordKeys) {
-      runs.add(scripts.runAsync(LuaScript.PURGE, ScriptOutputType.INTEGER, new byte[][] {key},
-          retention, keys.channelOfKey(key)));
+      runs.add(
+          scripts.runAsync(
+              LuaScript.PURGE,
+              ScriptOutputType.INTEGER,
+              new byte[][] {key},
+              retention,
+              keys.channelOfKey(key)));
     }
     return scripts.awaitAll(LuaScript.PURGE.name(), runs).stream().mapToInt(Long::intValue).sum();
   }
@@ -318,8 +396,8 @@ public final class RedisStore implements IdempotencyStore {
    * {@inheritDoc}
    *
    * <p>Subscribes to the record's channel on the store's pub/sub connection (opened on the first
-   * wait) and returns once Redis has acknowledged the subscription. Waiters are woken on a thread of
-   * {@link CompletableFuture}'s default async pool, never on Lettuce's event loop.
+   * wait) and returns once Redis has acknowledged the subscription. Waiters are woken on a thread
+   * of {@link CompletableFuture}'s default async pool, never on Lettuce's event loop.
    */
   @Override
   public CompletableFuture<Void> awaitChange(RecordId id) {
@@ -356,8 +434,8 @@ public final class RedisStore implements IdempotencyStore {
   }
 
   /**
-   * Configures a {@link RedisStore}. Each setter rejects a bad value at once with an
-   * {@link IllegalArgumentException} that names the option; {@link #build()} connects.
+   * Configures a {@link RedisStore}. Each setter rejects a bad value at once with an {@link
+   * IllegalArgumentException} that names the option; {@link #build()} connects.
    */
   public static final class Builder {
 
@@ -375,20 +453,28 @@ public final class RedisStore implements IdempotencyStore {
     }
 
     /**
-     * What every key and channel of the store starts with; default {@value RedisStore#DEFAULT_KEY_PREFIX}.
-     * 1 to 100 printable ASCII characters without braces (the braces after it are the records' hash
-     * tags). Stores with different prefixes on one Redis never see each other's records.
+     * What every key and channel of the store starts with; default {@value
+     * RedisStore#DEFAULT_KEY_PREFIX}. 1 to 100 printable ASCII characters without braces (the
+     * braces after it are the records' hash tags). Stores with different prefixes on one Redis
+     * never see each other's records.
      */
     public Builder keyPrefix(String keyPrefix) {
       if (keyPrefix == null || keyPrefix.isEmpty() || keyPrefix.length() > MAX_PREFIX_LENGTH) {
-        throw new IllegalArgumentException("keyPrefix must be 1 to " + MAX_PREFIX_LENGTH + " characters, was "
-            + (keyPrefix == null ? "null" : "'" + keyPrefix + "'"));
+        throw new IllegalArgumentException(
+            "keyPrefix must be 1 to "
+                + MAX_PREFIX_LENGTH
+                + " characters, was "
+                + (keyPrefix == null ? "null" : "'" + keyPrefix + "'"));
       }
       for (int i = 0; i < keyPrefix.length(); i++) {
         char c = keyPrefix.charAt(i);
         if (c < 0x21 || c > 0x7E || c == '{' || c == '}') {
-          throw new IllegalArgumentException("keyPrefix must be printable ASCII without '{' or '}', was '"
-              + keyPrefix + "' (bad character at index " + i + ")");
+          throw new IllegalArgumentException(
+              "keyPrefix must be printable ASCII without '{' or '}', was '"
+                  + keyPrefix
+                  + "' (bad character at index "
+                  + i
+                  + ")");
         }
       }
       this.keyPrefix = keyPrefix;
@@ -396,14 +482,17 @@ public final class RedisStore implements IdempotencyStore {
     }
 
     /**
-     * How long one Redis command may take before the operation throws
-     * {@link StoreUnavailableException}; default 2 s, at most 10 minutes. It bounds how long a
-     * request waits when Redis is down. Set on the store's own connection, not the client's.
+     * How long one Redis command may take before the operation throws {@link
+     * StoreUnavailableException}; default 2 s, at most 10 minutes. It bounds how long a request
+     * waits when Redis is down. Set on the store's own connection, not the client's.
      */
     public Builder commandTimeout(Duration commandTimeout) {
-      if (commandTimeout == null || commandTimeout.isZero() || commandTimeout.isNegative()
+      if (commandTimeout == null
+          || commandTimeout.isZero()
+          || commandTimeout.isNegative()
           || commandTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
-        throw new IllegalArgumentException("commandTimeout must be positive and at most 10 minutes, was " + commandTimeout);
+        throw new IllegalArgumentException(
+            "commandTimeout must be positive and at most 10 minutes, was " + commandTimeout);
       }
       this.commandTimeout = commandTimeout;
       return this;
@@ -411,16 +500,18 @@ public final class RedisStore implements IdempotencyStore {
 
     /**
      * How long Redis keeps a record after it expires or is released, before deleting it by itself;
-     * default 10 minutes, zero to 30 days. Expired records are absent to every operation either way.
-     * Meanwhile the hash remembers the key's last token, so tokens keep increasing even if the
+     * default 10 minutes, zero to 30 days. Expired records are absent to every operation either
+     * way. Meanwhile the hash remembers the key's last token, so tokens keep increasing even if the
      * server's clock steps back by up to this much, and {@link RedisStore#purgeExpired} can find
      * expired records. Zero deletes records the moment they expire: the least memory, but tokens
      * then rely on the server's clock never stepping back (see {@code docs/redis-store.md}).
      */
     public Builder retentionAfterExpiry(Duration retentionAfterExpiry) {
-      if (retentionAfterExpiry == null || retentionAfterExpiry.isNegative()
+      if (retentionAfterExpiry == null
+          || retentionAfterExpiry.isNegative()
           || retentionAfterExpiry.compareTo(Duration.ofDays(30)) > 0) {
-        throw new IllegalArgumentException("retentionAfterExpiry must be zero to 30 days, was " + retentionAfterExpiry);
+        throw new IllegalArgumentException(
+            "retentionAfterExpiry must be zero to 30 days, was " + retentionAfterExpiry);
       }
       this.retentionAfterExpiry = retentionAfterExpiry;
       return this;
@@ -434,17 +525,30 @@ public final class RedisStore implements IdempotencyStore {
       RedisStore store;
       try {
         if (client != null) {
-          StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+          StatefulRedisConnection<byte[], byte[]> connection =
+              client.connect(ByteArrayCodec.INSTANCE);
           connection.setTimeout(commandTimeout);
           // A standalone Redis has no hash slots: any keys may share a script.
-          store = new RedisStore(this, connection, connection.async(),
-              () -> client.connectPubSub(ByteArrayCodec.INSTANCE), key -> 0);
+          store =
+              new RedisStore(
+                  this,
+                  connection,
+                  connection.async(),
+                  () -> client.connectPubSub(ByteArrayCodec.INSTANCE),
+                  key -> 0);
         } else {
-          RedisClusterClient cluster = Objects.requireNonNull(clusterClient, "clusterClient"); // a builder has one client
-          StatefulRedisClusterConnection<byte[], byte[]> connection = cluster.connect(ByteArrayCodec.INSTANCE);
+          RedisClusterClient cluster =
+              Objects.requireNonNull(clusterClient, "clusterClient"); // a builder has one client
+          StatefulRedisClusterConnection<byte[], byte[]> connection =
+              cluster.connect(ByteArrayCodec.INSTANCE);
           connection.setTimeout(commandTimeout);
-          store = new RedisStore(this, connection, connection.async(),
-              () -> cluster.connectPubSub(ByteArrayCodec.INSTANCE), SlotHash::getSlot);
+          store =
+              new RedisStore(
+                  this,
+                  connection,
+                  connection.async(),
+                  () -> cluster.connectPubSub(ByteArrayCodec.INSTANCE),
+                  SlotHash::getSlot);
         }
       } catch (RedisException e) {
         throw new StoreUnavailableException("cannot connect to Redis: " + e.getMessage(), e);

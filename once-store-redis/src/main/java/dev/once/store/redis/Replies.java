@@ -13,9 +13,9 @@ import java.util.Optional;
 
 /**
  * Turns the scripts' replies into the SPI's values. The reply shapes are the scripts' own: a claim
- * answers {@code {1, token, leaseUntil, stolen, recoveryPoint}} or a record; a record is
- * {@code {2, state, fingerprint, token, leaseUntil, expiresAt, recoveryPoint, result, now}}; an
- * absent record is {@code {0}}. Times are microseconds; absent fields are {@code null}.
+ * answers {@code {1, token, leaseUntil, stolen, recoveryPoint}} or a record; a record is {@code {2,
+ * state, fingerprint, token, leaseUntil, expiresAt, recoveryPoint, result, now}}; an absent record
+ * is {@code {0}}. Times are microseconds; absent fields are {@code null}.
  */
 final class Replies {
 
@@ -27,7 +27,10 @@ final class Replies {
   static ClaimResult claim(RecordId id, List<Object> reply) {
     if (code(reply) == CLAIMED) {
       boolean stolen = asLong(reply.get(3)) == 1;
-      return new Claimed(asLong(reply.get(1)), Micros.toInstant(asLong(reply.get(2))), stolen,
+      return new Claimed(
+          asLong(reply.get(1)),
+          Micros.toInstant(asLong(reply.get(2))),
+          stolen,
           stolen ? (byte[]) reply.get(4) : null);
     }
     return new Existing(record(id, reply));
@@ -39,7 +42,8 @@ final class Replies {
 
   private static IdempotencyRecord record(RecordId id, List<Object> reply) {
     if (code(reply) != RECORD) {
-      throw new IllegalStateException("unexpected reply code " + code(reply) + " from Redis for " + id);
+      throw new IllegalStateException(
+          "unexpected reply code " + code(reply) + " from Redis for " + id);
     }
     return new IdempotencyRecord(
         id,
@@ -66,7 +70,10 @@ final class Replies {
           break;
       }
     }
-    throw new IllegalStateException("the Redis hash of " + id + " holds an unknown state; was the key written by something else?");
+    throw new IllegalStateException(
+        "the Redis hash of "
+            + id
+            + " holds an unknown state; was the key written by something else?");
   }
 
   private static long code(List<Object> reply) {

@@ -23,9 +23,9 @@ import org.slf4j.LoggerFactory;
  * {@code EVAL} also caches the script there again). Every wait is bounded by the command timeout,
  * and every failure becomes a {@link StoreUnavailableException}.
  *
- * <p>A wait is not cut short by an interrupt. Once a command is sent, Redis may apply it whatever the
- * caller's thread does; giving up on the reply would report a write that landed (a completion, a
- * claim) as unknown, and the caller would abandon a record it had in fact finished. So the store
+ * <p>A wait is not cut short by an interrupt. Once a command is sent, Redis may apply it whatever
+ * the caller's thread does; giving up on the reply would report a write that landed (a completion,
+ * a claim) as unknown, and the caller would abandon a record it had in fact finished. So the store
  * waits for the reply, bounded by the timeout as always, and hands the interrupt back set.
  *
  * <p>The commands may be a standalone connection's or a cluster connection's: in a cluster Lettuce
@@ -62,52 +62,68 @@ final class ScriptRunner {
 
   /**
    * Runs the script on the record key {@code key} without waiting: the stage completes with its
-   * reply, or with {@link StoreUnavailableException} when it fails or the command timeout passes (the
-   * command is then cancelled, as {@link #awaitAll} cancels it). The stage completes on a Lettuce
-   * thread, so what follows it must not block.
+   * reply, or with {@link StoreUnavailableException} when it fails or the command timeout passes
+   * (the command is then cancelled, as {@link #awaitAll} cancels it). The stage completes on a
+   * Lettuce thread, so what follows it must not block.
    */
-  <T> CompletableFuture<T> call(LuaScript script, ScriptOutputType type, byte[] key, byte[]... args) {
+  <T> CompletableFuture<T> call(
+      LuaScript script, ScriptOutputType type, byte[] key, byte[]... args) {
     CompletableFuture<T> sent = runAsync(script, type, new byte[][] {key}, args);
-    // The timeout ends a copy, so that the command itself is cancelled (not merely timed out) and Lettuce drops it.
-    return sent.copy().orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).handle((reply, failure) -> {
-      if (failure == null) {
-        return reply;
-      }
-      sent.cancel(false);
-      throw unavailable(script.name(), failure instanceof CompletionException && failure.getCause() != null
-          ? failure.getCause() : failure);
-    });
+    // The timeout ends a copy, so that the command itself is cancelled (not merely timed out) and
+    // Lettuce drops it.
+    return sent.copy()
+        .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+        .handle(
+            (reply, failure) -> {
+              if (failure == null) {
+                return reply;
+              }
+              sent.cancel(false);
+              throw unavailable(
+                  script.name(),
+                  failure instanceof CompletionException && failure.getCause() != null
+                      ? failure.getCause()
+                      : failure);
+            });
   }
 
   /**
    * Sends the script without waiting, so that many can be pipelined; wait with {@link #awaitAll}.
    * In a cluster the keys must share a hash slot.
    */
-  <T> CompletableFuture<T> runAsync(LuaScript script, ScriptOutputType type, byte[][] keys, byte[]... args) {
+  <T> CompletableFuture<T> runAsync(
+      LuaScript script, ScriptOutputType type, byte[][] keys, byte[]... args) {
     RedisFuture<T> sent = commands.evalsha(script.sha(), type, keys, args);
     AtomicReference<RedisFuture<T>> resent = new AtomicReference<>();
-    CompletableFuture<T> reply = sent.toCompletableFuture().exceptionallyCompose(e -> {
-      Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-      if (cause instanceof RedisNoScriptException) {
-        log.debug("{} was not in the node's script cache; sending its source", script);
-        RedisFuture<T> again = commands.eval(script.source(), type, keys, args);
-        resent.set(again);
-        return again.toCompletableFuture();
-      }
-      return CompletableFuture.failedFuture(cause);
-    });
-    // Cancelling the reply (a timeout) cancels the commands themselves: Lettuce then drops one it still
-    // holds (queued while disconnected) instead of sending it after a reconnect, when nobody waits for
+    CompletableFuture<T> reply =
+        sent.toCompletableFuture()
+            .exceptionallyCompose(
+                e -> {
+                  Throwable cause =
+                      e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                  if (cause instanceof RedisNoScriptException) {
+                    log.debug("{} was not in the node's script cache; sending its source", script);
+                    RedisFuture<T> again = commands.eval(script.source(), type, keys, args);
+                    resent.set(again);
+                    return again.toCompletableFuture();
+                  }
+                  return CompletableFuture.failedFuture(cause);
+                });
+    // Cancelling the reply (a timeout) cancels the commands themselves: Lettuce then drops one it
+    // still
+    // holds (queued while disconnected) instead of sending it after a reconnect, when nobody waits
+    // for
     // its answer and a claim would leave a record in progress that no one holds.
-    reply.whenComplete((ignored, failure) -> {
-      if (failure instanceof CancellationException) {
-        sent.cancel(false);
-        RedisFuture<T> fallback = resent.get();
-        if (fallback != null) {
-          fallback.cancel(false);
-        }
-      }
-    });
+    reply.whenComplete(
+        (ignored, failure) -> {
+          if (failure instanceof CancellationException) {
+            sent.cancel(false);
+            RedisFuture<T> fallback = resent.get();
+            if (fallback != null) {
+              fallback.cancel(false);
+            }
+          }
+        });
     return reply;
   }
 
@@ -118,26 +134,36 @@ final class ScriptRunner {
 
   /**
    * Waits for every command until one deadline, the timeout from now, and returns their replies in
-   * order. If one fails or the deadline passes, cancels the rest and throws
-   * {@link StoreUnavailableException}. An interrupt does not end the wait early (see the class
-   * comment): {@link CompletableFuture#join} waits through it and sets it again before returning.
+   * order. If one fails or the deadline passes, cancels the rest and throws {@link
+   * StoreUnavailableException}. An interrupt does not end the wait early (see the class comment):
+   * {@link CompletableFuture#join} waits through it and sets it again before returning.
    */
   <T> List<T> awaitAll(String operation, List<CompletableFuture<T>> pending) {
-    CompletableFuture<Void> all = CompletableFuture.allOf(pending.toArray(CompletableFuture<?>[]::new))
-        .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS);
+    CompletableFuture<Void> all =
+        CompletableFuture.allOf(pending.toArray(CompletableFuture<?>[]::new))
+            .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS);
     try {
       all.join();
     } catch (CompletionException | CancellationException e) {
       pending.forEach(command -> command.cancel(false));
-      throw unavailable(operation, e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
+      throw unavailable(
+          operation, e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
     }
     return pending.stream().map(CompletableFuture::join).toList();
   }
 
   StoreUnavailableException unavailable(String operation, Throwable e) {
-    String why = e instanceof TimeoutException ? "no reply in time"
-        : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
-    return new StoreUnavailableException("Redis could not run " + operation + " (command timeout "
-        + timeout.toMillis() + " ms): " + why, e);
+    String why =
+        e instanceof TimeoutException
+            ? "no reply in time"
+            : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+    return new StoreUnavailableException(
+        "Redis could not run "
+            + operation
+            + " (command timeout "
+            + timeout.toMillis()
+            + " ms): "
+            + why,
+        e);
   }
 }

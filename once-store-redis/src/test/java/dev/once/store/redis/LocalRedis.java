@@ -1,7 +1,6 @@
 package dev.once.store.redis;
 
 import dev.once.tck.RequiredServices;
-
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -21,12 +20,15 @@ final class LocalRedis {
 
   private LocalRedis() {}
 
-  /** Skips (or, when services are required, fails) the calling test class if the Redis is not there. */
+  /**
+   * Skips (or, when services are required, fails) the calling test class if the Redis is not there.
+   */
   static synchronized RedisClient client() {
     RequiredServices.assume(RedisServerProcess.pings(PORT), "Redis at 127.0.0.1:" + PORT);
     if (client == null) {
       client = RedisClient.create("redis://127.0.0.1:" + PORT);
-      Runtime.getRuntime().addShutdownHook(new Thread(LocalRedis::shutdown, "once-test-redis-shutdown"));
+      Runtime.getRuntime()
+          .addShutdownHook(new Thread(LocalRedis::shutdown, "once-test-redis-shutdown"));
     }
     return client;
   }

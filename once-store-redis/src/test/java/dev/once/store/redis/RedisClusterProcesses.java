@@ -6,8 +6,8 @@ import java.util.List;
 
 /**
  * A three-primary Redis Cluster a test owns: three {@link RedisServerProcess}es with cluster mode
- * on, joined by {@code redis-cli --cluster create} and waited for until every node reports
- * {@code cluster_state:ok}.
+ * on, joined by {@code redis-cli --cluster create} and waited for until every node reports {@code
+ * cluster_state:ok}.
  */
 final class RedisClusterProcesses implements AutoCloseable {
 
@@ -21,8 +21,16 @@ final class RedisClusterProcesses implements AutoCloseable {
     RedisClusterProcesses cluster = new RedisClusterProcesses();
     try {
       for (int i = 0; i < 3; i++) {
-        cluster.nodes.add(RedisServerProcess.start("--cluster-enabled", "yes",
-            "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000", "--appendonly", "no"));
+        cluster.nodes.add(
+            RedisServerProcess.start(
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                "nodes.conf",
+                "--cluster-node-timeout",
+                "5000",
+                "--appendonly",
+                "no"));
       }
       List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
       for (RedisServerProcess node : cluster.nodes) {
@@ -61,6 +69,7 @@ final class RedisClusterProcesses implements AutoCloseable {
       }
       RedisServerProcess.sleep(100);
     }
-    throw new IllegalStateException("the test cluster did not reach cluster_state:ok within " + READY_TIMEOUT);
+    throw new IllegalStateException(
+        "the test cluster did not reach cluster_state:ok within " + READY_TIMEOUT);
   }
 }

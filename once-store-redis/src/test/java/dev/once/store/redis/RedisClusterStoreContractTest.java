@@ -22,7 +22,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The contract kit against a three-primary Redis Cluster this class starts on spare loopback ports. */
+/**
+ * The contract kit against a three-primary Redis Cluster this class starts on spare loopback ports.
+ */
 class RedisClusterStoreContractTest extends IdempotencyStoreContract {
 
   private static final String PREFIX = LocalRedis.uniquePrefix();
@@ -32,7 +34,8 @@ class RedisClusterStoreContractTest extends IdempotencyStoreContract {
 
   @BeforeAll
   static void startCluster() {
-    RequiredServices.assume(RedisServerProcess.binariesAvailable(), "redis-server and redis-cli on the PATH");
+    RequiredServices.assume(
+        RedisServerProcess.binariesAvailable(), "redis-server and redis-cli on the PATH");
     cluster = RedisClusterProcesses.start();
     client = RedisClusterClient.create(cluster.uris().stream().map(RedisURI::create).toList());
   }
@@ -60,7 +63,8 @@ class RedisClusterStoreContractTest extends IdempotencyStoreContract {
 
     for (RedisServerProcess node : cluster.nodes()) {
       assertThat(node.cli("--scan", "--pattern", PREFIX + "*").lines().count())
-          .as("records on the primary at port %d", node.port()).isPositive();
+          .as("records on the primary at port %d", node.port())
+          .isPositive();
     }
   }
 
@@ -69,26 +73,38 @@ class RedisClusterStoreContractTest extends IdempotencyStoreContract {
     List<RecordId> inFourSlots = idsInTheFourFullestSlots();
     List<LeaseToken> held = new ArrayList<>();
     for (RecordId id : inFourSlots) {
-      held.add(new LeaseToken(id, claimed(store.claim(request(id, newFingerprint(), LONG, LONG))).token()));
+      held.add(
+          new LeaseToken(
+              id, claimed(store.claim(request(id, newFingerprint(), LONG, LONG))).token()));
     }
     long before = scriptCalls();
 
     assertThat(store.heartbeat(held, LONG)).hasSize(held.size());
 
-    assertThat(scriptCalls() - before).as("scripts run for %d leases in 4 slots", held.size()).isEqualTo(4);
+    assertThat(scriptCalls() - before)
+        .as("scripts run for %d leases in 4 slots", held.size())
+        .isEqualTo(4);
   }
 
-  /** Ids whose records share hash slots: of 100,000 keys under one scope, those of the four slots most of them fall in. */
+  /**
+   * Ids whose records share hash slots: of 100,000 keys under one scope, those of the four slots
+   * most of them fall in.
+   */
   private static List<RecordId> idsInTheFourFullestSlots() {
     KeyLayout layout = new KeyLayout(PREFIX);
     Scope scope = Scope.of("tenant-" + UUID.randomUUID(), "route");
     Map<Integer, List<RecordId>> bySlot = new HashMap<>();
     for (int i = 0; i < 100_000; i++) {
       RecordId id = RecordId.of(scope, IdempotencyKey.of("key-" + i));
-      bySlot.computeIfAbsent(SlotHash.getSlot(layout.recordKey(id)), slot -> new ArrayList<>()).add(id);
+      bySlot
+          .computeIfAbsent(SlotHash.getSlot(layout.recordKey(id)), slot -> new ArrayList<>())
+          .add(id);
     }
-    return bySlot.values().stream().sorted(Comparator.comparingInt(List<RecordId>::size).reversed()).limit(4)
-        .flatMap(List::stream).toList();
+    return bySlot.values().stream()
+        .sorted(Comparator.comparingInt(List<RecordId>::size).reversed())
+        .limit(4)
+        .flatMap(List::stream)
+        .toList();
   }
 
   private static long scriptCalls() {

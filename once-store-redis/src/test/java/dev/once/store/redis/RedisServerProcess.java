@@ -43,15 +43,19 @@ final class RedisServerProcess implements AutoCloseable {
     return runs("redis-server", "--version") && runs("redis-cli", "--version");
   }
 
-  /** Starts a server on a free loopback port with these extra options, e.g. {@code --appendonly yes}. */
+  /**
+   * Starts a server on a free loopback port with these extra options, e.g. {@code --appendonly
+   * yes}.
+   */
   static RedisServerProcess start(String... extraArgs) {
     return start(freePort(), extraArgs);
   }
 
   static RedisServerProcess start(int port, String... extraArgs) {
     try {
-      RedisServerProcess server = new RedisServerProcess(port, Files.createTempDirectory("once-redis-" + port + "-"),
-          List.of(extraArgs));
+      RedisServerProcess server =
+          new RedisServerProcess(
+              port, Files.createTempDirectory("once-redis-" + port + "-"), List.of(extraArgs));
       server.startProcess();
       return server;
     } catch (IOException e) {
@@ -75,7 +79,8 @@ final class RedisServerProcess implements AutoCloseable {
     process.destroyForcibly();
     try {
       if (!process.waitFor(10, TimeUnit.SECONDS)) {
-        throw new IllegalStateException("redis-server on port " + port + " did not die within 10 s of SIGKILL");
+        throw new IllegalStateException(
+            "redis-server on port " + port + " did not die within 10 s of SIGKILL");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -92,14 +97,16 @@ final class RedisServerProcess implements AutoCloseable {
 
   /** Runs {@code redis-cli} against this server and returns what it printed. */
   String cli(String... args) {
-    List<String> command = new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", Integer.toString(port)));
+    List<String> command =
+        new ArrayList<>(List.of("redis-cli", "-h", "127.0.0.1", "-p", Integer.toString(port)));
     command.addAll(List.of(args));
     return run(command);
   }
 
   /**
-   * How many scripts the server has run since it started ({@code EVALSHA} and {@code EVAL} calls, from
-   * {@code INFO commandstats}): a count of round trips that nothing else on a test's own server adds to.
+   * How many scripts the server has run since it started ({@code EVALSHA} and {@code EVAL} calls,
+   * from {@code INFO commandstats}): a count of round trips that nothing else on a test's own
+   * server adds to.
    */
   long scriptCalls() {
     long calls = 0;
@@ -149,24 +156,49 @@ final class RedisServerProcess implements AutoCloseable {
   }
 
   private void startProcess() {
-    List<String> command = new ArrayList<>(List.of("redis-server",
-        "--bind", "127.0.0.1", "--port", Integer.toString(port), "--save", "", "--dir", dir.toString(),
-        "--daemonize", "no", "--protected-mode", "yes", "--logfile", dir.resolve("redis.log").toString()));
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                "redis-server",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                Integer.toString(port),
+                "--save",
+                "",
+                "--dir",
+                dir.toString(),
+                "--daemonize",
+                "no",
+                "--protected-mode",
+                "yes",
+                "--logfile",
+                dir.resolve("redis.log").toString()));
     command.addAll(extraArgs);
     try {
-      process = new ProcessBuilder(command).redirectErrorStream(true)
-          .redirectOutput(dir.resolve("stdout.log").toFile()).start();
+      process =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("stdout.log").toFile())
+              .start();
       // Should the test JVM die before its @After methods run, the server must not outlive it.
       Process started = process;
-      Runtime.getRuntime().addShutdownHook(new Thread(started::destroyForcibly, "once-test-redis-" + port + "-kill"));
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(started::destroyForcibly, "once-test-redis-" + port + "-kill"));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start redis-server", e);
     }
     long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
-        throw new IllegalStateException("redis-server on port " + port + " exited with " + process.exitValue()
-            + "; see " + dir.resolve("redis.log"));
+        throw new IllegalStateException(
+            "redis-server on port "
+                + port
+                + " exited with "
+                + process.exitValue()
+                + "; see "
+                + dir.resolve("redis.log"));
       }
       if (pings(port)) {
         return;
@@ -174,7 +206,8 @@ final class RedisServerProcess implements AutoCloseable {
       sleep(50);
     }
     process.destroyForcibly();
-    throw new IllegalStateException("redis-server on port " + port + " did not answer PING within " + START_TIMEOUT);
+    throw new IllegalStateException(
+        "redis-server on port " + port + " did not answer PING within " + START_TIMEOUT);
   }
 
   /** Whether something on the loopback port answers a RESP {@code PING} with {@code +PONG}. */
@@ -195,8 +228,8 @@ final class RedisServerProcess implements AutoCloseable {
   }
 
   /**
-   * A loopback port that is free, and whose cluster bus port (port + 10000) is free too, from a range
-   * away from the usual services.
+   * A loopback port that is free, and whose cluster bus port (port + 10000) is free too, from a
+   * range away from the usual services.
    */
   static int freePort() {
     for (int attempt = 0; attempt < 200; attempt++) {
@@ -220,7 +253,11 @@ final class RedisServerProcess implements AutoCloseable {
 
   static boolean runs(String... command) {
     try {
-      Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      Process p =
+          new ProcessBuilder(command)
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
       if (!p.waitFor(10, TimeUnit.SECONDS)) {
         p.destroyForcibly();
         return false;

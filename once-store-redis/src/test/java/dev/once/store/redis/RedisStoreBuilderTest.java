@@ -19,8 +19,13 @@ class RedisStoreBuilderTest {
   @BeforeAll
   static void createClient() {
     // Nothing listens on port 1, and the client never connects until build().
-    client = RedisClient.create(RedisURI.builder().withHost("127.0.0.1").withPort(1)
-        .withTimeout(Duration.ofMillis(500)).build());
+    client =
+        RedisClient.create(
+            RedisURI.builder()
+                .withHost("127.0.0.1")
+                .withPort(1)
+                .withTimeout(Duration.ofMillis(500))
+                .build());
   }
 
   @AfterAll
@@ -30,16 +35,20 @@ class RedisStoreBuilderTest {
 
   @Test
   void aNullClientIsRejected() {
-    assertThatThrownBy(() -> RedisStore.builder((RedisClient) null)).isInstanceOf(IllegalArgumentException.class)
+    assertThatThrownBy(() -> RedisStore.builder((RedisClient) null))
+        .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("client");
   }
 
   @Test
   void aKeyPrefixMustBePrintableAsciiWithoutBraces() {
     RedisStore.Builder builder = RedisStore.builder(client);
-    for (String bad : new String[] {null, "", "with space", "tag{", "}tag", "caf\u00e9", "x".repeat(101)}) {
-      assertThatThrownBy(() -> builder.keyPrefix(bad)).as("%s", bad)
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("keyPrefix");
+    for (String bad :
+        new String[] {null, "", "with space", "tag{", "}tag", "caf\u00e9", "x".repeat(101)}) {
+      assertThatThrownBy(() -> builder.keyPrefix(bad))
+          .as("%s", bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("keyPrefix");
     }
     builder.keyPrefix("payments:once:");
   }
@@ -47,9 +56,12 @@ class RedisStoreBuilderTest {
   @Test
   void theCommandTimeoutMustBePositiveAndAtMostTenMinutes() {
     RedisStore.Builder builder = RedisStore.builder(client);
-    for (Duration bad : new Duration[] {null, Duration.ZERO, Duration.ofMillis(-1), Duration.ofMinutes(11)}) {
-      assertThatThrownBy(() -> builder.commandTimeout(bad)).as("%s", bad)
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("commandTimeout");
+    for (Duration bad :
+        new Duration[] {null, Duration.ZERO, Duration.ofMillis(-1), Duration.ofMinutes(11)}) {
+      assertThatThrownBy(() -> builder.commandTimeout(bad))
+          .as("%s", bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("commandTimeout");
     }
     builder.commandTimeout(Duration.ofMillis(250));
   }
@@ -58,8 +70,10 @@ class RedisStoreBuilderTest {
   void theRetentionMustBeZeroToThirtyDays() {
     RedisStore.Builder builder = RedisStore.builder(client);
     for (Duration bad : new Duration[] {null, Duration.ofMillis(-1), Duration.ofDays(31)}) {
-      assertThatThrownBy(() -> builder.retentionAfterExpiry(bad)).as("%s", bad)
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retentionAfterExpiry");
+      assertThatThrownBy(() -> builder.retentionAfterExpiry(bad))
+          .as("%s", bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("retentionAfterExpiry");
     }
     builder.retentionAfterExpiry(Duration.ZERO);
   }
@@ -68,7 +82,8 @@ class RedisStoreBuilderTest {
   void buildingAgainstAnUnreachableServerThrowsStoreUnavailable() {
     long start = System.nanoTime();
 
-    assertThatThrownBy(() -> RedisStore.builder(client).build()).isInstanceOf(StoreUnavailableException.class);
+    assertThatThrownBy(() -> RedisStore.builder(client).build())
+        .isInstanceOf(StoreUnavailableException.class);
 
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
   }

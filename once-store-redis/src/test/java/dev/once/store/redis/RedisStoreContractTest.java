@@ -5,7 +5,10 @@ import dev.once.tck.EngineContract;
 import dev.once.tck.IdempotencyStoreContract;
 import org.junit.jupiter.api.Nested;
 
-/** The contract kit against the machine's Redis at 127.0.0.1:6379, under a key prefix of this run's own. */
+/**
+ * The contract kit against the machine's Redis at 127.0.0.1:6379, under a key prefix of this run's
+ * own.
+ */
 class RedisStoreContractTest extends IdempotencyStoreContract {
 
   private static final String PREFIX = LocalRedis.uniquePrefix();
@@ -15,7 +18,10 @@ class RedisStoreContractTest extends IdempotencyStoreContract {
     return RedisStore.builder(LocalRedis.client()).keyPrefix(PREFIX).build();
   }
 
-  /** The engine's promises (every claim finished, closed engine, slow and failing store) over this store. */
+  /**
+   * The engine's promises (every claim finished, closed engine, slow and failing store) over this
+   * store.
+   */
   @Nested
   class Engine extends EngineContract {
     @Override

@@ -1,7 +1,5 @@
 package dev.once.store.redis;
 
-import dev.once.tck.RequiredServices;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -13,6 +11,7 @@ import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.store.StoreUnavailableException;
 import dev.once.tck.Eventually;
+import dev.once.tck.RequiredServices;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.resource.ClientResources;
@@ -39,6 +38,7 @@ class RedisStoreFaultTest {
 
   private static final Duration TIMEOUT = Duration.ofMillis(500);
   private static final Duration LONG = Duration.ofMinutes(30);
+
   /** How long Lettuce may take to reconnect in the background after a restart. */
   private static final Duration RECONNECT = Duration.ofSeconds(30);
 
@@ -49,7 +49,8 @@ class RedisStoreFaultTest {
 
   @BeforeAll
   static void needsRedisBinaries() {
-    RequiredServices.assume(RedisServerProcess.binariesAvailable(), "redis-server and redis-cli on the PATH");
+    RequiredServices.assume(
+        RedisServerProcess.binariesAvailable(), "redis-server and redis-cli on the PATH");
   }
 
   @AfterEach
@@ -69,10 +70,12 @@ class RedisStoreFaultTest {
   }
 
   @Test
-  void operationsFailWithStoreUnavailableWithinTheTimeoutWhileRedisIsDownAndRecoverAfterItRestarts() {
+  void
+      operationsFailWithStoreUnavailableWithinTheTimeoutWhileRedisIsDownAndRecoverAfterItRestarts() {
     open("--appendonly", "no");
     RecordId before = dev.once.tck.Samples.newId();
-    claimed(store.claim(new ClaimRequest(before, dev.once.tck.Samples.newFingerprint(), LONG, LONG)));
+    claimed(
+        store.claim(new ClaimRequest(before, dev.once.tck.Samples.newFingerprint(), LONG, LONG)));
     int threadsBefore = Thread.activeCount();
 
     server.kill();
@@ -80,19 +83,33 @@ class RedisStoreFaultTest {
     for (int i = 0; i < 6; i++) {
       RecordId id = dev.once.tck.Samples.newId();
       long start = System.nanoTime();
-      assertThatThrownBy(() -> store.claim(new ClaimRequest(id, dev.once.tck.Samples.newFingerprint(), LONG, LONG)))
+      assertThatThrownBy(
+              () ->
+                  store.claim(
+                      new ClaimRequest(id, dev.once.tck.Samples.newFingerprint(), LONG, LONG)))
           .isInstanceOf(StoreUnavailableException.class);
       assertThatThrownBy(() -> store.get(id)).isInstanceOf(StoreUnavailableException.class);
-      // The timeout bounds EVALSHA and, if the script cache was lost, EVAL together; the rest is slack for a slow machine.
-      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(TIMEOUT.multipliedBy(4).plusSeconds(1));
+      // The timeout bounds EVALSHA and, if the script cache was lost, EVAL together; the rest is
+      // slack for a slow machine.
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .isLessThan(TIMEOUT.multipliedBy(4).plusSeconds(1));
     }
-    assertThat(Thread.activeCount()).as("live threads after a dozen failed operations")
+    assertThat(Thread.activeCount())
+        .as("live threads after a dozen failed operations")
         .isLessThanOrEqualTo(threadsBefore + 4);
 
     server.restart();
 
     RecordId after = dev.once.tck.Samples.newId();
-    Claimed claimed = Eventually.available("Lettuce reconnected", RECONNECT, () -> claimed(store.claim(new ClaimRequest(after, dev.once.tck.Samples.newFingerprint(), LONG, LONG))));
+    Claimed claimed =
+        Eventually.available(
+            "Lettuce reconnected",
+            RECONNECT,
+            () ->
+                claimed(
+                    store.claim(
+                        new ClaimRequest(
+                            after, dev.once.tck.Samples.newFingerprint(), LONG, LONG))));
     assertThat(store.complete(after, claimed.token(), utf8("done"), LONG)).isTrue();
     assertThat(store.get(after)).map(IdempotencyRecord::state).contains(RecordState.COMPLETED);
   }
@@ -103,14 +120,22 @@ class RedisStoreFaultTest {
     List<LeaseToken> held = new ArrayList<>();
     for (int i = 0; i < 50; i++) {
       RecordId id = dev.once.tck.Samples.newId();
-      held.add(new LeaseToken(id, claimed(store.claim(new ClaimRequest(id, dev.once.tck.Samples.newFingerprint(), LONG, LONG))).token()));
+      held.add(
+          new LeaseToken(
+              id,
+              claimed(
+                      store.claim(
+                          new ClaimRequest(id, dev.once.tck.Samples.newFingerprint(), LONG, LONG)))
+                  .token()));
     }
-    // Redis holds every command that may write (scripts included) until the pause ends, as a stalled server would.
+    // Redis holds every command that may write (scripts included) until the pause ends, as a
+    // stalled server would.
     server.cli("client", "pause", "20000", "write");
     try {
       long start = System.nanoTime();
 
-      assertThatThrownBy(() -> store.heartbeat(held, LONG)).isInstanceOf(StoreUnavailableException.class);
+      assertThatThrownBy(() -> store.heartbeat(held, LONG))
+          .isInstanceOf(StoreUnavailableException.class);
 
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(TIMEOUT.plusSeconds(2));
     } finally {
@@ -119,23 +144,30 @@ class RedisStoreFaultTest {
   }
 
   @Test
-  void aCompletionInterruptedWhileWaitingForItsReplyStillGetsItAndKeepsTheInterrupt() throws Exception {
+  void aCompletionInterruptedWhileWaitingForItsReplyStillGetsItAndKeepsTheInterrupt()
+      throws Exception {
     open("--appendonly", "no");
     RecordId id = dev.once.tck.Samples.newId();
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, dev.once.tck.Samples.newFingerprint(), LONG, LONG)));
-    // Long enough a stall for the completion to be sent and waiting when the interrupt comes; well inside the timeout.
+    Claimed claimed =
+        claimed(
+            store.claim(new ClaimRequest(id, dev.once.tck.Samples.newFingerprint(), LONG, LONG)));
+    // Long enough a stall for the completion to be sent and waiting when the interrupt comes; well
+    // inside the timeout.
     RedisStore patient = RedisStore.builder(client).commandTimeout(Duration.ofSeconds(30)).build();
     CompletableFuture<Boolean> completed = new CompletableFuture<>();
     CompletableFuture<Boolean> interruptKept = new CompletableFuture<>();
-    Thread completer = new Thread(() -> {
-      try {
-        completed.complete(patient.complete(id, claimed.token(), utf8("done"), LONG));
-      } catch (RuntimeException e) {
-        completed.completeExceptionally(e);
-      } finally {
-        interruptKept.complete(Thread.interrupted());
-      }
-    }, "completer");
+    Thread completer =
+        new Thread(
+            () -> {
+              try {
+                completed.complete(patient.complete(id, claimed.token(), utf8("done"), LONG));
+              } catch (RuntimeException e) {
+                completed.completeExceptionally(e);
+              } finally {
+                interruptKept.complete(Thread.interrupted());
+              }
+            },
+            "completer");
     server.cli("client", "pause", "20000", "write");
     try {
       completer.start();
@@ -158,13 +190,19 @@ class RedisStoreFaultTest {
   void aWaiterSubscribedBeforeRedisRestartsIsWokenByACompletionAfterIt() throws Exception {
     open("--appendonly", "yes", "--appendfsync", "always");
     RecordId id = dev.once.tck.Samples.newId();
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, dev.once.tck.Samples.newFingerprint(), LONG, LONG)));
+    Claimed claimed =
+        claimed(
+            store.claim(new ClaimRequest(id, dev.once.tck.Samples.newFingerprint(), LONG, LONG)));
     java.util.concurrent.CompletableFuture<Void> change = store.awaitChange(id);
 
     server.restart();
     // Lettuce subscribes the channel again once its pub/sub connection is back.
-    String channel = new String(new KeyLayout(RedisStore.DEFAULT_KEY_PREFIX).channel(id), StandardCharsets.UTF_8);
-    Eventually.assertThat("the store subscribed again", RECONNECT,
+    String channel =
+        new String(
+            new KeyLayout(RedisStore.DEFAULT_KEY_PREFIX).channel(id), StandardCharsets.UTF_8);
+    Eventually.assertThat(
+        "the store subscribed again",
+        RECONNECT,
         () -> server.cli("pubsub", "numsub", channel).trim().endsWith("1"));
     assertThat(store.complete(id, claimed.token(), utf8("done"), LONG)).isTrue();
 
@@ -175,7 +213,9 @@ class RedisStoreFaultTest {
   void withAppendFsyncAlwaysACompletedRecordSurvivesAKillAndRestart() {
     open("--appendonly", "yes", "--appendfsync", "always");
     RecordId id = dev.once.tck.Samples.newId();
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, dev.once.tck.Samples.newFingerprint(), LONG, LONG)));
+    Claimed claimed =
+        claimed(
+            store.claim(new ClaimRequest(id, dev.once.tck.Samples.newFingerprint(), LONG, LONG)));
     byte[] result = new byte[256 * 1024];
     for (int i = 0; i < result.length; i++) {
       result[i] = (byte) i;
@@ -184,7 +224,8 @@ class RedisStoreFaultTest {
 
     server.restart();
 
-    Optional<IdempotencyRecord> record = Eventually.available("Lettuce reconnected", RECONNECT, () -> store.get(id));
+    Optional<IdempotencyRecord> record =
+        Eventually.available("Lettuce reconnected", RECONNECT, () -> store.get(id));
     assertThat(record).isPresent();
     assertThat(record.get().state()).isEqualTo(RecordState.COMPLETED);
     assertThat(record.get().token()).isEqualTo(claimed.token());
@@ -195,22 +236,35 @@ class RedisStoreFaultTest {
   void withoutPersistenceACompletedRecordIsLostWhenRedisIsKilled() {
     open("--appendonly", "no");
     RecordId id = dev.once.tck.Samples.newId();
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, dev.once.tck.Samples.newFingerprint(), LONG, LONG)));
+    Claimed claimed =
+        claimed(
+            store.claim(new ClaimRequest(id, dev.once.tck.Samples.newFingerprint(), LONG, LONG)));
     assertThat(store.complete(id, claimed.token(), utf8("done"), LONG)).isTrue();
 
     server.restart();
 
-    // Documented in docs/redis-store.md: without AOF, a crash forgets every record, so a retry runs again.
-    assertThat(Eventually.available("Lettuce reconnected", RECONNECT, () -> store.get(id))).isEmpty();
+    // Documented in docs/redis-store.md: without AOF, a crash forgets every record, so a retry runs
+    // again.
+    assertThat(Eventually.available("Lettuce reconnected", RECONNECT, () -> store.get(id)))
+        .isEmpty();
   }
 
   private void open(String... serverArgs) {
     server = RedisServerProcess.start(serverArgs);
-    resources = ClientResources.builder()
-        .reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofMillis(500), 2, TimeUnit.MILLISECONDS))
-        .build();
-    client = RedisClient.create(resources, RedisURI.builder().withHost("127.0.0.1").withPort(server.port())
-        .withTimeout(TIMEOUT).build());
+    resources =
+        ClientResources.builder()
+            .reconnectDelay(
+                Delay.exponential(
+                    Duration.ofMillis(10), Duration.ofMillis(500), 2, TimeUnit.MILLISECONDS))
+            .build();
+    client =
+        RedisClient.create(
+            resources,
+            RedisURI.builder()
+                .withHost("127.0.0.1")
+                .withPort(server.port())
+                .withTimeout(TIMEOUT)
+                .build());
     store = RedisStore.builder(client).commandTimeout(TIMEOUT).build();
   }
 

@@ -34,7 +34,8 @@ class RedisStoreRoundTripTest {
 
   @BeforeAll
   static void startServer() {
-    RequiredServices.assume(RedisServerProcess.binariesAvailable(), "redis-server and redis-cli on the PATH");
+    RequiredServices.assume(
+        RedisServerProcess.binariesAvailable(), "redis-server and redis-cli on the PATH");
     server = RedisServerProcess.start("--appendonly", "no");
     client = RedisClient.create(server.uri());
     store = RedisStore.of(client);
@@ -59,7 +60,9 @@ class RedisStoreRoundTripTest {
     List<LeaseToken> held = new ArrayList<>();
     for (int i = 0; i < 1_200; i++) {
       RecordId id = newId();
-      held.add(new LeaseToken(id, ((Claimed) store.claim(new ClaimRequest(id, fingerprint, LONG, LONG))).token()));
+      held.add(
+          new LeaseToken(
+              id, ((Claimed) store.claim(new ClaimRequest(id, fingerprint, LONG, LONG))).token()));
     }
     long before = server.scriptCalls();
 

@@ -10,22 +10,22 @@ import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.ClaimResult.Claimed;
 import dev.once.store.IdempotencyRecord;
-import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** What the Redis store does beyond the contract kit: its key layout, retention, script cache and waits. */
+/**
+ * What the Redis store does beyond the contract kit: its key layout, retention, script cache and
+ * waits.
+ */
 class RedisStoreTest {
 
   private static final Duration LONG = Duration.ofMinutes(30);
@@ -65,24 +65,33 @@ class RedisStoreTest {
     byte[] key = recordKey(id);
     assertThat(fields(key)).containsExactlyInAnyOrder("s", "t", "e");
     // +1: the expiry instant is rounded up to the next millisecond of the server clock.
-    assertThat(redis.pttl(key)).isBetween(1L, RedisStore.DEFAULT_RETENTION_AFTER_EXPIRY.toMillis() + 1);
+    assertThat(redis.pttl(key))
+        .isBetween(1L, RedisStore.DEFAULT_RETENTION_AFTER_EXPIRY.toMillis() + 1);
     assertThat(store.get(id)).isEmpty();
   }
 
   @Test
   void withoutRetentionRedisDeletesARecordTheMomentItIsReleasedOrExpires() {
-    try (RedisStore noRetention = RedisStore.builder(LocalRedis.client()).keyPrefix(prefix)
-        .retentionAfterExpiry(Duration.ZERO).build()) {
+    try (RedisStore noRetention =
+        RedisStore.builder(LocalRedis.client())
+            .keyPrefix(prefix)
+            .retentionAfterExpiry(Duration.ZERO)
+            .build()) {
       RecordId released = newId();
-      Claimed claimed = claimed(noRetention.claim(new ClaimRequest(released, newFingerprint(), LONG, LONG)));
+      Claimed claimed =
+          claimed(noRetention.claim(new ClaimRequest(released, newFingerprint(), LONG, LONG)));
       RecordId completed = newId();
-      Claimed other = claimed(noRetention.claim(new ClaimRequest(completed, newFingerprint(), LONG, LONG)));
+      Claimed other =
+          claimed(noRetention.claim(new ClaimRequest(completed, newFingerprint(), LONG, LONG)));
 
       assertThat(noRetention.release(released, claimed.token())).isTrue();
-      assertThat(noRetention.complete(completed, other.token(), ascii("done"), Duration.ofSeconds(5))).isTrue();
+      assertThat(
+              noRetention.complete(completed, other.token(), ascii("done"), Duration.ofSeconds(5)))
+          .isTrue();
 
       assertThat(redis.exists(recordKey(released))).isZero();
-      assertThat(redis.pttl(recordKey(completed))).isBetween(1L, 5_001L); // rounded up to the next ms
+      assertThat(redis.pttl(recordKey(completed)))
+          .isBetween(1L, 5_001L); // rounded up to the next ms
       assertThat(noRetention.purgeExpired(100)).isZero();
     }
   }
@@ -94,7 +103,8 @@ class RedisStoreTest {
 
     assertThat(store.complete(id, claimed.token(), ascii("done"), Duration.ofSeconds(60))).isTrue();
 
-    long expected = Duration.ofSeconds(60).plus(RedisStore.DEFAULT_RETENTION_AFTER_EXPIRY).toMillis();
+    long expected =
+        Duration.ofSeconds(60).plus(RedisStore.DEFAULT_RETENTION_AFTER_EXPIRY).toMillis();
     assertThat(redis.pttl(recordKey(id))).isBetween(expected - 5_000, expected + 1);
   }
 
@@ -152,11 +162,14 @@ class RedisStoreTest {
     Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
     CompletableFuture<Void> change = store.awaitChange(id);
     // Run on Lettuce's event loop, this would wait for the very thread it blocks.
-    CompletableFuture<Optional<IdempotencyRecord>> reread = change.thenApply(ignored -> store.get(id));
+    CompletableFuture<Optional<IdempotencyRecord>> reread =
+        change.thenApply(ignored -> store.get(id));
 
     assertThat(store.complete(id, claimed.token(), ascii("done"), LONG)).isTrue();
 
-    assertThat(reread.get(5, TimeUnit.SECONDS)).map(IdempotencyRecord::state).contains(RecordState.COMPLETED);
+    assertThat(reread.get(5, TimeUnit.SECONDS))
+        .map(IdempotencyRecord::state)
+        .contains(RecordState.COMPLETED);
   }
 
   @Test
@@ -201,8 +214,6 @@ class RedisStoreTest {
     assertThat(result).isInstanceOf(Claimed.class);
     return (Claimed) result;
   }
-
-
 
   private static byte[] ascii(String s) {
     return s.getBytes(StandardCharsets.US_ASCII);

@@ -19,7 +19,10 @@ final class Describe {
 
   static String claim(ClaimResult result) {
     if (result instanceof Claimed c) {
-      return "claimed token=" + c.token() + " leaseUntil=" + c.leaseUntil().getEpochSecond()
+      return "claimed token="
+          + c.token()
+          + " leaseUntil="
+          + c.leaseUntil().getEpochSecond()
           + (c.stolen() ? " stolen recoveryPoint=" + bytes(c.recoveryPoint()) : "");
     }
     return "existing " + record(((Existing) result).record());
@@ -30,10 +33,21 @@ final class Describe {
   }
 
   static String record(IdempotencyRecord r) {
-    return r.state() + " token=" + r.token() + " fingerprint=" + r.fingerprint().version()
-        + " leaseUntil=" + r.leaseUntil().getEpochSecond() + " expiresAt=" + r.expiresAt().getEpochSecond()
-        + " recoveryPoint=" + bytes(r.recoveryPoint()) + " result=" + bytes(r.result())
-        + " observedAt=" + r.observedAt().getEpochSecond();
+    return r.state()
+        + " token="
+        + r.token()
+        + " fingerprint="
+        + r.fingerprint().version()
+        + " leaseUntil="
+        + r.leaseUntil().getEpochSecond()
+        + " expiresAt="
+        + r.expiresAt().getEpochSecond()
+        + " recoveryPoint="
+        + bytes(r.recoveryPoint())
+        + " result="
+        + bytes(r.result())
+        + " observedAt="
+        + r.observedAt().getEpochSecond();
   }
 
   static byte[] utf8(String s) {

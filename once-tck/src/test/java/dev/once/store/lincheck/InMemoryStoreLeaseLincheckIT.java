@@ -20,11 +20,11 @@ import org.junit.jupiter.api.Test;
  * linearisable while time moves: {@link #tick()} is an operation like any other, so the sequential
  * specification (this class on one thread) sees the clock move at one point in the order.
  *
- * <p>One key only: operations on one key read the clock under that key's lock, so each takes
- * effect at one instant. Across keys, a claim could read the clock before a tick and take its token
- * after another key's claim that read the clock after it, an order no sequential run produces; that
- * difference is invisible to callers (tokens only order one key) and {@link InMemoryStoreLincheckIT}
- * covers many keys with a still clock.
+ * <p>One key only: operations on one key read the clock under that key's lock, so each takes effect
+ * at one instant. Across keys, a claim could read the clock before a tick and take its token after
+ * another key's claim that read the clock after it, an order no sequential run produces; that
+ * difference is invisible to callers (tokens only order one key) and {@link
+ * InMemoryStoreLincheckIT} covers many keys with a still clock.
  */
 @Param(name = "token", gen = LongGen.class, conf = "1:4")
 @Param(name = "fingerprint", gen = IntGen.class, conf = "1:2")

@@ -37,11 +37,14 @@ public class InMemoryStoreLincheckIT {
   private static final Duration LEASE = Duration.ofSeconds(30);
   private static final Duration TTL = Duration.ofHours(1);
 
-  private final InMemoryStore store = InMemoryStore.builder().clock(Clock.fixed(NOW, ZoneOffset.UTC)).build();
+  private final InMemoryStore store =
+      InMemoryStore.builder().clock(Clock.fixed(NOW, ZoneOffset.UTC)).build();
 
   @Operation
   public String claim(@Param(name = "key") int key) {
-    return Describe.claim(store.claim(new ClaimRequest(id(key), new Fingerprint(1, Describe.FINGERPRINT_HEX), LEASE, TTL)));
+    return Describe.claim(
+        store.claim(
+            new ClaimRequest(id(key), new Fingerprint(1, Describe.FINGERPRINT_HEX), LEASE, TTL)));
   }
 
   @Operation

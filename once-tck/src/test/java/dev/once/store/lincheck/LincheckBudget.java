@@ -5,11 +5,11 @@ import org.jetbrains.kotlinx.lincheck.strategy.stress.StressOptions;
 
 /**
  * How hard the Lincheck tests try. The defaults keep both test classes within about a minute on a
- * quiet two-core machine; raise them for a deeper search, for example
- * {@code -Dlincheck.model.iterations=50 -Dlincheck.model.invocations=1000}.
+ * quiet two-core machine; raise them for a deeper search, for example {@code
+ * -Dlincheck.model.iterations=50 -Dlincheck.model.invocations=1000}.
  *
- * <p>Every scenario is three threads of three operations, after two and before one run alone: small,
- * because a linearisability bug in a store shows up with two or three operations on one key.
+ * <p>Every scenario is three threads of three operations, after two and before one run alone:
+ * small, because a linearisability bug in a store shows up with two or three operations on one key.
  */
 final class LincheckBudget {
 

@@ -24,13 +24,16 @@ final class ApiKeyFilter extends OncePerRequestFilter {
   }
 
   @Override
-  protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+  protected void doFilterInternal(
+      HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws ServletException, IOException {
     String apiKey = request.getHeader("Api-Key");
     Optional<String> merchant = apiKey == null ? Optional.empty() : ledger.merchantOf(apiKey);
     if (merchant.isEmpty()) {
-      byte[] body = ("{\"type\":\"https://payments.example/problems/unauthorized\",\"title\":\"Unauthorized\","
-          + "\"status\":401,\"detail\":\"Send your secret key in the Api-Key header.\"}").getBytes(StandardCharsets.UTF_8);
+      byte[] body =
+          ("{\"type\":\"https://payments.example/problems/unauthorized\",\"title\":\"Unauthorized\","
+                  + "\"status\":401,\"detail\":\"Send your secret key in the Api-Key header.\"}")
+              .getBytes(StandardCharsets.UTF_8);
       response.setStatus(401);
       response.setContentType("application/problem+json");
       response.setContentLength(body.length);

@@ -18,11 +18,16 @@ class Payments {
   sealed interface Outcome {
     record Paid(Payment payment) implements Outcome {}
 
-    /** A deterministic refusal: the same request would be refused again, so it is recorded and replayed. */
-    record Refused(HttpStatus status, String type, String title, String detail) implements Outcome {}
+    /**
+     * A deterministic refusal: the same request would be refused again, so it is recorded and
+     * replayed.
+     */
+    record Refused(HttpStatus status, String type, String title, String detail)
+        implements Outcome {}
   }
 
-  private static final String ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+  private static final String ALPHABET =
+      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
   private static final SecureRandom RANDOM = new SecureRandom();
 
   private final Ledger ledger;
@@ -36,24 +41,41 @@ class Payments {
   Outcome pay(String merchant, PaymentRequest request) {
     String invalid = request.problem();
     if (invalid != null) {
-      return new Outcome.Refused(HttpStatus.UNPROCESSABLE_ENTITY, "invalid-request", "Invalid payment request", invalid);
+      return new Outcome.Refused(
+          HttpStatus.UNPROCESSABLE_ENTITY, "invalid-request", "Invalid payment request", invalid);
     }
     List<Ledger.Account> accounts = ledger.lock(merchant, request.source(), request.destination());
     if (accounts.size() != 2) {
-      return new Outcome.Refused(HttpStatus.NOT_FOUND, "wallet-not-found", "Wallet not found",
+      return new Outcome.Refused(
+          HttpStatus.NOT_FOUND,
+          "wallet-not-found",
+          "Wallet not found",
           "source and destination must be wallets of yours");
     }
-    Ledger.Account source = accounts.get(0).id().equals(request.source()) ? accounts.get(0) : accounts.get(1);
+    Ledger.Account source =
+        accounts.get(0).id().equals(request.source()) ? accounts.get(0) : accounts.get(1);
     if (!accounts.stream().allMatch(a -> a.currency().equals(request.currency()))) {
-      return new Outcome.Refused(HttpStatus.UNPROCESSABLE_ENTITY, "currency-mismatch", "Currency mismatch",
+      return new Outcome.Refused(
+          HttpStatus.UNPROCESSABLE_ENTITY,
+          "currency-mismatch",
+          "Currency mismatch",
           "both wallets must hold " + request.currency());
     }
     if (source.balance() < request.amount()) {
-      return new Outcome.Refused(HttpStatus.PAYMENT_REQUIRED, "insufficient-funds", "Insufficient funds",
+      return new Outcome.Refused(
+          HttpStatus.PAYMENT_REQUIRED,
+          "insufficient-funds",
+          "Insufficient funds",
           "the source wallet cannot cover " + request.amount() + " " + request.currency());
     }
-    Payment payment = new Payment(newId(), request.amount(), request.currency(), request.source(),
-        request.destination(), "succeeded");
+    Payment payment =
+        new Payment(
+            newId(),
+            request.amount(),
+            request.currency(),
+            request.source(),
+            request.destination(),
+            "succeeded");
     ledger.book(merchant, payment);
     return new Outcome.Paid(payment);
   }

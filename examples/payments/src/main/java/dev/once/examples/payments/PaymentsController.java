@@ -28,23 +28,35 @@ class PaymentsController {
 
   @PostMapping("/api/payments")
   @Idempotent(keyRequired = true)
-  ResponseEntity<?> create(@RequestAttribute(ApiKeyFilter.MERCHANT) String merchant,
+  ResponseEntity<?> create(
+      @RequestAttribute(ApiKeyFilter.MERCHANT) String merchant,
       @RequestBody PaymentRequest request) {
     Payments.Outcome outcome = payments.pay(merchant, request);
     if (outcome instanceof Payments.Outcome.Paid paid) {
-      return ResponseEntity.created(URI.create("/api/payments/" + paid.payment().id())).body(paid.payment());
+      return ResponseEntity.created(URI.create("/api/payments/" + paid.payment().id()))
+          .body(paid.payment());
     }
     Payments.Outcome.Refused refused = (Payments.Outcome.Refused) outcome;
     return problem(refused.status(), refused.type(), refused.title(), refused.detail());
   }
 
   @GetMapping("/api/payments/{id}")
-  ResponseEntity<?> show(@RequestAttribute(ApiKeyFilter.MERCHANT) String merchant, @PathVariable String id) {
-    return ledger.find(merchant, id).<ResponseEntity<?>>map(ResponseEntity::ok)
-        .orElseGet(() -> problem(HttpStatus.NOT_FOUND, "payment-not-found", "Payment not found", "no payment " + id));
+  ResponseEntity<?> show(
+      @RequestAttribute(ApiKeyFilter.MERCHANT) String merchant, @PathVariable String id) {
+    return ledger
+        .find(merchant, id)
+        .<ResponseEntity<?>>map(ResponseEntity::ok)
+        .orElseGet(
+            () ->
+                problem(
+                    HttpStatus.NOT_FOUND,
+                    "payment-not-found",
+                    "Payment not found",
+                    "no payment " + id));
   }
 
-  private static ResponseEntity<ProblemDetail> problem(HttpStatus status, String type, String title, String detail) {
+  private static ResponseEntity<ProblemDetail> problem(
+      HttpStatus status, String type, String title, String detail) {
     ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
     problem.setType(URI.create(PROBLEMS + type));
     problem.setTitle(title);

@@ -10,23 +10,26 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-/** Without a profile the example runs on H2 with an in-memory store: not transactional, but still once per key. */
+/**
+ * Without a profile the example runs on H2 with an in-memory store: not transactional, but still
+ * once per key.
+ */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
 class EmbeddedModeTest {
 
-  @LocalServerPort
-  int port;
+  @LocalServerPort int port;
 
-  @Autowired
-  JdbcTemplate jdbc;
+  @Autowired JdbcTemplate jdbc;
 
   @Test
   void theDemoWalletsPayOnceAndReplay() throws Exception {
     PaymentsClient client = new PaymentsClient(port, jdbc);
     String key = key();
 
-    HttpResponse<String> first = client.pay("sk_test_acme", key, 1_250, "acme_main", "acme_payouts");
-    HttpResponse<String> retry = client.pay("sk_test_acme", key, 1_250, "acme_main", "acme_payouts");
+    HttpResponse<String> first =
+        client.pay("sk_test_acme", key, 1_250, "acme_main", "acme_payouts");
+    HttpResponse<String> retry =
+        client.pay("sk_test_acme", key, 1_250, "acme_main", "acme_payouts");
 
     assertThat(first.statusCode()).isEqualTo(201);
     assertThat(retry.body()).isEqualTo(first.body());

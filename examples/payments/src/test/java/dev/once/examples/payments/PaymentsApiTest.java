@@ -24,8 +24,11 @@ import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-/** The payments API on PostgreSQL in transactional mode, over sockets, audited against its ledger. */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+/**
+ * The payments API on PostgreSQL in transactional mode, over sockets, audited against its ledger.
+ */
+@SpringBootTest(
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
     properties = {"server.tomcat.threads.max=256", "server.tomcat.accept-count=512"})
 @ActiveProfiles("postgres")
 @Timeout(120)
@@ -34,16 +37,15 @@ class PaymentsApiTest {
   private static final String ACME = "sk_test_acme";
   private static final String GLOBEX = "sk_test_globex";
 
-  @LocalServerPort
-  int port;
+  @LocalServerPort int port;
 
-  @Autowired
-  JdbcTemplate jdbc;
+  @Autowired JdbcTemplate jdbc;
 
   private PaymentsClient client;
 
   /** This run's own idempotency table: builds in other worktrees share the server. */
-  private static final String RECORDS = "once_records_payments_" + Long.toString(System.nanoTime(), 36);
+  private static final String RECORDS =
+      "once_records_payments_" + Long.toString(System.nanoTime(), 36);
 
   @DynamicPropertySource
   static void store(DynamicPropertyRegistry registry) {
@@ -75,7 +77,8 @@ class PaymentsApiTest {
     HttpResponse<String> retry = client.pay(ACME, key, 2_500, src, dst);
 
     assertThat(first.statusCode()).isEqualTo(201);
-    assertThat(first.body()).contains("\"amount\":2500", "\"status\":\"succeeded\"", "\"payment_id\":\"pay_");
+    assertThat(first.body())
+        .contains("\"amount\":2500", "\"status\":\"succeeded\"", "\"payment_id\":\"pay_");
     assertThat(retry.statusCode()).isEqualTo(201);
     assertThat(retry.body()).isEqualTo(first.body());
     assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
@@ -147,8 +150,8 @@ class PaymentsApiTest {
     HttpResponse<String> retry = client.pay(ACME, key, 500, src, dst);
 
     assertThat(declined.statusCode()).isEqualTo(402);
-    assertThat(declined.headers().firstValue("Content-Type")).hasValueSatisfying(
-        ct -> assertThat(ct).startsWith("application/problem+json"));
+    assertThat(declined.headers().firstValue("Content-Type"))
+        .hasValueSatisfying(ct -> assertThat(ct).startsWith("application/problem+json"));
     assertThat(declined.body()).contains("insufficient-funds");
     assertThat(retry.statusCode()).isEqualTo(402);
     assertThat(retry.body()).isEqualTo(declined.body());
@@ -177,12 +180,14 @@ class PaymentsApiTest {
     String dst = client.wallet("acme", 0);
     String key = key();
 
-    List<HttpResponse<String>> responses = concurrently(200, i -> client.pay(ACME, key, 700, src, dst));
+    List<HttpResponse<String>> responses =
+        concurrently(200, i -> client.pay(ACME, key, 700, src, dst));
 
     assertThat(client.paymentsFrom(src)).isEqualTo(1);
     assertThat(client.balance(src)).isEqualTo(1_000_000 - 700);
     assertThat(client.entries(dst)).isEqualTo(700);
-    String body = responses.stream().filter(r -> r.statusCode() == 201).findFirst().orElseThrow().body();
+    String body =
+        responses.stream().filter(r -> r.statusCode() == 201).findFirst().orElseThrow().body();
     for (HttpResponse<String> r : responses) {
       assertThat(r.statusCode()).as(r.body()).isIn(201, 409);
       if (r.statusCode() == 201) {
@@ -196,8 +201,11 @@ class PaymentsApiTest {
     String a = client.wallet("acme", 10_000);
     String b = client.wallet("acme", 10_000);
 
-    List<HttpResponse<String>> responses = concurrently(100, i -> i % 2 == 0
-        ? client.pay(ACME, key(), 10, a, b) : client.pay(ACME, key(), 10, b, a));
+    List<HttpResponse<String>> responses =
+        concurrently(
+            100,
+            i ->
+                i % 2 == 0 ? client.pay(ACME, key(), 10, a, b) : client.pay(ACME, key(), 10, b, a));
 
     assertThat(responses).extracting(HttpResponse::statusCode).containsOnly(201);
     assertThat(client.balance(a) + client.balance(b)).isEqualTo(20_000);
@@ -216,10 +224,12 @@ class PaymentsApiTest {
       List<Future<HttpResponse<String>>> all = new ArrayList<>();
       for (int i = 0; i < n; i++) {
         int index = i;
-        all.add(pool.submit(() -> {
-          go.await();
-          return call.send(index);
-        }));
+        all.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  return call.send(index);
+                }));
       }
       go.countDown();
       List<HttpResponse<String>> responses = new ArrayList<>();

@@ -8,11 +8,16 @@ import java.time.Duration;
 import java.util.UUID;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-/** What a merchant's integration does: JSON over a socket, plus a look at the ledger for assertions. */
+/**
+ * What a merchant's integration does: JSON over a socket, plus a look at the ledger for assertions.
+ */
 final class PaymentsClient {
 
-  private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-      .connectTimeout(Duration.ofSeconds(5)).build();
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
   private final String base;
   private final JdbcTemplate jdbc;
 
@@ -25,12 +30,22 @@ final class PaymentsClient {
     return UUID.randomUUID().toString();
   }
 
-  HttpResponse<String> pay(String apiKey, String idempotencyKey, long amount, String source, String destination)
+  HttpResponse<String> pay(
+      String apiKey, String idempotencyKey, long amount, String source, String destination)
       throws Exception {
-    String body = "{\"amount\":" + amount + ",\"currency\":\"EUR\",\"source\":\"" + source
-        + "\",\"destination\":\"" + destination + "\"}";
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + "/api/payments")).timeout(Duration.ofSeconds(60))
-        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+    String body =
+        "{\"amount\":"
+            + amount
+            + ",\"currency\":\"EUR\",\"source\":\""
+            + source
+            + "\",\"destination\":\""
+            + destination
+            + "\"}";
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(base + "/api/payments"))
+            .timeout(Duration.ofSeconds(60))
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(body));
     if (apiKey != null) {
       b.header("Api-Key", apiKey);
     }
@@ -41,14 +56,21 @@ final class PaymentsClient {
   }
 
   HttpResponse<String> show(String apiKey, String paymentId) throws Exception {
-    return http.send(HttpRequest.newBuilder(URI.create(base + "/api/payments/" + paymentId)).header("Api-Key", apiKey)
-        .build(), HttpResponse.BodyHandlers.ofString());
+    return http.send(
+        HttpRequest.newBuilder(URI.create(base + "/api/payments/" + paymentId))
+            .header("Api-Key", apiKey)
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   /** A new wallet of the merchant with this balance; returns its id. */
   String wallet(String merchant, long balance) {
     String id = merchant + "_" + UUID.randomUUID().toString().substring(0, 13);
-    jdbc.update("INSERT INTO pay_accounts (id, merchant_id, currency, balance) VALUES (?, ?, 'EUR', ?)", id, merchant, balance);
+    jdbc.update(
+        "INSERT INTO pay_accounts (id, merchant_id, currency, balance) VALUES (?, ?, 'EUR', ?)",
+        id,
+        merchant,
+        balance);
     return id;
   }
 
@@ -56,14 +78,19 @@ final class PaymentsClient {
     return jdbc.queryForObject("SELECT balance FROM pay_accounts WHERE id = ?", Long.class, wallet);
   }
 
-  /** The sum of the wallet's ledger entries: double entry means it always equals the balance moved. */
+  /**
+   * The sum of the wallet's ledger entries: double entry means it always equals the balance moved.
+   */
   long entries(String wallet) {
-    return jdbc.queryForObject("SELECT COALESCE(SUM(amount), 0) FROM pay_ledger_entries WHERE account_id = ?",
-        Long.class, wallet);
+    return jdbc.queryForObject(
+        "SELECT COALESCE(SUM(amount), 0) FROM pay_ledger_entries WHERE account_id = ?",
+        Long.class,
+        wallet);
   }
 
   int paymentsFrom(String wallet) {
-    return jdbc.queryForObject("SELECT count(*) FROM pay_payments WHERE source = ?", Integer.class, wallet);
+    return jdbc.queryForObject(
+        "SELECT count(*) FROM pay_payments WHERE source = ?", Integer.class, wallet);
   }
 
   void topUp(String wallet, long amount) {

@@ -29,16 +29,35 @@ public final class QuickStart {
 
     try (Once once = Once.of(InMemoryStore.create())) {
       String body = "{\"amount\": 1000, \"currency\": \"EUR\", \"client_sent_at\": \"12:00:00\"}";
-      String retried = "{ \"currency\":\"EUR\",\"amount\":1000.0, \"client_sent_at\": \"12:00:05\" }";
+      String retried =
+          "{ \"currency\":\"EUR\",\"amount\":1000.0, \"client_sent_at\": \"12:00:05\" }";
       String other = "{\"amount\": 5000, \"currency\": \"EUR\"}";
 
       System.out.println("Idempotency-Key: " + key);
-      show("1st request", once.execute(merchant, key, fp(fingerprinter, body), ResultCodec.utf8(),
-          ctx -> "{\"payment_id\":\"pay_" + charges.incrementAndGet() + "\",\"amount\":1000}"));
-      show("retry (same payment, reordered, re-timestamped)", once.execute(merchant, key, fp(fingerprinter, retried),
-          ResultCodec.utf8(), ctx -> "{\"payment_id\":\"pay_" + charges.incrementAndGet() + "\",\"amount\":1000}"));
-      show("same key, different payment", once.execute(merchant, key, fp(fingerprinter, other),
-          ResultCodec.utf8(), ctx -> "{\"payment_id\":\"pay_" + charges.incrementAndGet() + "\",\"amount\":5000}"));
+      show(
+          "1st request",
+          once.execute(
+              merchant,
+              key,
+              fp(fingerprinter, body),
+              ResultCodec.utf8(),
+              ctx -> "{\"payment_id\":\"pay_" + charges.incrementAndGet() + "\",\"amount\":1000}"));
+      show(
+          "retry (same payment, reordered, re-timestamped)",
+          once.execute(
+              merchant,
+              key,
+              fp(fingerprinter, retried),
+              ResultCodec.utf8(),
+              ctx -> "{\"payment_id\":\"pay_" + charges.incrementAndGet() + "\",\"amount\":1000}"));
+      show(
+          "same key, different payment",
+          once.execute(
+              merchant,
+              key,
+              fp(fingerprinter, other),
+              ResultCodec.utf8(),
+              ctx -> "{\"payment_id\":\"pay_" + charges.incrementAndGet() + "\",\"amount\":5000}"));
       System.out.println("charges made: " + charges.get());
     }
   }
@@ -48,42 +67,48 @@ public final class QuickStart {
   }
 
   private static void show(String label, ExecutionResult<String> result) {
-    String shown = result.accept(new ExecutionResult.Visitor<String, String>() {
-      @Override
-      public String executed(ExecutionResult.Executed<String> executed) {
-        return "EXECUTED  -> " + executed.value();
-      }
+    String shown =
+        result.accept(
+            new ExecutionResult.Visitor<String, String>() {
+              @Override
+              public String executed(ExecutionResult.Executed<String> executed) {
+                return "EXECUTED  -> " + executed.value();
+              }
 
-      @Override
-      public String replayed(ExecutionResult.Replayed<String> replayed) {
-        return "REPLAYED  -> " + replayed.value();
-      }
+              @Override
+              public String replayed(ExecutionResult.Replayed<String> replayed) {
+                return "REPLAYED  -> " + replayed.value();
+              }
 
-      @Override
-      public String failed(ExecutionResult.Failed<String> failed) {
-        return "FAILED    -> " + failed.failure().code();
-      }
+              @Override
+              public String failed(ExecutionResult.Failed<String> failed) {
+                return "FAILED    -> " + failed.failure().code();
+              }
 
-      @Override
-      public String inFlight(ExecutionResult.InFlight<String> inFlight) {
-        return "IN FLIGHT -> retry after " + inFlight.retryAfter() + " (HTTP 409)";
-      }
+              @Override
+              public String inFlight(ExecutionResult.InFlight<String> inFlight) {
+                return "IN FLIGHT -> retry after " + inFlight.retryAfter() + " (HTTP 409)";
+              }
 
-      @Override
-      public String fingerprintMismatch(ExecutionResult.FingerprintMismatch<String> mismatch) {
-        return "REFUSED   -> the key was used for a different request (HTTP 422)";
-      }
+              @Override
+              public String fingerprintMismatch(
+                  ExecutionResult.FingerprintMismatch<String> mismatch) {
+                return "REFUSED   -> the key was used for a different request (HTTP 422)";
+              }
 
-      @Override
-      public String responseUnavailable(ExecutionResult.ResponseUnavailable<String> unavailable) {
-        return "DONE      -> but its result was not stored (HTTP 409)";
-      }
+              @Override
+              public String responseUnavailable(
+                  ExecutionResult.ResponseUnavailable<String> unavailable) {
+                return "DONE      -> but its result was not stored (HTTP 409)";
+              }
 
-      @Override
-      public String storeUnavailable(ExecutionResult.StoreUnavailable<String> unavailable) {
-        return "REFUSED   -> the store is down; retry after " + unavailable.retryAfter() + " (HTTP 503)";
-      }
-    });
+              @Override
+              public String storeUnavailable(ExecutionResult.StoreUnavailable<String> unavailable) {
+                return "REFUSED   -> the store is down; retry after "
+                    + unavailable.retryAfter()
+                    + " (HTTP 503)";
+              }
+            });
     System.out.printf("%-50s %s%n", label + ":", shown);
   }
 }

@@ -17,11 +17,11 @@ import org.jspecify.annotations.Nullable;
  * Reads a versioned schema file (the same file Flyway or Liquibase users apply) and adapts it to a
  * configured table name, so that opt-in schema creation and hand-run migrations never drift apart.
  *
- * <p>A file names its table by the default name (the {@code placeholder}, such as
- * {@code once_records}). Each occurrence, and each derived name such as {@code once_records_seq},
- * becomes the configured name; after {@code INDEX} or {@code TRIGGER} (whose names SQL does not let
- * one schema-qualify) it becomes the unqualified name. The configured name has passed
- * {@link TableName}'s strict pattern, so the substitution cannot inject SQL.
+ * <p>A file names its table by the default name (the {@code placeholder}, such as {@code
+ * once_records}). Each occurrence, and each derived name such as {@code once_records_seq}, becomes
+ * the configured name; after {@code INDEX} or {@code TRIGGER} (whose names SQL does not let one
+ * schema-qualify) it becomes the unqualified name. The configured name has passed {@link
+ * TableName}'s strict pattern, so the substitution cannot inject SQL.
  *
  * <p>Part of the JDBC support API (see {@code package-info}): the JDBC stores and the outbox apply
  * their schema files with it.
@@ -34,11 +34,17 @@ public final class Migrations {
   private Migrations() {}
 
   /**
-   * Runs the statements of {@code resource} for {@code table} on {@code connection}, after
-   * {@code lockStatement} unless it is null, in the caller's transaction: the caller commits.
+   * Runs the statements of {@code resource} for {@code table} on {@code connection}, after {@code
+   * lockStatement} unless it is null, in the caller's transaction: the caller commits.
    */
-  public static void apply(Connection connection, String resource, String placeholder, TableName table,
-      @Nullable String lockStatement, int timeoutSeconds) throws SQLException {
+  public static void apply(
+      Connection connection,
+      String resource,
+      String placeholder,
+      TableName table,
+      @Nullable String lockStatement,
+      int timeoutSeconds)
+      throws SQLException {
     try (Statement s = connection.createStatement()) {
       s.setQueryTimeout(timeoutSeconds);
       if (lockStatement != null) {
@@ -56,7 +62,8 @@ public final class Migrations {
   }
 
   static String substitute(String script, String placeholder, TableName table) {
-    Matcher m = Pattern.compile("(?<![A-Za-z0-9_$.\"`])" + Pattern.quote(placeholder)).matcher(script);
+    Matcher m =
+        Pattern.compile("(?<![A-Za-z0-9_$.\"`])" + Pattern.quote(placeholder)).matcher(script);
     StringBuilder out = new StringBuilder(script.length());
     while (m.find()) {
       String before = script.substring(Math.max(0, m.start() - 40), m.start());
@@ -104,7 +111,8 @@ public final class Migrations {
   private static String read(String resource) {
     try (InputStream in = Migrations.class.getClassLoader().getResourceAsStream(resource)) {
       if (in == null) {
-        throw new IllegalStateException("schema file " + resource + " is missing from the classpath");
+        throw new IllegalStateException(
+            "schema file " + resource + " is missing from the classpath");
       }
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {

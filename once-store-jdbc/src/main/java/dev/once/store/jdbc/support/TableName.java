@@ -9,9 +9,9 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The name is spliced into SQL text (identifiers cannot be bind parameters), so it is held to a
  * strict pattern: each part is a letter or underscore followed by at most 47 letters, digits or
- * underscores. That excludes quotes, spaces, semicolons and comments, so no configuration value
- * can change the shape of a statement; and it leaves room for the suffixes of derived objects
- * ({@code _seq}, {@code _expires_idx}) within every database's 64-character identifier limit.
+ * underscores. That excludes quotes, spaces, semicolons and comments, so no configuration value can
+ * change the shape of a statement; and it leaves room for the suffixes of derived objects ({@code
+ * _seq}, {@code _expires_idx}) within every database's 64-character identifier limit.
  */
 public record TableName(@Nullable String schema, String name) {
 
@@ -26,7 +26,10 @@ public record TableName(@Nullable String schema, String name) {
     }
   }
 
-  /** Parses {@code table} or {@code schema.table}; throws {@link IllegalArgumentException} otherwise. */
+  /**
+   * Parses {@code table} or {@code schema.table}; throws {@link IllegalArgumentException}
+   * otherwise.
+   */
   public static TableName parse(String value) {
     if (value == null) {
       throw invalid(null);
@@ -51,8 +54,10 @@ public record TableName(@Nullable String schema, String name) {
   }
 
   private static IllegalArgumentException invalid(@Nullable String value) {
-    return new IllegalArgumentException("tableName must be an identifier [A-Za-z_][A-Za-z0-9_]{0,47}, optionally "
-        + "schema-qualified as schema.table; was " + (value == null ? "null" : "'" + value + "'"));
+    return new IllegalArgumentException(
+        "tableName must be an identifier [A-Za-z_][A-Za-z0-9_]{0,47}, optionally "
+            + "schema-qualified as schema.table; was "
+            + (value == null ? "null" : "'" + value + "'"));
   }
 
   @Override

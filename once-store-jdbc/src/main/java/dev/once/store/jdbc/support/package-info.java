@@ -3,7 +3,7 @@
  * the JDBC stores, so that a table name is validated one way and a schema file is applied one way.
  *
  * <p>It is public on purpose, and kept small and stable like the rest of Once's API: a module
- * depends on it, never on the stores' package-private implementation. The architecture test
- * ({@code once-architecture}) holds every module to that.
+ * depends on it, never on the stores' package-private implementation. The architecture test ({@code
+ * once-architecture}) holds every module to that.
  */
 package dev.once.store.jdbc.support;

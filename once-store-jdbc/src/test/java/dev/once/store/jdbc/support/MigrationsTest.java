@@ -9,14 +9,20 @@ class MigrationsTest {
 
   @Test
   void theTableAndItsDerivedObjectsTakeTheConfiguredName() {
-    String sql = Migrations.substitute("""
+    String sql =
+        Migrations.substitute(
+            """
         CREATE TABLE IF NOT EXISTS once_records (a int);
         CREATE SEQUENCE IF NOT EXISTS once_records_seq AS bigint;
         CREATE INDEX IF NOT EXISTS once_records_expires_idx ON once_records (expires_at);
         DROP TRIGGER IF EXISTS once_records_changed ON once_records;
         CREATE TRIGGER once_records_changed AFTER UPDATE ON once_records FOR EACH ROW EXECUTE FUNCTION f();
-        """, "once_records", TableName.parse("billing.idem"));
-    assertThat(sql).isEqualTo("""
+        """,
+            "once_records",
+            TableName.parse("billing.idem"));
+    assertThat(sql)
+        .isEqualTo(
+            """
         CREATE TABLE IF NOT EXISTS billing.idem (a int);
         CREATE SEQUENCE IF NOT EXISTS billing.idem_seq AS bigint;
         CREATE INDEX IF NOT EXISTS idem_expires_idx ON billing.idem (expires_at);
@@ -27,7 +33,9 @@ class MigrationsTest {
 
   @Test
   void statementsSplitAtLineEndSemicolonsButNotInsideFunctionBodies() {
-    List<String> statements = Migrations.split("""
+    List<String> statements =
+        Migrations.split(
+            """
         -- a comment;
         CREATE TABLE t (a int);
         CREATE FUNCTION f() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -45,8 +53,12 @@ class MigrationsTest {
   @Test
   void everyShippedSchemaFileParses() {
     for (String db : List.of("postgresql", "mariadb", "sqlite")) {
-      assertThat(Migrations.statements("db/once/" + db + "/V1__once_records.sql", "once_records", TableName.parse("x")))
-          .as(db).isNotEmpty().allSatisfy(s -> assertThat(s).doesNotContain("once_records"));
+      assertThat(
+              Migrations.statements(
+                  "db/once/" + db + "/V1__once_records.sql", "once_records", TableName.parse("x")))
+          .as(db)
+          .isNotEmpty()
+          .allSatisfy(s -> assertThat(s).doesNotContain("once_records"));
     }
   }
 }
