@@ -1,5 +1,6 @@
 package dev.once;
 
+import dev.once.internal.Arguments;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -87,9 +88,7 @@ public record Scope(String value) {
    * scope part that identifies the holder of a secret without storing it.
    */
   public static String hash(String secret) {
-    if (secret == null) {
-      throw new IllegalArgumentException("secret must not be null");
-    }
+    Arguments.present("secret", secret);
     try {
       byte[] digest =
           MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8));

@@ -12,6 +12,7 @@ import dev.once.Recording;
 import dev.once.ResultCodec;
 import dev.once.Scope;
 import dev.once.fingerprint.Fingerprinter;
+import dev.once.internal.Arguments;
 import dev.once.store.jdbc.PostgresStore;
 import dev.once.store.jdbc.TransactionalStore;
 import java.nio.charset.StandardCharsets;
@@ -71,12 +72,8 @@ public final class FailoverHarness {
    * @param load how long the load runs before the primary is killed, 1 s – 1 h
    */
   public FailoverHarness(Replication replication, EffectMode effects, int threads, Duration load) {
-    if (replication == null) {
-      throw new IllegalArgumentException("replication must not be null");
-    }
-    if (effects == null) {
-      throw new IllegalArgumentException("effects must not be null");
-    }
+    Arguments.present("replication", replication);
+    Arguments.present("effects", effects);
     if (threads < 1 || threads > 64) {
       throw new IllegalArgumentException("threads must be between 1 and 64, was " + threads);
     }

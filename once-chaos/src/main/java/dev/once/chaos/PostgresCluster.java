@@ -1,5 +1,6 @@
 package dev.once.chaos;
 
+import dev.once.internal.Arguments;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -71,9 +72,7 @@ public final class PostgresCluster implements AutoCloseable {
 
   /** A primary and a streaming replica, replicating as {@code replication} says. */
   public static PostgresCluster withReplica(Replication replication) {
-    if (replication == null) {
-      throw new IllegalArgumentException("replication must not be null");
-    }
+    Arguments.present("replication", replication);
     return create(Optional.of(replication));
   }
 

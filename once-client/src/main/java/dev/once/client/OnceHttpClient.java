@@ -90,9 +90,7 @@ public final class OnceHttpClient {
    * TLS...).
    */
   public static Builder builder(HttpClient http) {
-    if (http == null) {
-      throw new IllegalArgumentException("httpClient must not be null");
-    }
+    Arguments.present("httpClient", http);
     return new Builder(http);
   }
 
@@ -258,9 +256,7 @@ public final class OnceHttpClient {
      * are keyed.
      */
     public Builder coveredMethods(String... methods) {
-      if (methods == null) {
-        throw new IllegalArgumentException("coveredMethods must not be null");
-      }
+      Arguments.present("coveredMethods", methods);
       for (String m : methods) {
         if (m == null || !m.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
           throw new IllegalArgumentException(
@@ -314,10 +310,7 @@ public final class OnceHttpClient {
      * tests.
      */
     public Builder random(RandomGenerator random) {
-      if (random == null) {
-        throw new IllegalArgumentException("random must not be null");
-      }
-      this.random = random;
+      this.random = Arguments.present("random", random);
       return this;
     }
 
@@ -325,10 +318,7 @@ public final class OnceHttpClient {
      * The clock of the deadline and of {@code Retry-After} dates (default the system clock, UTC).
      */
     public Builder clock(Clock clock) {
-      if (clock == null) {
-        throw new IllegalArgumentException("clock must not be null");
-      }
-      this.clock = clock;
+      this.clock = Arguments.present("clock", clock);
       return this;
     }
 

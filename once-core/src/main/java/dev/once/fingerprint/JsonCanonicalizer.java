@@ -1,5 +1,6 @@
 package dev.once.fingerprint;
 
+import dev.once.internal.Arguments;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -81,9 +82,7 @@ public final class JsonCanonicalizer {
   }
 
   private static byte[] run(byte[] json, @Nullable ExclusionTree excluded, boolean exactNumbers) {
-    if (json == null) {
-      throw new IllegalArgumentException("json must not be null");
-    }
+    Arguments.present("json", json);
     Workspace workspace = Workspace.current();
     try {
       workspace.parser.canonicalize(json, excluded, exactNumbers);

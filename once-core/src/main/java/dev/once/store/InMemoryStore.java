@@ -424,10 +424,7 @@ public final class InMemoryStore implements IdempotencyStore {
 
     /** The clock leases and expiry are measured by; default {@link Clock#systemUTC()}. */
     public Builder clock(Clock clock) {
-      if (clock == null) {
-        throw new IllegalArgumentException("clock must not be null");
-      }
-      this.clock = clock;
+      this.clock = Arguments.present("clock", clock);
       return this;
     }
 

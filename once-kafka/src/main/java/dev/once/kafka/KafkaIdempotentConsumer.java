@@ -1,5 +1,6 @@
 package dev.once.kafka;
 
+import dev.once.internal.Arguments;
 import dev.once.messaging.Acknowledgement;
 import dev.once.messaging.MessageProcessor;
 import java.nio.charset.StandardCharsets;
@@ -410,9 +411,7 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
         throw new IllegalArgumentException(
             "topics must name at least one topic, none blank; was " + topics);
       }
-      if (processor == null) {
-        throw new IllegalArgumentException("processor must not be null");
-      }
+      Arguments.present("processor", processor);
       this.config = new HashMap<>(consumerConfig);
       this.topics = List.copyOf(new HashSet<>(topics));
       this.processor = processor;
@@ -447,9 +446,7 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
 
     /** Extra settings of the dead-letter producer (security, client id). */
     public Builder producerConfig(Map<String, ?> producerConfig) {
-      if (producerConfig == null) {
-        throw new IllegalArgumentException("producerConfig must not be null");
-      }
+      Arguments.present("producerConfig", producerConfig);
       this.producerConfig.putAll(producerConfig);
       return this;
     }

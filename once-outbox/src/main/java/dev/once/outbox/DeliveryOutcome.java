@@ -1,5 +1,6 @@
 package dev.once.outbox;
 
+import dev.once.internal.Arguments;
 import java.time.Duration;
 
 /** What one attempt to deliver a message came to; the relay records it on the row. */
@@ -31,9 +32,7 @@ public sealed interface DeliveryOutcome {
    */
   record Dead(String reason) implements DeliveryOutcome {
     public Dead {
-      if (reason == null) {
-        throw new IllegalArgumentException("reason must not be null");
-      }
+      Arguments.present("reason", reason);
     }
   }
 

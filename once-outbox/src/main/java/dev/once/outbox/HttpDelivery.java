@@ -205,10 +205,7 @@ public final class HttpDelivery implements Delivery {
 
     /** A client of the caller's (proxy, TLS, authentication); the delivery never closes it. */
     public Builder client(HttpClient client) {
-      if (client == null) {
-        throw new IllegalArgumentException("client must not be null");
-      }
-      this.client = client;
+      this.client = Arguments.present("client", client);
       return this;
     }
 

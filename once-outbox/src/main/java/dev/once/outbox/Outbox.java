@@ -2,6 +2,7 @@ package dev.once.outbox;
 
 import dev.once.IdempotencyKey;
 import dev.once.InvalidIdempotencyKeyException;
+import dev.once.internal.Arguments;
 import dev.once.protocol.WireProtocol;
 import dev.once.store.StoreUnavailableException;
 import dev.once.store.jdbc.support.TableName;
@@ -83,9 +84,7 @@ public final class Outbox {
    * As {@link #enqueue}, for several messages; returns how many were added (duplicates are not).
    */
   public int enqueueAll(Connection connection, Collection<OutboxMessage> messages) {
-    if (connection == null) {
-      throw new IllegalArgumentException("connection must not be null");
-    }
+    Arguments.present("connection", connection);
     if (messages == null || messages.stream().anyMatch(java.util.Objects::isNull)) {
       throw new IllegalArgumentException("messages must not be null or contain null");
     }
@@ -177,10 +176,7 @@ public final class Outbox {
     private boolean autoCreateSchema;
 
     private Builder(DataSource dataSource, Database database) {
-      if (dataSource == null) {
-        throw new IllegalArgumentException("dataSource must not be null");
-      }
-      this.dataSource = dataSource;
+      this.dataSource = Arguments.present("dataSource", dataSource);
       this.database = database;
     }
 

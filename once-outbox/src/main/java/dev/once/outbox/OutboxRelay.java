@@ -334,9 +334,7 @@ public final class OutboxRelay implements AutoCloseable {
     private String threadName = "once-outbox-relay";
 
     Builder(Outbox outbox, Delivery delivery) {
-      if (delivery == null) {
-        throw new IllegalArgumentException("delivery must not be null");
-      }
+      Arguments.present("delivery", delivery);
       this.outbox = outbox;
       this.delivery = delivery;
     }
@@ -397,10 +395,7 @@ public final class OutboxRelay implements AutoCloseable {
 
     /** The waits between attempts; default {@link Backoff#DEFAULT}. */
     public Builder backoff(Backoff backoff) {
-      if (backoff == null) {
-        throw new IllegalArgumentException("backoff must not be null");
-      }
-      this.backoff = backoff;
+      this.backoff = Arguments.present("backoff", backoff);
       return this;
     }
 

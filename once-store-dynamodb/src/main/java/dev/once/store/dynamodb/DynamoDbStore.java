@@ -604,10 +604,7 @@ public final class DynamoDbStore implements IdempotencyStore {
     private int heartbeatConcurrency = DEFAULT_HEARTBEAT_CONCURRENCY;
 
     private Builder(DynamoDbClient client, String tableName) {
-      if (client == null) {
-        throw new IllegalArgumentException("client must not be null");
-      }
-      this.client = client;
+      this.client = Arguments.present("client", client);
       this.tableName = requireTableName(tableName);
     }
 
@@ -625,10 +622,7 @@ public final class DynamoDbStore implements IdempotencyStore {
      * application node sharing the table should run a synchronised clock (see the class comment).
      */
     public Builder clock(Clock clock) {
-      if (clock == null) {
-        throw new IllegalArgumentException("clock must not be null");
-      }
-      this.clock = clock;
+      this.clock = Arguments.present("clock", clock);
       return this;
     }
 

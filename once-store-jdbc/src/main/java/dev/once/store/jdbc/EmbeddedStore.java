@@ -1,5 +1,6 @@
 package dev.once.store.jdbc;
 
+import dev.once.internal.Arguments;
 import dev.once.store.StoreUnavailableException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -74,9 +75,7 @@ public final class EmbeddedStore extends JdbcStore {
     private Clock clock = Clock.systemUTC();
 
     private Builder(Path dataDir) {
-      if (dataDir == null) {
-        throw new IllegalArgumentException("dataDir must not be null");
-      }
+      Arguments.present("dataDir", dataDir);
       if (Files.exists(dataDir) && !Files.isDirectory(dataDir)) {
         throw new IllegalArgumentException("dataDir must be a directory; was the file " + dataDir);
       }
@@ -85,10 +84,7 @@ public final class EmbeddedStore extends JdbcStore {
 
     /** How much a commit survives; default {@link Durability#SURVIVES_POWER_LOSS}. */
     public Builder durability(Durability durability) {
-      if (durability == null) {
-        throw new IllegalArgumentException("durability must not be null");
-      }
-      this.durability = durability;
+      this.durability = Arguments.present("durability", durability);
       return this;
     }
 
@@ -97,10 +93,7 @@ public final class EmbeddedStore extends JdbcStore {
      * no skew to guard against, so its own clock is the store's clock.
      */
     public Builder clock(Clock clock) {
-      if (clock == null) {
-        throw new IllegalArgumentException("clock must not be null");
-      }
-      this.clock = clock;
+      this.clock = Arguments.present("clock", clock);
       return this;
     }
 

@@ -140,10 +140,7 @@ public final class Purger implements AutoCloseable {
     private @Nullable ScheduledExecutorService executor;
 
     private Builder(IdempotencyStore store) {
-      if (store == null) {
-        throw new IllegalArgumentException("store must not be null");
-      }
-      this.store = store;
+      this.store = Arguments.present("store", store);
     }
 
     /**

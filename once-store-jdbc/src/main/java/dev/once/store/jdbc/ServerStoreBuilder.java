@@ -1,5 +1,6 @@
 package dev.once.store.jdbc;
 
+import dev.once.internal.Arguments;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;
@@ -16,10 +17,7 @@ abstract class ServerStoreBuilder<B extends ServerStoreBuilder<B>> extends JdbcS
   boolean autoCreateSchema;
 
   ServerStoreBuilder(DataSource dataSource) {
-    if (dataSource == null) {
-      throw new IllegalArgumentException("dataSource must not be null");
-    }
-    this.dataSource = dataSource;
+    this.dataSource = Arguments.present("dataSource", dataSource);
   }
 
   /**

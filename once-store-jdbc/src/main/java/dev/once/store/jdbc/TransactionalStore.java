@@ -1,5 +1,6 @@
 package dev.once.store.jdbc;
 
+import dev.once.internal.Arguments;
 import dev.once.store.IdempotencyStore;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -54,9 +55,7 @@ public final class TransactionalStore {
    *     there is no transaction to join
    */
   public IdempotencyStore on(Connection connection) {
-    if (connection == null) {
-      throw new IllegalArgumentException("connection must not be null");
-    }
+    Arguments.present("connection", connection);
     try {
       if (connection.getAutoCommit()) {
         throw new IllegalArgumentException(

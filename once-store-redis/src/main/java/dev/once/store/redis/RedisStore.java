@@ -138,17 +138,13 @@ public final class RedisStore implements IdempotencyStore {
    * {@code RedisURI}; the store connects with it and never shuts it down.
    */
   public static Builder builder(RedisClient client) {
-    if (client == null) {
-      throw new IllegalArgumentException("client must not be null");
-    }
+    Arguments.present("client", client);
     return new Builder(client, null);
   }
 
   /** Returns a builder for a store on a Redis Cluster; the store never shuts the client down. */
   public static Builder builder(RedisClusterClient client) {
-    if (client == null) {
-      throw new IllegalArgumentException("client must not be null");
-    }
+    Arguments.present("client", client);
     return new Builder(null, client);
   }
 
