@@ -72,6 +72,7 @@ public final class FaultyStore extends ForwardingStore {
 
   private final IdempotencyStore delegate;
   private final Map<Call, AtomicInteger> calls = new EnumMap<>(Call.class);
+  private final Map<Call, AtomicInteger> answered = new EnumMap<>(Call.class);
   private final Map<Call, Long> latencyNanos = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile Map<Call, Fault> faults = Map.of();
   private volatile CountDownLatch paused = new CountDownLatch(0);
@@ -80,6 +81,7 @@ public final class FaultyStore extends ForwardingStore {
     this.delegate = delegate;
     for (Call call : Call.values()) {
       calls.put(call, new AtomicInteger());
+      answered.put(call, new AtomicInteger());
     }
   }
 
@@ -149,6 +151,15 @@ public final class FaultyStore extends ForwardingStore {
     return counter(call).get();
   }
 
+  /**
+   * How many blocking calls of this kind the store has answered (with a result): unlike {@link
+   * #calls}, which counts a call as it starts, this says the call is over, so a fault injected now
+   * cannot be missed by it.
+   */
+  public int answered(Call call) {
+    return Objects.requireNonNull(answered.get(call)).get(); // the constructor puts every call
+  }
+
   private synchronized FaultyStore set(Fault fault, Call[] which, Set<Call> all) {
     Map<Call, Fault> next = new EnumMap<>(Call.class);
     next.putAll(faults);
@@ -175,6 +186,7 @@ public final class FaultyStore extends ForwardingStore {
       throw new StoreUnavailableException("injected: " + call + " failed", null);
     }
     T result = operation.get();
+    Objects.requireNonNull(answered.get(call)).incrementAndGet();
     if (fault == Fault.LOSE_REPLY) {
       throw new StoreUnavailableException(
           "injected: the reply to " + call + " was lost after it took effect", null);
