@@ -1,5 +1,6 @@
 package dev.once;
 
+import dev.once.internal.Arguments;
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyRecord;
@@ -192,6 +193,9 @@ public final class Once implements AutoCloseable {
       return storeUnavailable(id, e, policy);
     } catch (UnreadableRecordException e) {
       return unreadable(e);
+    } catch (ClosedWhileClaiming e) {
+      e.lease.release();
+      throw e.reason;
     }
   }
 
@@ -246,7 +250,19 @@ public final class Once implements AutoCloseable {
               }
               return CompletableFuture.completedFuture(conflict(id, existing));
             })
-        .thenCompose(stage -> stage);
+        .thenCompose(stage -> stage)
+        .exceptionallyCompose(
+            failure -> {
+              if (Causes.of(failure) instanceof ClosedWhileClaiming e) {
+                return e.lease
+                    .releaseAsync()
+                    .handle(
+                        (released, releaseFailure) -> {
+                          throw e.reason;
+                        });
+              }
+              return CompletableFuture.failedFuture(failure);
+            });
   }
 
   /**
@@ -418,6 +434,9 @@ public final class Once implements AutoCloseable {
               } catch (UnreadableRecordException e) {
                 change.cancel(false);
                 return CompletableFuture.completedFuture(unreadable(e));
+              } catch (RuntimeException e) {
+                change.cancel(false);
+                throw e;
               }
               if (answer.isPresent()) {
                 change.cancel(false);
@@ -499,10 +518,10 @@ public final class Once implements AutoCloseable {
       try {
         heartbeats.register(lease);
       } catch (IllegalStateException e) {
-        // Closed between the check and the claim: nothing ran, so the key is released, not left in
-        // flight.
-        lease.release();
-        throw e;
+        // Closed between the check and the claim: nothing ran, so the key must be released, not
+        // left in flight; by a blocking call or an asynchronous one, as the caller called the
+        // store.
+        throw new ClosedWhileClaiming(lease, e);
       }
     }
     if (c.stolen()) {
@@ -674,8 +693,33 @@ public final class Once implements AutoCloseable {
     }
   }
 
+  /**
+   * Carries a lease won by a claim while the engine closed, from where the claim is answered to the
+   * caller that releases it: blocking, or asynchronously without blocking the store's thread.
+   */
+  private static final class ClosedWhileClaiming extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    @SuppressWarnings("serial") // never serialised: it never leaves this class
+    private final transient HeldLease lease;
+
+    private final IllegalStateException reason;
+
+    ClosedWhileClaiming(HeldLease lease, IllegalStateException reason) {
+      super(reason.getMessage(), reason, false, false);
+      this.lease = lease;
+      this.reason = reason;
+    }
+  }
+
   /** Builds a {@link Once}. */
   public static final class Builder {
+    /** The default of {@link #storeThreads}. */
+    public static final int DEFAULT_STORE_THREADS = 16;
+
+    /** The largest {@link #storeThreads} accepted. */
+    public static final int MAX_STORE_THREADS = 1024;
+
     private final IdempotencyStore store;
     private ExecutionPolicy defaults = ExecutionPolicy.DEFAULTS;
     private OnceListener listener = OnceListener.NONE;
@@ -683,7 +727,7 @@ public final class Once implements AutoCloseable {
     private int heartbeatThreads = 4;
     private int heartbeatBatchSize = 5_000;
     private @Nullable Executor storeExecutor;
-    private int storeThreads = StoreExecutor.DEFAULT_THREADS;
+    private int storeThreads = DEFAULT_STORE_THREADS;
 
     private Builder(IdempotencyStore store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -718,11 +762,7 @@ public final class Once implements AutoCloseable {
      * with more leases than that, of a few seconds each.
      */
     public Builder heartbeatThreads(int threads) {
-      if (threads < 1 || threads > 256) {
-        throw new IllegalArgumentException(
-            "heartbeatThreads must be between 1 and 256, was " + threads);
-      }
-      this.heartbeatThreads = threads;
+      this.heartbeatThreads = Arguments.between("heartbeatThreads", threads, 1, 256);
       return this;
     }
 
@@ -731,11 +771,7 @@ public final class Once implements AutoCloseable {
      * a batch further where their protocol needs it.
      */
     public Builder heartbeatBatchSize(int batchSize) {
-      if (batchSize < 1 || batchSize > 100_000) {
-        throw new IllegalArgumentException(
-            "heartbeatBatchSize must be between 1 and 100000, was " + batchSize);
-      }
-      this.heartbeatBatchSize = batchSize;
+      this.heartbeatBatchSize = Arguments.between("heartbeatBatchSize", batchSize, 1, 100_000);
       return this;
     }
 
@@ -752,16 +788,13 @@ public final class Once implements AutoCloseable {
     }
 
     /**
-     * The size of the engine's own store executor (default 16, 1 to 1024), used when no {@link
-     * #storeExecutor} is given: at most this many blocking store calls of asynchronous callers run
-     * at once, and up to {@value StoreExecutor#QUEUE_PER_THREAD} per thread wait for one.
+     * The size of the engine's own store executor (default {@value #DEFAULT_STORE_THREADS}, 1 to
+     * {@value #MAX_STORE_THREADS}), used when no {@link #storeExecutor} is given: at most this many
+     * blocking store calls of asynchronous callers run at once, and up to {@value
+     * StoreExecutor#QUEUE_PER_THREAD} per thread wait for one.
      */
     public Builder storeThreads(int threads) {
-      if (threads < 1 || threads > 1024) {
-        throw new IllegalArgumentException(
-            "storeThreads must be between 1 and 1024, was " + threads);
-      }
-      this.storeThreads = threads;
+      this.storeThreads = Arguments.between("storeThreads", threads, 1, MAX_STORE_THREADS);
       return this;
     }
 

@@ -13,7 +13,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class StoreExecutor {
 
-  static final int DEFAULT_THREADS = 16;
   static final int QUEUE_PER_THREAD = 256;
 
   private StoreExecutor() {}

@@ -666,4 +666,107 @@ class OnceTest {
 
     assertThat(once.begin(SCOPE, key, FP, once.defaults())).isInstanceOf(Admission.InFlight.class);
   }
+
+  @Test
+  void aClaimWonWhileTheEngineClosesIsReleasedWithoutBlockingTheStoresThread() throws Exception {
+    HeldClaims held = new HeldClaims();
+    Once closing = Once.builder(held).build();
+    IdempotencyKey key = newKey();
+
+    var admission = closing.beginAsync(SCOPE, key, FP, closing.defaults()).toCompletableFuture();
+    closing.close();
+    held.answerClaims();
+
+    assertThatThrownBy(admission::join).hasCauseInstanceOf(IllegalStateException.class);
+    assertThat(held.get(RecordId.of(SCOPE, key))).isEmpty();
+    assertThat(held.blockingReleases).hasValue(0);
+    assertThat(held.asyncReleases).hasValue(1);
+  }
+
+  @Test
+  void aClaimWonWhileTheEngineClosesIsReleasedByABlockingCaller() throws Exception {
+    HeldClaims held = new HeldClaims();
+    Once closing = Once.builder(held).build();
+    IdempotencyKey key = newKey();
+    ExecutorService caller = Executors.newSingleThreadExecutor();
+    try {
+      Future<Admission> admission =
+          caller.submit(() -> closing.begin(SCOPE, key, FP, closing.defaults()));
+      held.awaitClaim();
+      closing.close();
+      held.answerClaims();
+
+      assertThatThrownBy(() -> admission.get(10, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(IllegalStateException.class);
+      assertThat(held.get(RecordId.of(SCOPE, key))).isEmpty();
+      assertThat(held.blockingReleases).hasValue(1);
+    } finally {
+      caller.shutdownNow();
+    }
+  }
+
+  /**
+   * Holds every claim until {@link #answerClaims}, as a slow store would, and counts the releases
+   * by kind: a release on the thread that answers an asynchronous claim must not block it.
+   */
+  private static final class HeldClaims extends dev.once.store.ForwardingStore {
+    private final dev.once.store.InMemoryStore records = dev.once.store.InMemoryStore.create();
+    private final CountDownLatch answer = new CountDownLatch(1);
+    private final CountDownLatch claimed = new CountDownLatch(1);
+    final AtomicInteger blockingReleases = new AtomicInteger();
+    final AtomicInteger asyncReleases = new AtomicInteger();
+
+    @Override
+    protected dev.once.store.IdempotencyStore delegate() {
+      return records;
+    }
+
+    void answerClaims() {
+      answer.countDown();
+    }
+
+    void awaitClaim() throws InterruptedException {
+      assertThat(claimed.await(10, TimeUnit.SECONDS)).as("a claim arrived").isTrue();
+    }
+
+    @Override
+    public dev.once.store.ClaimResult claim(dev.once.store.ClaimRequest request) {
+      claimed.countDown();
+      try {
+        assertThat(answer.await(10, TimeUnit.SECONDS)).as("the claim was answered").isTrue();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+      return records.claim(request);
+    }
+
+    @Override
+    public java.util.concurrent.CompletionStage<dev.once.store.ClaimResult> claimAsync(
+        dev.once.store.ClaimRequest request, java.util.concurrent.Executor blocking) {
+      claimed.countDown();
+      return java.util.concurrent.CompletableFuture.runAsync(
+              () -> {
+                try {
+                  answer.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              })
+          .thenCompose(v -> records.claimAsync(request, blocking));
+    }
+
+    @Override
+    public boolean release(RecordId id, long token) {
+      blockingReleases.incrementAndGet();
+      return records.release(id, token);
+    }
+
+    @Override
+    public java.util.concurrent.CompletionStage<Boolean> releaseAsync(
+        RecordId id, long token, java.util.concurrent.Executor blocking) {
+      asyncReleases.incrementAndGet();
+      return records.releaseAsync(id, token, blocking);
+    }
+  }
 }

@@ -109,7 +109,7 @@ public final class Gateway implements AutoCloseable {
           new ProxyHandler(
               http,
               config.idempotency(),
-              upstream,
+              upstream::forward,
               endings,
               new BufferBudget(config.maxBufferedBytes()),
               config.requestBodyTimeout());

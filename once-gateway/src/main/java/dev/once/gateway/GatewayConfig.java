@@ -1,5 +1,6 @@
 package dev.once.gateway;
 
+import dev.once.Once;
 import dev.once.http.Durations;
 import dev.once.http.NewKeyLimit;
 import dev.once.http.RoutePolicy;
@@ -302,7 +303,7 @@ public final class GatewayConfig {
     private int maxHeaderBytes = 8 << 10;
     private Duration requestBodyTimeout = Duration.ofSeconds(10);
     private int maxBufferedBytes = 256 << 20;
-    private int storeThreads = 16;
+    private int storeThreads = Once.Builder.DEFAULT_STORE_THREADS;
     private Duration stopTimeout = Duration.ofSeconds(30);
     private Duration purgeInterval = Duration.ofMinutes(1);
     private boolean accessLog = true;
@@ -514,7 +515,7 @@ public final class GatewayConfig {
     }
 
     public Builder storeThreads(int n) {
-      this.storeThreads = checkCount("store-threads", n, 1000);
+      this.storeThreads = checkCount("store-threads", n, Once.Builder.MAX_STORE_THREADS);
       return this;
     }
 

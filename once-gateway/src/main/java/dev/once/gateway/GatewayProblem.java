@@ -45,6 +45,13 @@ enum GatewayProblem {
       "Upstream response headers are too large",
       "The upstream processed the request but its response headers are larger than the gateway delivers."
           + " Do not retry with this key; its retries are answered 409 idempotency-response-unavailable."),
+  /** The gateway failed (a defect) after it claimed the key; the request may have been sent. */
+  GATEWAY_FAILED(
+      500,
+      "gateway-failed",
+      "Gateway failed",
+      "The gateway failed while proxying the request; it may have been processed. A retry with the same"
+          + " Idempotency-Key is answered 409 until the key's lease ends, then runs again."),
   /** The client did not send its request body within the request body timeout. Nothing was run. */
   REQUEST_BODY_TIMEOUT(
       408,

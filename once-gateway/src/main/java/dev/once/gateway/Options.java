@@ -1,5 +1,6 @@
 package dev.once.gateway;
 
+import dev.once.Once;
 import dev.once.http.Durations;
 import dev.once.http.Sizes;
 import dev.once.store.Keyring;
@@ -107,7 +108,7 @@ final class Options {
               (b, v) -> b.maxBufferedBytes(Sizes.parse(v))),
           new Option(
               "store-threads",
-              "16",
+              String.valueOf(Once.Builder.DEFAULT_STORE_THREADS),
               "threads that call a blocking store (embedded, PostgreSQL); Redis needs none, and no thread waits for a duplicate",
               (b, v) -> b.storeThreads(integer("store-threads", v))),
           new Option(

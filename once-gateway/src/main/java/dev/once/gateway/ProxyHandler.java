@@ -37,11 +37,17 @@ import org.slf4j.LoggerFactory;
  */
 final class ProxyHandler extends Handler.Abstract.NonBlocking {
 
+  /** Where a request goes once it may: the {@link Upstream}. */
+  @FunctionalInterface
+  interface Forwarder {
+    void forward(ProxyExchange exchange);
+  }
+
   private static final Logger log = LoggerFactory.getLogger(ProxyHandler.class);
 
   private final HttpIdempotency http;
   private final boolean guarding;
-  private final Upstream upstream;
+  private final Forwarder upstream;
   private final Endings endings;
   private final BufferBudget budget;
   private final Duration bodyTimeout;
@@ -49,7 +55,7 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
   ProxyHandler(
       HttpIdempotency http,
       boolean guarding,
-      Upstream upstream,
+      Forwarder upstream,
       Endings endings,
       BufferBudget budget,
       Duration bodyTimeout) {
@@ -80,7 +86,13 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
           bodyTimeout,
           body -> {
             exchange.body(body);
-            begin(route, exchange).thenAccept(decision -> decide(exchange, decision));
+            begin(route, exchange)
+                .thenAccept(decision -> decide(exchange, decision))
+                .exceptionally(
+                    failure -> {
+                      failed(exchange, failure);
+                      return null;
+                    });
           });
     }
     return true;
@@ -109,6 +121,25 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
                   "Nothing was executed; retry later.",
                   Duration.ofSeconds(1)),
               false);
+        });
+  }
+
+  /**
+   * A defect between the decision and the upstream (what decides and forwards threw): a lease taken
+   * for it is abandoned, not released, since the upstream may have the request; the client gets a
+   * 500 if nothing was sent to it yet, else its response is cut. Without this the key would stay in
+   * flight for as long as heartbeats ran, and the client would wait for ever.
+   */
+  private static void failed(ProxyExchange exchange, Throwable failure) {
+    log.error("proxying {} failed", exchange, failure);
+    exchange.settle(
+        Endings.AMBIGUOUS,
+        () -> {
+          if (exchange.response.isCommitted()) {
+            exchange.complete(failure);
+          } else {
+            exchange.answer(GatewayProblem.GATEWAY_FAILED.response());
+          }
         });
   }
 
