@@ -37,9 +37,14 @@ record StoredRecord(
         && this.fingerprint.equals(fingerprint);
   }
 
+  /**
+   * The lease extended to {@code leaseUntil}, but never shortened: a clock that stepped back must
+   * not pull in the end an earlier extension promised the holder.
+   */
   StoredRecord withLease(Instant leaseUntil, byte @Nullable [] recoveryPoint) {
+    Instant until = later(this.leaseUntil, leaseUntil);
     return new StoredRecord(
-        state, fingerprint, token, leaseUntil, later(expiresAt, leaseUntil), recoveryPoint, result);
+        state, fingerprint, token, until, later(expiresAt, until), recoveryPoint, result);
   }
 
   StoredRecord terminal(RecordState state, byte[] result, Instant now, Instant expiresAt) {

@@ -274,6 +274,13 @@ public final class DynamoDbStore implements IdempotencyStore {
    * Sets the lease end, and the recovery point if given. The common case, a record that outlives
    * the new lease, is one update; if the lease would outlast the record, a second update pushes the
    * expiry too (DynamoDB cannot compute a maximum in one update).
+   *
+   * <p>A lease is never shortened. Its end is computed from this client's clock before the request
+   * leaves, so two extensions of one lease can land in the other order (or come from two processes
+   * whose clocks differ): the one computed earlier must not pull back the end that the later one
+   * already promised its holder, or a thief could take the key while the holder still counts on it.
+   * An extension that finds the lease already running longer has nothing to do but keep the
+   * recovery point.
    */
   private boolean extendLease(
       RecordId id, long token, Duration lease, @Nullable SdkBytes recoveryPoint) {
@@ -282,22 +289,32 @@ public final class DynamoDbStore implements IdempotencyStore {
       long leaseUntil = now + micros(lease);
       Map<String, AttributeValue> values = heldValues(token, now);
       values.put(":lease", n(leaseUntil));
-      String set = "SET #lease = :lease";
+      String keepPoint = "";
       if (recoveryPoint != null) {
         values.put(":rp", AttributeValue.fromB(recoveryPoint));
-        set += ", #rp = :rp";
+        keepPoint = ", #rp = :rp";
       }
+      String longer = HELD + " AND #lease < :lease";
       Map<String, AttributeValue> seen =
-          update("heartbeat", id, Items.key(id), set, HELD + " AND #exp >= :lease", values, true);
+          update(
+              "heartbeat",
+              id,
+              Items.key(id),
+              "SET #lease = :lease" + keepPoint,
+              longer + " AND #exp >= :lease",
+              values,
+              true);
       if (seen == null) {
         return true;
       }
-      if (!isHeldBy(seen, token, now) || Items.number(seen, EXPIRES_AT) >= leaseUntil) {
-        // Not the holder; or the expiry moved past the lease in between: try again.
-        if (!isHeldBy(seen, token, now)) {
-          return false;
-        }
-        continue;
+      if (!isHeldBy(seen, token, now)) {
+        return false;
+      }
+      if (Items.number(seen, LEASE_UNTIL) >= leaseUntil) {
+        return recoveryPoint == null || keepRecoveryPoint(id, values);
+      }
+      if (Items.number(seen, EXPIRES_AT) >= leaseUntil) {
+        continue; // the expiry moved past the lease in between: decide again
       }
       values.put(":ttl", n(ttlSeconds(leaseUntil)));
       seen =
@@ -305,8 +322,8 @@ public final class DynamoDbStore implements IdempotencyStore {
               "heartbeat",
               id,
               Items.key(id),
-              set + ", #exp = :lease, #ttl = :ttl",
-              HELD + " AND #exp < :lease",
+              "SET #lease = :lease, #exp = :lease, #ttl = :ttl" + keepPoint,
+              longer + " AND #exp < :lease",
               values,
               true);
       if (seen == null) {
@@ -322,6 +339,11 @@ public final class DynamoDbStore implements IdempotencyStore {
             + " kept losing races on DynamoDB after "
             + MAX_ATTEMPTS
             + " attempts");
+  }
+
+  /** Writes a checkpoint's recovery point on a lease that already runs longer than it asked for. */
+  private boolean keepRecoveryPoint(RecordId id, Map<String, AttributeValue> values) {
+    return update("checkpoint", id, Items.key(id), "SET #rp = :rp", HELD, values, false) == null;
   }
 
   @Override

@@ -82,6 +82,34 @@ class DynamoDbStoreTest {
   private final DynamoDbStore store = DynamoDbStore.builder(counting, table).build();
 
   @Test
+  void anExtensionComputedOnAnEarlierClockNeverShortensTheLease() {
+    // Two deployments share the table and one's clock runs 10 s behind (or one extension was
+    // computed earlier and landed later): the lagging extension must not pull the lease back.
+    dev.once.tck.FakeClock ahead = dev.once.tck.FakeClock.create();
+    dev.once.tck.FakeClock behind =
+        dev.once.tck.FakeClock.at(dev.once.tck.FakeClock.DEFAULT_START.minusSeconds(10));
+    DynamoDbStore fast = DynamoDbStore.builder(counting, table).clock(ahead).build();
+    DynamoDbStore slow = DynamoDbStore.builder(counting, table).clock(behind).build();
+    RecordId id = newId();
+    Duration lease = Duration.ofSeconds(30);
+    Claimed claimed = claimed(fast.claim(new ClaimRequest(id, newFingerprint(), lease, LONG)));
+    ahead.advance(Duration.ofSeconds(5));
+    assertThat(fast.heartbeat(id, claimed.token(), lease)).isTrue();
+    java.time.Instant promised = fast.get(id).orElseThrow().leaseUntil();
+
+    assertThat(slow.heartbeat(id, claimed.token(), lease)).as("still held").isTrue();
+    assertThat(slow.checkpoint(id, claimed.token(), utf8("step-2"), lease)).isTrue();
+
+    IdempotencyRecord now = fast.get(id).orElseThrow();
+    assertThat(now.leaseUntil()).isEqualTo(promised);
+    assertThat(fast.claim(new ClaimRequest(id, now.fingerprint(), lease, LONG)))
+        .isInstanceOf(Existing.class);
+    ahead.advance(lease); // the promised lease has ended: a thief gets the kept recovery point
+    Claimed stolen = claimed(fast.claim(new ClaimRequest(id, now.fingerprint(), lease, LONG)));
+    assertThat(stolen.recoveryPoint()).isEqualTo(utf8("step-2"));
+  }
+
+  @Test
   void aClaimThatFindsALiveRecordCostsOneRequest() {
     RecordId id = newId();
     Fingerprint fingerprint = newFingerprint();
