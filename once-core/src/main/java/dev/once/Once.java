@@ -19,6 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -179,16 +180,16 @@ public final class Once implements AutoCloseable {
     requireOpen(policy);
     try {
       long claimedAt = System.nanoTime();
-      ClaimResult claim = store.claim(request);
-      return answer(request, claim, policy, claimedAt)
-          .orElseGet(
-              () -> {
-                IdempotencyRecord existing = ((ClaimResult.Existing) claim).record();
-                if (policy.inFlight() instanceof InFlightPolicy.Wait w) {
-                  return awaitFirst(request, existing, w.maxWait(), policy);
-                }
-                return conflict(id, existing);
-              });
+      return answer(
+          request,
+          store.claim(request),
+          policy,
+          claimedAt,
+          admission -> admission,
+          existing ->
+              policy.inFlight() instanceof InFlightPolicy.Wait w
+                  ? awaitFirst(new Wait(request, policy, w.maxWait(), existing))
+                  : conflict(id, existing));
     } catch (StoreUnavailableException e) {
       return storeUnavailable(id, e, policy);
     } catch (UnreadableRecordException e) {
@@ -232,23 +233,19 @@ public final class Once implements AutoCloseable {
                 return CompletableFuture.<Admission>failedFuture(cause);
               }
               try {
-                Optional<Admission> answer = answer(request, claim, policy, claimedAt);
-                if (answer.isPresent()) {
-                  return CompletableFuture.completedFuture(answer.get());
-                }
+                return answer(
+                    request,
+                    claim,
+                    policy,
+                    claimedAt,
+                    CompletableFuture::completedFuture,
+                    existing ->
+                        policy.inFlight() instanceof InFlightPolicy.Wait w
+                            ? awaitFirstAsync(new Wait(request, policy, w.maxWait(), existing))
+                            : CompletableFuture.completedFuture(conflict(id, existing)));
               } catch (UnreadableRecordException e) {
                 return CompletableFuture.completedFuture(unreadable(e));
               }
-              IdempotencyRecord existing = ((ClaimResult.Existing) claim).record();
-              if (policy.inFlight() instanceof InFlightPolicy.Wait w) {
-                return awaitFirstAsync(
-                    request,
-                    existing,
-                    System.nanoTime() + w.maxWait().toNanos(),
-                    MIN_POLL_NANOS,
-                    policy);
-              }
-              return CompletableFuture.completedFuture(conflict(id, existing));
             })
         .thenCompose(stage -> stage)
         .exceptionallyCompose(
@@ -266,15 +263,31 @@ public final class Once implements AutoCloseable {
   }
 
   /**
-   * What a claim settles for this request: the lease, a replay or a mismatch; empty while another
-   * request holds the key, which the caller answers as it waits or refuses.
+   * What a claim settles for this request, passed to {@code settled}: the lease, a replay or a
+   * mismatch; or, while another request holds the key, the record as it stands, passed to {@code
+   * held}, which waits or refuses.
    */
-  private Optional<Admission> answer(
-      ClaimRequest request, ClaimResult claim, ExecutionPolicy policy, long claimedAt) {
-    if (claim instanceof ClaimResult.Claimed c) {
-      return Optional.of(proceed(request.id(), c, policy, claimedAt));
-    }
-    return settle(request.id(), ((ClaimResult.Existing) claim).record(), request.fingerprint());
+  private <R> R answer(
+      ClaimRequest request,
+      ClaimResult claim,
+      ExecutionPolicy policy,
+      long claimedAt,
+      Function<Admission, R> settled,
+      Function<IdempotencyRecord, R> held) {
+    return claim.accept(
+        new ClaimResult.Visitor<R>() {
+          @Override
+          public R claimed(ClaimResult.Claimed claimed) {
+            return settled.apply(proceed(request.id(), claimed, policy, claimedAt));
+          }
+
+          @Override
+          public R existing(ClaimResult.Existing existing) {
+            Optional<Admission> answer =
+                settle(request.id(), existing.record(), request.fingerprint());
+            return answer.isPresent() ? settled.apply(answer.get()) : held.apply(existing.record());
+          }
+        });
   }
 
   private Admission conflict(RecordId id, IdempotencyRecord existing) {
@@ -366,33 +379,25 @@ public final class Once implements AutoCloseable {
    * Holds a duplicate until the record changes, re-claiming after each change so that a released
    * key or an ended lease is taken over by this caller, and gives up at the deadline.
    */
-  private Admission awaitFirst(
-      ClaimRequest request, IdempotencyRecord existing, Duration maxWait, ExecutionPolicy policy) {
-    RecordId id = request.id();
-    long deadline = System.nanoTime() + maxWait.toNanos();
-    long poll = MIN_POLL_NANOS;
-    IdempotencyRecord last = existing;
+  private Admission awaitFirst(Wait wait) {
+    RecordId id = wait.request.id();
     while (true) {
-      long left = deadline - System.nanoTime();
+      long left = wait.left();
       if (left <= 0) {
-        return conflict(id, last);
+        return wait.giveUp();
       }
       CompletableFuture<Void> change = store.awaitChange(id);
       try {
         long claimedAt = System.nanoTime();
-        ClaimResult claim = store.claim(request);
-        Optional<Admission> answer = answer(request, claim, policy, claimedAt);
+        Optional<Admission> answer = wait.answer(store.claim(wait.request), claimedAt);
         if (answer.isPresent()) {
           return answer.get();
         }
-        last = ((ClaimResult.Existing) claim).record();
-        long wait = waitNanos(left, last, poll);
-        poll = nextPoll(poll);
-        if (!awaitQuietly(change, wait)) {
-          return conflict(id, last);
+        if (!awaitQuietly(change, wait.roundNanos(left))) {
+          return wait.giveUp();
         }
       } catch (StoreUnavailableException e) {
-        return unavailableWhileWaiting(id, last, e);
+        return unavailableWhileWaiting(id, wait.last, e);
       } finally {
         change.cancel(false);
       }
@@ -403,34 +408,30 @@ public final class Once implements AutoCloseable {
    * {@link #awaitFirst} without a thread: each round subscribes to changes, re-claims, and, while
    * the key is still held, resumes when the record changes or the round's wait is over.
    */
-  private CompletionStage<Admission> awaitFirstAsync(
-      ClaimRequest request,
-      IdempotencyRecord last,
-      long deadline,
-      long poll,
-      ExecutionPolicy policy) {
-    RecordId id = request.id();
-    long left = deadline - System.nanoTime();
+  private CompletionStage<Admission> awaitFirstAsync(Wait wait) {
+    RecordId id = wait.request.id();
+    long left = wait.left();
     if (left <= 0) {
-      return CompletableFuture.completedFuture(conflict(id, last));
+      return CompletableFuture.completedFuture(wait.giveUp());
     }
     CompletableFuture<Void> change = store.awaitChange(id);
     long claimedAt = System.nanoTime();
     return store
-        .claimAsync(request, blocking)
+        .claimAsync(wait.request, blocking)
         .handle(
             (claim, failure) -> {
               if (failure != null) {
                 change.cancel(false);
                 Throwable cause = Causes.of(failure);
                 if (cause instanceof StoreUnavailableException e) {
-                  return CompletableFuture.completedFuture(unavailableWhileWaiting(id, last, e));
+                  return CompletableFuture.completedFuture(
+                      unavailableWhileWaiting(id, wait.last, e));
                 }
                 return CompletableFuture.<Admission>failedFuture(cause);
               }
               Optional<Admission> answer;
               try {
-                answer = answer(request, claim, policy, claimedAt);
+                answer = wait.answer(claim, claimedAt);
               } catch (UnreadableRecordException e) {
                 change.cancel(false);
                 return CompletableFuture.completedFuture(unreadable(e));
@@ -442,19 +443,67 @@ public final class Once implements AutoCloseable {
                 change.cancel(false);
                 return CompletableFuture.completedFuture(answer.get());
               }
-              IdempotencyRecord now = ((ClaimResult.Existing) claim).record();
               // A separate future for the timeout: the store's own future must only ever be
               // cancelled.
               CompletableFuture<Void> woken = new CompletableFuture<>();
               change.whenComplete((v, e) -> woken.complete(null));
-              woken.completeOnTimeout(null, waitNanos(left, now, poll), TimeUnit.NANOSECONDS);
+              woken.completeOnTimeout(null, wait.roundNanos(left), TimeUnit.NANOSECONDS);
               return woken.thenCompose(
                   v -> {
                     change.cancel(false);
-                    return awaitFirstAsync(request, now, deadline, nextPoll(poll), policy);
+                    return awaitFirstAsync(wait);
                   });
             })
         .thenCompose(stage -> stage);
+  }
+
+  /**
+   * One duplicate's wait for the request that holds its key, whichever way it waits: the deadline,
+   * the record as last seen (whose lease bounds each round and answers the give-up) and the poll
+   * interval of a store that sends no change notifications. Its rounds run one after another.
+   */
+  private final class Wait {
+    final ClaimRequest request;
+    final ExecutionPolicy policy;
+    final long deadline;
+    IdempotencyRecord last;
+    long poll = MIN_POLL_NANOS;
+
+    Wait(ClaimRequest request, ExecutionPolicy policy, Duration maxWait, IdempotencyRecord first) {
+      this.request = request;
+      this.policy = policy;
+      this.deadline = System.nanoTime() + maxWait.toNanos();
+      this.last = first;
+    }
+
+    long left() {
+      return deadline - System.nanoTime();
+    }
+
+    /** What a round's claim settled; empty, with the record noted, while the key is still held. */
+    Optional<Admission> answer(ClaimResult claim, long claimedAt) {
+      return Once.this.answer(
+          request,
+          claim,
+          policy,
+          claimedAt,
+          Optional::of,
+          held -> {
+            last = held;
+            return Optional.empty();
+          });
+    }
+
+    /** How long this round waits for a change, and the next round's poll interval. */
+    long roundNanos(long left) {
+      long wait = waitNanos(left, last, poll);
+      poll = nextPoll(poll);
+      return wait;
+    }
+
+    Admission giveUp() {
+      return conflict(request.id(), last);
+    }
   }
 
   /**

@@ -20,4 +20,9 @@ class VisitorsTest {
   void everyEventHasItsOwnVisitorMethodAndNoneHasADefault() {
     assertExhaustive(OnceEvent.class, OnceEvent.Visitor.class);
   }
+
+  @Test
+  void everyClaimResultHasItsOwnVisitorMethodAndNoneHasADefault() {
+    assertExhaustive(dev.once.store.ClaimResult.class, dev.once.store.ClaimResult.Visitor.class);
+  }
 }

@@ -7,6 +7,16 @@ import org.jspecify.annotations.Nullable;
 /** What an atomic claim produced: a new lease, or the record that was already there. */
 public sealed interface ClaimResult {
 
+  /** Calls the visitor's method for this variant: a new variant fails to compile until handled. */
+  <R> R accept(Visitor<R> visitor);
+
+  /** One method per variant of {@link ClaimResult}. */
+  interface Visitor<R> {
+    R claimed(Claimed claimed);
+
+    R existing(Existing existing);
+  }
+
   /**
    * The caller now holds the lease.
    *
@@ -32,6 +42,11 @@ public sealed interface ClaimResult {
       this.stolen = stolen;
       this.recoveryPoint = recoveryPoint;
     }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.claimed(this);
+    }
   }
 
   /**
@@ -43,6 +58,11 @@ public sealed interface ClaimResult {
   record Existing(IdempotencyRecord record) implements ClaimResult {
     public Existing {
       Objects.requireNonNull(record, "record");
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.existing(this);
     }
   }
 }

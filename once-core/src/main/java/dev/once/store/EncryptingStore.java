@@ -89,18 +89,27 @@ public final class EncryptingStore extends ForwardingStore {
 
   @Override
   public ClaimResult claim(ClaimRequest request) {
-    ClaimResult result = store.claim(request);
-    if (result instanceof ClaimResult.Claimed c && c.recoveryPoint() != null) {
-      return new ClaimResult.Claimed(
-          c.token(),
-          c.leaseUntil(),
-          c.stolen(),
-          open(request.id(), RECOVERY_POINT, c.recoveryPoint()));
-    }
-    if (result instanceof ClaimResult.Existing e) {
-      return new ClaimResult.Existing(open(e.record()));
-    }
-    return result;
+    return store
+        .claim(request)
+        .accept(
+            new ClaimResult.Visitor<ClaimResult>() {
+              @Override
+              public ClaimResult claimed(ClaimResult.Claimed c) {
+                byte[] sealed = c.recoveryPoint();
+                return sealed == null
+                    ? c
+                    : new ClaimResult.Claimed(
+                        c.token(),
+                        c.leaseUntil(),
+                        c.stolen(),
+                        open(request.id(), RECOVERY_POINT, sealed));
+              }
+
+              @Override
+              public ClaimResult existing(ClaimResult.Existing e) {
+                return new ClaimResult.Existing(open(e.record()));
+              }
+            });
   }
 
   @Override

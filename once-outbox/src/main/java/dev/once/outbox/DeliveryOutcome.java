@@ -6,8 +6,25 @@ import java.time.Duration;
 /** What one attempt to deliver a message came to; the relay records it on the row. */
 public sealed interface DeliveryOutcome {
 
+  /** Calls the visitor's method for this variant: a new variant fails to compile until handled. */
+  <R> R accept(Visitor<R> visitor);
+
+  /** One method per variant of {@link DeliveryOutcome}. */
+  interface Visitor<R> {
+    R delivered(Delivered delivered);
+
+    R retry(Retry retry);
+
+    R dead(Dead dead);
+  }
+
   /** The destination accepted the message: the row becomes DELIVERED. */
-  record Delivered() implements DeliveryOutcome {}
+  record Delivered() implements DeliveryOutcome {
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.delivered(this);
+    }
+  }
 
   /**
    * Worth trying again (a network failure, 5xx, 429, 409 in flight): the row waits for its backoff,
@@ -24,6 +41,11 @@ public sealed interface DeliveryOutcome {
             "reason must be given and notBefore must be zero or positive");
       }
     }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.retry(this);
+    }
   }
 
   /**
@@ -33,6 +55,11 @@ public sealed interface DeliveryOutcome {
   record Dead(String reason) implements DeliveryOutcome {
     public Dead {
       Arguments.present("reason", reason);
+    }
+
+    @Override
+    public <R> R accept(Visitor<R> visitor) {
+      return visitor.dead(this);
     }
   }
 

@@ -198,34 +198,45 @@ public final class OutboxRelay implements AutoCloseable {
 
   private OutboxTable.Result result(ClaimedRow row, DeliveryOutcome outcome, long elapsedNanos) {
     PendingMessage pending = row.pending();
-    if (outcome instanceof DeliveryOutcome.Delivered) {
-      listener.onDelivered(pending, Duration.ofNanos(elapsedNanos));
-      return new OutboxTable.Result(row, outcome, 0);
-    }
-    if (outcome instanceof DeliveryOutcome.Retry retry) {
-      if (pending.attempt() >= maxAttempts) {
-        String reason = "attempts used up (" + maxAttempts + "); last: " + retry.reason();
-        LOG.warn("outbox message {} is dead: {}", pending.message().id(), reason);
-        listener.onDead(pending, reason);
-        return new OutboxTable.Result(row, DeliveryOutcome.dead(reason), 0);
-      }
-      Duration delay = backoff.delay(pending.attempt(), ThreadLocalRandom.current());
-      if (retry.notBefore().compareTo(delay) > 0) {
-        delay = retry.notBefore().compareTo(backoff.max()) > 0 ? backoff.max() : retry.notBefore();
-      }
-      LOG.debug(
-          "outbox message {}: attempt {} failed ({}); next in {}",
-          pending.message().id(),
-          pending.attempt(),
-          retry.reason(),
-          delay);
-      listener.onRetry(pending, retry.reason(), delay);
-      return new OutboxTable.Result(row, outcome, Outbox.micros(delay));
-    }
-    String reason = ((DeliveryOutcome.Dead) outcome).reason();
-    LOG.warn("outbox message {} is dead: {}", pending.message().id(), reason);
-    listener.onDead(pending, reason);
-    return new OutboxTable.Result(row, outcome, 0);
+    return outcome.accept(
+        new DeliveryOutcome.Visitor<OutboxTable.Result>() {
+          @Override
+          public OutboxTable.Result delivered(DeliveryOutcome.Delivered delivered) {
+            listener.onDelivered(pending, Duration.ofNanos(elapsedNanos));
+            return new OutboxTable.Result(row, outcome, 0);
+          }
+
+          @Override
+          public OutboxTable.Result retry(DeliveryOutcome.Retry retry) {
+            if (pending.attempt() >= maxAttempts) {
+              return dead(
+                  new DeliveryOutcome.Dead(
+                      "attempts used up (" + maxAttempts + "); last: " + retry.reason()));
+            }
+            Duration delay = backoff.delay(pending.attempt(), ThreadLocalRandom.current());
+            if (retry.notBefore().compareTo(delay) > 0) {
+              delay =
+                  retry.notBefore().compareTo(backoff.max()) > 0
+                      ? backoff.max()
+                      : retry.notBefore();
+            }
+            LOG.debug(
+                "outbox message {}: attempt {} failed ({}); next in {}",
+                pending.message().id(),
+                pending.attempt(),
+                retry.reason(),
+                delay);
+            listener.onRetry(pending, retry.reason(), delay);
+            return new OutboxTable.Result(row, retry, Outbox.micros(delay));
+          }
+
+          @Override
+          public OutboxTable.Result dead(DeliveryOutcome.Dead dead) {
+            LOG.warn("outbox message {} is dead: {}", pending.message().id(), dead.reason());
+            listener.onDead(pending, dead.reason());
+            return new OutboxTable.Result(row, dead, 0);
+          }
+        });
   }
 
   private static DeliveryOutcome outcomeOf(CompletableFuture<DeliveryOutcome> f) {

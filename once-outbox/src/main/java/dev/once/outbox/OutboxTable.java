@@ -198,22 +198,40 @@ final class OutboxTable {
                 PreparedStatement retry = prepare(c, markRetry);
                 PreparedStatement dead = prepare(c, markDead)) {
               for (Result r : results) {
-                int updated;
-                if (r.outcome() instanceof DeliveryOutcome.Delivered) {
-                  delivered.setLong(1, r.row().rowId());
-                  updated = delivered.executeUpdate();
-                } else if (r.outcome() instanceof DeliveryOutcome.Retry retried) {
-                  retry.setLong(1, r.delayMicros());
-                  retry.setString(2, truncate(retried.reason()));
-                  retry.setLong(3, r.row().rowId());
-                  retry.setInt(4, r.row().attempt());
-                  updated = retry.executeUpdate();
-                } else {
-                  dead.setString(1, truncate(((DeliveryOutcome.Dead) r.outcome()).reason()));
-                  dead.setLong(2, r.row().rowId());
-                  dead.setInt(3, r.row().attempt());
-                  updated = dead.executeUpdate();
-                }
+                SqlWrite write =
+                    r.outcome()
+                        .accept(
+                            new DeliveryOutcome.Visitor<SqlWrite>() {
+                              @Override
+                              public SqlWrite delivered(DeliveryOutcome.Delivered outcome) {
+                                return () -> {
+                                  delivered.setLong(1, r.row().rowId());
+                                  return delivered.executeUpdate();
+                                };
+                              }
+
+                              @Override
+                              public SqlWrite retry(DeliveryOutcome.Retry outcome) {
+                                return () -> {
+                                  retry.setLong(1, r.delayMicros());
+                                  retry.setString(2, truncate(outcome.reason()));
+                                  retry.setLong(3, r.row().rowId());
+                                  retry.setInt(4, r.row().attempt());
+                                  return retry.executeUpdate();
+                                };
+                              }
+
+                              @Override
+                              public SqlWrite dead(DeliveryOutcome.Dead outcome) {
+                                return () -> {
+                                  dead.setString(1, truncate(outcome.reason()));
+                                  dead.setLong(2, r.row().rowId());
+                                  dead.setInt(3, r.row().attempt());
+                                  return dead.executeUpdate();
+                                };
+                              }
+                            });
+                int updated = write.run();
                 if (updated == 0) {
                   lost.add(r.row());
                 }
@@ -296,5 +314,11 @@ final class OutboxTable {
         c.setAutoCommit(true);
       }
     }
+  }
+
+  /** One row's update, chosen by its outcome and run in the recording transaction. */
+  @FunctionalInterface
+  private interface SqlWrite {
+    int run() throws SQLException;
   }
 }
