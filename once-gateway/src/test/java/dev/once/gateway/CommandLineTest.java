@@ -75,7 +75,10 @@ class CommandLineTest {
 
     assertThat(err())
         .contains("--max-header-bytes: max-header-bytes must be between 1KiB and 64KiB, was 128KiB")
-        .contains("--store-threads: store-threads must be 1-1000, was 0")
+        .contains(
+            "--store-threads: store-threads must be 1-"
+                + dev.once.Once.Builder.MAX_STORE_THREADS
+                + ", was 0")
         .contains("--request-body-timeout")
         .contains("10ms");
   }
