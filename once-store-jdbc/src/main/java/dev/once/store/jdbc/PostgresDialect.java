@@ -35,6 +35,11 @@ import org.jspecify.annotations.Nullable;
  * advisory lock on the key (the {@code lk} CTE, which the clock and so the insert depend on): every
  * claim of a key draws its token holding that lock, after every earlier claim's transaction ended.
  * It costs no round trip, and in transactional mode it lasts as long as the row lock would anyway.
+ *
+ * <p>A retry of a finished request takes neither lock: the advisory lock is only taken when the
+ * statement's snapshot holds no live outcome for the key, so a replay is a read. Outcomes only ever
+ * change by expiring, so an outcome in the snapshot is the one to replay; when the snapshot is too
+ * old to hold one committed since, the locking path runs and returns it as before.
  */
 final class PostgresDialect extends Dialect {
 
@@ -50,10 +55,22 @@ final class PostgresDialect extends Dialect {
     // The lock key: the key's hash in PostgreSQL's 64-bit advisory lock space, salted with the
     // table.
     String lockKey = "hashtextextended('" + t + "' || chr(10) || ? || chr(10) || ?, 0)";
+    // A replay's fast path: a live outcome is read without the advisory lock or a row lock, so
+    // retries of one hot key do not queue behind each other; only then is the key locked.
+    String done =
+        "(SELECT 1 FROM "
+            + t
+            + " d WHERE d.scope = ? AND d.idem_key = ? AND d.state IN ('"
+            + RecordState.COMPLETED
+            + "', '"
+            + RecordState.FAILED_FINAL
+            + "') AND d.expires_at > clock_timestamp())";
     claim =
         "WITH lk AS (SELECT pg_advisory_xact_lock("
             + lockKey
-            + ")),"
+            + ") WHERE NOT EXISTS "
+            + done
+            + "),"
             + " clk AS (SELECT clock_timestamp() AS ts FROM lk),"
             + " claimed AS ("
             + "INSERT INTO "
@@ -104,7 +121,7 @@ final class PostgresDialect extends Dialect {
             + " UNION ALL"
             + " SELECT false, "
             + returned
-            + ", (SELECT ts FROM clk) FROM "
+            + ", COALESCE((SELECT ts FROM clk), clock_timestamp()) FROM "
             + t
             + " r"
             + " WHERE r.scope = ? AND r.idem_key = ? AND NOT EXISTS (SELECT 1 FROM claimed)";
@@ -184,7 +201,9 @@ final class PostgresDialect extends Dialect {
   @Override
   ClaimRow claim(Session session, ClaimRequest request) throws SQLException {
     try (PreparedStatement ps = session.prepare(claim)) {
-      int i = Rows.bindId(ps, Rows.bindId(ps, 1, request.id()), request.id());
+      int i =
+          Rows.bindId(
+              ps, Rows.bindId(ps, Rows.bindId(ps, 1, request.id()), request.id()), request.id());
       ps.setString(i++, request.fingerprint().encoded());
       ps.setLong(i++, JdbcOperations.micros(request.lease()));
       ps.setLong(i++, JdbcOperations.micros(lifetime(request)));

@@ -44,6 +44,30 @@ class PostgresStoreTest extends JdbcStoreBehaviour {
   }
 
   @Test
+  void aReplayIsAReadThatNoLockOnTheKeyHoldsUp() throws Exception {
+    RecordId id = newId();
+    ClaimResult.Claimed c = claim(id, LEASE);
+    store.complete(id, c.token(), new byte[] {1}, TTL);
+    try (java.sql.Connection other = pool.getConnection()) {
+      other.setAutoCommit(false);
+      try (java.sql.PreparedStatement lock =
+          other.prepareStatement(
+              "SELECT 1 FROM " + TABLE + " WHERE scope = ? AND idem_key = ? FOR UPDATE")) {
+        Rows.bindId(lock, 1, id);
+        lock.executeQuery().close(); // another transaction now holds the row's lock
+      }
+      CompletableFuture<ClaimResult> replay =
+          CompletableFuture.supplyAsync(
+              () -> store.claim(new dev.once.store.ClaimRequest(id, FP, LEASE, TTL)));
+      try {
+        assertThat(replay.get(5, TimeUnit.SECONDS)).isInstanceOf(ClaimResult.Existing.class);
+      } finally {
+        other.rollback();
+      }
+    }
+  }
+
+  @Test
   void aWaiterIsWokenWhenTheRecordCompletes() throws Exception {
     RecordId id = newId();
     ClaimResult.Claimed c = claim(id, LEASE);
