@@ -25,8 +25,8 @@ import org.springframework.web.server.WebFilter;
  *
  * <p>Nothing is mapped twice: the engine, the routes and the HTTP semantics are built by {@link
  * OnceAutoConfiguration}'s own bean methods, and its store, encryption, observation, purge and
- * health configurations are imported as they are. What a reactive application does not get: {@code
- * &#64;Idempotent} handlers (they are found through Spring MVC's handler mappings; use {@code
+ * health configurations are imported as they are. What a reactive application does not get: {@link
+ * Idempotent} handlers (they are found through Spring MVC's handler mappings; use {@code
  * once.routes}), transactional routes (a transaction is bound to a thread, a reactive handler is
  * not: a route that asks for one stops startup) and {@code once.filter.url-patterns} (the routes
  * alone say which requests are guarded).
