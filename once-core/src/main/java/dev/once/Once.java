@@ -16,6 +16,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -414,7 +415,31 @@ public final class Once implements AutoCloseable {
     if (left <= 0) {
       return CompletableFuture.completedFuture(wait.giveUp());
     }
-    CompletableFuture<Void> change = store.awaitChange(id);
+    return subscribe(id).thenCompose(change -> reclaimAsync(wait, change, left));
+  }
+
+  /**
+   * Subscribes to changes of the record, on the store executor for a store that notifies: its
+   * subscription may wait for the store (Redis opens its pub/sub connection on the first wait, and
+   * waits for each subscription's acknowledgement), and the caller's thread may be an event loop,
+   * even the store client's own, whose reply it would then wait for.
+   */
+  private CompletionStage<CompletableFuture<Void>> subscribe(RecordId id) {
+    if (!store.notifiesChanges()) {
+      return CompletableFuture.completedFuture(store.awaitChange(id));
+    }
+    try {
+      return CompletableFuture.supplyAsync(() -> store.awaitChange(id), blocking);
+    } catch (RejectedExecutionException e) {
+      return CompletableFuture.failedFuture(
+          new StoreUnavailableException("no thread free to call the store: " + e.getMessage(), e));
+    }
+  }
+
+  /** One round of {@link #awaitFirstAsync}, subscribed to {@code change}. */
+  private CompletionStage<Admission> reclaimAsync(
+      Wait wait, CompletableFuture<Void> change, long left) {
+    RecordId id = wait.request.id();
     long claimedAt = System.nanoTime();
     return store
         .claimAsync(wait.request, blocking)

@@ -93,6 +93,9 @@ class BoundariesTest {
               Map.entry(
                   "once-servlet",
                   Module.of("dev.once.servlet", "", "once-http", "once-core", "once-protocol")),
+              Map.entry(
+                  "once-webflux",
+                  Module.of("dev.once.webflux", "", "once-http", "once-core", "once-protocol")),
               // The outbox shares the JDBC stores' table names and schema files through their
               // support API.
               Map.entry(
@@ -121,6 +124,7 @@ class BoundariesTest {
                       "dev.once.spring",
                       "",
                       "once-servlet",
+                      "once-webflux",
                       "once-http",
                       "once-micrometer",
                       "once-store-jdbc",

@@ -228,13 +228,22 @@ public final class Exchange {
    * its effect is final.
    */
   public Recording fail(Throwable error) {
+    return isTransient(error) ? lease.release() : lease.completeWithoutResult();
+  }
+
+  /** {@link #fail(Throwable)}, asynchronously, as {@link #recordAsync}. */
+  public CompletionStage<Recording> failAsync(Throwable error) {
+    return isTransient(error) ? lease.releaseAsync() : lease.completeWithoutResultAsync();
+  }
+
+  /**
+   * Whether the route's classifier calls the handler's error transient. A broken classifier (no
+   * verdict) is no proof that the effect did not happen: never release on it.
+   */
+  private boolean isTransient(Throwable error) {
     Optional<Outcome> verdict =
         judge(() -> policy.classifier().classifyError(error), "a " + error.getClass().getName());
-    // A broken classifier (no verdict) is no proof that the effect did not happen: never release on
-    // it.
-    return verdict.equals(Optional.of(Outcome.TRANSIENT))
-        ? lease.release()
-        : lease.completeWithoutResult();
+    return verdict.equals(Optional.of(Outcome.TRANSIENT));
   }
 
   /**

@@ -123,6 +123,30 @@ public final class Headers implements Iterable<Headers.Field> {
     return new Headers(Collections.unmodifiableList(more));
   }
 
+  /**
+   * The fields set on a message after {@code before} was taken from it: per name, nothing if its
+   * values are as they were, the values appended after them, or all of them if they were replaced.
+   * An adapter records only what the handler set on a response, never what outer code (a request
+   * id, CORS headers) had put there before it ran (DESIGN §4).
+   */
+  public Headers since(Headers before) {
+    Builder set = builder();
+    java.util.Set<String> seen = new java.util.HashSet<>();
+    for (Field f : fields) {
+      if (seen.add(f.name.toLowerCase(java.util.Locale.ROOT))) {
+        List<String> was = before.all(f.name);
+        List<String> now = all(f.name);
+        if (!now.equals(was)) {
+          boolean appended = now.size() > was.size() && now.subList(0, was.size()).equals(was);
+          for (String value : appended ? now.subList(was.size(), now.size()) : now) {
+            set.add(f.name, value);
+          }
+        }
+      }
+    }
+    return set.build();
+  }
+
   public List<Field> fields() {
     return fields;
   }

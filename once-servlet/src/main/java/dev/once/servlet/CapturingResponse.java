@@ -14,11 +14,8 @@ import java.io.PrintWriter;
 import java.net.URI;
 import java.nio.charset.Charset;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -44,11 +41,8 @@ final class CapturingResponse extends HttpServletResponseWrapper {
   private final HttpServletRequest request;
   private final int cap;
 
-  /**
-   * The header fields on the response before the handler ran (an outer filter's), by lower-case
-   * name.
-   */
-  private final Map<String, List<String>> outer;
+  /** The header fields on the response before the handler ran (an outer filter's). */
+  private final Headers outer;
 
   /** The content type before the handler ran, for containers that keep it apart from the fields. */
   private final String outerContentType;
@@ -300,21 +294,12 @@ final class CapturingResponse extends HttpServletResponseWrapper {
 
   /** The header fields the handler set, as they are now. */
   private Headers realHeaders() {
+    Headers now = fieldsOf(real);
     Headers.Builder headers = Headers.builder();
-    Set<String> seen = new HashSet<>();
-    for (String name : real.getHeaderNames()) {
-      String lower = name.toLowerCase(Locale.ROOT);
-      if (seen.add(lower)) {
-        for (String value :
-            setByHandler(
-                outer.getOrDefault(lower, List.of()), List.copyOf(real.getHeaders(name)))) {
-          headers.add(name, value);
-        }
-      }
-    }
+    now.since(outer).forEach(f -> headers.add(f.name(), f.value()));
     // Tomcat keeps the content type apart from the other fields until it commits.
     String contentType = real.getContentType();
-    if (!seen.contains("content-type")
+    if (now.first("Content-Type").isEmpty()
         && contentType != null
         && !contentType.equals(outerContentType)) {
       headers.add("Content-Type", contentType);
@@ -322,25 +307,17 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     return headers.build();
   }
 
-  /**
-   * The values of one field that the handler set: none if it left an outer filter's values alone,
-   * the values it added after them, or all of them if it replaced them.
-   */
-  private static List<String> setByHandler(List<String> before, List<String> now) {
-    if (now.equals(before)) {
-      return List.of();
-    }
-    boolean appended = now.size() > before.size() && now.subList(0, before.size()).equals(before);
-    return appended ? now.subList(before.size(), now.size()) : now;
-  }
-
-  private static Map<String, List<String>> fieldsOf(HttpServletResponse response) {
-    Map<String, List<String>> fields = new HashMap<>();
+  private static Headers fieldsOf(HttpServletResponse response) {
+    Headers.Builder fields = Headers.builder();
+    Set<String> seen = new HashSet<>();
     for (String name : response.getHeaderNames()) {
-      fields.computeIfAbsent(
-          name.toLowerCase(Locale.ROOT), n -> List.copyOf(response.getHeaders(name)));
+      if (seen.add(name.toLowerCase(Locale.ROOT))) {
+        for (String value : response.getHeaders(name)) {
+          fields.add(name, value);
+        }
+      }
     }
-    return fields;
+    return fields.build();
   }
 
   /**

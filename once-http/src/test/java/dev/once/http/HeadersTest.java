@@ -1,0 +1,38 @@
+package dev.once.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class HeadersTest {
+
+  private static final Headers OUTER = Headers.of("X-Request-Id", "r1", "Vary", "Origin");
+
+  @Test
+  void sinceLeavesOutFieldsThatAreAsTheyWere() {
+    Headers now = OUTER.with("Content-Type", "text/plain");
+
+    assertThat(now.since(OUTER)).isEqualTo(Headers.of("Content-Type", "text/plain"));
+  }
+
+  @Test
+  void sinceKeepsOnlyTheValuesAppendedAfterTheOuterOnes() {
+    Headers now = OUTER.with("Vary", "Accept");
+
+    assertThat(now.since(OUTER)).isEqualTo(Headers.of("Vary", "Accept"));
+  }
+
+  @Test
+  void sinceKeepsEveryValueOfAReplacedField() {
+    Headers now = Headers.of("X-Request-Id", "r2", "Vary", "Origin");
+
+    assertThat(now.since(OUTER)).isEqualTo(Headers.of("X-Request-Id", "r2"));
+  }
+
+  @Test
+  void sinceMatchesNamesWhateverTheirCase() {
+    Headers now = Headers.of("x-request-id", "r1", "VARY", "Origin", "vary", "Accept");
+
+    assertThat(now.since(OUTER)).isEqualTo(Headers.of("VARY", "Accept"));
+  }
+}

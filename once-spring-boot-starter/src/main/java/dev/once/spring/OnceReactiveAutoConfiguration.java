@@ -1,0 +1,107 @@
+package dev.once.spring;
+
+import dev.once.Once;
+import dev.once.OnceListener;
+import dev.once.http.HttpIdempotency;
+import dev.once.store.IdempotencyStore;
+import dev.once.webflux.OnceWebFilter;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.web.server.WebFilter;
+
+/**
+ * Installs {@link OnceWebFilter} in a reactive (WebFlux) application from the same {@code once.*}
+ * properties as {@link OnceAutoConfiguration} does {@code OnceFilter} in a servlet one, over the
+ * same store choice. The two never both apply: each is conditional on its kind of web application.
+ *
+ * <p>Nothing is mapped twice: the engine, the routes and the HTTP semantics are built by {@link
+ * OnceAutoConfiguration}'s own bean methods, and its store, encryption, observation, purge and
+ * health configurations are imported as they are. What a reactive application does not get: {@link
+ * Idempotent} handlers (they are found through Spring MVC's handler mappings; use {@code
+ * once.routes}), transactional routes (a transaction is bound to a thread, a reactive handler is
+ * not: a route that asks for one stops startup) and {@code once.filter.url-patterns} (the routes
+ * alone say which requests are guarded).
+ */
+@AutoConfiguration(
+    afterName = {
+      "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+      "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+      "org.springframework.boot.autoconfigure.web.reactive.WebFluxAutoConfiguration",
+      "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"
+    })
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@ConditionalOnClass({WebFilter.class, OnceWebFilter.class})
+@ConditionalOnProperty(
+    prefix = "once",
+    name = "enabled",
+    havingValue = "true",
+    matchIfMissing = true)
+@EnableConfigurationProperties(OnceProperties.class)
+@Import({
+  StoreConfigurations.Jdbc.class,
+  StoreConfigurations.Redis.class,
+  StoreConfigurations.InMemory.class,
+  OnceAutoConfiguration.ObservationConfiguration.class,
+  OnceAutoConfiguration.PurgeConfiguration.class,
+  OnceAutoConfiguration.HealthConfiguration.class
+})
+public class OnceReactiveAutoConfiguration {
+
+  /** The servlet side's bean methods, which hold the one mapping of the properties. */
+  private final OnceAutoConfiguration shared = new OnceAutoConfiguration();
+
+  @Bean
+  OnceRoutes onceRoutes(
+      OnceProperties properties, ObjectProvider<OnceAutoConfiguration.AnnotatedRoutes> annotated) {
+    OnceRoutes routes = shared.onceRoutes(properties, annotated);
+    String transactional = routes.firstTransactionalProperty();
+    if (transactional != null) {
+      throw new InvalidOncePropertyException(
+          transactional,
+          true,
+          "transactional routes need a servlet application: a reactive handler is not bound to"
+              + " the thread a transaction is");
+    }
+    return routes;
+  }
+
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean
+  Once once(
+      IdempotencyStore store,
+      OnceRoutes routes,
+      ObjectProvider<TransactionJoin> join,
+      ObjectProvider<OnceAutoConfiguration.StoreDecorator> decorators,
+      ObjectProvider<OnceListener> listeners) {
+    return shared.once(store, routes, join, decorators, listeners);
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  HttpIdempotency onceHttpIdempotency(Once once, OnceRoutes routes, OnceProperties properties) {
+    return shared.onceHttpIdempotency(once, routes, properties);
+  }
+
+  /** Innermost of the decorators, as on the servlet side. */
+  @Bean
+  @Order(Ordered.HIGHEST_PRECEDENCE)
+  @ConditionalOnProperty(prefix = "once.encryption", name = "keys")
+  OnceAutoConfiguration.StoreDecorator onceEncryption(OnceProperties properties) {
+    return shared.onceEncryption(properties);
+  }
+
+  @Bean
+  @ConditionalOnMissingBean
+  OnceWebFilter onceWebFilter(HttpIdempotency http, OnceProperties properties) {
+    return OnceWebFilter.builder(http).order(properties.getFilter().getOrder()).build();
+  }
+}

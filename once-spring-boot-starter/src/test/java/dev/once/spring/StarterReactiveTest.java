@@ -1,0 +1,108 @@
+package dev.once.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.once.http.ProblemType;
+import dev.once.spring.reactive.FakeReactiveApplication;
+import dev.once.webflux.OnceWebFilter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.boot.web.embedded.netty.NettyWebServer;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The starter in a reactive application on Reactor Netty: {@link OnceReactiveAutoConfiguration}
+ * installs {@link OnceWebFilter} from the same {@code once.*} properties as a servlet application
+ * uses.
+ */
+class StarterReactiveTest {
+
+  private final HttpClient client =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  @Test
+  void aRetryIsReplayedAndTheHandlerRunsOnce() throws Exception {
+    try (ConfigurableApplicationContext app = start()) {
+      String key = UUID.randomUUID().toString();
+
+      HttpResponse<String> first = send(app, post(app, "/api/payments", key, "{\"amount\":1}"));
+      HttpResponse<String> retry = send(app, post(app, "/api/payments", key, "{\"amount\":1}"));
+
+      assertThat(((WebServerApplicationContext) app).getWebServer())
+          .isInstanceOf(NettyWebServer.class);
+      assertThat(first.statusCode()).isEqualTo(201);
+      assertThat(first.headers().firstValue("Idempotent-Replayed")).isEmpty();
+      assertThat(retry.statusCode()).isEqualTo(201);
+      assertThat(retry.body()).isEqualTo(first.body());
+      assertThat(retry.headers().firstValue("Location"))
+          .isEqualTo(first.headers().firstValue("Location"));
+      assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+      assertThat(app.getBean(FakeReactiveApplication.PaymentsController.class).created())
+          .isEqualTo(1);
+    }
+  }
+
+  @Test
+  void theRoutesComeFromTheOnceProperties() throws Exception {
+    try (ConfigurableApplicationContext app = start()) {
+      HttpResponse<String> noKey = send(app, post(app, "/api/payments", null, "{}"));
+
+      assertThat(noKey.statusCode()).isEqualTo(ProblemType.KEY_MISSING.status());
+      assertThat(noKey.body()).contains(ProblemType.KEY_MISSING.uri());
+      assertThat(app.getBean(FakeReactiveApplication.PaymentsController.class).created()).isZero();
+      assertThat(app.getBean(OnceWebFilter.class).getOrder()).isEqualTo(-5);
+    }
+  }
+
+  @Test
+  void aTransactionalRouteStopsAReactiveApplicationNamingTheProperty() {
+    assertThatThrownBy(() -> start("once.routes[0].transactional=true").close())
+        .hasStackTraceContaining("once.routes[0].transactional");
+  }
+
+  private static ConfigurableApplicationContext start(String... more) {
+    List<String> properties =
+        new ArrayList<>(
+            List.of(
+                "server.port=0",
+                "server.address=127.0.0.1",
+                "spring.main.banner-mode=off",
+                "once.store.type=memory",
+                "once.filter.order=-5",
+                "once.routes[0].pattern=/api/**",
+                "once.routes[0].key-required=true"));
+    properties.addAll(List.of(more));
+    return new SpringApplicationBuilder(FakeReactiveApplication.class)
+        .web(WebApplicationType.REACTIVE)
+        .properties(properties.toArray(String[]::new))
+        .run();
+  }
+
+  private static HttpRequest.Builder post(
+      ConfigurableApplicationContext app, String path, String key, String json) {
+    int port = ((WebServerApplicationContext) app).getWebServer().getPort();
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+            .timeout(Duration.ofSeconds(20))
+            .header("Content-Type", "application/json")
+            .header("Api-Key", "sk_merchant_1")
+            .POST(HttpRequest.BodyPublishers.ofString(json));
+    return key == null ? b : b.header("Idempotency-Key", key);
+  }
+
+  private HttpResponse<String> send(ConfigurableApplicationContext app, HttpRequest.Builder request)
+      throws Exception {
+    return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+}

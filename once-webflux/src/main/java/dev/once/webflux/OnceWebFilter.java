@@ -1,0 +1,339 @@
+package dev.once.webflux;
+
+import dev.once.http.Decision;
+import dev.once.http.Exchange;
+import dev.once.http.HttpIdempotency;
+import dev.once.http.IncomingRequest;
+import dev.once.http.ProblemType;
+import dev.once.http.Problems;
+import dev.once.http.Route;
+import java.security.Principal;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.Ordered;
+import org.springframework.core.io.buffer.DataBufferLimitException;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import reactor.core.publisher.Mono;
+
+/**
+ * A Spring WebFlux {@link WebFilter} that gives every route of a reactive application the
+ * idempotency semantics of {@link HttpIdempotency} (DESIGN §4), as {@code OnceFilter} does for
+ * servlet applications: retries replay the first response, a reused key is refused, duplicates in
+ * flight are told to wait, and transient failures release the key.
+ *
+ * <pre>{@code
+ * HttpIdempotency http = HttpIdempotency.builder(once)
+ *     .route("/api/payments", RoutePolicy.builder().keyRequired(true).build())
+ *     .build();
+ * WebHttpHandlerBuilder.webHandler(handler).filter(OnceWebFilter.of(http));
+ * }</pre>
+ *
+ * <p>It never blocks: the request body is aggregated without a thread waiting for it, and the store
+ * is asked through {@link HttpIdempotency#beginAsync} and the exchange's asynchronous finishing
+ * calls (a Redis store answers on its client's threads; a blocking store runs on the engine's store
+ * executor). The handler and the answer continue on the thread the request arrived on when the
+ * store answered at once, else on Reactor's parallel scheduler, never on a store's own threads.
+ *
+ * <p>On a covered request that carries a key, the filter reads the body (at most the route's {@code
+ * maxRequestBytes}, else 413), hands the handler an exchange whose request, form and multipart data
+ * still have it, and holds the handler's response until it completes, so that it can be recorded
+ * and then sent. A body over the route's {@code maxResultBytes}, or written with {@code
+ * writeAndFlushWith} (server-sent events, streaming media types), is streamed to the client as it
+ * is written; it counts as done, and its retries are answered 409 {@code
+ * idempotency-response-unavailable}. See {@code docs/webflux.md}.
+ */
+public final class OnceWebFilter implements WebFilter, Ordered {
+
+  private static final Logger log = LoggerFactory.getLogger(OnceWebFilter.class);
+
+  /**
+   * The exchange attribute under which the handler finds the {@link Exchange} it runs for: its
+   * scope and fencing token, to pass on to systems that can settle retries themselves. The same
+   * name as the servlet filter's request attribute.
+   */
+  public static final String EXCHANGE = "dev.once.http.Exchange";
+
+  /**
+   * A handler that cannot tell whether its effect happened (a proxy whose upstream timed out after
+   * the request was sent) sets this exchange attribute to {@link #AMBIGUOUS} before it finishes:
+   * the exchange is then abandoned, not recorded nor released, so the key stays in progress until
+   * its lease ends and no retry can duplicate an effect that did happen. Its response still goes
+   * out.
+   */
+  public static final String OUTCOME = "dev.once.outcome";
+
+  /** See {@link #OUTCOME}. */
+  public static final String AMBIGUOUS = "ambiguous";
+
+  private static final byte[] NO_BODY = new byte[0];
+
+  private final HttpIdempotency http;
+  private final int order;
+
+  private OnceWebFilter(Builder b) {
+    this.http = b.http;
+    this.order = b.order;
+  }
+
+  /** A filter applying these semantics, in order 0. */
+  public static OnceWebFilter of(HttpIdempotency http) {
+    return builder(http).build();
+  }
+
+  public static Builder builder(HttpIdempotency http) {
+    return new Builder(http);
+  }
+
+  /**
+   * Where the filter runs among the application's: the default, 0, runs it after Spring Security
+   * (-100), so requests are authenticated (and their principal known) before they touch the store.
+   */
+  @Override
+  public int getOrder() {
+    return order;
+  }
+
+  @Override
+  public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+    ServerHttpRequest request = exchange.getRequest();
+    String method = request.getMethod().name().toUpperCase(Locale.ROOT);
+    String path = pathOf(request);
+    Route route = http.route(path);
+    if (!route.policy().covers(method)) {
+      return chain.filter(exchange);
+    }
+    if (!request.getHeaders().containsKey(HttpIdempotency.KEY_HEADER)) {
+      // Nothing to fingerprint nor store, so no store call: the body stays unread for the handler.
+      return decide(route, incoming(request, method, path, NO_BODY, null))
+          .flatMap(decision -> decision.accept(new Unkeyed(exchange, chain)));
+    }
+    int max = route.policy().maxRequestBytes();
+    if (request.getHeaders().getContentLength() > max) {
+      return refuseBody(exchange, max);
+    }
+    return read(request, max)
+        .flatMap(
+            body ->
+                body.isPresent()
+                    ? guard(exchange, chain, route, method, path, body.get())
+                    : refuseBody(exchange, max));
+  }
+
+  /** Decides on a request with a key whose whole body was read, and acts on the decision. */
+  private Mono<Void> guard(
+      ServerWebExchange exchange,
+      WebFilterChain chain,
+      Route route,
+      String method,
+      String path,
+      byte[] body) {
+    return principalOf(exchange)
+        .flatMap(
+            principal ->
+                decide(
+                    route,
+                    incoming(exchange.getRequest(), method, path, body, principal.orElse(null))))
+        .flatMap(decision -> decision.accept(new Keyed(exchange, chain, route, body)));
+  }
+
+  /**
+   * The whole body, or empty if it is larger than {@code max} bytes: aggregated as it arrives,
+   * giving up (and releasing what was held) at the first byte over.
+   */
+  private static Mono<Optional<byte[]>> read(ServerHttpRequest request, int max) {
+    return DataBufferUtils.join(request.getBody(), max)
+        .map(
+            joined -> {
+              try {
+                byte[] bytes = new byte[joined.readableByteCount()];
+                joined.read(bytes);
+                return Optional.of(bytes);
+              } finally {
+                DataBufferUtils.release(joined);
+              }
+            })
+        .defaultIfEmpty(Optional.of(NO_BODY))
+        .onErrorResume(DataBufferLimitException.class, tooLarge -> Mono.just(Optional.empty()));
+  }
+
+  /** The rest of the body stays unread: the connection cannot be reused. */
+  private static Mono<Void> refuseBody(ServerWebExchange exchange, int max) {
+    exchange.getResponse().getHeaders().set(HttpHeaders.CONNECTION, "close");
+    return Responses.write(exchange.getResponse(), Problems.bodyTooLarge(max));
+  }
+
+  private static Mono<Optional<String>> principalOf(ServerWebExchange exchange) {
+    return exchange
+        .getPrincipal()
+        .map(Principal::getName)
+        .map(Optional::of)
+        .defaultIfEmpty(Optional.empty());
+  }
+
+  /**
+   * Asks the store without a thread waiting for it. An engine that is closed (the application is
+   * stopping) or broken claimed nothing: nothing runs.
+   */
+  private Mono<Decision> decide(Route route, IncomingRequest request) {
+    CompletionStage<Decision> decision;
+    try {
+      decision = http.beginAsync(route, request);
+    } catch (RuntimeException e) {
+      decision = CompletableFuture.failedFuture(e);
+    }
+    return Stages.resume(
+        decision.exceptionally(
+            e -> {
+              log.warn("could not decide on {} {}", request.method(), route, e);
+              return new Decision.Respond(
+                  Problems.render(
+                      ProblemType.STORE_UNAVAILABLE,
+                      "Nothing was executed; retry later.",
+                      Duration.ofSeconds(1)),
+                  false);
+            }));
+  }
+
+  /** What a request without a key comes to: it passes through, or is refused (400). */
+  private static final class Unkeyed implements Decision.Visitor<Mono<Void>> {
+    private final ServerWebExchange exchange;
+    private final WebFilterChain chain;
+
+    Unkeyed(ServerWebExchange exchange, WebFilterChain chain) {
+      this.exchange = exchange;
+      this.chain = chain;
+    }
+
+    @Override
+    public Mono<Void> passThrough(Decision.PassThrough passThrough) {
+      return chain.filter(exchange);
+    }
+
+    @Override
+    public Mono<Void> respond(Decision.Respond respond) {
+      HttpHeaders headers = exchange.getRequest().getHeaders();
+      if (headers.getContentLength() > 0 || headers.containsKey(HttpHeaders.TRANSFER_ENCODING)) {
+        // Refused with its body unread: a client that pooled the connection would send its next
+        // request into a socket the server is about to close, unless it is told.
+        exchange.getResponse().getHeaders().set(HttpHeaders.CONNECTION, "close");
+      }
+      return Responses.write(exchange.getResponse(), respond.response());
+    }
+
+    @Override
+    public Mono<Void> proceed(Decision.Proceed proceed) {
+      // Only a request with a key is ever claimed. Should one be, the handler has not run: the key
+      // is released, and the request refused rather than run without its exchange.
+      return Stages.resume(proceed.exchange().failAsync())
+          .then(
+              Mono.error(
+                  new IllegalStateException(
+                      "a request without an Idempotency-Key was admitted to run guarded")));
+    }
+  }
+
+  /** What a request with a key comes to: guarded, answered from the store, or passed through. */
+  private static final class Keyed implements Decision.Visitor<Mono<Void>> {
+    private final ServerWebExchange exchange;
+    private final WebFilterChain chain;
+    private final Route route;
+    private final byte[] body;
+
+    Keyed(ServerWebExchange exchange, WebFilterChain chain, Route route, byte[] body) {
+      this.exchange = exchange;
+      this.chain = chain;
+      this.route = route;
+      this.body = body;
+    }
+
+    @Override
+    public Mono<Void> proceed(Decision.Proceed proceed) {
+      Exchange lease = proceed.exchange();
+      CapturingResponse response =
+          new CapturingResponse(
+              exchange.getResponse(), route.policy().execution().maxResultBytes());
+      ServerWebExchange guarded =
+          BufferedExchange.of(exchange, body, response, route.policy().maxRequestBytes());
+      exchange.getAttributes().put(EXCHANGE, lease);
+      return new GuardedExchange(lease, response, exchange).run(chain.filter(guarded));
+    }
+
+    @Override
+    public Mono<Void> respond(Decision.Respond respond) {
+      return Responses.write(exchange.getResponse(), respond.response());
+    }
+
+    @Override
+    public Mono<Void> passThrough(Decision.PassThrough passThrough) {
+      // Fail-open with the store down: the body was read, so the handler gets it from memory.
+      return chain.filter(
+          BufferedExchange.of(
+              exchange, body, exchange.getResponse(), route.policy().maxRequestBytes()));
+    }
+  }
+
+  /**
+   * The path inside the application, decoded segment by segment as WebFlux matches handlers, so
+   * that no spelling of a path ({@code %70ayments}) escapes its route. A slash encoded inside a
+   * segment stays encoded: it belongs to one segment, as it does when a handler is matched.
+   */
+  static String pathOf(ServerHttpRequest request) {
+    StringBuilder path = new StringBuilder();
+    for (PathContainer.Element e : request.getPath().pathWithinApplication().elements()) {
+      if (e instanceof PathContainer.PathSegment segment) {
+        path.append(segment.valueToMatch().replace("/", "%2F"));
+      } else {
+        path.append('/');
+      }
+    }
+    return path.length() == 0 ? "/" : path.toString();
+  }
+
+  private static IncomingRequest incoming(
+      ServerHttpRequest request,
+      String method,
+      String path,
+      byte[] body,
+      @Nullable String principal) {
+    return new IncomingRequest(
+        method,
+        path,
+        request.getURI().getRawQuery(),
+        Responses.headersOf(request.getHeaders()),
+        body,
+        principal);
+  }
+
+  /** Builds an {@link OnceWebFilter}. */
+  public static final class Builder {
+    private final HttpIdempotency http;
+    private int order;
+
+    private Builder(HttpIdempotency http) {
+      this.http = Objects.requireNonNull(http, "http");
+    }
+
+    /** Where the filter runs among the application's (default 0); see {@link #getOrder()}. */
+    public Builder order(int order) {
+      this.order = order;
+      return this;
+    }
+
+    public OnceWebFilter build() {
+      return new OnceWebFilter(this);
+    }
+  }
+}

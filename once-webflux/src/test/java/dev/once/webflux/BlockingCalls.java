@@ -1,0 +1,66 @@
+package dev.once.webflux;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.BlockingMethod;
+import reactor.blockhound.BlockingOperationError;
+import reactor.blockhound.integration.BlockHoundIntegration;
+
+/**
+ * Installs BlockHound for every test class of this module (registered through {@code
+ * META-INF/services}), so that a blocking call on a non-blocking thread (Reactor Netty's and
+ * Lettuce's event loops, Reactor's parallel scheduler) throws {@link BlockingOperationError} where
+ * it happens, and fails the test it happened in even when the error is swallowed on its way (a 500
+ * the test did not look at, an error in a finishing call nobody waits for).
+ */
+public final class BlockingCalls implements BeforeAllCallback, AfterEachCallback {
+
+  private static final List<String> seen = new ArrayList<>();
+
+  /** What the tests allow besides the integrations Reactor, Netty and Spring ship. */
+  private static final BlockHoundIntegration ALLOWED =
+      builder ->
+          builder
+              // The test's logging backend writes to stderr as it logs; an application's logs go
+              // through its own (asynchronous) appenders.
+              .allowBlockingCallsInside("org.slf4j.simple.SimpleLogger", "write")
+              .blockingMethodCallback(BlockingCalls::caught);
+
+  static {
+    BlockHound.install(ALLOWED);
+  }
+
+  private static void caught(BlockingMethod method) {
+    synchronized (seen) {
+      seen.add(method + " on " + Thread.currentThread().getName());
+    }
+    throw new BlockingOperationError(method);
+  }
+
+  /** The blocking calls caught since the last call, which forgets them. */
+  static List<String> drain() {
+    synchronized (seen) {
+      List<String> caught = List.copyOf(seen);
+      seen.clear();
+      return caught;
+    }
+  }
+
+  @Override
+  public void beforeAll(ExtensionContext context) {
+    // Loading this class installed BlockHound; a class that ran before it may have left calls.
+    drain();
+  }
+
+  @Override
+  public void afterEach(ExtensionContext context) {
+    List<String> caught = drain();
+    if (!caught.isEmpty()) {
+      throw new AssertionError("blocking calls on non-blocking threads: " + caught);
+    }
+  }
+}
