@@ -10,6 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,7 +78,7 @@ public final class Exchange {
    * still counts as done.
    */
   public Recorded record(StoredResponse response) {
-    return recordingOf(response).run(lease);
+    return deciding(() -> recordingOf(response)).run(lease);
   }
 
   /**
@@ -85,7 +86,7 @@ public final class Exchange {
    * Lease#completeAsync}).
    */
   public CompletionStage<Recorded> recordAsync(StoredResponse response) {
-    return recordingOf(response).runAsync(lease);
+    return deciding(() -> recordingOf(response)).runAsync(lease);
   }
 
   /**
@@ -102,12 +103,12 @@ public final class Exchange {
    * retries get 409 and never a re-run.
    */
   public Recorded recordUnavailable(int status) {
-    return unavailableRecordingOf(status).run(lease);
+    return deciding(() -> unavailableRecordingOf(status)).run(lease);
   }
 
   /** {@link #recordUnavailable(int)}, asynchronously, as {@link #recordAsync}. */
   public CompletionStage<Recorded> recordUnavailableAsync(int status) {
-    return unavailableRecordingOf(status).runAsync(lease);
+    return deciding(() -> unavailableRecordingOf(status)).runAsync(lease);
   }
 
   /** {@link #recordUnavailable()}, asynchronously, as {@link #recordAsync}. */
@@ -130,11 +131,11 @@ public final class Exchange {
     }
     Outcome outcome = verdict.get();
     if (outcome == Outcome.TRANSIENT) {
-      return new Finish(outcome, Finish.Write.RELEASE, Finish.NOTHING);
+      return new Finish(outcome, Finish.Write.RELEASE, Finish.NOTHING, null);
     }
     if (response.body().length > policy.execution().maxResultBytes()) {
       // The cap counts the body; the headers have room of their own (Route.HEADER_ALLOWANCE).
-      return new Finish(outcome, Finish.Write.WITHOUT_RESULT, Finish.NOTHING);
+      return new Finish(outcome, Finish.Write.WITHOUT_RESULT, Finish.NOTHING, null);
     }
     StoredResponse kept =
         new StoredResponse(response.status(), replayable(response.headers()), response.body());
@@ -147,12 +148,13 @@ public final class Exchange {
           "could not encode the response of key {}; retries will get 'response unavailable'",
           lease.key(),
           e);
-      return new Finish(outcome, Finish.Write.WITHOUT_RESULT, Finish.NOTHING);
+      return new Finish(outcome, Finish.Write.WITHOUT_RESULT, Finish.NOTHING, null);
     }
     return new Finish(
         outcome,
         outcome == Outcome.COMPLETED ? Finish.Write.COMPLETE : Finish.Write.FAIL_FINAL,
-        encoded);
+        encoded,
+        null);
   }
 
   private Finish unavailableRecordingOf(int status) {
@@ -168,7 +170,8 @@ public final class Exchange {
     return new Finish(
         outcome,
         outcome == Outcome.TRANSIENT ? Finish.Write.RELEASE : Finish.Write.WITHOUT_RESULT,
-        Finish.NOTHING);
+        Finish.NOTHING,
+        null);
   }
 
   /**
@@ -179,8 +182,9 @@ public final class Exchange {
    * @param write the lease call that finishes it
    * @param encoded the stored response, for {@link Write#COMPLETE} and {@link Write#FAIL_FINAL};
    *     else {@link #NOTHING}
+   * @param thrown the classifier's error, rethrown once the lease is finished; else null
    */
-  private record Finish(Outcome outcome, Write write, byte[] encoded) {
+  private record Finish(Outcome outcome, Write write, byte[] encoded, @Nullable Error thrown) {
 
     /** What {@code encoded} holds for the writes that store no response. */
     static final byte[] NOTHING = new byte[0];
@@ -189,7 +193,8 @@ public final class Exchange {
      * The handler produced a response, so its effect happened: never released, whatever went wrong
      * after.
      */
-    static final Finish DONE = new Finish(Outcome.COMPLETED, Write.WITHOUT_RESULT, Finish.NOTHING);
+    static final Finish DONE =
+        new Finish(Outcome.COMPLETED, Write.WITHOUT_RESULT, Finish.NOTHING, null);
 
     enum Write {
       RELEASE,
@@ -206,7 +211,7 @@ public final class Exchange {
             case COMPLETE -> lease.complete(encoded);
             case FAIL_FINAL -> lease.failFinal(encoded);
           };
-      return new Recorded(outcome, recording);
+      return recorded(recording);
     }
 
     CompletionStage<Recorded> runAsync(Lease lease) {
@@ -217,7 +222,14 @@ public final class Exchange {
             case COMPLETE -> lease.completeAsync(encoded);
             case FAIL_FINAL -> lease.failFinalAsync(encoded);
           };
-      return recording.thenApply(r -> new Recorded(outcome, r));
+      return recording.thenApply(this::recorded);
+    }
+
+    private Recorded recorded(Recording recording) {
+      if (thrown != null) {
+        throw thrown;
+      }
+      return new Recorded(outcome, recording);
     }
   }
 
@@ -228,22 +240,52 @@ public final class Exchange {
    * its effect is final.
    */
   public Recording fail(Throwable error) {
-    return isTransient(error) ? lease.release() : lease.completeWithoutResult();
+    return deciding(() -> failingOf(error)).run(lease).recording();
   }
 
   /** {@link #fail(Throwable)}, asynchronously, as {@link #recordAsync}. */
   public CompletionStage<Recording> failAsync(Throwable error) {
-    return isTransient(error) ? lease.releaseAsync() : lease.completeWithoutResultAsync();
+    return deciding(() -> failingOf(error)).runAsync(lease).thenApply(Recorded::recording);
   }
 
   /**
-   * Whether the route's classifier calls the handler's error transient. A broken classifier (no
-   * verdict) is no proof that the effect did not happen: never release on it.
+   * How a handler's error finishes the lease: released if the route's classifier calls it
+   * transient, else done. A broken classifier (no verdict) is no proof that the effect did not
+   * happen: never release on it.
    */
-  private boolean isTransient(Throwable error) {
+  private Finish failingOf(Throwable error) {
     Optional<Outcome> verdict =
         judge(() -> policy.classifier().classifyError(error), "a " + error.getClass().getName());
-    return verdict.equals(Optional.of(Outcome.TRANSIENT));
+    return verdict.equals(Optional.of(Outcome.TRANSIENT))
+        ? new Finish(Outcome.TRANSIENT, Finish.Write.RELEASE, Finish.NOTHING, null)
+        : Finish.DONE;
+  }
+
+  /**
+   * The finish {@code decide} arrives at; if the classifier threw an {@link Error}, the lease still
+   * counts as done (the handler ran), and the error is rethrown once it is recorded, by the
+   * blocking or the asynchronous call that records it: never a blocking call on an event loop.
+   */
+  private static Finish deciding(Supplier<Finish> decide) {
+    try {
+      return decide.get();
+    } catch (BrokenClassifier broken) {
+      return new Finish(
+          Outcome.COMPLETED, Finish.Write.WITHOUT_RESULT, Finish.NOTHING, broken.error);
+    }
+  }
+
+  /** Carries a classifier's {@link Error} out of {@link #judge} to {@link #deciding}. */
+  private static final class BrokenClassifier extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    @SuppressWarnings("serial") // never serialised: it never leaves this class
+    private final Error error;
+
+    BrokenClassifier(Error error) {
+      super(error.getMessage(), error, false, false);
+      this.error = error;
+    }
   }
 
   /**
@@ -274,7 +316,7 @@ public final class Exchange {
   /**
    * Asks the classifier, which is the application's code: if it throws (or answers null), the bug
    * is logged and there is no verdict. An {@link Error} settles the lease as done before it
-   * propagates.
+   * propagates (see {@link #deciding}).
    */
   private Optional<Outcome> judge(Supplier<Outcome> verdict, String what) {
     try {
@@ -288,8 +330,7 @@ public final class Exchange {
           e);
       return Optional.empty();
     } catch (Error e) {
-      lease.completeWithoutResult();
-      throw e;
+      throw new BrokenClassifier(e);
     }
   }
 

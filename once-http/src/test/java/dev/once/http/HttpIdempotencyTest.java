@@ -1,6 +1,7 @@
 package dev.once.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.ExecutionPolicy;
 import dev.once.FailureMode;
@@ -57,6 +58,7 @@ class HttpIdempotencyTest {
                   .denyReplayHeader("X-Trace")
                   .build())
           .route("/broken", RoutePolicy.builder().classifier(new FakeBrokenClassifier()).build())
+          .route("/fatal", RoutePolicy.builder().classifier(new FakeFatalClassifier()).build())
           .build();
 
   @AfterEach
@@ -395,6 +397,23 @@ class HttpIdempotencyTest {
   }
 
   @Test
+  void aClassifierErrorPropagatesOnceTheLeaseIsDoneByTheCallThatRecords() {
+    String blocking = key();
+    String async = key();
+    Exchange first = ((Decision.Proceed) begin(post("/fatal", blocking, "{}"))).exchange();
+    Exchange second = ((Decision.Proceed) begin(post("/fatal", async, "{}"))).exchange();
+
+    assertThatThrownBy(() -> first.record(created("{}"))).isInstanceOf(LinkageError.class);
+    assertThatThrownBy(() -> second.recordAsync(created("{}")).toCompletableFuture().join())
+        .hasCauseInstanceOf(LinkageError.class);
+
+    assertThat(problemOf(begin(post("/fatal", blocking, "{}"))))
+        .isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
+    assertThat(problemOf(begin(post("/fatal", async, "{}"))))
+        .isEqualTo(ProblemType.RESPONSE_UNAVAILABLE);
+  }
+
+  @Test
   void aStreamedResponseWithAStatusOutsideHttpsRangeCountsAsDone() {
     String key = key();
 
@@ -513,6 +532,19 @@ class HttpIdempotencyTest {
       assertThat(proceeded).isEqualTo(1);
     } finally {
       pool.shutdownNow();
+    }
+  }
+
+  /** A classifier that fails fatally: an {@link Error} on every response and exception. */
+  private static final class FakeFatalClassifier implements OutcomeClassifier<StoredResponse> {
+    @Override
+    public Outcome classify(StoredResponse response) {
+      throw new LinkageError("classifier fatal");
+    }
+
+    @Override
+    public Outcome classifyError(Throwable error) {
+      throw new LinkageError("classifier fatal");
     }
   }
 
