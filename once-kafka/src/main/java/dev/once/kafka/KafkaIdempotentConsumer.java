@@ -419,14 +419,7 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
 
     /** The longest one poll waits for records; default 200 ms. */
     public Builder pollTimeout(Duration pollTimeout) {
-      if (pollTimeout == null
-          || pollTimeout.isNegative()
-          || pollTimeout.isZero()
-          || pollTimeout.compareTo(Duration.ofMinutes(1)) > 0) {
-        throw new IllegalArgumentException(
-            "pollTimeout must be positive and at most 1 minute; was " + pollTimeout);
-      }
-      this.pollTimeout = pollTimeout;
+      this.pollTimeout = Arguments.positive("pollTimeout", pollTimeout, Duration.ofMinutes(1));
       return this;
     }
 

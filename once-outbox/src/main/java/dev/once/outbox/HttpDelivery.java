@@ -196,10 +196,7 @@ public final class HttpDelivery implements Delivery {
 
     /** Threads of the client's pool; default 2, from 1 to 64. Ignored with {@link #client}. */
     public Builder threads(int threads) {
-      if (threads < 1 || threads > 64) {
-        throw new IllegalArgumentException("threads must be from 1 to 64; was " + threads);
-      }
-      this.threads = threads;
+      this.threads = Arguments.between("threads", threads, 1, 64);
       return this;
     }
 

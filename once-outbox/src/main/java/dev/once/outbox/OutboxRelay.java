@@ -352,19 +352,13 @@ public final class OutboxRelay implements AutoCloseable {
 
     /** The most rows one claim takes; default 100, from 1 to 10,000. */
     public Builder batchSize(int batchSize) {
-      if (batchSize < 1 || batchSize > 10_000) {
-        throw new IllegalArgumentException("batchSize must be from 1 to 10000; was " + batchSize);
-      }
-      this.batchSize = batchSize;
+      this.batchSize = Arguments.between("batchSize", batchSize, 1, 10_000);
       return this;
     }
 
     /** Worker threads, each with at most one batch in flight; default 1, from 1 to 64. */
     public Builder workers(int workers) {
-      if (workers < 1 || workers > 64) {
-        throw new IllegalArgumentException("workers must be from 1 to 64; was " + workers);
-      }
-      this.workers = workers;
+      this.workers = Arguments.between("workers", workers, 1, 64);
       return this;
     }
 
@@ -435,11 +429,7 @@ public final class OutboxRelay implements AutoCloseable {
 
     /** Rows one purge statement deletes at most; default 1,000, from 1 to 100,000. */
     public Builder purgeBatchSize(int purgeBatchSize) {
-      if (purgeBatchSize < 1 || purgeBatchSize > 100_000) {
-        throw new IllegalArgumentException(
-            "purgeBatchSize must be from 1 to 100000; was " + purgeBatchSize);
-      }
-      this.purgeBatchSize = purgeBatchSize;
+      this.purgeBatchSize = Arguments.between("purgeBatchSize", purgeBatchSize, 1, 100_000);
       return this;
     }
 

@@ -323,13 +323,9 @@ public final class RabbitConsumer implements AutoCloseable {
 
     /** How long a republish waits for the broker's confirm (default 10 s, 1 ms to 1 h). */
     public Builder confirmTimeout(Duration confirmTimeout) {
-      if (confirmTimeout == null
-          || confirmTimeout.toMillis() < 1
-          || confirmTimeout.compareTo(Duration.ofHours(1)) > 0) {
-        throw new IllegalArgumentException(
-            "confirmTimeout must be between 1 ms and 1 h, was " + confirmTimeout);
-      }
-      this.confirmTimeout = confirmTimeout;
+      this.confirmTimeout =
+          Arguments.between(
+              "confirmTimeout", confirmTimeout, Duration.ofMillis(1), Duration.ofHours(1));
       return this;
     }
 

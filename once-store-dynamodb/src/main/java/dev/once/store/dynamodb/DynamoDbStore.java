@@ -654,14 +654,7 @@ public final class DynamoDbStore implements IdempotencyStore {
      * whatever the client's own timeouts are.
      */
     public Builder callTimeout(Duration callTimeout) {
-      if (callTimeout == null
-          || callTimeout.isZero()
-          || callTimeout.isNegative()
-          || callTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
-        throw new IllegalArgumentException(
-            "callTimeout must be positive and at most 10 minutes, was " + callTimeout);
-      }
-      this.callTimeout = callTimeout;
+      this.callTimeout = Arguments.positive("callTimeout", callTimeout, Duration.ofMinutes(10));
       return this;
     }
 
@@ -672,13 +665,9 @@ public final class DynamoDbStore implements IdempotencyStore {
      * them: tokens then rely on the clocks never stepping back.
      */
     public Builder retentionAfterExpiry(Duration retentionAfterExpiry) {
-      if (retentionAfterExpiry == null
-          || retentionAfterExpiry.isNegative()
-          || retentionAfterExpiry.compareTo(Duration.ofDays(365)) > 0) {
-        throw new IllegalArgumentException(
-            "retentionAfterExpiry must be zero to 365 days, was " + retentionAfterExpiry);
-      }
-      this.retentionAfterExpiry = retentionAfterExpiry;
+      this.retentionAfterExpiry =
+          Arguments.between(
+              "retentionAfterExpiry", retentionAfterExpiry, Duration.ZERO, Duration.ofDays(365));
       return this;
     }
 
@@ -689,11 +678,8 @@ public final class DynamoDbStore implements IdempotencyStore {
      * IllegalArgumentException} before anything is written.
      */
     public Builder maxItemBytes(int maxItemBytes) {
-      if (maxItemBytes < 4096 || maxItemBytes > DYNAMODB_ITEM_LIMIT) {
-        throw new IllegalArgumentException(
-            "maxItemBytes must be 4096 to " + DYNAMODB_ITEM_LIMIT + ", was " + maxItemBytes);
-      }
-      this.maxItemBytes = maxItemBytes;
+      this.maxItemBytes =
+          Arguments.between("maxItemBytes", maxItemBytes, 4096, DYNAMODB_ITEM_LIMIT);
       return this;
     }
 
@@ -705,11 +691,8 @@ public final class DynamoDbStore implements IdempotencyStore {
      * default): updates beyond it only wait for a connection.
      */
     public Builder heartbeatConcurrency(int heartbeatConcurrency) {
-      if (heartbeatConcurrency < 1 || heartbeatConcurrency > 1000) {
-        throw new IllegalArgumentException(
-            "heartbeatConcurrency must be 1 to 1000, was " + heartbeatConcurrency);
-      }
-      this.heartbeatConcurrency = heartbeatConcurrency;
+      this.heartbeatConcurrency =
+          Arguments.between("heartbeatConcurrency", heartbeatConcurrency, 1, 1000);
       return this;
     }
 

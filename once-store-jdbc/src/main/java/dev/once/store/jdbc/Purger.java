@@ -147,10 +147,7 @@ public final class Purger implements AutoCloseable {
      * Records deleted per statement; default 1000. Smaller batches hold their locks for less time.
      */
     public Builder batchSize(int batchSize) {
-      if (batchSize < 1 || batchSize > 1_000_000) {
-        throw new IllegalArgumentException("batchSize must be 1 to 1000000, was " + batchSize);
-      }
-      this.batchSize = batchSize;
+      this.batchSize = Arguments.between("batchSize", batchSize, 1, 1_000_000);
       return this;
     }
 

@@ -483,14 +483,8 @@ public final class RedisStore implements IdempotencyStore {
      * waits when Redis is down. Set on the store's own connection, not the client's.
      */
     public Builder commandTimeout(Duration commandTimeout) {
-      if (commandTimeout == null
-          || commandTimeout.isZero()
-          || commandTimeout.isNegative()
-          || commandTimeout.compareTo(Duration.ofMinutes(10)) > 0) {
-        throw new IllegalArgumentException(
-            "commandTimeout must be positive and at most 10 minutes, was " + commandTimeout);
-      }
-      this.commandTimeout = commandTimeout;
+      this.commandTimeout =
+          Arguments.positive("commandTimeout", commandTimeout, Duration.ofMinutes(10));
       return this;
     }
 
@@ -503,13 +497,9 @@ public final class RedisStore implements IdempotencyStore {
      * then rely on the server's clock never stepping back (see {@code docs/redis-store.md}).
      */
     public Builder retentionAfterExpiry(Duration retentionAfterExpiry) {
-      if (retentionAfterExpiry == null
-          || retentionAfterExpiry.isNegative()
-          || retentionAfterExpiry.compareTo(Duration.ofDays(30)) > 0) {
-        throw new IllegalArgumentException(
-            "retentionAfterExpiry must be zero to 30 days, was " + retentionAfterExpiry);
-      }
-      this.retentionAfterExpiry = retentionAfterExpiry;
+      this.retentionAfterExpiry =
+          Arguments.between(
+              "retentionAfterExpiry", retentionAfterExpiry, Duration.ZERO, Duration.ofDays(30));
       return this;
     }
 
