@@ -31,6 +31,15 @@ final class TimedStore extends ForwardingStore {
     return delegate;
   }
 
+  private <T> T timed(String op, Supplier<T> call) {
+    long start = System.nanoTime();
+    try {
+      return call.get();
+    } finally {
+      timed(op, start);
+    }
+  }
+
   private void timed(String op, long start) {
     try {
       listener.onStoreCall(op, System.nanoTime() - start);
@@ -41,92 +50,47 @@ final class TimedStore extends ForwardingStore {
 
   @Override
   public ClaimResult claim(ClaimRequest request) {
-    long start = System.nanoTime();
-    try {
-      return delegate.claim(request);
-    } finally {
-      timed("claim", start);
-    }
+    return timed("claim", () -> delegate.claim(request));
   }
 
   @Override
   public Optional<IdempotencyRecord> get(RecordId id) {
-    long start = System.nanoTime();
-    try {
-      return delegate.get(id);
-    } finally {
-      timed("get", start);
-    }
+    return timed("get", () -> delegate.get(id));
   }
 
   @Override
   public boolean heartbeat(RecordId id, long token, Duration lease) {
-    long start = System.nanoTime();
-    try {
-      return delegate.heartbeat(id, token, lease);
-    } finally {
-      timed("heartbeat", start);
-    }
+    return timed("heartbeat", () -> delegate.heartbeat(id, token, lease));
   }
 
   @Override
   public Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
-    long start = System.nanoTime();
-    try {
-      return delegate.heartbeat(leases, lease);
-    } finally {
-      timed("heartbeatBatch", start);
-    }
+    return timed("heartbeatBatch", () -> delegate.heartbeat(leases, lease));
   }
 
   @Override
   public boolean checkpoint(RecordId id, long token, byte[] recoveryPoint, Duration lease) {
-    long start = System.nanoTime();
-    try {
-      return delegate.checkpoint(id, token, recoveryPoint, lease);
-    } finally {
-      timed("checkpoint", start);
-    }
+    return timed("checkpoint", () -> delegate.checkpoint(id, token, recoveryPoint, lease));
   }
 
   @Override
   public boolean complete(RecordId id, long token, byte[] result, Duration ttl) {
-    long start = System.nanoTime();
-    try {
-      return delegate.complete(id, token, result, ttl);
-    } finally {
-      timed("complete", start);
-    }
+    return timed("complete", () -> delegate.complete(id, token, result, ttl));
   }
 
   @Override
   public boolean failFinal(RecordId id, long token, byte[] result, Duration ttl) {
-    long start = System.nanoTime();
-    try {
-      return delegate.failFinal(id, token, result, ttl);
-    } finally {
-      timed("failFinal", start);
-    }
+    return timed("failFinal", () -> delegate.failFinal(id, token, result, ttl));
   }
 
   @Override
   public boolean release(RecordId id, long token) {
-    long start = System.nanoTime();
-    try {
-      return delegate.release(id, token);
-    } finally {
-      timed("release", start);
-    }
+    return timed("release", () -> delegate.release(id, token));
   }
 
   @Override
   public int purgeExpired(int batchSize) {
-    long start = System.nanoTime();
-    try {
-      return delegate.purgeExpired(batchSize);
-    } finally {
-      timed("purgeExpired", start);
-    }
+    return timed("purgeExpired", () -> delegate.purgeExpired(batchSize));
   }
 
   // The asynchronous calls are timed from the call to the reply, whichever thread completes them.
