@@ -513,11 +513,9 @@ public final class RedisStore implements IdempotencyStore {
         if (client != null) {
           StatefulRedisConnection<byte[], byte[]> connection =
               client.connect(ByteArrayCodec.INSTANCE);
-          connection.setTimeout(commandTimeout);
           // A standalone Redis has no hash slots: any keys may share a script.
           store =
-              new RedisStore(
-                  this,
+              connected(
                   connection,
                   connection.async(),
                   () -> client.connectPubSub(ByteArrayCodec.INSTANCE),
@@ -527,10 +525,8 @@ public final class RedisStore implements IdempotencyStore {
               Objects.requireNonNull(clusterClient, "clusterClient"); // a builder has one client
           StatefulRedisClusterConnection<byte[], byte[]> connection =
               cluster.connect(ByteArrayCodec.INSTANCE);
-          connection.setTimeout(commandTimeout);
           store =
-              new RedisStore(
-                  this,
+              connected(
                   connection,
                   connection.async(),
                   () -> cluster.connectPubSub(ByteArrayCodec.INSTANCE),
@@ -541,6 +537,15 @@ public final class RedisStore implements IdempotencyStore {
       }
       store.scripts.preload();
       return store;
+    }
+
+    private RedisStore connected(
+        StatefulConnection<byte[], byte[]> connection,
+        RedisClusterAsyncCommands<byte[], byte[]> commands,
+        Supplier<StatefulRedisPubSubConnection<byte[], byte[]>> pubSub,
+        ToIntFunction<byte[]> slotOf) {
+      connection.setTimeout(commandTimeout);
+      return new RedisStore(this, connection, commands, pubSub, slotOf);
     }
   }
 }
