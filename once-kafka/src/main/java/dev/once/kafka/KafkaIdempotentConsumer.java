@@ -430,10 +430,7 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
      * the consumer's {@code bootstrap.servers}.
      */
     public Builder deadLetterTopic(String topic) {
-      if (topic == null || topic.isBlank()) {
-        throw new IllegalArgumentException("deadLetterTopic must not be blank; was " + topic);
-      }
-      this.deadLetterTopic = topic;
+      this.deadLetterTopic = Arguments.notBlank("topic", topic);
       return this;
     }
 
@@ -446,10 +443,7 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
 
     /** The polling thread's name; default {@code once-kafka-consumer}. */
     public Builder threadName(String threadName) {
-      if (threadName == null || threadName.isBlank()) {
-        throw new IllegalArgumentException("threadName must not be blank; was " + threadName);
-      }
-      this.threadName = threadName;
+      this.threadName = Arguments.notBlank("threadName", threadName);
       return this;
     }
 

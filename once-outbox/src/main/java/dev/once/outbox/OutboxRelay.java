@@ -408,10 +408,7 @@ public final class OutboxRelay implements AutoCloseable {
      * How long delivered rows are kept before the relay purges them; default 7 days; zero or more.
      */
     public Builder retention(Duration retention) {
-      if (retention == null || retention.isNegative()) {
-        throw new IllegalArgumentException("retention must be zero or positive; was " + retention);
-      }
-      this.retention = retention;
+      this.retention = Arguments.notNegative("retention", retention);
       return this;
     }
 
@@ -444,10 +441,7 @@ public final class OutboxRelay implements AutoCloseable {
 
     /** The worker threads' name prefix; default {@code once-outbox-relay}. */
     public Builder threadName(String threadName) {
-      if (threadName == null || threadName.isBlank()) {
-        throw new IllegalArgumentException("threadName must not be blank; was " + threadName);
-      }
-      this.threadName = threadName;
+      this.threadName = Arguments.notBlank("threadName", threadName);
       return this;
     }
 

@@ -24,6 +24,22 @@ public final class Arguments {
     return value;
   }
 
+  /** {@code value}, if it is zero or longer. */
+  public static Duration notNegative(String option, Duration value) {
+    if (value == null || value.isNegative()) {
+      throw new IllegalArgumentException(option + " must be zero or positive, was " + value);
+    }
+    return value;
+  }
+
+  /** {@code value}, if it has a character other than white space. */
+  public static String notBlank(String option, String value) {
+    if (value == null || value.isBlank()) {
+      throw new IllegalArgumentException(option + " must not be blank, was " + value);
+    }
+    return value;
+  }
+
   /** {@code value}, if it is longer than zero and at most {@code max}. */
   public static Duration positive(String option, Duration value, Duration max) {
     if (value == null || value.isNegative() || value.isZero() || value.compareTo(max) > 0) {

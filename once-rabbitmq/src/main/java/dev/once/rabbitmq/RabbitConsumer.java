@@ -284,11 +284,7 @@ public final class RabbitConsumer implements AutoCloseable {
 
     private Builder(Connection connection, String queue, MessageProcessor<Delivery> processor) {
       this.connection = Objects.requireNonNull(connection, "connection");
-      if (queue == null || queue.isBlank()) {
-        throw new IllegalArgumentException(
-            "queue must not be blank, was " + (queue == null ? null : "'" + queue + "'"));
-      }
-      this.queue = queue;
+      this.queue = Arguments.notBlank("queue", queue);
       this.processor = Objects.requireNonNull(processor, "processor");
     }
 

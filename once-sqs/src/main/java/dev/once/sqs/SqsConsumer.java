@@ -304,11 +304,7 @@ public final class SqsConsumer implements AutoCloseable {
 
     private Builder(SqsClient sqs, String queueUrl, MessageProcessor<Message> processor) {
       this.sqs = Objects.requireNonNull(sqs, "sqs");
-      if (queueUrl == null || queueUrl.isBlank()) {
-        throw new IllegalArgumentException(
-            "queueUrl must not be blank, was " + (queueUrl == null ? null : "'" + queueUrl + "'"));
-      }
-      this.queueUrl = queueUrl;
+      this.queueUrl = Arguments.notBlank("queueUrl", queueUrl);
       this.processor = Objects.requireNonNull(processor, "processor");
     }
 
@@ -363,11 +359,7 @@ public final class SqsConsumer implements AutoCloseable {
      * they are dropped and logged).
      */
     public Builder deadLetterQueue(String deadLetterQueueUrl) {
-      if (deadLetterQueueUrl == null || deadLetterQueueUrl.isBlank()) {
-        throw new IllegalArgumentException(
-            "deadLetterQueue must not be blank, was " + deadLetterQueueUrl);
-      }
-      this.deadLetterQueueUrl = deadLetterQueueUrl;
+      this.deadLetterQueueUrl = Arguments.notBlank("deadLetterQueueUrl", deadLetterQueueUrl);
       return this;
     }
 

@@ -159,20 +159,13 @@ public final class Purger implements AutoCloseable {
 
     /** Time between two full batches of one round, to leave the database room; default 50 ms. */
     public Builder pause(Duration pause) {
-      if (pause == null || pause.isNegative()) {
-        throw new IllegalArgumentException("pause must be zero or positive, was " + pause);
-      }
-      this.pause = pause;
+      this.pause = Arguments.notNegative("pause", pause);
       return this;
     }
 
     /** Time before the first round; default zero. */
     public Builder initialDelay(Duration initialDelay) {
-      if (initialDelay == null || initialDelay.isNegative()) {
-        throw new IllegalArgumentException(
-            "initialDelay must be zero or positive, was " + initialDelay);
-      }
-      this.initialDelay = initialDelay;
+      this.initialDelay = Arguments.notNegative("initialDelay", initialDelay);
       return this;
     }
 
