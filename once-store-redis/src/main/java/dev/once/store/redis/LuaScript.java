@@ -21,8 +21,11 @@ final class LuaScript {
   static final LuaScript FINISH = load("finish");
   static final LuaScript RELEASE = load("release");
   static final LuaScript PURGE = load("purge");
+  static final LuaScript WATCH = load("watch");
 
-  static final LuaScript[] ALL = {CLAIM, GET, HEARTBEAT, HEARTBEAT_MANY, FINISH, RELEASE, PURGE};
+  static final LuaScript[] ALL = {
+    CLAIM, GET, HEARTBEAT, HEARTBEAT_MANY, FINISH, RELEASE, PURGE, WATCH
+  };
 
   private final String name;
   private final byte[] source;

@@ -58,8 +58,9 @@ import org.slf4j.LoggerFactory;
  * its last token for {@link Builder#retentionAfterExpiry(Duration) retentionAfterExpiry} after it
  * expires or is released, so a new lease always gets a larger token, even when the server's clock
  * steps back by less than that. Keys carry a hash tag, so in a Cluster every script touches one
- * slot. {@link #awaitChange} listens on Redis pub/sub; the scripts publish every claim, completion,
- * failure, release and purge.
+ * slot. {@link #awaitChange} listens on Redis pub/sub and marks the record watched; the scripts
+ * publish a claim, completion, failure, release or purge only of a watched record, so a store
+ * nobody waits on sends no messages (on a cluster, each would go to every node).
  *
  * <p>Redis deletes records by itself {@code retentionAfterExpiry} after they expire; before that an
  * expired record is absent for every operation. {@link #purgeExpired} frees expired records' bodies
@@ -392,13 +393,23 @@ public final class RedisStore implements IdempotencyStore {
    * {@inheritDoc}
    *
    * <p>Subscribes to the record's channel on the store's pub/sub connection (opened on the first
-   * wait) and returns once Redis has acknowledged the subscription. Waiters are woken on a thread
-   * of {@link CompletableFuture}'s default async pool, never on Lettuce's event loop.
+   * wait), returns once Redis has acknowledged the subscription and the record is marked watched
+   * (one more round trip). Waiters are woken on a thread of {@link CompletableFuture}'s default
+   * async pool, never on Lettuce's event loop.
    */
   @Override
   public CompletableFuture<Void> awaitChange(RecordId id) {
     Objects.requireNonNull(id, "id");
-    return changes.await(keys.channel(id));
+    CompletableFuture<Void> change = changes.await(keys.channel(id));
+    try {
+      // Subscribed first, then marked: a change after the mark is published, and one before it
+      // is seen by the claim the waiter makes next.
+      scripts.run(LuaScript.WATCH, ScriptOutputType.INTEGER, keys.recordKey(id));
+    } catch (RuntimeException e) {
+      change.cancel(false);
+      throw e;
+    }
+    return change;
   }
 
   @Override

@@ -14,7 +14,9 @@ if is_live(h, now) then
   local expires = math.max(tonumber(h[5]), lease_until)
   redis.call('HSET', key, 't', int(token), 'l', int(lease_until), 'e', int(expires))
   expire_physically(key, expires, tonumber(ARGV[4]))
-  redis.call('PUBLISH', ARGV[5], 'stolen')
+  if watched(key) then
+    redis.call('PUBLISH', ARGV[5], 'stolen')
+  end
   return {1, token, lease_until, 1, h[6]}
 end
 -- Absent, released or expired: a fresh record. The token is the server clock in us, or one more
@@ -24,10 +26,13 @@ if h[3] then
   token = math.max(now, tonumber(h[3]) + 1)
 end
 local expires = math.max(now + tonumber(ARGV[3]), lease_until)
+local notify = watched(key)
 if h[1] then
   redis.call('DEL', key) -- the old fields (a result, a recovery point) must not leak into the new record
 end
 redis.call('HSET', key, 's', 'P', 'f', ARGV[1], 't', int(token), 'l', int(lease_until), 'e', int(expires))
 expire_physically(key, expires, tonumber(ARGV[4]))
-redis.call('PUBLISH', ARGV[5], 'claimed')
+if notify then
+  redis.call('PUBLISH', ARGV[5], 'claimed')
+end
 return {1, token, lease_until, 0, false}

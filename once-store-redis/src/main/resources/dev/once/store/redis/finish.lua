@@ -9,5 +9,7 @@ local expires = now + tonumber(ARGV[4])
 redis.call('HDEL', key, 'r')
 redis.call('HSET', key, 's', ARGV[2], 'v', ARGV[3], 'e', int(expires))
 expire_physically(key, expires, tonumber(ARGV[5]))
-redis.call('PUBLISH', ARGV[6], 'finished')
+if watched(key) then
+  redis.call('PUBLISH', ARGV[6], 'finished')
+end
 return 1

@@ -3,6 +3,7 @@
 --   f  fingerprint          t  token of the current or last lease
 --   l  lease end, us        e  expiry, us (logical: at or after it the record is absent)
 --   r  recovery point       v  result
+--   w  set while a caller waits for a change (watch.lua); changes are published only then
 -- Times are the server's clock in microseconds since the epoch (below 2^53, so exact in Lua numbers).
 -- Redis deletes the hash by itself `retention` after e: until then it keeps the last token, so a
 -- new lease on the key is granted a larger one even if the server clock steps back.
@@ -65,4 +66,10 @@ end
 
 local function is_live(h, now)
   return (h[1] == 'P' or h[1] == 'C' or h[1] == 'F') and now < tonumber(h[5])
+end
+
+-- Whether a caller waits for a change of the record (see watch.lua): read before a script deletes
+-- the hash, since the mark goes with it.
+local function watched(key)
+  return redis.call('HEXISTS', key, 'w') == 1
 end

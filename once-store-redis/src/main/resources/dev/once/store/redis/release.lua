@@ -5,6 +5,7 @@ local key = KEYS[1]
 if not held(key, ARGV[1], now) then
   return 0
 end
+local notify = watched(key)
 redis.call('DEL', key)
 local retention = tonumber(ARGV[2])
 if retention > 0 then
@@ -12,5 +13,7 @@ if retention > 0 then
   redis.call('HSET', key, 's', 'R', 't', ARGV[1], 'e', int(now))
   expire_physically(key, now, retention)
 end
-redis.call('PUBLISH', ARGV[3], 'released')
+if notify then
+  redis.call('PUBLISH', ARGV[3], 'released')
+end
 return 1

@@ -173,6 +173,35 @@ class RedisStoreTest {
   }
 
   @Test
+  void onlyChangesSomeoneWaitsForArePublished() throws Exception {
+    java.util.concurrent.BlockingQueue<String> published =
+        new java.util.concurrent.LinkedBlockingQueue<>();
+    try (var listener = LocalRedis.client().connectPubSub(io.lettuce.core.codec.StringCodec.UTF8)) {
+      listener.addListener(
+          new io.lettuce.core.pubsub.RedisPubSubAdapter<String, String>() {
+            @Override
+            public void message(String pattern, String channel, String message) {
+              published.add(message);
+            }
+          });
+      listener.sync().psubscribe(prefix + "*");
+      RecordId unwatched = newId();
+      Claimed a = claimed(store.claim(new ClaimRequest(unwatched, newFingerprint(), LONG, LONG)));
+      assertThat(store.complete(unwatched, a.token(), ascii("done"), LONG)).isTrue();
+      assertThat(published.poll(300, TimeUnit.MILLISECONDS))
+          .as("a claim and completion nobody waits for")
+          .isNull();
+
+      RecordId watched = newId();
+      Claimed b = claimed(store.claim(new ClaimRequest(watched, newFingerprint(), LONG, LONG)));
+      CompletableFuture<Void> change = store.awaitChange(watched);
+      assertThat(store.complete(watched, b.token(), ascii("done"), LONG)).isTrue();
+      assertThat(published.poll(5, TimeUnit.SECONDS)).isEqualTo("finished");
+      change.get(5, TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
   void aCancelledWaitUnsubscribes() {
     RecordId id = newId();
     CompletableFuture<Void> change = store.awaitChange(id);
