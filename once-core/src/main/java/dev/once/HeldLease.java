@@ -264,6 +264,15 @@ final class HeldLease implements Lease {
   }
 
   @Override
+  public CompletionStage<Recording> failFinalAsync(FinalFailure failure) {
+    byte[] payload = Payloads.failure(failure);
+    if (payload.length > policy.maxResultBytes()) {
+      return finishAsync(Write.FAIL_FINAL, Payloads.notStored()).thenApply(HeldLease::notStored);
+    }
+    return finishAsync(Write.FAIL_FINAL, payload);
+  }
+
+  @Override
   public CompletionStage<Recording> completeWithoutResultAsync() {
     return finishAsync(Write.COMPLETE, Payloads.notStored()).thenApply(HeldLease::notStored);
   }

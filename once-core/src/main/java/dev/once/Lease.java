@@ -47,6 +47,9 @@ public interface Lease extends ExecutionContext {
   /** {@link #failFinal(byte[])}, asynchronously, as {@link #completeAsync}. */
   CompletionStage<Recording> failFinalAsync(byte[] value);
 
+  /** {@link #failFinal(FinalFailure)}, asynchronously, as {@link #completeAsync}. */
+  CompletionStage<Recording> failFinalAsync(FinalFailure failure);
+
   /** {@link #completeWithoutResult}, asynchronously, as {@link #completeAsync}. */
   CompletionStage<Recording> completeWithoutResultAsync();
 

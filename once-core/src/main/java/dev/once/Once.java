@@ -630,75 +630,329 @@ public final class Once implements AutoCloseable {
     try {
       value = operation.run(lease);
     } catch (Throwable error) {
-      return failed(lease, id, start, classifier, error);
+      ErrorVerdict verdict = ErrorVerdict.of(id, classifier, error);
+      Recording recording = verdict.finish(lease);
+      if (verdict.failure() == null) {
+        if (verdict.finish() == Finish.RELEASE) {
+          events.executed(id, Outcome.TRANSIENT, recording, System.nanoTime() - start);
+        }
+        throw propagate(error);
+      }
+      events.executed(id, Outcome.FAILED_FINAL, recording, System.nanoTime() - start);
+      return new ExecutionResult.Failed<>(verdict.failure());
     }
-    Outcome outcome;
-    try {
-      outcome = Objects.requireNonNull(classifier.classify(value), "the classifier returned null");
-    } catch (RuntimeException e) {
-      // The operation returned, so its effect happened: record it as done without a result, as for
-      // a
-      // codec failure, so a retry never runs it again; the bug is logged, not rethrown, because the
-      // caller's work did succeed.
-      log.error(
-          "the classifier failed on the result of {}; recording it as done without a result",
-          id,
-          e);
-      Recording recording = lease.completeWithoutResult();
-      events.executed(id, Outcome.COMPLETED, recording, System.nanoTime() - start);
-      return new ExecutionResult.Executed<>(value, Outcome.COMPLETED, recording);
-    }
-    Recording recording =
-        outcome == Outcome.TRANSIENT ? lease.release() : record(lease, codec, value, outcome);
-    events.executed(id, outcome, recording, System.nanoTime() - start);
-    return new ExecutionResult.Executed<>(value, outcome, recording);
+    ValueVerdict verdict = ValueVerdict.of(id, codec, classifier, value);
+    Recording recording = verdict.finish(lease);
+    events.executed(id, verdict.outcome(), recording, System.nanoTime() - start);
+    return new ExecutionResult.Executed<>(value, verdict.outcome(), recording);
   }
 
-  /** Records a completed or finally failed value for replay. */
-  private static <T> Recording record(Lease lease, ResultCodec<T> codec, T value, Outcome outcome) {
-    byte[] bytes;
-    try {
-      bytes = Objects.requireNonNull(codec.encode(value), "the codec encoded a value as null");
-    } catch (RuntimeException e) {
-      // The work is done; it must not run again just because its result cannot be encoded.
-      log.warn(
-          "could not encode the result of {}; retries will get 'response unavailable'",
-          lease.key(),
-          e);
-      return lease.completeWithoutResult();
-    }
-    return outcome == Outcome.COMPLETED ? lease.complete(bytes) : lease.failFinal(bytes);
+  /**
+   * {@link #execute}, for an operation that answers with a stage: the claim ({@link #beginAsync}),
+   * the wait for the operation's stage and the record ({@link Lease#completeAsync} …) hold no
+   * thread. The stage's value or failure is classified, recorded, released or abandoned by the same
+   * rules as {@link #execute}'s; a transient failure completes the returned stage exceptionally
+   * with the operation's own exception, after the release.
+   *
+   * <p>The operation is called on the thread that completes the claim: the caller's when the store
+   * answers at once (in memory), else a thread of the store's client or of the engine's store
+   * executor. Keep its synchronous part short, or start the work on an executor of its own.
+   */
+  public <T> CompletionStage<ExecutionResult<T>> executeAsync(
+      Scope scope,
+      IdempotencyKey key,
+      Fingerprint fingerprint,
+      ResultCodec<T> codec,
+      OutcomeClassifier<? super T> classifier,
+      ExecutionPolicy policy,
+      Operation<? extends CompletionStage<T>> operation) {
+    Objects.requireNonNull(codec, "codec");
+    Objects.requireNonNull(classifier, "classifier");
+    Objects.requireNonNull(operation, "operation");
+    return beginAsync(scope, key, fingerprint, policy)
+        .thenCompose(
+            admission ->
+                admission.accept(
+                    new Admission.Visitor<CompletionStage<ExecutionResult<T>>>() {
+                      @Override
+                      public CompletionStage<ExecutionResult<T>> proceed(Admission.Proceed p) {
+                        return runAsync(p.lease(), codec, classifier, operation);
+                      }
+
+                      @Override
+                      public CompletionStage<ExecutionResult<T>> unguarded(
+                          Admission.Unguarded unguarded) {
+                        return runUnguardedAsync(scope, key, classifier, operation);
+                      }
+
+                      @Override
+                      public CompletionStage<ExecutionResult<T>> replay(Admission.Replay replay) {
+                        return done(decode(RecordId.of(scope, key), replay, codec));
+                      }
+
+                      @Override
+                      public CompletionStage<ExecutionResult<T>> replayFailure(
+                          Admission.ReplayFailure replayFailure) {
+                        return done(new ExecutionResult.Failed<>(replayFailure.failure()));
+                      }
+
+                      @Override
+                      public CompletionStage<ExecutionResult<T>> inFlight(
+                          Admission.InFlight inFlight) {
+                        return done(new ExecutionResult.InFlight<>(inFlight.retryAfter()));
+                      }
+
+                      @Override
+                      public CompletionStage<ExecutionResult<T>> fingerprintMismatch(
+                          Admission.FingerprintMismatch mismatch) {
+                        return done(new ExecutionResult.FingerprintMismatch<>());
+                      }
+
+                      @Override
+                      public CompletionStage<ExecutionResult<T>> responseUnavailable(
+                          Admission.ResponseUnavailable unavailable) {
+                        return done(new ExecutionResult.ResponseUnavailable<>());
+                      }
+
+                      @Override
+                      public CompletionStage<ExecutionResult<T>> storeUnavailable(
+                          Admission.StoreUnavailable unavailable) {
+                        return done(
+                            new ExecutionResult.StoreUnavailable<>(
+                                unavailable.retryAfter(), unavailable.cause()));
+                      }
+                    }));
   }
 
-  private <T> ExecutionResult<T> failed(
+  private static <T> CompletionStage<ExecutionResult<T>> done(ExecutionResult<T> result) {
+    return CompletableFuture.completedFuture(result);
+  }
+
+  private <T> CompletionStage<ExecutionResult<T>> runAsync(
+      Lease lease,
+      ResultCodec<T> codec,
+      OutcomeClassifier<? super T> classifier,
+      Operation<? extends CompletionStage<T>> operation) {
+    RecordId id = RecordId.of(lease.scope(), lease.key());
+    long start = System.nanoTime();
+    CompletionStage<T> stage;
+    try {
+      stage = Objects.requireNonNull(operation.run(lease), "the operation returned no stage");
+    } catch (Throwable error) {
+      return failedAsync(lease, id, start, classifier, error);
+    }
+    return stage
+        .<CompletionStage<ExecutionResult<T>>>handle(
+            (value, failure) ->
+                failure != null
+                    ? failedAsync(lease, id, start, classifier, Causes.of(failure))
+                    : succeededAsync(lease, id, start, codec, classifier, value))
+        .thenCompose(result -> result);
+  }
+
+  private <T> CompletionStage<ExecutionResult<T>> succeededAsync(
+      Lease lease,
+      RecordId id,
+      long start,
+      ResultCodec<T> codec,
+      OutcomeClassifier<? super T> classifier,
+      T value) {
+    ValueVerdict verdict = ValueVerdict.of(id, codec, classifier, value);
+    return verdict
+        .finishAsync(lease)
+        .thenApply(
+            recording -> {
+              events.executed(id, verdict.outcome(), recording, System.nanoTime() - start);
+              return new ExecutionResult.Executed<>(value, verdict.outcome(), recording);
+            });
+  }
+
+  private <T> CompletionStage<ExecutionResult<T>> failedAsync(
       Lease lease,
       RecordId id,
       long start,
       OutcomeClassifier<? super T> classifier,
       Throwable error) {
-    Outcome outcome;
+    ErrorVerdict verdict = ErrorVerdict.of(id, classifier, error);
+    return verdict
+        .finishAsync(lease)
+        .thenApply(
+            recording -> {
+              FinalFailure failure = verdict.failure();
+              if (failure == null) {
+                if (verdict.finish() == Finish.RELEASE) {
+                  events.executed(id, Outcome.TRANSIENT, recording, System.nanoTime() - start);
+                }
+                if (error instanceof InterruptedException) {
+                  Thread.currentThread().interrupt();
+                }
+                throw new java.util.concurrent.CompletionException(error);
+              }
+              events.executed(id, Outcome.FAILED_FINAL, recording, System.nanoTime() - start);
+              return new ExecutionResult.Failed<>(failure);
+            });
+  }
+
+  private <T> CompletionStage<ExecutionResult<T>> runUnguardedAsync(
+      Scope scope,
+      IdempotencyKey key,
+      OutcomeClassifier<? super T> classifier,
+      Operation<? extends CompletionStage<T>> operation) {
+    CompletionStage<T> stage;
     try {
-      outcome = OutcomeClassifier.outcomeOfError(classifier, error);
-    } catch (RuntimeException bug) {
-      // Whether the operation's effect happened before it threw is unknown, so the key is neither
-      // released (a retry could repeat the effect) nor recorded: it is abandoned to its lease.
-      error.addSuppressed(bug);
-      log.error("the classifier failed on an error from {}; abandoning the lease", id, bug);
-      lease.abandon();
-      throw propagate(error);
+      stage =
+          Objects.requireNonNull(
+              operation.run(new UnguardedContext(scope, key)), "the operation returned no stage");
+    } catch (Throwable error) {
+      stage = CompletableFuture.failedFuture(error);
     }
-    if (outcome == Outcome.TRANSIENT) {
-      Recording recording = lease.release();
-      events.executed(id, Outcome.TRANSIENT, recording, System.nanoTime() - start);
-      throw propagate(error);
+    return stage.handle(
+        (value, failure) -> {
+          if (failure == null) {
+            return new ExecutionResult.Executed<>(
+                value, classifier.classify(value), Recording.UNGUARDED);
+          }
+          Throwable error = Causes.of(failure);
+          if (OutcomeClassifier.outcomeOfError(classifier, error) == Outcome.TRANSIENT) {
+            throw new java.util.concurrent.CompletionException(error);
+          }
+          return new ExecutionResult.Failed<>(ErrorVerdict.finalFailureOf(error));
+        });
+  }
+
+  /** How a lease is finished: the one rule {@link #execute} and {@link #executeAsync} apply. */
+  private enum Finish {
+    COMPLETE,
+    FAIL_FINAL,
+    WITHOUT_RESULT,
+    RELEASE,
+    ABANDON
+  }
+
+  /**
+   * What a value the operation returned becomes: classified, then recorded for replay (a transient
+   * one releases the key).
+   *
+   * @param outcome what the caller is told the value was
+   * @param bytes the encoded value, for {@link Finish#COMPLETE} and {@link Finish#FAIL_FINAL}
+   */
+  private record ValueVerdict(Outcome outcome, Finish finish, byte[] bytes) {
+
+    private static final byte[] NONE = new byte[0];
+
+    static <T> ValueVerdict of(
+        RecordId id, ResultCodec<T> codec, OutcomeClassifier<? super T> classifier, T value) {
+      Outcome outcome;
+      try {
+        outcome =
+            Objects.requireNonNull(classifier.classify(value), "the classifier returned null");
+      } catch (RuntimeException e) {
+        // The operation returned, so its effect happened: record it as done without a result, as
+        // for a codec failure, so a retry never runs it again; the bug is logged, not rethrown,
+        // because the caller's work did succeed.
+        log.error(
+            "the classifier failed on the result of {}; recording it as done without a result",
+            id,
+            e);
+        return new ValueVerdict(Outcome.COMPLETED, Finish.WITHOUT_RESULT, NONE);
+      }
+      if (outcome == Outcome.TRANSIENT) {
+        return new ValueVerdict(outcome, Finish.RELEASE, NONE);
+      }
+      byte[] bytes;
+      try {
+        bytes = Objects.requireNonNull(codec.encode(value), "the codec encoded a value as null");
+      } catch (RuntimeException e) {
+        // The work is done; it must not run again just because its result cannot be encoded.
+        log.warn(
+            "could not encode the result of {}; retries will get 'response unavailable'", id, e);
+        return new ValueVerdict(outcome, Finish.WITHOUT_RESULT, NONE);
+      }
+      return new ValueVerdict(
+          outcome, outcome == Outcome.COMPLETED ? Finish.COMPLETE : Finish.FAIL_FINAL, bytes);
     }
-    FinalFailure failure =
-        error instanceof FinalFailure f
-            ? f
-            : new FinalFailure(error.getClass().getName(), error.getMessage());
-    Recording recording = lease.failFinal(failure);
-    events.executed(id, Outcome.FAILED_FINAL, recording, System.nanoTime() - start);
-    return new ExecutionResult.Failed<>(failure);
+
+    Recording finish(Lease lease) {
+      return switch (finish) {
+        case COMPLETE -> lease.complete(bytes);
+        case FAIL_FINAL -> lease.failFinal(bytes);
+        case WITHOUT_RESULT -> lease.completeWithoutResult();
+        case RELEASE -> lease.release();
+        case ABANDON -> throw new IllegalStateException("a returned value is never abandoned");
+      };
+    }
+
+    CompletionStage<Recording> finishAsync(Lease lease) {
+      return switch (finish) {
+        case COMPLETE -> lease.completeAsync(bytes);
+        case FAIL_FINAL -> lease.failFinalAsync(bytes);
+        case WITHOUT_RESULT -> lease.completeWithoutResultAsync();
+        case RELEASE -> lease.releaseAsync();
+        case ABANDON -> throw new IllegalStateException("a returned value is never abandoned");
+      };
+    }
+  }
+
+  /**
+   * What an exception from the operation becomes: a final failure to record and replay, or a
+   * transient one (the key is released and the exception propagates); if the classifier itself
+   * fails, whether the operation's effect happened before it threw is unknown, so the key is
+   * neither released (a retry could repeat the effect) nor recorded: it is abandoned to its lease.
+   *
+   * @param outcome {@link Outcome#FAILED_FINAL} or {@link Outcome#TRANSIENT} (also for {@link
+   *     Finish#ABANDON}, where the error propagates as a transient one would, but no execution is
+   *     reported)
+   * @param failure what is recorded and returned, for {@link Outcome#FAILED_FINAL} only
+   */
+  private record ErrorVerdict(Outcome outcome, Finish finish, @Nullable FinalFailure failure) {
+
+    static ErrorVerdict of(RecordId id, OutcomeClassifier<?> classifier, Throwable error) {
+      Outcome outcome;
+      try {
+        outcome = OutcomeClassifier.outcomeOfError(classifier, error);
+      } catch (RuntimeException bug) {
+        error.addSuppressed(bug);
+        log.error("the classifier failed on an error from {}; abandoning the lease", id, bug);
+        return new ErrorVerdict(Outcome.TRANSIENT, Finish.ABANDON, null);
+      }
+      if (outcome == Outcome.TRANSIENT) {
+        return new ErrorVerdict(outcome, Finish.RELEASE, null);
+      }
+      return new ErrorVerdict(outcome, Finish.FAIL_FINAL, finalFailureOf(error));
+    }
+
+    static FinalFailure finalFailureOf(Throwable error) {
+      return error instanceof FinalFailure f
+          ? f
+          : new FinalFailure(error.getClass().getName(), error.getMessage());
+    }
+
+    /** Finishes the lease; {@link Recording#UNKNOWN} for an abandoned one. */
+    Recording finish(Lease lease) {
+      return switch (finish) {
+        case FAIL_FINAL -> lease.failFinal(Objects.requireNonNull(failure, "a final failure"));
+        case RELEASE -> lease.release();
+        case ABANDON -> {
+          lease.abandon();
+          yield Recording.UNKNOWN;
+        }
+        case COMPLETE, WITHOUT_RESULT ->
+            throw new IllegalStateException("an exception is never recorded as a success");
+      };
+    }
+
+    CompletionStage<Recording> finishAsync(Lease lease) {
+      return switch (finish) {
+        case FAIL_FINAL -> lease.failFinalAsync(Objects.requireNonNull(failure, "a final failure"));
+        case RELEASE -> lease.releaseAsync();
+        case ABANDON -> {
+          lease.abandon();
+          yield CompletableFuture.completedFuture(Recording.UNKNOWN);
+        }
+        case COMPLETE, WITHOUT_RESULT ->
+            throw new IllegalStateException("an exception is never recorded as a success");
+      };
+    }
   }
 
   private static RuntimeException propagate(Throwable error) {
@@ -738,10 +992,7 @@ public final class Once implements AutoCloseable {
       if (OutcomeClassifier.outcomeOfError(classifier, error) == Outcome.TRANSIENT) {
         throw propagate(error);
       }
-      return new ExecutionResult.Failed<>(
-          error instanceof FinalFailure f
-              ? f
-              : new FinalFailure(error.getClass().getName(), error.getMessage()));
+      return new ExecutionResult.Failed<>(ErrorVerdict.finalFailureOf(error));
     }
     return new ExecutionResult.Executed<>(value, classifier.classify(value), Recording.UNGUARDED);
   }

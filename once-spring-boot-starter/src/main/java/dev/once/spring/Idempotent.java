@@ -8,9 +8,12 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Gives a controller method (or every handler method of a controller) its own idempotency policy.
- * At startup the starter registers a route for each path the method is mapped to, ahead of the
- * {@code once.routes}; every attribute left out inherits {@code once.defaults.*}.
+ * Makes a method idempotent, in one of two ways chosen by {@link #key()}.
+ *
+ * <p><b>Without {@code key}: an HTTP handler.</b> Gives a controller method (or every handler
+ * method of a controller) its own idempotency policy. At startup the starter registers a route for
+ * each path the method is mapped to, ahead of the {@code once.routes}; every attribute left out
+ * inherits {@code once.defaults.*}. The key is the request's {@code Idempotency-Key} header.
  *
  * <pre>{@code
  * @PostMapping("/api/payments")
@@ -23,11 +26,62 @@ import java.lang.annotation.Target;
  * Spring's formats ({@code "30s"}, {@code "PT30S"}, {@code "1MB"}) and may be {@code
  * ${placeholders}}. An invalid value stops the application at startup, naming the attribute and the
  * method.
+ *
+ * <p><b>With {@code key}: any Spring bean method.</b> The call is intercepted (Spring AOP): the
+ * key, scope and fingerprint are computed from the arguments with SpEL, the method runs at most
+ * once per (scope, key), and every later call with that key gets the recorded result (or final
+ * failure) back without running it. Only the execution attributes apply ({@code lease}, {@code
+ * ttl}, {@code inFlight}, {@code maxWait}, {@code failureMode}, {@code storeRetryAfter}, {@code
+ * maxResponseBytes}); the HTTP ones stop the application at startup.
+ *
+ * <pre>{@code
+ * @Idempotent(key = "#order.id", fingerprint = {"#order.amount", "#order.currency"})
+ * public Receipt charge(Order order) { ... }
+ * }</pre>
+ *
+ * <p>See docs/spring-boot.md, "Idempotent service methods", for return types, exceptions and the
+ * self-invocation caveat.
  */
 @Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface Idempotent {
+
+  /**
+   * A SpEL expression over the arguments giving the key ({@code "#order.id"}, {@code "#p0"}, {@code
+   * "#a0.id + ':' + #a1"}, {@code "@keys.of(#order)"}); setting it makes this a method-level
+   * idempotent call rather than an HTTP handler route. Its value's {@code toString()} is the key:
+   * 1-255 printable ASCII characters; a null value throws {@link IdempotencyKeyInvalidException}.
+   */
+  String key() default "";
+
+  /**
+   * With {@link #key()}: a SpEL expression giving the scope, the namespace the key is unique in
+   * ({@code "'payments'"} for a constant, {@code "#order.merchantId"}); default: the declaring
+   * class's name and the method's name. Methods with the same scope share their keys.
+   */
+  String scope() default "";
+
+  /**
+   * With {@link #key()}: SpEL expressions whose values, written as JSON, make the fingerprint: a
+   * call with the same key but other values gets {@link IdempotencyKeyReusedException}. Default:
+   * every argument.
+   */
+  String[] fingerprint() default {};
+
+  /**
+   * With {@link #key()}: the name of a {@link dev.once.ResultCodec} bean that stores the result;
+   * default: JSON with the application's {@code ObjectMapper}, read back as the method's generic
+   * return type.
+   */
+  String codec() default "";
+
+  /**
+   * With {@link #key()}: the exceptions that are final failures, recorded and thrown again to every
+   * later call with the key (as well as {@link dev.once.FinalFailure}); any other exception is
+   * transient: the key is released and a later call runs the method again.
+   */
+  Class<? extends Throwable>[] noRetryFor() default {};
 
   /** The methods covered; default: the non-safe methods the handler is mapped to. */
   String[] methods() default {};

@@ -55,7 +55,9 @@ final class IdempotentHandlers {
           mapping.getHandlerMethods().entrySet()) {
         HandlerMethod handler = e.getValue();
         Idempotent idempotent = annotationOf(handler);
-        if (idempotent == null) {
+        if (idempotent == null || !idempotent.key().isEmpty()) {
+          // With a key expression the method is intercepted as a bean method (IdempotentMethods),
+          // not routed by the header.
           continue;
         }
         String name = handler.getBeanType().getSimpleName() + "#" + handler.getMethod().getName();

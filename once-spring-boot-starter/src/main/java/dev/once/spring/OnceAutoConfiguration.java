@@ -83,6 +83,16 @@ public class OnceAutoConfiguration {
       ObjectProvider<TransactionJoin> join,
       ObjectProvider<StoreDecorator> decorators,
       ObjectProvider<OnceListener> listeners) {
+    return engine(store, routes, join, decorators, listeners);
+  }
+
+  /** The engine over the chosen store; also built by {@link OnceMethodsAutoConfiguration}. */
+  static Once engine(
+      IdempotencyStore store,
+      OnceRoutes routes,
+      ObjectProvider<TransactionJoin> join,
+      ObjectProvider<StoreDecorator> decorators,
+      ObjectProvider<OnceListener> listeners) {
     TransactionJoin transactions = join.getIfAvailable();
     IdempotencyStore used = transactions == null ? store : new JoiningStore(store, transactions);
     for (StoreDecorator decorator : decorators.orderedStream().toList()) {
@@ -118,25 +128,6 @@ public class OnceAutoConfiguration {
           "must be set when once.new-keys.burst or once.new-keys.max-tenants is");
     }
     return b.build();
-  }
-
-  /**
-   * Encrypts what the store keeps, innermost of the decorators, so that observations time the
-   * encryption with the store call it belongs to. The keys are parsed here so that a bad keyring
-   * stops startup with the property's name and never its value.
-   */
-  @Bean
-  @org.springframework.core.annotation.Order(org.springframework.core.Ordered.HIGHEST_PRECEDENCE)
-  @ConditionalOnProperty(prefix = "once.encryption", name = "keys")
-  StoreDecorator onceEncryption(OnceProperties properties) {
-    Keyring keyring;
-    try {
-      keyring = Keyring.parse(properties.getEncryption().getKeys());
-    } catch (IllegalArgumentException e) {
-      throw new InvalidOncePropertyException("once.encryption.keys", null, e.getMessage());
-    }
-    boolean readPlaintext = properties.getEncryption().isReadPlaintext();
-    return store -> EncryptingStore.builder(store, keyring).readPlaintext(readPlaintext).build();
   }
 
   private static ScopeResolver scope(OnceProperties.Scope scope) {
@@ -192,6 +183,28 @@ public class OnceAutoConfiguration {
   @FunctionalInterface
   interface AnnotatedRoutes {
     Map<String, List<IdempotentHandlers.Found>> find();
+  }
+
+  /**
+   * Encrypts what the store keeps, innermost of the decorators, so that observations time the
+   * encryption with the store call it belongs to. The keys are parsed here so that a bad keyring
+   * stops startup with the property's name and never its value.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnProperty(prefix = "once.encryption", name = "keys")
+  static class EncryptionConfiguration {
+    @Bean
+    @org.springframework.core.annotation.Order(org.springframework.core.Ordered.HIGHEST_PRECEDENCE)
+    StoreDecorator onceEncryption(OnceProperties properties) {
+      Keyring keyring;
+      try {
+        keyring = Keyring.parse(properties.getEncryption().getKeys());
+      } catch (IllegalArgumentException e) {
+        throw new InvalidOncePropertyException("once.encryption.keys", null, e.getMessage());
+      }
+      boolean readPlaintext = properties.getEncryption().isReadPlaintext();
+      return store -> EncryptingStore.builder(store, keyring).readPlaintext(readPlaintext).build();
+    }
   }
 
   @Configuration(proxyBeanMethods = false)

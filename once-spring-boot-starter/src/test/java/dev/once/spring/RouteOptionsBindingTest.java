@@ -116,6 +116,7 @@ class RouteOptionsBindingTest {
     Set<String> attributes =
         Arrays.stream(Idempotent.class.getDeclaredMethods())
             .map(Method::getName)
+            .filter(name -> !MethodPlan.CALL_ATTRIBUTES.contains(name))
             .collect(Collectors.toCollection(TreeSet::new));
     Set<String> properties =
         bound(OnceProperties.Policy.class).values().stream()
@@ -123,6 +124,16 @@ class RouteOptionsBindingTest {
             .collect(Collectors.toCollection(TreeSet::new));
 
     assertThat(attributes).isEqualTo(properties);
+  }
+
+  @Test
+  void everyCallAttributeIsAnAttribute() {
+    Set<String> attributes =
+        Arrays.stream(Idempotent.class.getDeclaredMethods())
+            .map(Method::getName)
+            .collect(Collectors.toSet());
+
+    assertThat(attributes).containsAll(MethodPlan.CALL_ATTRIBUTES);
   }
 
   @Idempotent(

@@ -1,0 +1,109 @@
+package dev.once.spring;
+
+import dev.once.Once;
+import dev.once.OnceListener;
+import dev.once.store.IdempotencyStore;
+import java.lang.reflect.Method;
+import java.util.Map;
+import org.aopalliance.aop.Advice;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.support.AbstractPointcutAdvisor;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.Ordered;
+import org.springframework.core.env.Environment;
+
+/**
+ * {@code @Idempotent(key = ...)} on any bean method: an advisor that Spring's auto-proxy creator
+ * applies, as it applies {@code @Transactional}'s, so no AspectJ is needed. It runs in every kind
+ * of application (a Kafka consumer has no web server); where {@link OnceAutoConfiguration} does not
+ * apply, this class chooses the store and builds the engine the same way.
+ */
+@AutoConfiguration(
+    after = OnceAutoConfiguration.class,
+    afterName = {
+      "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+      "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+      "org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration",
+      "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration",
+      "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"
+    })
+@EnableConfigurationProperties(OnceProperties.class)
+@Import({
+  StoreConfigurations.Jdbc.class,
+  StoreConfigurations.Redis.class,
+  StoreConfigurations.InMemory.class,
+  OnceAutoConfiguration.EncryptionConfiguration.class,
+  OnceAutoConfiguration.ObservationConfiguration.class,
+  OnceAutoConfiguration.PurgeConfiguration.class,
+  OnceAutoConfiguration.HealthConfiguration.class
+})
+public class OnceMethodsAutoConfiguration {
+
+  /**
+   * Outside every other advisor of the default order ({@code @Transactional}'s, for one): the key
+   * is claimed before a transaction begins and recorded after it committed, so a failed commit is a
+   * transient failure that releases the key.
+   */
+  static final int ORDER = Ordered.LOWEST_PRECEDENCE - 100;
+
+  @Bean
+  @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+  static IdempotentMethods onceIdempotentMethods(
+      ListableBeanFactory beans, Environment environment) {
+    return new IdempotentMethods(beans, environment);
+  }
+
+  @Bean
+  @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+  static AbstractPointcutAdvisor onceIdempotentMethodAdvisor(IdempotentMethods methods) {
+    Pointcut pointcut =
+        new StaticMethodMatcherPointcut() {
+          @Override
+          public boolean matches(Method method, Class<?> targetClass) {
+            return methods.plan(method, targetClass) != null;
+          }
+        };
+    AbstractPointcutAdvisor advisor =
+        new AbstractPointcutAdvisor() {
+          @Override
+          public Pointcut getPointcut() {
+            return pointcut;
+          }
+
+          @Override
+          public Advice getAdvice() {
+            return methods;
+          }
+        };
+    advisor.setOrder(ORDER);
+    return advisor;
+  }
+
+  /** The routes' defaults, where no servlet auto-configuration made them. */
+  @Bean
+  @ConditionalOnMissingBean
+  OnceRoutes onceRoutes(OnceProperties properties) {
+    return OnceRoutes.of(properties, Map.of());
+  }
+
+  /** The engine, where no servlet auto-configuration (nor the application) made one. */
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean
+  Once once(
+      IdempotencyStore store,
+      OnceRoutes routes,
+      ObjectProvider<TransactionJoin> join,
+      ObjectProvider<OnceAutoConfiguration.StoreDecorator> decorators,
+      ObjectProvider<OnceListener> listeners) {
+    return OnceAutoConfiguration.engine(store, routes, join, decorators, listeners);
+  }
+}
