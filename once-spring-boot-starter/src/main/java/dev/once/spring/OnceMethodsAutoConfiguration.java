@@ -14,6 +14,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
@@ -30,12 +31,18 @@ import org.springframework.core.env.Environment;
 @AutoConfiguration(
     after = OnceAutoConfiguration.class,
     afterName = {
+      "dev.once.spring.OnceReactiveAutoConfiguration",
       "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
       "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
       "org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration",
       "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration",
       "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"
     })
+@ConditionalOnProperty(
+    prefix = "once",
+    name = "enabled",
+    havingValue = "true",
+    matchIfMissing = true)
 @EnableConfigurationProperties(OnceProperties.class)
 @Import({
   StoreConfigurations.Jdbc.class,

@@ -14,8 +14,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplicat
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
-import org.springframework.core.Ordered;
-import org.springframework.core.annotation.Order;
 import org.springframework.web.server.WebFilter;
 
 /**
@@ -52,7 +50,8 @@ import org.springframework.web.server.WebFilter;
   StoreConfigurations.InMemory.class,
   OnceAutoConfiguration.ObservationConfiguration.class,
   OnceAutoConfiguration.PurgeConfiguration.class,
-  OnceAutoConfiguration.HealthConfiguration.class
+  OnceAutoConfiguration.HealthConfiguration.class,
+  OnceAutoConfiguration.EncryptionConfiguration.class
 })
 public class OnceReactiveAutoConfiguration {
 
@@ -82,21 +81,13 @@ public class OnceReactiveAutoConfiguration {
       ObjectProvider<TransactionJoin> join,
       ObjectProvider<OnceAutoConfiguration.StoreDecorator> decorators,
       ObjectProvider<OnceListener> listeners) {
-    return shared.once(store, routes, join, decorators, listeners);
+    return OnceAutoConfiguration.engine(store, routes, join, decorators, listeners);
   }
 
   @Bean
   @ConditionalOnMissingBean
   HttpIdempotency onceHttpIdempotency(Once once, OnceRoutes routes, OnceProperties properties) {
     return shared.onceHttpIdempotency(once, routes, properties);
-  }
-
-  /** Innermost of the decorators, as on the servlet side. */
-  @Bean
-  @Order(Ordered.HIGHEST_PRECEDENCE)
-  @ConditionalOnProperty(prefix = "once.encryption", name = "keys")
-  OnceAutoConfiguration.StoreDecorator onceEncryption(OnceProperties properties) {
-    return shared.onceEncryption(properties);
   }
 
   @Bean
