@@ -2,11 +2,8 @@ package dev.once.gateway;
 
 import dev.once.http.Decision;
 import dev.once.http.HttpIdempotency;
-import dev.once.http.ProblemType;
-import dev.once.http.Problems;
 import dev.once.http.Route;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -99,29 +96,13 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
   }
 
   /**
-   * Asks the store without a thread waiting for it. The decision arrives on whichever thread the
-   * store answered on (Lettuce's, the engine's store executor, or this one for a store in memory);
-   * everything after it is asynchronous too.
+   * Asks the store without a thread waiting for it. The decision (never a failure: see {@link
+   * HttpIdempotency#beginAsync}) arrives on whichever thread the store answered on (Lettuce's, the
+   * engine's store executor, or this one for a store in memory); everything after it is
+   * asynchronous too.
    */
   private CompletionStage<Decision> begin(Route route, ProxyExchange exchange) {
-    CompletionStage<Decision> decision;
-    try {
-      decision = http.beginAsync(route, exchange.incoming());
-    } catch (RuntimeException e) {
-      decision = CompletableFuture.failedFuture(e);
-    }
-    return decision.exceptionally(
-        e -> {
-          // The engine is closed (the gateway is stopping) or broken: nothing was claimed, nothing
-          // runs.
-          log.warn("could not decide on {}", exchange, e);
-          return new Decision.Respond(
-              Problems.render(
-                  ProblemType.STORE_UNAVAILABLE,
-                  "Nothing was executed; retry later.",
-                  Duration.ofSeconds(1)),
-              false);
-        });
+    return http.beginAsync(route, exchange.incoming());
   }
 
   /**

@@ -113,18 +113,38 @@ public final class HttpIdempotency {
   /**
    * {@link #begin}, without a thread waiting for the store where its client is asynchronous (see
    * {@link Once#beginAsync}); a duplicate in wait mode holds no thread while it waits.
+   *
+   * <p>The stage always completes with a decision, so an adapter on an event loop has no failure
+   * path to forget: where {@link #begin} would throw (the engine closed while the application
+   * stops, or a defect), the decision is a 503 problem, and nothing was claimed or run.
    */
   public CompletionStage<Decision> beginAsync(Route route, IncomingRequest request) {
-    return prepare(route, request)
-        .thenAsync(
-            ready -> {
-              if (!ready.newKeyWait().isZero()) {
-                return once.existingAsync(ready.scope(), ready.key(), ready.fingerprint())
-                    .thenApply(known -> overTheLimit(route, ready, known));
-              }
-              return admitAsync(route, ready)
-                  .thenApply(decision -> refundUnlessCreated(ready, decision));
-            });
+    CompletionStage<Decision> decision;
+    try {
+      decision =
+          prepare(route, request)
+              .thenAsync(
+                  ready -> {
+                    if (!ready.newKeyWait().isZero()) {
+                      return once.existingAsync(ready.scope(), ready.key(), ready.fingerprint())
+                          .thenApply(known -> overTheLimit(route, ready, known));
+                    }
+                    return admitAsync(route, ready)
+                        .thenApply(admitted -> refundUnlessCreated(ready, admitted));
+                  });
+    } catch (RuntimeException e) {
+      decision = CompletableFuture.failedFuture(e);
+    }
+    return decision.exceptionally(
+        failure -> {
+          log.warn("could not decide on a {} request to {}", request.method(), route, failure);
+          return new Decision.Respond(
+              Problems.render(
+                  ProblemType.STORE_UNAVAILABLE,
+                  "Nothing was executed; retry later.",
+                  java.time.Duration.ofSeconds(1)),
+              false);
+        });
   }
 
   /**

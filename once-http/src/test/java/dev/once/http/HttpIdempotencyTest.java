@@ -414,6 +414,16 @@ class HttpIdempotencyTest {
   }
 
   @Test
+  void anEngineClosedUnderAnAsynchronousCallerIsA503NotAFailedStage() {
+    once.close();
+
+    Decision decision =
+        http.beginAsync(http.route("/p"), post("/p", key(), "{}")).toCompletableFuture().join();
+
+    assertThat(problemOf(decision)).isEqualTo(ProblemType.STORE_UNAVAILABLE);
+  }
+
+  @Test
   void aStreamedResponseWithAStatusOutsideHttpsRangeCountsAsDone() {
     String key = key();
 

@@ -29,7 +29,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.web.servlet.DispatcherServletPath;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -56,17 +55,8 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
       "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"
     })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-@ConditionalOnProperty(
-    prefix = "once",
-    name = "enabled",
-    havingValue = "true",
-    matchIfMissing = true)
-@EnableConfigurationProperties(OnceProperties.class)
-@Import({
-  StoreConfigurations.Jdbc.class,
-  StoreConfigurations.Redis.class,
-  StoreConfigurations.InMemory.class
-})
+@OnceInfrastructure.ConditionalOnOnceEnabled
+@Import(OnceInfrastructure.class)
 public class OnceAutoConfiguration {
 
   @Bean

@@ -14,8 +14,6 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
@@ -38,21 +36,8 @@ import org.springframework.core.env.Environment;
       "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration",
       "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"
     })
-@ConditionalOnProperty(
-    prefix = "once",
-    name = "enabled",
-    havingValue = "true",
-    matchIfMissing = true)
-@EnableConfigurationProperties(OnceProperties.class)
-@Import({
-  StoreConfigurations.Jdbc.class,
-  StoreConfigurations.Redis.class,
-  StoreConfigurations.InMemory.class,
-  OnceAutoConfiguration.EncryptionConfiguration.class,
-  OnceAutoConfiguration.ObservationConfiguration.class,
-  OnceAutoConfiguration.PurgeConfiguration.class,
-  OnceAutoConfiguration.HealthConfiguration.class
-})
+@OnceInfrastructure.ConditionalOnOnceEnabled
+@Import(OnceInfrastructure.class)
 public class OnceMethodsAutoConfiguration {
 
   /**

@@ -9,9 +9,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.web.server.WebFilter;
@@ -38,21 +36,8 @@ import org.springframework.web.server.WebFilter;
     })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnClass({WebFilter.class, OnceWebFilter.class})
-@ConditionalOnProperty(
-    prefix = "once",
-    name = "enabled",
-    havingValue = "true",
-    matchIfMissing = true)
-@EnableConfigurationProperties(OnceProperties.class)
-@Import({
-  StoreConfigurations.Jdbc.class,
-  StoreConfigurations.Redis.class,
-  StoreConfigurations.InMemory.class,
-  OnceAutoConfiguration.ObservationConfiguration.class,
-  OnceAutoConfiguration.PurgeConfiguration.class,
-  OnceAutoConfiguration.HealthConfiguration.class,
-  OnceAutoConfiguration.EncryptionConfiguration.class
-})
+@OnceInfrastructure.ConditionalOnOnceEnabled
+@Import(OnceInfrastructure.class)
 public class OnceReactiveAutoConfiguration {
 
   /** The servlet side's bean methods, which hold the one mapping of the properties. */

@@ -4,16 +4,12 @@ import dev.once.http.Decision;
 import dev.once.http.Exchange;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.IncomingRequest;
-import dev.once.http.ProblemType;
 import dev.once.http.Problems;
 import dev.once.http.Route;
 import java.security.Principal;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -184,27 +180,11 @@ public final class OnceWebFilter implements WebFilter, Ordered {
   }
 
   /**
-   * Asks the store without a thread waiting for it. An engine that is closed (the application is
-   * stopping) or broken claimed nothing: nothing runs.
+   * Asks the store without a thread waiting for it; the decision (never a failure: see {@link
+   * HttpIdempotency#beginAsync}) comes back on a thread the handler may run on.
    */
   private Mono<Decision> decide(Route route, IncomingRequest request) {
-    CompletionStage<Decision> decision;
-    try {
-      decision = http.beginAsync(route, request);
-    } catch (RuntimeException e) {
-      decision = CompletableFuture.failedFuture(e);
-    }
-    return Stages.resume(
-        decision.exceptionally(
-            e -> {
-              log.warn("could not decide on {} {}", request.method(), route, e);
-              return new Decision.Respond(
-                  Problems.render(
-                      ProblemType.STORE_UNAVAILABLE,
-                      "Nothing was executed; retry later.",
-                      Duration.ofSeconds(1)),
-                  false);
-            }));
+    return Stages.resume(http.beginAsync(route, request));
   }
 
   /** What a request without a key comes to: it passes through, or is refused (400). */
