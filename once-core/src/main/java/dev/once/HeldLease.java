@@ -23,13 +23,13 @@ final class HeldLease implements Lease {
 
   private static final Logger log = LoggerFactory.getLogger(HeldLease.class);
 
-  /**
-   * How often a finishing write is retried when the store fails: the record must not be left
-   * behind.
-   */
   /** What a release passes as its payload: it writes none. */
   private static final byte[] NO_PAYLOAD = new byte[0];
 
+  /**
+   * When a finishing write is tried, and tried again while the store fails: the record must not be
+   * left behind.
+   */
   private static final long[] FINISH_BACKOFF_MILLIS = {0, 25, 100, 400};
 
   private final IdempotencyStore store;

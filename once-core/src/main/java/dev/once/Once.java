@@ -810,7 +810,7 @@ public final class Once implements AutoCloseable {
         (value, failure) -> {
           if (failure == null) {
             return new ExecutionResult.Executed<>(
-                value, classifier.classify(value), Recording.UNGUARDED);
+                value, unguardedOutcome(scope, key, classifier, value), Recording.UNGUARDED);
           }
           Throwable error = Causes.of(failure);
           if (OutcomeClassifier.outcomeOfError(classifier, error) == Outcome.TRANSIENT) {
@@ -994,7 +994,26 @@ public final class Once implements AutoCloseable {
       }
       return new ExecutionResult.Failed<>(ErrorVerdict.finalFailureOf(error));
     }
-    return new ExecutionResult.Executed<>(value, classifier.classify(value), Recording.UNGUARDED);
+    return new ExecutionResult.Executed<>(
+        value, unguardedOutcome(scope, key, classifier, value), Recording.UNGUARDED);
+  }
+
+  /**
+   * The classifier's verdict on the value of an unguarded run. If the classifier throws, the work
+   * still happened: it counts as completed, and the bug is logged, not thrown at a caller whose
+   * operation succeeded.
+   */
+  private static <T> Outcome unguardedOutcome(
+      Scope scope, IdempotencyKey key, OutcomeClassifier<? super T> classifier, T value) {
+    try {
+      return Objects.requireNonNull(classifier.classify(value), "the classifier returned null");
+    } catch (RuntimeException e) {
+      log.error(
+          "the classifier failed on the result of {} (run unguarded); counting it as completed",
+          RecordId.of(scope, key),
+          e);
+      return Outcome.COMPLETED;
+    }
   }
 
   /** The lease's remaining time by the store's clock, rounded up to whole seconds, at least one. */

@@ -604,6 +604,33 @@ class OnceTest {
   }
 
   @Test
+  void failOpenWithABrokenClassifierStillReportsTheWorkThatRanAsCompleted() {
+    ExecutionPolicy open = ExecutionPolicy.builder().failureMode(FailureMode.FAIL_OPEN).build();
+    OutcomeClassifier<String> broken =
+        new OutcomeClassifier<>() {
+          @Override
+          public Outcome classify(String value) {
+            throw new IllegalStateException("classifier bug");
+          }
+        };
+    try (Once down = Once.builder(new FakeUnavailableStore()).defaults(open).build()) {
+      ExecutionResult<String> r =
+          down.execute(
+              SCOPE,
+              newKey(),
+              FP,
+              ResultCodec.utf8(),
+              broken,
+              open,
+              ctx -> "ran-" + runs.incrementAndGet());
+
+      assertThat(r)
+          .isEqualTo(
+              new ExecutionResult.Executed<>("ran-1", Outcome.COMPLETED, Recording.UNGUARDED));
+    }
+  }
+
+  @Test
   void aHerdOfIdenticalRequestsRunsTheOperationOnce() throws Exception {
     IdempotencyKey key = newKey();
     ExecutionPolicy waiting =

@@ -201,8 +201,7 @@ final class NumberCanonicalizer {
       throw new InvalidJsonException("number is too large for a double", start);
     }
     // Gather the digits past the output's end, where the layout, which writes at most 8 bytes
-    // before
-    // its first digit, reads each digit before it writes over it.
+    // before its first digit, reads each digit before it writes over it.
     out.ensure(out.len + SCRATCH + (last - first + 1));
     int from = out.len + SCRATCH;
     int k = 0;

@@ -27,10 +27,9 @@ public sealed interface ClaimResult {
    */
   record Claimed(long token, Instant leaseUntil, boolean stolen, byte @Nullable [] recoveryPoint)
       implements ClaimResult {
-    // Not a compact constructor: JDK 17's javac leaves the @Nullable of an array component off a
-    // compact
-    // constructor's parameter in the class file, and NullAway in other modules would then reject
-    // null.
+    // Not a compact constructor: JDK 17's javac leaves the @Nullable of an array component off
+    // a compact constructor's parameter in the class file, and NullAway in other modules would
+    // then reject null.
     public Claimed(
         long token, Instant leaseUntil, boolean stolen, byte @Nullable [] recoveryPoint) {
       Objects.requireNonNull(leaseUntil, "leaseUntil");

@@ -35,10 +35,9 @@ public record IdempotencyRecord(
     byte @Nullable [] result,
     Instant observedAt) {
 
-  // Not a compact constructor: JDK 17's javac leaves the @Nullable of an array component off a
-  // compact
-  // constructor's parameter in the class file, and NullAway in other modules would then reject
-  // null.
+  // Not a compact constructor: JDK 17's javac leaves the @Nullable of an array component off
+  // a compact constructor's parameter in the class file, and NullAway in other modules would
+  // then reject null.
   public IdempotencyRecord(
       RecordId id,
       RecordState state,

@@ -149,9 +149,8 @@ public final class OnceFilter implements Filter {
                     if (request.getContentLengthLong() > 0
                         || request.getHeader("Transfer-Encoding") != null) {
                       // Refused with its body unread: the server may close the connection once the
-                      // answer is
-                      // sent, and a client that pooled it would send its next request into a closed
-                      // socket.
+                      // answer is sent, and a client that pooled it would send its next request
+                      // into a closed socket.
                       response.setHeader("Connection", "close");
                     }
                     Responses.write(response, respond.response());
@@ -166,8 +165,8 @@ public final class OnceFilter implements Filter {
                 @Override
                 public Send proceed(Decision.Proceed proceed) {
                   // Only a request with a key is ever claimed. Should one be, the handler has not
-                  // run: the
-                  // key is released, and the request refused rather than run without its exchange.
+                  // run: the key is released, and the request refused rather than run without its
+                  // exchange.
                   proceed.exchange().fail();
                   throw new IllegalStateException(
                       "a request without an Idempotency-Key was admitted to run guarded");

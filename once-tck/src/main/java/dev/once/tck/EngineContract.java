@@ -81,8 +81,7 @@ public abstract class EngineContract {
     underlying.close();
   }
 
-  // ---------------------------------------------------------------- classifiers and codecs that
-  // throw
+  // ------------------------------------------------------- classifiers and codecs that throw
 
   @Test
   void aClassifierThatThrowsOnASuccessfulValueRecordsTheWorkAsDone() {

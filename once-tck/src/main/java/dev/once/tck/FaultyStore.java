@@ -264,9 +264,8 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   // The asynchronous calls reach the store's own asynchronous client, so the kit tests a native
-  // path
-  // with the same faults. A paused or slowed call waits on a thread of its own, as a slow store
-  // would.
+  // path with the same faults. A paused or slowed call waits on a thread of its own, as a slow
+  // store would.
 
   @Override
   public CompletionStage<ClaimResult> claimAsync(ClaimRequest request, Executor blocking) {

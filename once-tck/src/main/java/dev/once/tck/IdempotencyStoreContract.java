@@ -1359,8 +1359,7 @@ public abstract class IdempotencyStoreContract {
     }
   }
 
-  // ---------------------------------------------------------------- helpers for subclasses and
-  // tests
+  // ------------------------------------------------------- helpers for subclasses and tests
 
   /** Returns a record id in a scope no other test uses. */
   protected final RecordId newId() {

@@ -47,8 +47,7 @@ public final class ServletFilterOverhead {
       connectionCounts.add(Integer.parseInt(c));
     }
     // An experiment, not a configuration users get: without the store's NOTIFY triggers,
-    // completions
-    // no longer take PostgreSQL's notification lock and can share group commits.
+    // completions no longer take PostgreSQL's notification lock and can share group commits.
     boolean withoutNotifyTriggers = args.length > 4 && args[4].equals("without-notify-triggers");
     // A Redis to compare with, from the environment so that the positional arguments stay as they
     // were.

@@ -86,8 +86,7 @@ final class PostgresDialect extends Dialect {
             + " state = EXCLUDED.state,"
             + " fingerprint = EXCLUDED.fingerprint,"
             // A token drawn now, under the row lock, not the one drawn before the conflict: it is
-            // then
-            // larger than the token of every earlier lease on this row, even one granted while
+            // then larger than the token of every earlier lease on this row, even one granted while
             // waiting.
             + " token = nextval('"
             + t

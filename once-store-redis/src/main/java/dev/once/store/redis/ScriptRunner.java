@@ -110,10 +110,8 @@ final class ScriptRunner {
                   return CompletableFuture.failedFuture(cause);
                 });
     // Cancelling the reply (a timeout) cancels the commands themselves: Lettuce then drops one it
-    // still
-    // holds (queued while disconnected) instead of sending it after a reconnect, when nobody waits
-    // for
-    // its answer and a claim would leave a record in progress that no one holds.
+    // still holds (queued while disconnected) instead of sending it after a reconnect, when nobody
+    // waits for its answer and a claim would leave a record in progress that no one holds.
     reply.whenComplete(
         (ignored, failure) -> {
           if (failure instanceof CancellationException) {
