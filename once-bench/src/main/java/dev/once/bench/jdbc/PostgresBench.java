@@ -25,6 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * java -cp ... dev.once.bench.jdbc.PostgresBench overhead [seconds]     # claim+complete vs INSERT+UPDATE, 1 and 32 threads
  * java -cp ... dev.once.bench.jdbc.PostgresBench purge [rows] [seconds] # claim p99 before vs during a purge of expired rows
  * java -cp ... dev.once.bench.jdbc.PostgresBench size [rows] [seconds]  # claim p99 on a table of 10,000 vs [rows] live records
+ * java -cp ... dev.once.bench.jdbc.PostgresBench replays [seconds]      # replays of one hot key vs of 10,000 keys, 32 threads
  * </pre>
  *
  * Connects to {@code jdbc:postgresql://127.0.0.1:5432/test} as {@code postgres} unless {@code
@@ -50,8 +51,10 @@ public final class PostgresBench {
         case "overhead" -> overhead(pool, seconds(args, 1, 10));
         case "purge" -> purge(pool, Long.parseLong(arg(args, 1, "1000000")), seconds(args, 2, 10));
         case "size" -> size(pool, Long.parseLong(arg(args, 1, "1000000")), seconds(args, 2, 10));
+        case "replays" -> replays(pool, seconds(args, 1, 10));
         default ->
-            throw new IllegalArgumentException("mode must be overhead, purge or size; was " + mode);
+            throw new IllegalArgumentException(
+                "mode must be overhead, purge, size or replays; was " + mode);
       }
     }
   }
@@ -138,6 +141,40 @@ public final class PostgresBench {
         Load.run(4, Duration.ofSeconds(3), claim);
         System.out.printf("%,11d rows: claims, 4 threads  %s%n", n, Load.run(4, measure, claim));
       }
+    }
+  }
+
+  /**
+   * A retry of a finished request, as the store sees it: a claim that finds the outcome. All 32
+   * threads on one key (a client hammering one retry) against the same load spread over 10,000
+   * keys, interleaved in one run; the ratio says what the hot key costs.
+   */
+  static void replays(HikariDataSource pool, Duration measure) throws Exception {
+    try (PostgresStore store = freshStore(pool)) {
+      int spread = 10_000;
+      for (long n = 0; n <= spread; n++) {
+        claimAndComplete(store, n);
+      }
+      Load.Op hot = n -> replay(store, 0);
+      Load.Op spreadOut = n -> replay(store, 1 + n % spread);
+      System.out.println("warm-up ...");
+      Load.run(32, Duration.ofSeconds(3), hot);
+      Load.run(32, Duration.ofSeconds(3), spreadOut);
+      for (int round = 1; round <= 2; round++) {
+        Latencies s = Load.run(32, measure, spreadOut);
+        Latencies h = Load.run(32, measure, hot);
+        System.out.printf("round %d  replays over %,d keys  %s%n", round, spread, s);
+        System.out.printf("round %d  replays of one key      %s%n", round, h);
+        System.out.printf(
+            "round %d  ratio hot/spread: throughput %.2f  p99 %.2f%n",
+            round, h.perSecond() / s.perSecond(), h.percentileMillis(99) / s.percentileMillis(99));
+      }
+    }
+  }
+
+  static void replay(PostgresStore store, long n) {
+    if (!(store.claim(new ClaimRequest(id(n), FP, LEASE, TTL)) instanceof ClaimResult.Existing)) {
+      throw new IllegalStateException("a replay claimed key " + n);
     }
   }
 
