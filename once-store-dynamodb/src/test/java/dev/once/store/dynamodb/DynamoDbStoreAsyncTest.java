@@ -30,9 +30,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.core.interceptor.Context;
-import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
@@ -45,7 +42,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 class DynamoDbStoreAsyncTest {
 
   private static final Duration LONG = Duration.ofMinutes(30);
-  private static final AtomicInteger requests = new AtomicInteger();
+  private static final CountingRequests requests = new CountingRequests();
 
   private static String table;
   private static DynamoDbAsyncClient counting;
@@ -55,17 +52,8 @@ class DynamoDbStoreAsyncTest {
   static void createTable() {
     table = LocalDynamoDb.newTable();
     counting =
-        LocalDynamoDb.asyncClientBuilder(URI.create("http://127.0.0.1:" + LocalDynamoDb.port()))
-            .overrideConfiguration(
-                c ->
-                    c.addExecutionInterceptor(
-                        new ExecutionInterceptor() {
-                          @Override
-                          public void beforeTransmission(
-                              Context.BeforeTransmission context, ExecutionAttributes attributes) {
-                            requests.incrementAndGet();
-                          }
-                        }))
+        LocalDynamoDb.asyncClientBuilder()
+            .overrideConfiguration(c -> c.addExecutionInterceptor(requests))
             .build();
     // Nothing listens on port 1: a store whose sync client is this one answers only through its
     // async client.
@@ -179,7 +167,7 @@ class DynamoDbStoreAsyncTest {
         DynamoDbStore.builder(LocalDynamoDb.client(), table).asyncClient(counting).build();
     RecordId id = newId();
     Fingerprint fingerprint = newFingerprint();
-    requests.set(0);
+    requests.reset();
 
     Claimed first =
         claimed(await(store.claimAsync(new ClaimRequest(id, fingerprint, LONG, LONG), refusing)));
@@ -189,9 +177,9 @@ class DynamoDbStoreAsyncTest {
 
     assertThat(second).isInstanceOf(Existing.class);
     assertThat(((Existing) second).record().token()).isEqualTo(first.token());
-    assertThat(requests)
+    assertThat(requests.sent())
         .as("requests: put, put (its item back with the failure), update")
-        .hasValue(3);
+        .isEqualTo(3);
   }
 
   @Test
@@ -204,7 +192,7 @@ class DynamoDbStoreAsyncTest {
             await(store.claimAsync(new ClaimRequest(id, newFingerprint(), LONG, LONG), refusing)));
     byte[] incompressible = new byte[500 * 1024];
     ThreadLocalRandom.current().nextBytes(incompressible);
-    requests.set(0);
+    requests.reset();
 
     CompletableFuture<Boolean> refused =
         store
@@ -214,7 +202,7 @@ class DynamoDbStoreAsyncTest {
     assertThatThrownBy(() -> await(refused))
         .isInstanceOf(ResultTooLargeException.class)
         .hasMessageContaining("maxItemBytes");
-    assertThat(requests).hasValue(0);
+    assertThat(requests.sent()).isZero();
     assertThat(await(store.getAsync(id, refusing)))
         .hasValueSatisfying(r -> assertThat(r.state()).isEqualTo(RecordState.IN_PROGRESS));
   }

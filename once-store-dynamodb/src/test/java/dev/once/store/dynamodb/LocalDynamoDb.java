@@ -10,6 +10,7 @@ import java.net.URI;
 import java.util.UUID;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.client.builder.AwsClientBuilder;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClientBuilder;
@@ -73,11 +74,13 @@ final class LocalDynamoDb {
 
   /** A builder for an async client of a DynamoDB at {@code endpoint}, with dummy credentials. */
   static DynamoDbAsyncClientBuilder asyncClientBuilder(URI endpoint) {
-    return DynamoDbAsyncClient.builder()
-        .endpointOverride(endpoint)
-        .region(Region.US_EAST_1)
-        .credentialsProvider(
-            StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")));
+    return local(DynamoDbAsyncClient.builder(), endpoint);
+  }
+
+  /** A builder for an async client of the same DynamoDB Local, e.g. with an interceptor. */
+  static DynamoDbAsyncClientBuilder asyncClientBuilder() {
+    client();
+    return asyncClientBuilder(endpoint);
   }
 
   /** A builder for another client of the same DynamoDB Local, e.g. with an interceptor. */
@@ -87,7 +90,11 @@ final class LocalDynamoDb {
 
   /** A builder for a client of a DynamoDB at {@code endpoint}, with dummy credentials. */
   static DynamoDbClientBuilder clientBuilder(URI endpoint) {
-    return DynamoDbClient.builder()
+    return local(DynamoDbClient.builder(), endpoint);
+  }
+
+  private static <B extends AwsClientBuilder<B, ?>> B local(B builder, URI endpoint) {
+    return builder
         .endpointOverride(endpoint)
         .region(Region.US_EAST_1)
         .credentialsProvider(
