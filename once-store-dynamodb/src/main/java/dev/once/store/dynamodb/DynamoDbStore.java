@@ -35,22 +35,38 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import software.amazon.awssdk.core.SdkBytes;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.DeleteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
- * An {@link IdempotencyStore} on an Amazon DynamoDB table, through the AWS SDK v2's sync client.
+ * An {@link IdempotencyStore} on an Amazon DynamoDB table, through the AWS SDK v2's sync client,
+ * and its async client too if you give it one.
  *
  * <pre>{@code
  * DynamoDbClient client = DynamoDbClient.create();
  * IdempotencyStore store = DynamoDbStore.builder(client, "once_records").build();
  * }</pre>
+ *
+ * <p><b>Asynchronous calls.</b> With an {@link Builder#asyncClient(DynamoDbAsyncClient) async
+ * client}, {@code claimAsync}, {@code getAsync}, {@code completeAsync}, {@code failFinalAsync} and
+ * {@code releaseAsync} are native: they send the same requests and make the same decisions as their
+ * blocking namesakes (each operation is written once, as a chain of steps that either client
+ * drives), and no thread waits for DynamoDB. Without one, they run the blocking calls on the
+ * caller's executor.
  *
  * <p>A claim is one conditional {@code PutItem}; when its condition fails, DynamoDB returns the
  * existing item with the failure ({@code ReturnValuesOnConditionCheckFailure.ALL_OLD}), so a claim
@@ -125,7 +141,7 @@ public final class DynamoDbStore implements IdempotencyStore {
     this.clock = builder.clock;
     this.retentionMicros = micros(builder.retentionAfterExpiry);
     this.maxItemBytes = builder.maxItemBytes;
-    this.calls = new Calls(table, builder.callTimeout);
+    this.calls = new Calls(client, builder.asyncClient, table, builder.callTimeout);
     this.heartbeats = new FanOut(builder.heartbeatConcurrency, builder.callTimeout);
   }
 
@@ -153,97 +169,140 @@ public final class DynamoDbStore implements IdempotencyStore {
 
   @Override
   public ClaimResult claim(ClaimRequest request) {
+    return calls.run(claiming(request));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>With an {@link Builder#asyncClient(DynamoDbAsyncClient) async client}, native: the same
+   * requests and decisions as {@link #claim}, sent through that client, each reply handled on the
+   * thread the SDK completes it on; no thread waits, and {@code blocking} is not used. Without one,
+   * the blocking call runs on {@code blocking}.
+   */
+  @Override
+  public CompletionStage<ClaimResult> claimAsync(ClaimRequest request, Executor blocking) {
+    return calls.stage(
+        () -> claiming(request), () -> IdempotencyStore.super.claimAsync(request, blocking));
+  }
+
+  private Step<ClaimResult> claiming(ClaimRequest request) {
     Objects.requireNonNull(request, "request");
+    return claiming(request, Map.of(), 0);
+  }
+
+  /**
+   * A claim's next step, given the item its last write found ({@code seen}, empty if none): a put
+   * on an absent, released or expired record; a steal of an ended lease; or the existing record. A
+   * write whose condition fails decides again on the item it returns, up to {@link #MAX_ATTEMPTS}
+   * writes.
+   */
+  private Step<ClaimResult> claiming(
+      ClaimRequest request, Map<String, AttributeValue> seen, int attempt) {
     RecordId id = request.id();
-    Map<String, AttributeValue> seen = null;
-    for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      long now = nowMicros();
-      if (seen == null || !Items.isLive(seen, now)) {
-        long floor = seen == null || seen.isEmpty() ? Long.MIN_VALUE : Items.number(seen, TOKEN);
-        long token = nextToken(now, floor);
-        long leaseUntil = now + micros(request.lease());
-        long expiresAt = Math.max(now + micros(request.ttl()), leaseUntil);
-        Map<String, AttributeValue> item = Items.key(id);
-        item.put(STATE, s(IN_PROGRESS));
-        item.put(FINGERPRINT, s(request.fingerprint().encoded()));
-        item.put(TOKEN, n(token));
-        item.put(LEASE_UNTIL, n(leaseUntil));
-        item.put(EXPIRES_AT, n(expiresAt));
-        item.put(TTL, n(ttlSeconds(expiresAt)));
-        // Absent, or a tombstone or an expired record whose last token is below the new one.
-        Map<String, AttributeValue> values =
-            Map.of(":released", s(RELEASED), ":now", n(now), ":token", n(token));
-        String condition =
-            "attribute_not_exists(#scope) OR ((#state = :released OR #exp <= :now) AND #token < :token)";
-        seen =
-            calls.conditionally(
-                "claim",
-                id,
-                () ->
-                    client.putItem(
-                        r ->
-                            r.tableName(table)
-                                .item(item)
-                                .conditionExpression(condition)
-                                .expressionAttributeNames(Expressions.names(condition))
-                                .expressionAttributeValues(Expressions.values(values, condition))
-                                .returnValuesOnConditionCheckFailure(
-                                    ReturnValuesOnConditionCheckFailure.ALL_OLD)
-                                .overrideConfiguration(calls.timeout())),
-                () -> read(id));
-        if (seen == null) {
-          return new Claimed(token, Items.instant(leaseUntil), false, null);
-        }
-      } else if (Items.isStealable(seen, now, request.fingerprint())) {
-        Map<String, AttributeValue> old = seen;
-        long token = nextToken(now, Items.number(old, TOKEN));
-        long leaseUntil = now + micros(request.lease());
-        long expiresAt = Math.max(Items.number(old, EXPIRES_AT), leaseUntil);
-        Map<String, AttributeValue> values = new HashMap<>();
-        values.put(":token", n(token));
-        values.put(":lease", n(leaseUntil));
-        values.put(":exp", n(expiresAt));
-        values.put(":ttl", n(ttlSeconds(expiresAt)));
-        values.put(":inProgress", s(IN_PROGRESS));
-        values.put(":oldToken", old.get(TOKEN));
-        values.put(":oldLease", old.get(LEASE_UNTIL));
-        values.put(":oldExp", old.get(EXPIRES_AT));
-        // Compare-and-set on everything the steal decision read: a heartbeat or another thief in
-        // between makes it fail, and the loop decides again on the item the failure returns.
-        seen =
-            update(
-                "claim (steal)",
-                id,
-                Items.key(id),
-                "SET #token = :token, #lease = :lease, #exp = :exp, #ttl = :ttl",
-                "#state = :inProgress AND #token = :oldToken AND #lease = :oldLease AND #exp = :oldExp",
-                values,
-                true);
-        if (seen == null) {
-          return new Claimed(
-              token, Items.instant(leaseUntil), true, Items.bytes(old, RECOVERY_POINT));
-        }
-      } else {
-        return new Existing(Items.toRecord(id, seen, now));
-      }
+    long now = nowMicros();
+    if (!Items.isLive(seen, now)) {
+      requireAttemptLeft("claim", id, attempt);
+      long floor = seen.isEmpty() ? Long.MIN_VALUE : Items.number(seen, TOKEN);
+      long token = nextToken(now, floor);
+      long leaseUntil = now + micros(request.lease());
+      long expiresAt = Math.max(now + micros(request.ttl()), leaseUntil);
+      Map<String, AttributeValue> item = Items.key(id);
+      item.put(STATE, s(IN_PROGRESS));
+      item.put(FINGERPRINT, s(request.fingerprint().encoded()));
+      item.put(TOKEN, n(token));
+      item.put(LEASE_UNTIL, n(leaseUntil));
+      item.put(EXPIRES_AT, n(expiresAt));
+      item.put(TTL, n(ttlSeconds(expiresAt)));
+      // Absent, or a tombstone or an expired record whose last token is below the new one.
+      Map<String, AttributeValue> values =
+          Map.of(":released", s(RELEASED), ":now", n(now), ":token", n(token));
+      String condition =
+          "attribute_not_exists(#scope) OR ((#state = :released OR #exp <= :now) AND #token < :token)";
+      PutItemRequest put =
+          PutItemRequest.builder()
+              .tableName(table)
+              .item(item)
+              .conditionExpression(condition)
+              .expressionAttributeNames(Expressions.names(condition))
+              .expressionAttributeValues(Expressions.values(values, condition))
+              .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+              .overrideConfiguration(calls.timeout())
+              .build();
+      return Step.send(
+          Request.put("claim of " + id, put, reading(id)),
+          found ->
+              found == null
+                  ? Step.done(new Claimed(token, Items.instant(leaseUntil), false, null))
+                  : claiming(request, found, attempt + 1));
     }
-    throw new StoreUnavailableException(
-        "claim of " + id + " kept losing races on DynamoDB after " + MAX_ATTEMPTS + " attempts");
+    if (Items.isStealable(seen, now, request.fingerprint())) {
+      requireAttemptLeft("claim", id, attempt);
+      long token = nextToken(now, Items.number(seen, TOKEN));
+      long leaseUntil = now + micros(request.lease());
+      long expiresAt = Math.max(Items.number(seen, EXPIRES_AT), leaseUntil);
+      Map<String, AttributeValue> values = new HashMap<>();
+      values.put(":token", n(token));
+      values.put(":lease", n(leaseUntil));
+      values.put(":exp", n(expiresAt));
+      values.put(":ttl", n(ttlSeconds(expiresAt)));
+      values.put(":inProgress", s(IN_PROGRESS));
+      values.put(":oldToken", seen.get(TOKEN));
+      values.put(":oldLease", seen.get(LEASE_UNTIL));
+      values.put(":oldExp", seen.get(EXPIRES_AT));
+      // Compare-and-set on everything the steal decision read: a heartbeat or another thief in
+      // between makes it fail, and the claim decides again on the item the failure returns.
+      return Step.send(
+          update(
+              "claim (steal)",
+              id,
+              Items.key(id),
+              "SET #token = :token, #lease = :lease, #exp = :exp, #ttl = :ttl",
+              "#state = :inProgress AND #token = :oldToken AND #lease = :oldLease AND #exp = :oldExp",
+              values,
+              true),
+          found ->
+              found == null
+                  ? Step.done(
+                      new Claimed(
+                          token,
+                          Items.instant(leaseUntil),
+                          true,
+                          Items.bytes(seen, RECOVERY_POINT)))
+                  : claiming(request, found, attempt + 1));
+    }
+    return Step.done(new Existing(Items.toRecord(id, seen, now)));
   }
 
   @Override
   public Optional<IdempotencyRecord> get(RecordId id) {
+    return calls.run(getting(id));
+  }
+
+  /** {@inheritDoc} Native with an async client, as {@link #claimAsync}. */
+  @Override
+  public CompletionStage<Optional<IdempotencyRecord>> getAsync(RecordId id, Executor blocking) {
+    return calls.stage(() -> getting(id), () -> IdempotencyStore.super.getAsync(id, blocking));
+  }
+
+  private Step<Optional<IdempotencyRecord>> getting(RecordId id) {
     Objects.requireNonNull(id, "id");
-    Map<String, AttributeValue> item = read(id);
-    long now = nowMicros();
-    return Items.isLive(item, now) ? Optional.of(Items.toRecord(id, item, now)) : Optional.empty();
+    return Step.read(
+        Request.read("get of " + id, reading(id)),
+        item -> {
+          long now = nowMicros();
+          return Step.done(
+              Items.isLive(item, now)
+                  ? Optional.of(Items.toRecord(id, item, now))
+                  : Optional.empty());
+        });
   }
 
   @Override
   public boolean heartbeat(RecordId id, long token, Duration lease) {
     Objects.requireNonNull(id, "id");
     Arguments.positive("lease", lease);
-    return extendLease(id, token, lease, null);
+    return calls.run(extending(id, token, lease, null, 0));
   }
 
   /**
@@ -259,7 +318,7 @@ public final class DynamoDbStore implements IdempotencyStore {
     Objects.requireNonNull(leases, "leases");
     Arguments.positive("lease", lease);
     return heartbeats.select(
-        "heartbeat", leases, held -> extendLease(held.id(), held.token(), lease, null));
+        "heartbeat", leases, held -> calls.run(extending(held.id(), held.token(), lease, null, 0)));
   }
 
   @Override
@@ -267,7 +326,8 @@ public final class DynamoDbStore implements IdempotencyStore {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(recoveryPoint, "recoveryPoint");
     Arguments.positive("lease", lease);
-    return extendLease(id, token, lease, encodeFitting(id, recoveryPoint, "recovery point"));
+    return calls.run(
+        extending(id, token, lease, encodeFitting(id, recoveryPoint, "recovery point"), 0));
   }
 
   /**
@@ -282,81 +342,104 @@ public final class DynamoDbStore implements IdempotencyStore {
    * An extension that finds the lease already running longer has nothing to do but keep the
    * recovery point.
    */
-  private boolean extendLease(
-      RecordId id, long token, Duration lease, @Nullable SdkBytes recoveryPoint) {
-    for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-      long now = nowMicros();
-      long leaseUntil = now + micros(lease);
-      Map<String, AttributeValue> values = heldValues(token, now);
-      values.put(":lease", n(leaseUntil));
-      String keepPoint = "";
-      if (recoveryPoint != null) {
-        values.put(":rp", AttributeValue.fromB(recoveryPoint));
-        keepPoint = ", #rp = :rp";
-      }
-      String longer = HELD + " AND #lease < :lease";
-      Map<String, AttributeValue> seen =
-          update(
-              "heartbeat",
-              id,
-              Items.key(id),
-              "SET #lease = :lease" + keepPoint,
-              longer + " AND #exp >= :lease",
-              values,
-              true);
-      if (seen == null) {
-        return true;
-      }
-      if (!isHeldBy(seen, token, now)) {
-        return false;
-      }
-      if (Items.number(seen, LEASE_UNTIL) >= leaseUntil) {
-        return recoveryPoint == null || keepRecoveryPoint(id, values);
-      }
-      if (Items.number(seen, EXPIRES_AT) >= leaseUntil) {
-        continue; // the expiry moved past the lease in between: decide again
-      }
-      values.put(":ttl", n(ttlSeconds(leaseUntil)));
-      seen =
-          update(
-              "heartbeat",
-              id,
-              Items.key(id),
-              "SET #lease = :lease, #exp = :lease, #ttl = :ttl" + keepPoint,
-              longer + " AND #exp < :lease",
-              values,
-              true);
-      if (seen == null) {
-        return true;
-      }
-      if (!isHeldBy(seen, token, now)) {
-        return false;
-      }
+  private Step<Boolean> extending(
+      RecordId id, long token, Duration lease, @Nullable SdkBytes recoveryPoint, int attempt) {
+    requireAttemptLeft("heartbeat", id, attempt);
+    long now = nowMicros();
+    long leaseUntil = now + micros(lease);
+    Map<String, AttributeValue> values = heldValues(token, now);
+    values.put(":lease", n(leaseUntil));
+    String keepPoint = "";
+    if (recoveryPoint != null) {
+      values.put(":rp", AttributeValue.fromB(recoveryPoint));
+      keepPoint = ", #rp = :rp";
     }
-    throw new StoreUnavailableException(
-        "heartbeat of "
-            + id
-            + " kept losing races on DynamoDB after "
-            + MAX_ATTEMPTS
-            + " attempts");
+    String longer = HELD + " AND #lease < :lease";
+    String setPoint = keepPoint;
+    return Step.send(
+        update(
+            "heartbeat",
+            id,
+            Items.key(id),
+            "SET #lease = :lease" + setPoint,
+            longer + " AND #exp >= :lease",
+            values,
+            true),
+        seen -> {
+          if (seen == null) {
+            return Step.done(true);
+          }
+          if (!isHeldBy(seen, token, now)) {
+            return Step.done(false);
+          }
+          if (Items.number(seen, LEASE_UNTIL) >= leaseUntil) {
+            return recoveryPoint == null ? Step.done(true) : keepingRecoveryPoint(id, values);
+          }
+          if (Items.number(seen, EXPIRES_AT) >= leaseUntil) {
+            // The expiry moved past the lease in between: decide again.
+            return extending(id, token, lease, recoveryPoint, attempt + 1);
+          }
+          values.put(":ttl", n(ttlSeconds(leaseUntil)));
+          return Step.send(
+              update(
+                  "heartbeat",
+                  id,
+                  Items.key(id),
+                  "SET #lease = :lease, #exp = :lease, #ttl = :ttl" + setPoint,
+                  longer + " AND #exp < :lease",
+                  values,
+                  true),
+              again -> {
+                if (again == null) {
+                  return Step.done(true);
+                }
+                return isHeldBy(again, token, now)
+                    ? extending(id, token, lease, recoveryPoint, attempt + 1)
+                    : Step.done(false);
+              });
+        });
   }
 
   /** Writes a checkpoint's recovery point on a lease that already runs longer than it asked for. */
-  private boolean keepRecoveryPoint(RecordId id, Map<String, AttributeValue> values) {
-    return update("checkpoint", id, Items.key(id), "SET #rp = :rp", HELD, values, false) == null;
+  private Step<Boolean> keepingRecoveryPoint(RecordId id, Map<String, AttributeValue> values) {
+    return Step.send(
+        update("checkpoint", id, Items.key(id), "SET #rp = :rp", HELD, values, false),
+        seen -> Step.done(seen == null));
   }
 
   @Override
   public boolean complete(RecordId id, long token, byte[] result, Duration ttl) {
-    return finish(id, token, RecordState.COMPLETED, result, ttl);
+    return calls.run(finishing(id, token, RecordState.COMPLETED, result, ttl));
   }
 
   @Override
   public boolean failFinal(RecordId id, long token, byte[] result, Duration ttl) {
-    return finish(id, token, RecordState.FAILED_FINAL, result, ttl);
+    return calls.run(finishing(id, token, RecordState.FAILED_FINAL, result, ttl));
   }
 
-  private boolean finish(RecordId id, long token, RecordState state, byte[] result, Duration ttl) {
+  /** {@inheritDoc} Native with an async client, as {@link #claimAsync}. */
+  @Override
+  public CompletionStage<Boolean> completeAsync(
+      RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
+    return calls.stage(
+        () -> finishing(id, token, RecordState.COMPLETED, result, ttl),
+        () -> IdempotencyStore.super.completeAsync(id, token, result, ttl, blocking));
+  }
+
+  /** {@inheritDoc} Native with an async client, as {@link #claimAsync}. */
+  @Override
+  public CompletionStage<Boolean> failFinalAsync(
+      RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
+    return calls.stage(
+        () -> finishing(id, token, RecordState.FAILED_FINAL, result, ttl),
+        () -> IdempotencyStore.super.failFinalAsync(id, token, result, ttl, blocking));
+  }
+
+  /**
+   * One token-fenced update to the final state; a value too large is refused before any request.
+   */
+  private Step<Boolean> finishing(
+      RecordId id, long token, RecordState state, byte[] result, Duration ttl) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(result, "result");
     Arguments.positive("ttl", ttl);
@@ -368,23 +451,35 @@ public final class DynamoDbStore implements IdempotencyStore {
     values.put(":result", AttributeValue.fromB(stored));
     values.put(":exp", n(expiresAt));
     values.put(":ttl", n(ttlSeconds(expiresAt)));
-    return update(
+    return Step.send(
+        update(
             state == RecordState.COMPLETED ? "complete" : "failFinal",
             id,
             Items.key(id),
             "SET #state = :state, #result = :result, #exp = :exp, #ttl = :ttl REMOVE #rp",
             HELD,
             values,
-            false)
-        == null;
+            false),
+        seen -> Step.done(seen == null));
   }
 
   @Override
   public boolean release(RecordId id, long token) {
+    return calls.run(releasing(id, token));
+  }
+
+  /** {@inheritDoc} Native with an async client, as {@link #claimAsync}. */
+  @Override
+  public CompletionStage<Boolean> releaseAsync(RecordId id, long token, Executor blocking) {
+    return calls.stage(
+        () -> releasing(id, token), () -> IdempotencyStore.super.releaseAsync(id, token, blocking));
+  }
+
+  private Step<Boolean> releasing(RecordId id, long token) {
     Objects.requireNonNull(id, "id");
     long now = nowMicros();
     Map<String, AttributeValue> values = heldValues(token, now);
-    return bury("release", id, Items.key(id), HELD, values, now);
+    return burying("release", id, Items.key(id), HELD, values, now);
   }
 
   /**
@@ -426,7 +521,7 @@ public final class DynamoDbStore implements IdempotencyStore {
         if (purged >= batchSize) {
           break;
         }
-        if (purgeOne(found, now)) {
+        if (calls.run(purgingOne(found, now))) {
           purged++;
         }
       }
@@ -438,12 +533,12 @@ public final class DynamoDbStore implements IdempotencyStore {
     return purged;
   }
 
-  private boolean purgeOne(Map<String, AttributeValue> found, long now) {
+  private Step<Boolean> purgingOne(Map<String, AttributeValue> found, long now) {
     Map<String, AttributeValue> values = new HashMap<>();
     values.put(":token", found.get(TOKEN));
     values.put(":now", n(now));
     values.put(":released", s(RELEASED));
-    return bury(
+    return burying(
         "purgeExpired",
         null,
         Map.of(SCOPE, found.get(SCOPE), KEY, found.get(KEY)),
@@ -454,41 +549,42 @@ public final class DynamoDbStore implements IdempotencyStore {
 
   /**
    * Makes the record absent if {@code condition} holds: a tombstone that keeps its token until the
-   * retention ends, or, with no retention, no item at all. Returns whether it did.
+   * retention ends, or, with no retention, no item at all. Answers whether it did.
    */
-  private boolean bury(
+  private Step<Boolean> burying(
       String operation,
       @Nullable RecordId id,
       Map<String, AttributeValue> key,
       String condition,
       Map<String, AttributeValue> values,
       long now) {
+    Request<?> request;
     if (retentionMicros == 0) {
-      return calls.conditionally(
-              operation,
-              id,
-              () ->
-                  client.deleteItem(
-                      r ->
-                          r.tableName(table)
-                              .key(key)
-                              .conditionExpression(condition)
-                              .expressionAttributeNames(Expressions.names(condition))
-                              .expressionAttributeValues(Expressions.values(values, condition))
-                              .overrideConfiguration(calls.timeout())),
-              null)
-          == null;
+      request =
+          Request.delete(
+              what(operation, id),
+              DeleteItemRequest.builder()
+                  .tableName(table)
+                  .key(key)
+                  .conditionExpression(condition)
+                  .expressionAttributeNames(Expressions.names(condition))
+                  .expressionAttributeValues(Expressions.values(values, condition))
+                  .overrideConfiguration(calls.timeout())
+                  .build());
+    } else {
+      values.put(":released", s(RELEASED));
+      values.put(":ttl", n(ttlSeconds(now)));
+      request = update(operation, id, key, TOMBSTONE, condition, values, false);
     }
-    values.put(":released", s(RELEASED));
-    values.put(":ttl", n(ttlSeconds(now)));
-    return update(operation, id, key, TOMBSTONE, condition, values, false) == null;
+    return Step.send(request, seen -> Step.done(seen == null));
   }
 
   /**
-   * A conditional {@code UpdateItem}: {@code null} if applied, else the item as it stood (see
-   * {@link Calls#conditionally}); with {@code returnOld}, DynamoDB sends it with the failure.
+   * A conditional {@code UpdateItem}. Its reply is {@code null} if applied, else the item as it
+   * stood: with {@code returnOld}, DynamoDB sends it with the failure (or, where it does not, the
+   * item is read); without, an empty item.
    */
-  private @Nullable Map<String, AttributeValue> update(
+  private Request<UpdateItemResponse> update(
       String operation,
       @Nullable RecordId id,
       Map<String, AttributeValue> key,
@@ -496,24 +592,22 @@ public final class DynamoDbStore implements IdempotencyStore {
       String condition,
       Map<String, AttributeValue> values,
       boolean returnOld) {
-    return calls.conditionally(
-        operation,
-        id,
-        () ->
-            client.updateItem(
-                r ->
-                    r.tableName(table)
-                        .key(key)
-                        .updateExpression(update)
-                        .conditionExpression(condition)
-                        .expressionAttributeNames(Expressions.names(update, condition))
-                        .expressionAttributeValues(Expressions.values(values, update, condition))
-                        .returnValuesOnConditionCheckFailure(
-                            returnOld
-                                ? ReturnValuesOnConditionCheckFailure.ALL_OLD
-                                : ReturnValuesOnConditionCheckFailure.NONE)
-                        .overrideConfiguration(calls.timeout())),
-        returnOld && id != null ? () -> read(id) : null);
+    return Request.update(
+        what(operation, id),
+        UpdateItemRequest.builder()
+            .tableName(table)
+            .key(key)
+            .updateExpression(update)
+            .conditionExpression(condition)
+            .expressionAttributeNames(Expressions.names(update, condition))
+            .expressionAttributeValues(Expressions.values(values, update, condition))
+            .returnValuesOnConditionCheckFailure(
+                returnOld
+                    ? ReturnValuesOnConditionCheckFailure.ALL_OLD
+                    : ReturnValuesOnConditionCheckFailure.NONE)
+            .overrideConfiguration(calls.timeout())
+            .build(),
+        returnOld && id != null ? reading(id) : null);
   }
 
   /** Stops the store's heartbeat threads once their updates are done; the client stays open. */
@@ -533,18 +627,31 @@ public final class DynamoDbStore implements IdempotencyStore {
         + "]";
   }
 
-  private Map<String, AttributeValue> read(RecordId id) {
-    return calls
-        .call(
-            "get",
-            () ->
-                client.getItem(
-                    r ->
-                        r.tableName(table)
-                            .key(Items.key(id))
-                            .consistentRead(true)
-                            .overrideConfiguration(calls.timeout())))
-        .item();
+  /** The strongly consistent read of a record's item. */
+  private GetItemRequest reading(RecordId id) {
+    return GetItemRequest.builder()
+        .tableName(table)
+        .key(Items.key(id))
+        .consistentRead(true)
+        .overrideConfiguration(calls.timeout())
+        .build();
+  }
+
+  private static String what(String operation, @Nullable RecordId id) {
+    return id == null ? operation : operation + " of " + id;
+  }
+
+  /** Refuses one more write once an operation has made {@link #MAX_ATTEMPTS}, all losing races. */
+  private static void requireAttemptLeft(String operation, RecordId id, int attempt) {
+    if (attempt >= MAX_ATTEMPTS) {
+      throw new StoreUnavailableException(
+          operation
+              + " of "
+              + id
+              + " kept losing races on DynamoDB after "
+              + MAX_ATTEMPTS
+              + " attempts");
+    }
   }
 
   private SdkBytes encodeFitting(RecordId id, byte[] value, String what) {
@@ -619,6 +726,7 @@ public final class DynamoDbStore implements IdempotencyStore {
 
     private final DynamoDbClient client;
     private final String tableName;
+    private @Nullable DynamoDbAsyncClient asyncClient;
     private Clock clock = Clock.systemUTC();
     private Duration callTimeout = DEFAULT_CALL_TIMEOUT;
     private Duration retentionAfterExpiry = DEFAULT_RETENTION_AFTER_EXPIRY;
@@ -637,6 +745,19 @@ public final class DynamoDbStore implements IdempotencyStore {
                 + (tableName == null ? "null" : "'" + tableName + "'"));
       }
       return tableName;
+    }
+
+    /**
+     * An async client of the same table (same account, region and endpoint as the sync client),
+     * which makes {@link DynamoDbStore#claimAsync claimAsync}, {@code getAsync}, {@code
+     * completeAsync}, {@code failFinalAsync} and {@code releaseAsync} native: their requests go
+     * through it, their replies are handled on the thread the SDK completes them on, and no thread
+     * waits. Without one (the default), those calls run the blocking ones on the executor their
+     * caller passes. The blocking calls always use the sync client. The store never closes it.
+     */
+    public Builder asyncClient(DynamoDbAsyncClient asyncClient) {
+      this.asyncClient = Arguments.present("asyncClient", asyncClient);
+      return this;
     }
 
     /**

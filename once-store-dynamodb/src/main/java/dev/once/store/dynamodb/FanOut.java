@@ -22,11 +22,11 @@ import java.util.function.Predicate;
 /**
  * Runs many single-item calls side by side, for a batched heartbeat. DynamoDB has no multi-item
  * conditional update that lets one item fail and the others succeed ({@code TransactWriteItems} is
- * all or nothing), and the store holds only a sync client, so it runs the items' own conditional
- * updates on a pool of its own: a batch of up to {@code concurrency} leases costs about one round
- * trip, a larger one a round trip per {@code concurrency} leases. The pool is shared by every
- * caller of the store, so {@code concurrency} bounds the store's heartbeat requests in flight,
- * whatever the number of heartbeat threads; its threads end after a minute idle.
+ * all or nothing), so it runs the items' own conditional updates, through the sync client, on a
+ * pool of its own: a batch of up to {@code concurrency} leases costs about one round trip, a larger
+ * one a round trip per {@code concurrency} leases. The pool is shared by every caller of the store,
+ * so {@code concurrency} bounds the store's heartbeat requests in flight, whatever the number of
+ * heartbeat threads; its threads end after a minute idle.
  *
  * <p>The caller's wait is not cut short by an interrupt (the updates run on, and their outcome is
  * the answer), and is bounded: it ends at the first failure, or after twice the call timeout (an

@@ -47,6 +47,9 @@ class DynamoDbStoreBuilderTest {
   void optionsOutOfRangeAreRejectedByName() {
     DynamoDbStore.Builder builder = DynamoDbStore.builder(unreachable, "once_records");
     assertThatThrownBy(() -> builder.clock(null)).hasMessageContaining("clock");
+    assertThatThrownBy(() -> builder.asyncClient(null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("asyncClient");
     assertThatThrownBy(() -> builder.callTimeout(Duration.ZERO))
         .hasMessageContaining("callTimeout");
     assertThatThrownBy(() -> builder.callTimeout(Duration.ofMinutes(11)))

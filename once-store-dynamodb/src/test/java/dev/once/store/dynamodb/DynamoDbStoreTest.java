@@ -22,13 +22,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.core.interceptor.Context;
-import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -39,7 +35,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 class DynamoDbStoreTest {
 
   private static final Duration LONG = Duration.ofMinutes(30);
-  private static final AtomicInteger requests = new AtomicInteger();
+  private static final CountingRequests requests = new CountingRequests();
 
   private static final RecordingInFlight inFlight = new RecordingInFlight();
 
@@ -52,16 +48,7 @@ class DynamoDbStoreTest {
     table = LocalDynamoDb.newTable();
     counting =
         LocalDynamoDb.clientBuilder()
-            .overrideConfiguration(
-                c ->
-                    c.addExecutionInterceptor(
-                        new ExecutionInterceptor() {
-                          @Override
-                          public void beforeTransmission(
-                              Context.BeforeTransmission context, ExecutionAttributes attributes) {
-                            requests.incrementAndGet();
-                          }
-                        }))
+            .overrideConfiguration(c -> c.addExecutionInterceptor(requests))
             .build();
     recordingInFlight =
         LocalDynamoDb.clientBuilder()
@@ -114,13 +101,13 @@ class DynamoDbStoreTest {
     RecordId id = newId();
     Fingerprint fingerprint = newFingerprint();
     Claimed first = claimed(store.claim(new ClaimRequest(id, fingerprint, LONG, LONG)));
-    requests.set(0);
+    requests.reset();
 
     ClaimResult second = store.claim(new ClaimRequest(id, fingerprint, LONG, LONG));
 
     assertThat(second).isInstanceOf(Existing.class);
     assertThat(((Existing) second).record().token()).isEqualTo(first.token());
-    assertThat(requests.get())
+    assertThat(requests.sent())
         .as("requests, the existing record coming back with the failed condition")
         .isEqualTo(1);
   }
@@ -128,12 +115,12 @@ class DynamoDbStoreTest {
   @Test
   void aFreshClaimAndACompletionCostOneRequestEach() {
     RecordId id = newId();
-    requests.set(0);
+    requests.reset();
 
     Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
     assertThat(store.complete(id, claimed.token(), utf8("done"), LONG)).isTrue();
 
-    assertThat(requests.get()).isEqualTo(2);
+    assertThat(requests.sent()).isEqualTo(2);
   }
 
   @Test
@@ -142,13 +129,13 @@ class DynamoDbStoreTest {
     Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
     byte[] incompressible = new byte[500 * 1024];
     ThreadLocalRandom.current().nextBytes(incompressible);
-    requests.set(0);
+    requests.reset();
 
     assertThatThrownBy(() -> store.complete(id, claimed.token(), incompressible, LONG))
         .isInstanceOf(ResultTooLargeException.class)
         .hasMessageContaining("maxItemBytes");
 
-    assertThat(requests.get()).isZero();
+    assertThat(requests.sent()).isZero();
     assertThat(store.get(id)).map(IdempotencyRecord::state).contains(RecordState.IN_PROGRESS);
     assertThat(store.complete(id, claimed.token(), utf8("a smaller result"), LONG)).isTrue();
   }

@@ -10,7 +10,10 @@ import java.net.URI;
 import java.util.UUID;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.client.builder.AwsClientBuilder;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClientBuilder;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
 
@@ -24,6 +27,7 @@ final class LocalDynamoDb {
 
   private static DynamoDBProxyServer server;
   private static DynamoDbClient client;
+  private static DynamoDbAsyncClient asyncClient;
   private static Throwable startFailure;
   private static URI endpoint;
 
@@ -53,6 +57,32 @@ final class LocalDynamoDb {
     return client;
   }
 
+  /** An async client of DynamoDB Local (the SDK's Netty client), shared by the test run. */
+  static synchronized DynamoDbAsyncClient asyncClient() {
+    client();
+    if (asyncClient == null) {
+      asyncClient = asyncClientBuilder(endpoint).build();
+    }
+    return asyncClient;
+  }
+
+  /** The port DynamoDB Local listens on, on loopback. */
+  static int port() {
+    client();
+    return endpoint.getPort();
+  }
+
+  /** A builder for an async client of a DynamoDB at {@code endpoint}, with dummy credentials. */
+  static DynamoDbAsyncClientBuilder asyncClientBuilder(URI endpoint) {
+    return local(DynamoDbAsyncClient.builder(), endpoint);
+  }
+
+  /** A builder for an async client of the same DynamoDB Local, e.g. with an interceptor. */
+  static DynamoDbAsyncClientBuilder asyncClientBuilder() {
+    client();
+    return asyncClientBuilder(endpoint);
+  }
+
   /** A builder for another client of the same DynamoDB Local, e.g. with an interceptor. */
   static DynamoDbClientBuilder clientBuilder() {
     return clientBuilder(endpoint == null ? URI.create("http://127.0.0.1:1") : endpoint);
@@ -60,7 +90,11 @@ final class LocalDynamoDb {
 
   /** A builder for a client of a DynamoDB at {@code endpoint}, with dummy credentials. */
   static DynamoDbClientBuilder clientBuilder(URI endpoint) {
-    return DynamoDbClient.builder()
+    return local(DynamoDbClient.builder(), endpoint);
+  }
+
+  private static <B extends AwsClientBuilder<B, ?>> B local(B builder, URI endpoint) {
+    return builder
         .endpointOverride(endpoint)
         .region(Region.US_EAST_1)
         .credentialsProvider(
@@ -78,6 +112,9 @@ final class LocalDynamoDb {
     try {
       if (client != null) {
         client.close();
+      }
+      if (asyncClient != null) {
+        asyncClient.close();
       }
       if (server != null) {
         server.stop();
