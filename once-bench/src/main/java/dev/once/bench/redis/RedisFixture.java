@@ -39,6 +39,19 @@ final class RedisFixture implements AutoCloseable {
       "{\"status\":201,\"body\":{\"id\":\"pay_123\",\"amount\":\"10.00\"}}"
           .getBytes(StandardCharsets.UTF_8);
   private static final byte[] TRIVIAL = "return 1".getBytes(StandardCharsets.US_ASCII);
+
+  /** The writes a new key's claim makes, with none of its checks: the hash and its expiry. */
+  private static final byte[] WRITE_CLAIM =
+      ("redis.call('HSET', KEYS[1], 's', 'P', 'f', ARGV[1], 't', ARGV[2], 'l', ARGV[3], 'e',"
+              + " ARGV[4]) redis.call('PEXPIREAT', KEYS[1], ARGV[5]) return 1")
+          .getBytes(StandardCharsets.US_ASCII);
+
+  /** The writes a completion makes, with none of its checks. */
+  private static final byte[] WRITE_FINISH =
+      ("redis.call('HSET', KEYS[1], 's', ARGV[1], 'v', ARGV[2], 'e', ARGV[3])"
+              + " redis.call('PEXPIREAT', KEYS[1], ARGV[4]) return 1")
+          .getBytes(StandardCharsets.US_ASCII);
+
   private static final byte[] COMPLETED = {'C'};
 
   private final RedisClient client;
@@ -46,6 +59,8 @@ final class RedisFixture implements AutoCloseable {
   private final StatefulRedisConnection<byte[], byte[]> floorConnection;
   private final RedisAsyncCommands<byte[], byte[]> floor;
   private final String trivialSha;
+  private final String writeClaimSha;
+  private final String writeFinishSha;
   private final Scope scope = Scope.of("bench", UUID.randomUUID().toString());
   private final Fingerprint fingerprint =
       new Fingerprint(1, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef");
@@ -61,6 +76,8 @@ final class RedisFixture implements AutoCloseable {
     floorConnection = client.connect(ByteArrayCodec.INSTANCE);
     floor = floorConnection.async();
     trivialSha = await(floor.scriptLoad(TRIVIAL));
+    writeClaimSha = await(floor.scriptLoad(WRITE_CLAIM));
+    writeFinishSha = await(floor.scriptLoad(WRITE_FINISH));
   }
 
   /** Claims a new key and completes it: the store's two round trips. */
@@ -98,6 +115,34 @@ final class RedisFixture implements AutoCloseable {
             ttlMicros,
             ttlMicros,
             channel));
+  }
+
+  /**
+   * What a hand-written check would at least cost: the same two round trips, each script making the
+   * writes the store's makes (a hash of the same fields and its expiry), with no checks, no clock
+   * and no change notification.
+   */
+  long sameWrites() {
+    RecordId id = nextId();
+    byte[][] key = {
+      (PREFIX + "{" + id.scope() + "|" + id.key() + "}").getBytes(StandardCharsets.UTF_8)
+    };
+    long now = System.currentTimeMillis();
+    byte[] micros = Long.toString(now * 1000).getBytes(StandardCharsets.US_ASCII);
+    byte[] expireAt = Long.toString(now + TTL.toMillis()).getBytes(StandardCharsets.US_ASCII);
+    await(
+        floor.<Long>evalsha(
+            writeClaimSha,
+            ScriptOutputType.INTEGER,
+            key,
+            fingerprintBytes,
+            micros,
+            micros,
+            micros,
+            expireAt));
+    return await(
+        floor.<Long>evalsha(
+            writeFinishSha, ScriptOutputType.INTEGER, key, COMPLETED, RESULT, micros, expireAt));
   }
 
   @Override

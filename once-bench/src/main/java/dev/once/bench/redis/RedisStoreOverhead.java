@@ -10,10 +10,11 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 
 /**
- * The Redis store's overhead over the floor (see {@link RedisFixture}), measured in interleaved
- * rounds: floor, store, store, floor, floor, store… each round a fixed time with N callers, so that
- * load from elsewhere on a shared machine falls on both sides alike. Reports, per caller count, the
- * median over rounds of the mean time per operation and the ratio of the medians.
+ * The Redis store's overhead over the floor and over a bare script making the same writes (see
+ * {@link RedisFixture}), measured in interleaved rounds, each starting with another side and each a
+ * fixed time with N callers, so that load from elsewhere on a shared machine falls on every side
+ * alike. Reports, per caller count, the median over rounds of the mean time per operation and the
+ * ratios of the medians.
  *
  * <pre>
  * java -cp ... dev.once.bench.redis.RedisStoreOverhead [uri] [rounds] [roundMillis] [callers...]
@@ -34,37 +35,45 @@ public final class RedisStoreOverhead {
             ? Arrays.stream(args, 3, args.length).mapToInt(Integer::parseInt).toArray()
             : new int[] {1, 50};
     try (RedisFixture fixture = new RedisFixture(uri)) {
-      BooleanSupplier store = fixture::claimAndComplete;
-      BooleanSupplier floor = () -> fixture.floor() == 1;
+      List<BooleanSupplier> sides =
+          List.of(
+              () -> fixture.floor() == 1,
+              () -> fixture.sameWrites() == 1,
+              fixture::claimAndComplete);
       System.out.printf(
           "Redis %s, %d rounds of %d ms per side, interleaved%n", uri, rounds, roundMillis);
       System.out.println(
-          "callers | floor: 2 x EVALSHA (us/op) | store: claim+complete (us/op) | ratio | store ops/s");
+          "callers | floor: 2 x EVALSHA (us/op) | same writes (us/op) | store: claim+complete"
+              + " (us/op) | store/same writes | store/floor | store ops/s");
       for (int callers : callerCounts) {
-        run(floor, callers, 2000);
-        run(store, callers, 2000);
-        double[] floorMicros = new double[rounds];
-        double[] storeMicros = new double[rounds];
+        for (BooleanSupplier side : sides) {
+          run(side, callers, 2000);
+        }
+        double[][] micros = new double[sides.size()][rounds];
         double[] storeRate = new double[rounds];
         for (int round = 0; round < rounds; round++) {
-          boolean floorFirst = (round % 2) == 0;
-          Result a = run(floorFirst ? floor : store, callers, roundMillis);
-          Result b = run(floorFirst ? store : floor, callers, roundMillis);
-          Result f = floorFirst ? a : b;
-          Result s = floorFirst ? b : a;
-          floorMicros[round] = f.microsPerOp();
-          storeMicros[round] = s.microsPerOp();
-          storeRate[round] = s.opsPerSecond();
+          // Each round starts with another side, so a burst of outside load is shared out.
+          for (int i = 0; i < sides.size(); i++) {
+            int side = (round + i) % sides.size();
+            Result r = run(sides.get(side), callers, roundMillis);
+            micros[side][round] = r.microsPerOp();
+            if (side == 2) {
+              storeRate[round] = r.opsPerSecond();
+            }
+          }
         }
-        double floorMedian = median(floorMicros);
-        double storeMedian = median(storeMicros);
+        double floor = median(micros[0]);
+        double writes = median(micros[1]);
+        double store = median(micros[2]);
         System.out.printf(
             Locale.ROOT,
-            "%7d | %26.1f | %29.1f | %5.3f | %11.0f%n",
+            "%7d | %26.1f | %19.1f | %29.1f | %17.3f | %11.3f | %11.0f%n",
             callers,
-            floorMedian,
-            storeMedian,
-            storeMedian / floorMedian,
+            floor,
+            writes,
+            store,
+            store / writes,
+            store / floor,
             median(storeRate));
       }
     }
