@@ -430,7 +430,7 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
      * the consumer's {@code bootstrap.servers}.
      */
     public Builder deadLetterTopic(String topic) {
-      this.deadLetterTopic = Arguments.notBlank("topic", topic);
+      this.deadLetterTopic = Arguments.notBlank("deadLetterTopic", topic);
       return this;
     }
 

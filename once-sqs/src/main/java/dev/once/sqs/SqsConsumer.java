@@ -359,7 +359,7 @@ public final class SqsConsumer implements AutoCloseable {
      * they are dropped and logged).
      */
     public Builder deadLetterQueue(String deadLetterQueueUrl) {
-      this.deadLetterQueueUrl = Arguments.notBlank("deadLetterQueueUrl", deadLetterQueueUrl);
+      this.deadLetterQueueUrl = Arguments.notBlank("deadLetterQueue", deadLetterQueueUrl);
       return this;
     }
 
