@@ -10,6 +10,8 @@ import java.security.Principal;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -182,9 +184,56 @@ public final class OnceWebFilter implements WebFilter, Ordered {
   /**
    * Asks the store without a thread waiting for it; the decision (never a failure: see {@link
    * HttpIdempotency#beginAsync}) comes back on a thread the handler may run on.
+   *
+   * <p>The claim goes on when the client goes away meanwhile (the subscription is cancelled), and
+   * may win the key. Its lease must not then be left to heartbeats for as long as the engine runs:
+   * whichever comes first, the decision reaching the filter or the cancellation, owns it, and a
+   * lease nobody will use is released (no handler ran, so nothing happened).
    */
   private Mono<Decision> decide(Route route, IncomingRequest request) {
-    return Stages.resume(http.beginAsync(route, request));
+    CompletableFuture<Decision> decision = http.beginAsync(route, request).toCompletableFuture();
+    AtomicBoolean owned = new AtomicBoolean();
+    // A copy, so that cancelling what the filter waits on never cancels the decision itself.
+    return Stages.resume(decision.copy())
+        .filter(d -> owned.compareAndSet(false, true))
+        .doOnCancel(
+            () ->
+                decision.thenAccept(
+                    d -> {
+                      if (owned.compareAndSet(false, true)) {
+                        releaseUnused(d);
+                      }
+                    }));
+  }
+
+  private static void releaseUnused(Decision decision) {
+    decision.accept(
+        new Decision.Visitor<Void>() {
+          @Override
+          public Void proceed(Decision.Proceed proceed) {
+            Exchange lease = proceed.exchange();
+            lease
+                .failAsync()
+                .whenComplete(
+                    (recording, failure) -> {
+                      if (failure != null) {
+                        log.error(
+                            "releasing the unused lease of key {} failed", lease.key(), failure);
+                      }
+                    });
+            return null;
+          }
+
+          @Override
+          public Void respond(Decision.Respond respond) {
+            return null;
+          }
+
+          @Override
+          public Void passThrough(Decision.PassThrough passThrough) {
+            return null;
+          }
+        });
   }
 
   /** What a request without a key comes to: it passes through, or is refused (400). */
@@ -248,7 +297,10 @@ public final class OnceWebFilter implements WebFilter, Ordered {
       ServerWebExchange guarded =
           BufferedExchange.of(exchange, body, response, route.policy().maxRequestBytes());
       exchange.getAttributes().put(EXCHANGE, lease);
-      return new GuardedExchange(lease, response, exchange).run(chain.filter(guarded));
+      // Deferred, so that a filter further down that throws instead of returning an error is
+      // one more failure the guarded exchange settles, never a lease left unfinished.
+      return new GuardedExchange(lease, response, exchange)
+          .run(Mono.defer(() -> chain.filter(guarded)));
     }
 
     @Override
