@@ -61,6 +61,11 @@ public class OnceAutoConfiguration {
 
   @Bean
   OnceRoutes onceRoutes(OnceProperties properties, ObjectProvider<AnnotatedRoutes> annotated) {
+    return routes(properties, annotated);
+  }
+
+  /** The routes from the properties and the annotated handlers; also the reactive side's. */
+  static OnceRoutes routes(OnceProperties properties, ObjectProvider<AnnotatedRoutes> annotated) {
     AnnotatedRoutes found = annotated.getIfAvailable();
     return OnceRoutes.of(properties, found == null ? Map.of() : found.find());
   }
@@ -97,6 +102,11 @@ public class OnceAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   HttpIdempotency onceHttpIdempotency(Once once, OnceRoutes routes, OnceProperties properties) {
+    return http(once, routes, properties);
+  }
+
+  /** The HTTP layer over the engine, from the routes and properties; also the reactive side's. */
+  static HttpIdempotency http(Once once, OnceRoutes routes, OnceProperties properties) {
     HttpIdempotency.Builder b =
         routes.applyTo(HttpIdempotency.builder(once).scope(scope(properties.getScope())));
     OnceProperties.NewKeys newKeys = properties.getNewKeys();

@@ -40,13 +40,10 @@ import org.springframework.web.server.WebFilter;
 @Import(OnceInfrastructure.class)
 public class OnceReactiveAutoConfiguration {
 
-  /** The servlet side's bean methods, which hold the one mapping of the properties. */
-  private final OnceAutoConfiguration shared = new OnceAutoConfiguration();
-
   @Bean
   OnceRoutes onceRoutes(
       OnceProperties properties, ObjectProvider<OnceAutoConfiguration.AnnotatedRoutes> annotated) {
-    OnceRoutes routes = shared.onceRoutes(properties, annotated);
+    OnceRoutes routes = OnceAutoConfiguration.routes(properties, annotated);
     String transactional = routes.firstTransactionalProperty();
     if (transactional != null) {
       throw new InvalidOncePropertyException(
@@ -72,7 +69,7 @@ public class OnceReactiveAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   HttpIdempotency onceHttpIdempotency(Once once, OnceRoutes routes, OnceProperties properties) {
-    return shared.onceHttpIdempotency(once, routes, properties);
+    return OnceAutoConfiguration.http(once, routes, properties);
   }
 
   @Bean
