@@ -2,6 +2,7 @@ package dev.once;
 
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
+import dev.once.store.Finish;
 import dev.once.store.ForwardingStore;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
@@ -9,6 +10,7 @@ import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
@@ -120,6 +122,35 @@ final class TimedStore extends ForwardingStore {
   @Override
   public CompletionStage<Boolean> releaseAsync(RecordId id, long token, Executor blocking) {
     return timedAsync("release", () -> delegate.releaseAsync(id, token, blocking));
+  }
+
+  // Batches keep the store's batching (a decorator's default would split them) and are timed as
+  // one call each: the listener sees the round trips the store made.
+
+  @Override
+  public boolean batches() {
+    return delegate.batches();
+  }
+
+  @Override
+  public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+    return timed("claimBatch", () -> delegate.claimAll(requests));
+  }
+
+  @Override
+  public List<Boolean> finishAll(List<Finish> finishes) {
+    return timed("finishBatch", () -> delegate.finishAll(finishes));
+  }
+
+  @Override
+  public CompletionStage<List<ClaimResult>> claimAllAsync(
+      List<ClaimRequest> requests, Executor blocking) {
+    return timedAsync("claimBatch", () -> delegate.claimAllAsync(requests, blocking));
+  }
+
+  @Override
+  public CompletionStage<List<Boolean>> finishAllAsync(List<Finish> finishes, Executor blocking) {
+    return timedAsync("finishBatch", () -> delegate.finishAllAsync(finishes, blocking));
   }
 
   private <T> CompletionStage<T> timedAsync(String op, Supplier<CompletionStage<T>> call) {

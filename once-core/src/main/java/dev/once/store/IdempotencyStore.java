@@ -1,8 +1,10 @@
 package dev.once.store;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -120,6 +122,50 @@ public interface IdempotencyStore extends AutoCloseable {
   boolean release(RecordId id, long token);
 
   /**
+   * Claims many records, each exactly as {@link #claim} would, and answers in request order. A
+   * store that {@link #batches} does it in as few round trips as it can (one transaction, one
+   * pipeline); the default makes one {@code claim} call per request.
+   *
+   * <p>The requests name distinct records (a caller with two requests for one record sends them in
+   * separate calls). All or nothing on failure: if it throws {@link StoreUnavailableException}, no
+   * request holds a lease afterwards, except one whose release was lost with the store, which
+   * nobody runs and a later claim steals when its lease ends. An empty list returns an empty list
+   * without calling the store.
+   */
+  default List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+    return Batches.claimEach(this, requests);
+  }
+
+  /**
+   * Applies many finishing writes, each exactly as {@link #complete}, {@link #failFinal} or {@link
+   * #release} would, and answers in order whether each applied. A store that {@link #batches} does
+   * it in as few round trips as it can; the default makes one call per write. The writes name
+   * distinct records.
+   *
+   * <p>If it throws {@link StoreUnavailableException}, any of the writes may or may not have
+   * applied; the caller finds out per record, as after a single write whose answer was lost. An
+   * empty list returns an empty list without calling the store.
+   */
+  default List<Boolean> finishAll(List<Finish> finishes) {
+    List<Boolean> applied = new ArrayList<>(finishes.size());
+    for (Finish finish : finishes) {
+      applied.add(finish.applyTo(this));
+    }
+    return applied;
+  }
+
+  /**
+   * Whether {@link #claimAll} and {@link #finishAll} cost fewer round trips than one call per
+   * record. The engine then gathers the claims and finishes of concurrent callers into such calls
+   * (one in flight at a time per caller queue, so an idle engine adds no delay). False by default
+   * and for decorators ({@link ForwardingStore}): a decorator that must see every single write
+   * (encryption, joining the caller's transaction) is never bypassed by a batch.
+   */
+  default boolean batches() {
+    return false;
+  }
+
+  /**
    * Deletes up to {@code batchSize} expired records and returns how many it deleted; live records
    * are never touched. Runs in bounded time and without blocking claims; call it again while it
    * returns {@code batchSize}.
@@ -168,6 +214,17 @@ public interface IdempotencyStore extends AutoCloseable {
   /** {@link #release}, asynchronously; see the class comment. */
   default CompletionStage<Boolean> releaseAsync(RecordId id, long token, Executor blocking) {
     return Stages.onExecutor(() -> release(id, token), blocking);
+  }
+
+  /** {@link #claimAll}, asynchronously; see the class comment. */
+  default CompletionStage<List<ClaimResult>> claimAllAsync(
+      List<ClaimRequest> requests, Executor blocking) {
+    return Stages.onExecutor(() -> claimAll(requests), blocking);
+  }
+
+  /** {@link #finishAll}, asynchronously; see the class comment. */
+  default CompletionStage<List<Boolean>> finishAllAsync(List<Finish> finishes, Executor blocking) {
+    return Stages.onExecutor(() -> finishAll(finishes), blocking);
   }
 
   /** Whether {@link #awaitChange} delivers real notifications, so waiters need not poll often. */
