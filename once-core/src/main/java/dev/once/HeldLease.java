@@ -1,5 +1,6 @@
 package dev.once;
 
+import dev.once.store.Finish;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.LeaseToken;
@@ -42,6 +43,7 @@ final class HeldLease implements Lease {
   private final ExecutionPolicy policy;
   private final @Nullable Heartbeats heartbeats;
   private final Executor blocking;
+  private final @Nullable Batcher<Finish, Boolean> finishes;
   private final AtomicBoolean finished = new AtomicBoolean();
   private final AtomicBoolean beating = new AtomicBoolean();
   private volatile boolean lost;
@@ -59,6 +61,8 @@ final class HeldLease implements Lease {
    * @param heartbeats keeps the lease alive until it is finished, or null if the policy has no
    *     heartbeat
    * @param blocking where the asynchronous finishing calls of a blocking store run
+   * @param finishes gathers the finishing writes of concurrent leases into batches, or null where
+   *     the store does not batch
    */
   HeldLease(
       IdempotencyStore store,
@@ -70,7 +74,8 @@ final class HeldLease implements Lease {
       ExecutionPolicy policy,
       long claimedAt,
       @Nullable Heartbeats heartbeats,
-      Executor blocking) {
+      Executor blocking,
+      @Nullable Batcher<Finish, Boolean> finishes) {
     this.store = store;
     this.events = events;
     this.id = id;
@@ -82,6 +87,7 @@ final class HeldLease implements Lease {
     this.extendedAt = claimedAt;
     this.heartbeats = heartbeats;
     this.blocking = blocking;
+    this.finishes = finishes;
   }
 
   // ---------------------------------------------------------------- for Heartbeats
@@ -213,29 +219,29 @@ final class HeldLease implements Lease {
     if (value.length > policy.maxResultBytes()) {
       return completeWithoutResult();
     }
-    return finish(Write.COMPLETE, Payloads.value(value));
+    return finish(Finish.Kind.COMPLETE, Payloads.value(value));
   }
 
   @Override
   public Recording failFinal(byte[] value) {
     if (value.length > policy.maxResultBytes()) {
-      return notStored(finish(Write.FAIL_FINAL, Payloads.notStored()));
+      return notStored(finish(Finish.Kind.FAIL_FINAL, Payloads.notStored()));
     }
-    return finish(Write.FAIL_FINAL, Payloads.value(value));
+    return finish(Finish.Kind.FAIL_FINAL, Payloads.value(value));
   }
 
   @Override
   public Recording failFinal(FinalFailure failure) {
     byte[] payload = Payloads.failure(failure);
     if (payload.length > policy.maxResultBytes()) {
-      return notStored(finish(Write.FAIL_FINAL, Payloads.notStored()));
+      return notStored(finish(Finish.Kind.FAIL_FINAL, Payloads.notStored()));
     }
-    return finish(Write.FAIL_FINAL, payload);
+    return finish(Finish.Kind.FAIL_FINAL, payload);
   }
 
   @Override
   public Recording completeWithoutResult() {
-    return notStored(finish(Write.COMPLETE, Payloads.notStored()));
+    return notStored(finish(Finish.Kind.COMPLETE, Payloads.notStored()));
   }
 
   private static Recording notStored(Recording r) {
@@ -244,7 +250,7 @@ final class HeldLease implements Lease {
 
   @Override
   public Recording release() {
-    return finish(Write.RELEASE, NO_PAYLOAD);
+    return finish(Finish.Kind.RELEASE, NO_PAYLOAD);
   }
 
   @Override
@@ -252,34 +258,36 @@ final class HeldLease implements Lease {
     if (value.length > policy.maxResultBytes()) {
       return completeWithoutResultAsync();
     }
-    return finishAsync(Write.COMPLETE, Payloads.value(value));
+    return finishAsync(Finish.Kind.COMPLETE, Payloads.value(value));
   }
 
   @Override
   public CompletionStage<Recording> failFinalAsync(byte[] value) {
     if (value.length > policy.maxResultBytes()) {
-      return finishAsync(Write.FAIL_FINAL, Payloads.notStored()).thenApply(HeldLease::notStored);
+      return finishAsync(Finish.Kind.FAIL_FINAL, Payloads.notStored())
+          .thenApply(HeldLease::notStored);
     }
-    return finishAsync(Write.FAIL_FINAL, Payloads.value(value));
+    return finishAsync(Finish.Kind.FAIL_FINAL, Payloads.value(value));
   }
 
   @Override
   public CompletionStage<Recording> failFinalAsync(FinalFailure failure) {
     byte[] payload = Payloads.failure(failure);
     if (payload.length > policy.maxResultBytes()) {
-      return finishAsync(Write.FAIL_FINAL, Payloads.notStored()).thenApply(HeldLease::notStored);
+      return finishAsync(Finish.Kind.FAIL_FINAL, Payloads.notStored())
+          .thenApply(HeldLease::notStored);
     }
-    return finishAsync(Write.FAIL_FINAL, payload);
+    return finishAsync(Finish.Kind.FAIL_FINAL, payload);
   }
 
   @Override
   public CompletionStage<Recording> completeWithoutResultAsync() {
-    return finishAsync(Write.COMPLETE, Payloads.notStored()).thenApply(HeldLease::notStored);
+    return finishAsync(Finish.Kind.COMPLETE, Payloads.notStored()).thenApply(HeldLease::notStored);
   }
 
   @Override
   public CompletionStage<Recording> releaseAsync() {
-    return finishAsync(Write.RELEASE, NO_PAYLOAD);
+    return finishAsync(Finish.Kind.RELEASE, NO_PAYLOAD);
   }
 
   @Override
@@ -294,13 +302,13 @@ final class HeldLease implements Lease {
     }
   }
 
-  private Recording finish(Write write, byte[] payload) {
+  private Recording finish(Finish.Kind write, byte[] payload) {
     beginFinish();
     stopHeartbeat();
     return write(write, payload);
   }
 
-  private Recording write(Write write, byte[] payload) {
+  private Recording write(Finish.Kind write, byte[] payload) {
     StoreUnavailableException failure = null;
     for (int attempt = 0; attempt < FINISH_BACKOFF_MILLIS.length; attempt++) {
       if (!sleep(FINISH_BACKOFF_MILLIS[attempt])) {
@@ -309,7 +317,7 @@ final class HeldLease implements Lease {
       try {
         boolean applied;
         try {
-          applied = write.apply(store, id, token, payload, policy);
+          applied = apply(write, payload);
         } catch (ResultTooLargeException e) {
           if (payload == Payloads.notStored()) {
             throw e; // a store that cannot keep one byte is broken; say so
@@ -340,7 +348,7 @@ final class HeldLease implements Lease {
     return Recording.UNKNOWN;
   }
 
-  private CompletionStage<Recording> finishAsync(Write write, byte[] payload) {
+  private CompletionStage<Recording> finishAsync(Finish.Kind write, byte[] payload) {
     try {
       beginFinish();
     } catch (IllegalStateException e) {
@@ -356,7 +364,7 @@ final class HeldLease implements Lease {
    * held.
    */
   private CompletionStage<Recording> writeAsync(
-      Write write, byte[] payload, int attempt, @Nullable StoreUnavailableException failure) {
+      Finish.Kind write, byte[] payload, int attempt, @Nullable StoreUnavailableException failure) {
     if (attempt == FINISH_BACKOFF_MILLIS.length) {
       log.warn(
           "could not record the outcome of {} (token {}); the record stays in progress until its lease ends",
@@ -366,7 +374,7 @@ final class HeldLease implements Lease {
       return CompletableFuture.completedFuture(Recording.UNKNOWN);
     }
     return after(FINISH_BACKOFF_MILLIS[attempt])
-        .thenCompose(v -> write.applyAsync(store, id, token, payload, policy, blocking))
+        .thenCompose(v -> applyAsync(write, payload))
         .handle(
             (applied, error) -> {
               Throwable cause = error == null ? null : Causes.of(error);
@@ -411,8 +419,8 @@ final class HeldLease implements Lease {
             () -> {}, CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS));
   }
 
-  private static Recording written(Write write) {
-    return write == Write.RELEASE ? Recording.RELEASED : Recording.RECORDED;
+  private static Recording written(Finish.Kind write) {
+    return write == Finish.Kind.RELEASE ? Recording.RELEASED : Recording.RECORDED;
   }
 
   private Recording lostToAnother() {
@@ -420,7 +428,7 @@ final class HeldLease implements Lease {
     return Recording.LEASE_LOST;
   }
 
-  private boolean alreadyApplied(Write write) {
+  private boolean alreadyApplied(Finish.Kind write) {
     try {
       return alreadyApplied(write, store.get(id));
     } catch (StoreUnavailableException e) {
@@ -429,8 +437,8 @@ final class HeldLease implements Lease {
   }
 
   /** Whether the record as it is {@code now} shows that this lease's write landed. */
-  private boolean alreadyApplied(Write write, Optional<IdempotencyRecord> now) {
-    if (write == Write.RELEASE) {
+  private boolean alreadyApplied(Finish.Kind write, Optional<IdempotencyRecord> now) {
+    if (write == Finish.Kind.RELEASE) {
       return now.isEmpty() || now.get().token() > token;
     }
     return now.isPresent()
@@ -451,32 +459,14 @@ final class HeldLease implements Lease {
     }
   }
 
-  /** The three fenced writes that finish a lease. */
-  private enum Write {
-    COMPLETE,
-    FAIL_FINAL,
-    RELEASE;
+  /** One fenced write, gathered with other leases' writes where the store batches. */
+  private boolean apply(Finish.Kind kind, byte[] payload) {
+    Finish finish = new Finish(kind, id, token, payload, policy.ttl());
+    return finishes != null ? finishes.call(finish) : finish.applyTo(store);
+  }
 
-    boolean apply(IdempotencyStore s, RecordId id, long token, byte[] payload, ExecutionPolicy p) {
-      return switch (this) {
-        case COMPLETE -> s.complete(id, token, payload, p.ttl());
-        case FAIL_FINAL -> s.failFinal(id, token, payload, p.ttl());
-        case RELEASE -> s.release(id, token);
-      };
-    }
-
-    CompletionStage<Boolean> applyAsync(
-        IdempotencyStore s,
-        RecordId id,
-        long token,
-        byte[] payload,
-        ExecutionPolicy p,
-        Executor blocking) {
-      return switch (this) {
-        case COMPLETE -> s.completeAsync(id, token, payload, p.ttl(), blocking);
-        case FAIL_FINAL -> s.failFinalAsync(id, token, payload, p.ttl(), blocking);
-        case RELEASE -> s.releaseAsync(id, token, blocking);
-      };
-    }
+  private CompletionStage<Boolean> applyAsync(Finish.Kind kind, byte[] payload) {
+    Finish finish = new Finish(kind, id, token, payload, policy.ttl());
+    return finishes != null ? finishes.callAsync(finish) : finish.applyAsyncTo(store, blocking);
   }
 }

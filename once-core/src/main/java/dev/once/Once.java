@@ -9,8 +9,12 @@ import dev.once.store.RecordId;
 import dev.once.store.StoreUnavailableException;
 import dev.once.store.UnreadableRecordException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -44,6 +48,12 @@ public final class Once implements AutoCloseable {
   private static final long MIN_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
   private static final long MAX_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
 
+  /**
+   * The most single calls one gathered batch carries: enough that a store's round trip serves a
+   * crowd, few enough that one batch stays a short transaction.
+   */
+  private static final int MAX_BATCH = 128;
+
   private final IdempotencyStore store;
   private final ExecutionPolicy defaults;
   private final Events events;
@@ -51,6 +61,14 @@ public final class Once implements AutoCloseable {
 
   /** Where the asynchronous calls of a store without an asynchronous client block. */
   private final Executor blocking;
+
+  /**
+   * Gather concurrent callers' claims and finishing writes into batch calls, where the store
+   * batches ({@link IdempotencyStore#batches()}); null where it does not.
+   */
+  private final @Nullable Batcher<ClaimRequest, ClaimResult> claims;
+
+  private final @Nullable Batcher<dev.once.store.Finish, Boolean> finishes;
 
   /** The engine's own store executor, which it shuts down on close; null if it was given one. */
   private final @Nullable ExecutorService ownExecutor;
@@ -70,6 +88,22 @@ public final class Once implements AutoCloseable {
       this.ownExecutor = null;
       this.blocking = b.storeExecutor;
     }
+    if (store.batches()) {
+      this.claims = new Batcher<>(new BatchedCalls.Claims(store, blocking), MAX_BATCH);
+      this.finishes = new Batcher<>(new BatchedCalls.Finishes(store, blocking), MAX_BATCH);
+    } else {
+      this.claims = null;
+      this.finishes = null;
+    }
+  }
+
+  /** A single claim, gathered with concurrent ones where the store batches. */
+  private ClaimResult claim(ClaimRequest request) {
+    return claims != null ? claims.call(request) : store.claim(request);
+  }
+
+  private CompletionStage<ClaimResult> claimAsync(ClaimRequest request) {
+    return claims != null ? claims.callAsync(request) : store.claimAsync(request, blocking);
   }
 
   /** Starts building an engine over this store. */
@@ -183,7 +217,7 @@ public final class Once implements AutoCloseable {
       long claimedAt = System.nanoTime();
       return answer(
           request,
-          store.claim(request),
+          claim(request),
           policy,
           claimedAt,
           admission -> admission,
@@ -198,6 +232,98 @@ public final class Once implements AutoCloseable {
     } catch (ClosedWhileClaiming e) {
       e.lease.release();
       throw e.reason;
+    }
+  }
+
+  /**
+   * {@link #begin} for many keys under one policy, for a consumer's polled batch: the claims go to
+   * the store together ({@link IdempotencyStore#claimAll}: one round trip where the store batches),
+   * and the i-th admission is what {@code begin} would answer the i-th claim. In wait mode a key
+   * that another request holds is waited for after all are claimed, one key at a time, while the
+   * leases already won are kept alive as usual. The caller finishes every {@link Admission.Proceed}
+   * exactly once, as after {@code begin}; one it will not run (its batch stopped early) it
+   * releases, which is safe because nothing ran under it.
+   *
+   * @throws IllegalArgumentException if two claims name the same record (send those in separate
+   *     calls: the second is answered by the first's outcome)
+   * @throws IllegalStateException if the engine was closed; no key is left in flight
+   */
+  public List<Admission> beginAll(List<Claim> claims, ExecutionPolicy policy) {
+    Objects.requireNonNull(claims, "claims");
+    Objects.requireNonNull(policy, "policy");
+    List<ClaimRequest> requests = new ArrayList<>(claims.size());
+    Set<RecordId> distinct = new HashSet<>();
+    for (Claim c : claims) {
+      RecordId id = RecordId.of(c.scope(), c.key());
+      if (!distinct.add(id)) {
+        throw new IllegalArgumentException("two claims name " + id + "; claim them separately");
+      }
+      requests.add(new ClaimRequest(id, c.fingerprint(), policy.lease(), policy.ttl()));
+    }
+    requireOpen(policy);
+    if (requests.isEmpty()) {
+      return List.of();
+    }
+    long claimedAt = System.nanoTime();
+    List<ClaimResult> results;
+    try {
+      results = store.claimAll(requests);
+    } catch (StoreUnavailableException e) {
+      List<Admission> refused = new ArrayList<>(requests.size());
+      for (ClaimRequest r : requests) {
+        refused.add(storeUnavailable(r.id(), e, policy));
+      }
+      return refused;
+    } catch (UnreadableRecordException e) {
+      // One record the store cannot read; nothing of the batch is held (claimAll is all or
+      // nothing), so claim each alone and let only that one be answered as unreadable.
+      List<Admission> each = new ArrayList<>(claims.size());
+      for (Claim c : claims) {
+        each.add(begin(c.scope(), c.key(), c.fingerprint(), policy));
+      }
+      return each;
+    }
+    List<Admission> admissions = new ArrayList<>(requests.size());
+    for (int i = 0; i < requests.size(); i++) {
+      ClaimRequest request = requests.get(i);
+      try {
+        admissions.add(
+            answer(
+                request,
+                results.get(i),
+                policy,
+                claimedAt,
+                admission -> admission,
+                existing ->
+                    policy.inFlight() instanceof InFlightPolicy.Wait w
+                        ? awaitFirst(new Wait(request, policy, w.maxWait(), existing))
+                        : conflict(request.id(), existing)));
+      } catch (UnreadableRecordException e) {
+        admissions.add(unreadable(e));
+      } catch (ClosedWhileClaiming e) {
+        // Nothing ran under any lease of this batch: release them all, then refuse.
+        e.lease.release();
+        for (Admission a : admissions) {
+          if (a instanceof Admission.Proceed p) {
+            p.lease().release();
+          }
+        }
+        for (int j = i + 1; j < requests.size(); j++) {
+          if (results.get(j) instanceof ClaimResult.Claimed c) {
+            releaseQuietly(requests.get(j).id(), c.token());
+          }
+        }
+        throw e.reason;
+      }
+    }
+    return admissions;
+  }
+
+  private void releaseQuietly(RecordId id, long token) {
+    try {
+      store.release(id, token);
+    } catch (RuntimeException e) {
+      log.warn("could not release {} (token {}); it is stolen when its lease ends", id, token, e);
     }
   }
 
@@ -219,8 +345,7 @@ public final class Once implements AutoCloseable {
       return CompletableFuture.failedFuture(e);
     }
     long claimedAt = System.nanoTime();
-    return store
-        .claimAsync(request, blocking)
+    return claimAsync(request)
         .handle(
             (claim, failure) -> {
               if (failure != null) {
@@ -587,7 +712,8 @@ public final class Once implements AutoCloseable {
             policy,
             claimedAt,
             policy.heartbeat() ? heartbeats : null,
-            blocking);
+            blocking,
+            finishes);
     if (policy.heartbeat()) {
       try {
         heartbeats.register(lease);

@@ -1,0 +1,61 @@
+package dev.once;
+
+import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
+import dev.once.store.Finish;
+import dev.once.store.IdempotencyStore;
+import java.util.List;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
+
+/** The store's claims and finishing writes, as the calls a {@link Batcher} gathers. */
+final class BatchedCalls {
+
+  private BatchedCalls() {}
+
+  record Claims(IdempotencyStore store, Executor blocking)
+      implements Batcher.Calls<ClaimRequest, ClaimResult> {
+    @Override
+    public ClaimResult one(ClaimRequest request) {
+      return store.claim(request);
+    }
+
+    @Override
+    public CompletionStage<ClaimResult> oneAsync(ClaimRequest request) {
+      return store.claimAsync(request, blocking);
+    }
+
+    @Override
+    public List<ClaimResult> all(List<ClaimRequest> requests) {
+      return store.claimAll(requests);
+    }
+
+    @Override
+    public CompletionStage<List<ClaimResult>> allAsync(List<ClaimRequest> requests) {
+      return store.claimAllAsync(requests, blocking);
+    }
+  }
+
+  record Finishes(IdempotencyStore store, Executor blocking)
+      implements Batcher.Calls<Finish, Boolean> {
+    @Override
+    public Boolean one(Finish finish) {
+      return finish.applyTo(store);
+    }
+
+    @Override
+    public CompletionStage<Boolean> oneAsync(Finish finish) {
+      return finish.applyAsyncTo(store, blocking);
+    }
+
+    @Override
+    public List<Boolean> all(List<Finish> finishes) {
+      return store.finishAll(finishes);
+    }
+
+    @Override
+    public CompletionStage<List<Boolean>> allAsync(List<Finish> finishes) {
+      return store.finishAllAsync(finishes, blocking);
+    }
+  }
+}

@@ -1,0 +1,245 @@
+package dev.once;
+
+import dev.once.store.StoreUnavailableException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Gathers the single store calls of concurrent callers into batch calls ("smart batching", as in a
+ * database's group commit): a call made while no batch is under way goes at once, alone, so an idle
+ * engine adds no delay; calls made while one is under way wait and go together as the next batch
+ * when it returns. Under load one round trip (and, on a database, one commit) serves many callers.
+ *
+ * <p>A blocking caller runs a batch on its own thread, never on a pool: the caller that finds the
+ * store idle leads, and when its batch returns it hands the next one to a blocking caller waiting
+ * in it, who leads in turn. Only a batch of asynchronous callers alone goes through the store's
+ * asynchronous call. So blocking callers need no free pool thread, and cannot starve each other of
+ * one.
+ *
+ * <p>A batch that fails with {@link StoreUnavailableException} fails every call in it, as the store
+ * would have failed each alone. Any other failure is one record's (an unreadable record, say): its
+ * calls are then made one by one, so the failure reaches only the caller it belongs to. That is
+ * safe because a batch call either applies all or, for a failure other than the store's, nothing
+ * (the SPI's rule for {@code claimAll}; finishing writes that did apply answer {@code false} when
+ * made again, which their caller checks against the record as after a lost answer).
+ *
+ * @param <Q> a single call's request
+ * @param <A> its answer
+ */
+final class Batcher<Q, A> {
+
+  /** The store calls behind it: one alone or a batch, blocking or asynchronous. */
+  interface Calls<Q, A> {
+    A one(Q request);
+
+    CompletionStage<A> oneAsync(Q request);
+
+    List<A> all(List<Q> requests);
+
+    CompletionStage<List<A>> allAsync(List<Q> requests);
+  }
+
+  private final Calls<Q, A> calls;
+  private final int maxBatch;
+  private final ArrayDeque<Pending<Q, A>> queue = new ArrayDeque<>();
+
+  /** Whether a batch is under way; guarded by {@code queue}. The queue is empty while it is not. */
+  private boolean busy;
+
+  Batcher(Calls<Q, A> calls, int maxBatch) {
+    this.calls = calls;
+    this.maxBatch = maxBatch;
+  }
+
+  /** How many calls wait for the batch under way to return; for tests. */
+  int queued() {
+    synchronized (queue) {
+      return queue.size();
+    }
+  }
+
+  /** Makes the call on this thread, alone or in a batch this thread or another leads. */
+  A call(Q request) {
+    Pending<Q, A> own = new Pending<>(request, true);
+    List<Pending<Q, A>> batch = enqueue(own);
+    if (batch == null) {
+      batch = own.awaitTurn(); // null: another caller's batch answered it
+    }
+    if (batch != null) {
+      lead(batch);
+    }
+    try {
+      return own.answer.join();
+    } catch (CompletionException e) {
+      throw rethrow(e.getCause());
+    }
+  }
+
+  /** Makes the call without holding a thread while the store answers. */
+  CompletionStage<A> callAsync(Q request) {
+    Pending<Q, A> own = new Pending<>(request, false);
+    List<Pending<Q, A>> batch = enqueue(own);
+    if (batch != null) {
+      leadAsync(batch);
+    }
+    return own.answer;
+  }
+
+  /** Queues the call; returns the batch to lead if the store was idle (just this call). */
+  private @Nullable List<Pending<Q, A>> enqueue(Pending<Q, A> pending) {
+    synchronized (queue) {
+      if (busy) {
+        queue.add(pending);
+        return null;
+      }
+      busy = true;
+    }
+    List<Pending<Q, A>> alone = new ArrayList<>(1);
+    alone.add(pending);
+    return alone;
+  }
+
+  /** Runs the batch on this thread, answers it, and passes the next one on. */
+  private void lead(List<Pending<Q, A>> batch) {
+    List<A> answers;
+    try {
+      answers =
+          batch.size() == 1 ? List.of(calls.one(batch.get(0).request)) : calls.all(requests(batch));
+    } catch (RuntimeException | Error e) {
+      answerFailed(batch, e);
+      next();
+      return;
+    }
+    answer(batch, answers);
+    next();
+  }
+
+  private void leadAsync(List<Pending<Q, A>> batch) {
+    CompletionStage<List<A>> stage;
+    try {
+      stage =
+          batch.size() == 1
+              ? calls.oneAsync(batch.get(0).request).thenApply(List::of)
+              : calls.allAsync(requests(batch));
+    } catch (RuntimeException | Error e) {
+      stage = CompletableFuture.failedFuture(e);
+    }
+    stage.whenComplete(
+        (answers, failure) -> {
+          if (failure != null) {
+            answerFailed(batch, unwrap(failure));
+          } else {
+            answer(batch, answers);
+          }
+          next();
+        });
+  }
+
+  /** Hands the next batch to a blocking caller in it, or sends it asynchronously; or goes idle. */
+  private void next() {
+    List<Pending<Q, A>> batch;
+    synchronized (queue) {
+      if (queue.isEmpty()) {
+        busy = false;
+        return;
+      }
+      int n = Math.min(queue.size(), maxBatch);
+      batch = new ArrayList<>(n);
+      for (int i = 0; i < n; i++) {
+        batch.add(queue.poll());
+      }
+    }
+    for (Pending<Q, A> p : batch) {
+      if (p.turn != null) {
+        p.turn.complete(batch);
+        return;
+      }
+    }
+    leadAsync(batch);
+  }
+
+  private void answer(List<Pending<Q, A>> batch, List<A> answers) {
+    if (answers.size() != batch.size()) {
+      answerFailed(
+          batch,
+          new IllegalStateException(
+              "the store answered " + answers.size() + " of " + batch.size() + " calls"));
+      return;
+    }
+    for (int i = 0; i < batch.size(); i++) {
+      batch.get(i).answer.complete(answers.get(i));
+    }
+  }
+
+  private void answerFailed(List<Pending<Q, A>> batch, Throwable failure) {
+    if (batch.size() == 1 || failure instanceof StoreUnavailableException) {
+      for (Pending<Q, A> p : batch) {
+        p.answer.completeExceptionally(failure);
+      }
+      return;
+    }
+    // One record's problem: find whose, by calling each alone.
+    for (Pending<Q, A> p : batch) {
+      try {
+        p.answer.complete(calls.one(p.request));
+      } catch (RuntimeException | Error e) {
+        p.answer.completeExceptionally(e);
+      }
+    }
+  }
+
+  private static <Q, A> List<Q> requests(List<Pending<Q, A>> batch) {
+    List<Q> requests = new ArrayList<>(batch.size());
+    for (Pending<Q, A> p : batch) {
+      requests.add(p.request);
+    }
+    return requests;
+  }
+
+  private static Throwable unwrap(Throwable failure) {
+    return failure instanceof CompletionException && failure.getCause() != null
+        ? failure.getCause()
+        : failure;
+  }
+
+  private static RuntimeException rethrow(@Nullable Throwable cause) {
+    if (cause instanceof RuntimeException e) {
+      throw e;
+    }
+    if (cause instanceof Error e) {
+      throw e;
+    }
+    throw new IllegalStateException("a store call failed", cause);
+  }
+
+  /** One caller's call: its request, its answer, and for a blocking caller, its turn to lead. */
+  private static final class Pending<Q, A> {
+    final Q request;
+    final CompletableFuture<A> answer = new CompletableFuture<>();
+
+    /** Completed with a batch for this caller to lead; null for an asynchronous caller. */
+    final @Nullable CompletableFuture<List<Pending<Q, A>>> turn;
+
+    Pending(Q request, boolean blocking) {
+      this.request = request;
+      this.turn = blocking ? new CompletableFuture<>() : null;
+    }
+
+    /** Waits until the call is answered (null) or this caller must lead a batch (returned). */
+    @Nullable List<Pending<Q, A>> awaitTurn() {
+      CompletableFuture<List<Pending<Q, A>>> t = Objects.requireNonNull(turn, "turn");
+      try {
+        CompletableFuture.anyOf(answer, t).join();
+      } catch (CompletionException answeredWithAFailure) {
+        // the answer is there; the caller reads it
+      }
+      return t.isDone() ? t.join() : null;
+    }
+  }
+}

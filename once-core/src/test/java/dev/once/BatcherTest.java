@@ -1,0 +1,265 @@
+package dev.once;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.once.store.StoreUnavailableException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The smart batching under the engine's claims and finishes, against a scripted store. */
+@Timeout(30)
+class BatcherTest {
+
+  private final ExecutorService callers = Executors.newFixedThreadPool(8);
+
+  @AfterEach
+  void stop() {
+    callers.shutdownNow();
+  }
+
+  /** Answers n with n * 10; records every call; can be held at the gate and made to fail. */
+  static final class Doubling implements Batcher.Calls<Integer, Integer> {
+    final List<List<Integer>> batches = Collections.synchronizedList(new ArrayList<>());
+    final AtomicInteger singles = new AtomicInteger();
+    final Set<String> batchThreads = ConcurrentHashMap.newKeySet();
+    volatile CountDownLatch gate = new CountDownLatch(0);
+    volatile RuntimeException failure;
+    volatile int poison = -1;
+
+    @Override
+    public Integer one(Integer request) {
+      singles.incrementAndGet();
+      await();
+      if (request == poison) {
+        throw new IllegalArgumentException("poison " + request);
+      }
+      if (failure != null) {
+        throw failure;
+      }
+      return request * 10;
+    }
+
+    @Override
+    public CompletionStage<Integer> oneAsync(Integer request) {
+      return CompletableFuture.supplyAsync(() -> one(request));
+    }
+
+    @Override
+    public List<Integer> all(List<Integer> requests) {
+      batches.add(List.copyOf(requests));
+      batchThreads.add(Thread.currentThread().getName());
+      await();
+      if (failure != null) {
+        throw failure;
+      }
+      if (requests.contains(poison)) {
+        throw new IllegalArgumentException("poison in batch");
+      }
+      List<Integer> answers = new ArrayList<>();
+      for (int r : requests) {
+        answers.add(r * 10);
+      }
+      return answers;
+    }
+
+    @Override
+    public CompletionStage<List<Integer>> allAsync(List<Integer> requests) {
+      return CompletableFuture.supplyAsync(() -> all(requests));
+    }
+
+    private void await() {
+      try {
+        gate.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  @Test
+  void aCallToAnIdleStoreGoesAloneAndAtOnce() {
+    Doubling store = new Doubling();
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128);
+
+    assertThat(batcher.call(4)).isEqualTo(40);
+    assertThat(batcher.callAsync(5).toCompletableFuture().join()).isEqualTo(50);
+    assertThat(store.singles).hasValue(2);
+    assertThat(store.batches).isEmpty();
+  }
+
+  @Test
+  void callsMadeWhileOneIsUnderWayGoTogetherAndEachGetsItsOwnAnswer() throws Exception {
+    Doubling store = new Doubling();
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128);
+    store.gate = new CountDownLatch(1);
+    Future<Integer> first = callers.submit(() -> batcher.call(1));
+    awaitSingles(store, 1);
+    List<Future<Integer>> blocking = new ArrayList<>();
+    for (int i = 2; i <= 5; i++) {
+      int n = i;
+      blocking.add(callers.submit(() -> batcher.call(n)));
+    }
+    List<CompletableFuture<Integer>> async = new ArrayList<>();
+    for (int i = 6; i <= 8; i++) {
+      async.add(batcher.callAsync(i).toCompletableFuture());
+    }
+    awaitQueued(batcher, 7);
+    store.gate.countDown();
+
+    assertThat(first.get()).isEqualTo(10);
+    for (int i = 0; i < blocking.size(); i++) {
+      assertThat(blocking.get(i).get()).isEqualTo((i + 2) * 10);
+    }
+    for (int i = 0; i < async.size(); i++) {
+      assertThat(async.get(i).get()).isEqualTo((i + 6) * 10);
+    }
+    assertThat(store.batches).hasSize(1);
+    assertThat(store.batches.get(0)).containsExactlyInAnyOrder(2, 3, 4, 5, 6, 7, 8);
+    // A blocking caller in the batch led it, on its own thread: no pool thread was needed.
+    assertThat(store.batchThreads).allMatch(t -> t.startsWith("pool-"));
+  }
+
+  @Test
+  void aBatchOfAsynchronousCallersAloneGoesThroughTheAsynchronousCall() throws Exception {
+    Doubling store = new Doubling();
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128);
+    store.gate = new CountDownLatch(1);
+    CompletableFuture<Integer> first = batcher.callAsync(1).toCompletableFuture();
+    awaitSingles(store, 1);
+    CompletableFuture<Integer> second = batcher.callAsync(2).toCompletableFuture();
+    CompletableFuture<Integer> third = batcher.callAsync(3).toCompletableFuture();
+    store.gate.countDown();
+
+    assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(10);
+    assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(20);
+    assertThat(third.get(10, TimeUnit.SECONDS)).isEqualTo(30);
+    assertThat(store.batches).containsExactly(List.of(2, 3));
+  }
+
+  @Test
+  void aStoreThatIsDownFailsEveryCallOfTheBatch() throws Exception {
+    Doubling store = new Doubling();
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128);
+    store.gate = new CountDownLatch(1);
+    Future<Integer> first = callers.submit(() -> batcher.call(1));
+    awaitSingles(store, 1);
+    Future<Integer> second = callers.submit(() -> batcher.call(2));
+    CompletableFuture<Integer> third = batcher.callAsync(3).toCompletableFuture();
+    awaitQueued(batcher, 2);
+    store.failure = new StoreUnavailableException("down");
+    store.gate.countDown();
+
+    assertThatThrownBy(first::get).hasCauseInstanceOf(StoreUnavailableException.class);
+    assertThatThrownBy(second::get).hasCauseInstanceOf(StoreUnavailableException.class);
+    assertThatThrownBy(third::get).hasCauseInstanceOf(StoreUnavailableException.class);
+    assertThat(store.batches).hasSize(1);
+    assertThat(store.singles).hasValue(1); // the batch was not split: the store was down for all
+  }
+
+  @Test
+  void oneRecordsProblemReachesOnlyItsCaller() throws Exception {
+    Doubling store = new Doubling();
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128);
+    store.gate = new CountDownLatch(1);
+    Future<Integer> first = callers.submit(() -> batcher.call(1));
+    awaitSingles(store, 1);
+    Future<Integer> good = callers.submit(() -> batcher.call(2));
+    Future<Integer> bad = callers.submit(() -> batcher.call(3));
+    CompletableFuture<Integer> goodAsync = batcher.callAsync(4).toCompletableFuture();
+    awaitQueued(batcher, 3);
+    store.poison = 3;
+    store.gate.countDown();
+
+    assertThat(first.get()).isEqualTo(10);
+    assertThat(good.get()).isEqualTo(20);
+    assertThat(goodAsync.get(10, TimeUnit.SECONDS)).isEqualTo(40);
+    assertThatThrownBy(bad::get)
+        .hasCauseInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("poison 3");
+  }
+
+  @Test
+  void aBatchNeverCarriesMoreThanItsMaximum() throws Exception {
+    Doubling store = new Doubling();
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 3);
+    store.gate = new CountDownLatch(1);
+    CompletableFuture<Integer> first = batcher.callAsync(0).toCompletableFuture();
+    awaitSingles(store, 1);
+    List<CompletableFuture<Integer>> rest = new ArrayList<>();
+    for (int i = 1; i <= 7; i++) {
+      rest.add(batcher.callAsync(i).toCompletableFuture());
+    }
+    store.gate.countDown();
+
+    assertThat(first.get(10, TimeUnit.SECONDS)).isZero();
+    for (int i = 0; i < rest.size(); i++) {
+      assertThat(rest.get(i).get(10, TimeUnit.SECONDS)).isEqualTo((i + 1) * 10);
+    }
+    assertThat(store.batches).extracting(List::size).containsExactly(3, 3);
+    assertThat(store.singles).hasValue(2); // the first call, and the seventh alone after them
+  }
+
+  @Test
+  void manyCallersMixingBothKindsAreAllAnsweredAndNoneIsLost() throws Exception {
+    Doubling store = new Doubling();
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 16);
+    int perThread = 2_000;
+    List<Future<Integer>> threads = new ArrayList<>();
+    for (int t = 0; t < 8; t++) {
+      int base = t * perThread;
+      threads.add(
+          callers.submit(
+              () -> {
+                int wrong = 0;
+                for (int i = 0; i < perThread; i++) {
+                  int n = base + i;
+                  int answer =
+                      i % 3 == 0
+                          ? batcher.callAsync(n).toCompletableFuture().get(10, TimeUnit.SECONDS)
+                          : batcher.call(n);
+                  if (answer != n * 10) {
+                    wrong++;
+                  }
+                }
+                return wrong;
+              }));
+    }
+    for (Future<Integer> t : threads) {
+      assertThat(t.get(60, TimeUnit.SECONDS)).isZero();
+    }
+    int batched = store.batches.stream().mapToInt(List::size).sum();
+    assertThat(batched + store.singles.get()).isEqualTo(8 * perThread);
+  }
+
+  private static void awaitSingles(Doubling store, int n) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (store.singles.get() < n && System.nanoTime() < deadline) {
+      Thread.sleep(1);
+    }
+    assertThat(store.singles).hasValue(n);
+  }
+
+  private static void awaitQueued(Batcher<?, ?> batcher, int n) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (batcher.queued() < n && System.nanoTime() < deadline) {
+      Thread.sleep(1);
+    }
+    assertThat(batcher.queued()).isEqualTo(n);
+  }
+}

@@ -1,0 +1,242 @@
+package dev.once;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
+import dev.once.store.Finish;
+import dev.once.store.ForwardingStore;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.InMemoryStore;
+import dev.once.store.RecordId;
+import dev.once.store.RecordState;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Claims of many keys at once ({@link Once#beginAll}) and the gathering of concurrent calls. */
+@Timeout(60)
+class OnceBatchTest {
+
+  private static final Scope SCOPE = Scope.of("merchant-1", "orders");
+  private static final Fingerprint FP = new Fingerprint(1, "aa".repeat(32));
+  private static final Fingerprint OTHER_FP = new Fingerprint(1, "bb".repeat(32));
+  private static final ExecutionPolicy REJECT = ExecutionPolicy.DEFAULTS;
+
+  private final InMemoryStore memory = InMemoryStore.create();
+  private final ExecutorService callers = Executors.newFixedThreadPool(16);
+
+  @AfterEach
+  void stop() {
+    callers.shutdownNow();
+  }
+
+  /** The in-memory store, made to say it batches, each single claim taking a few milliseconds. */
+  static final class SlowBatchingStore extends ForwardingStore {
+    final IdempotencyStore delegate;
+    final List<Integer> claimBatches = Collections.synchronizedList(new ArrayList<>());
+    final List<Integer> finishBatches = Collections.synchronizedList(new ArrayList<>());
+
+    SlowBatchingStore(IdempotencyStore delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    protected IdempotencyStore delegate() {
+      return delegate;
+    }
+
+    @Override
+    public boolean batches() {
+      return true;
+    }
+
+    @Override
+    public ClaimResult claim(ClaimRequest request) {
+      pause();
+      return super.claim(request);
+    }
+
+    @Override
+    public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+      claimBatches.add(requests.size());
+      pause();
+      return delegate.claimAll(requests);
+    }
+
+    @Override
+    public List<Boolean> finishAll(List<Finish> finishes) {
+      finishBatches.add(finishes.size());
+      pause();
+      return delegate.finishAll(finishes);
+    }
+
+    private static void pause() {
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static List<Claim> claims(String prefix, int n) {
+    List<Claim> claims = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      claims.add(new Claim(SCOPE, IdempotencyKey.of(prefix + i), FP));
+    }
+    return claims;
+  }
+
+  @Test
+  void eachAdmissionIsWhatBeginWouldAnswerInTheClaimsOrder() {
+    try (Once once = Once.of(memory)) {
+      List<Admission> first = once.beginAll(claims("k", 5), REJECT);
+      assertThat(first).allMatch(a -> a instanceof Admission.Proceed);
+      for (int i = 0; i < 4; i++) {
+        ((Admission.Proceed) first.get(i))
+            .lease()
+            .complete(("r" + i).getBytes(StandardCharsets.UTF_8));
+      }
+      // k4 stays in flight
+      List<Claim> again = new ArrayList<>(claims("k", 5));
+      again.set(2, new Claim(SCOPE, IdempotencyKey.of("k2"), OTHER_FP));
+      again.add(new Claim(SCOPE, IdempotencyKey.of("new"), FP));
+
+      List<Admission> second = once.beginAll(again, REJECT);
+
+      assertThat(second.get(0)).isInstanceOf(Admission.Replay.class);
+      assertThat(((Admission.Replay) second.get(1)).value())
+          .isEqualTo("r1".getBytes(StandardCharsets.UTF_8));
+      assertThat(second.get(2)).isInstanceOf(Admission.FingerprintMismatch.class);
+      assertThat(second.get(3)).isInstanceOf(Admission.Replay.class);
+      assertThat(second.get(4)).isInstanceOf(Admission.InFlight.class);
+      assertThat(second.get(5)).isInstanceOf(Admission.Proceed.class);
+      ((Admission.Proceed) second.get(5)).lease().release();
+      ((Admission.Proceed) first.get(4)).lease().release();
+    }
+  }
+
+  @Test
+  void twoClaimsOnOneRecordAreRefusedAndNothingIsClaimed() {
+    try (Once once = Once.of(memory)) {
+      List<Claim> twice =
+          List.of(claims("d", 1).get(0), claims("e", 1).get(0), claims("d", 1).get(0));
+
+      assertThatThrownBy(() -> once.beginAll(twice, REJECT))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("d0");
+      assertThat(memory.get(RecordId.of(SCOPE, IdempotencyKey.of("d0")))).isEmpty();
+      assertThat(memory.get(RecordId.of(SCOPE, IdempotencyKey.of("e0")))).isEmpty();
+    }
+  }
+
+  @Test
+  void aClosedEngineClaimsNothing() {
+    Once once = Once.of(memory);
+    once.close();
+
+    assertThatThrownBy(() -> once.beginAll(claims("c", 3), REJECT))
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(memory.get(RecordId.of(SCOPE, IdempotencyKey.of("c0")))).isEmpty();
+  }
+
+  @Test
+  void aStoreThatIsDownAnswersEveryClaimUnavailable() {
+    FakeUnavailableStore down = new FakeUnavailableStore();
+    try (Once once = Once.of(down)) {
+      List<Admission> admissions = once.beginAll(claims("u", 3), REJECT);
+
+      assertThat(admissions).hasSize(3).allMatch(a -> a instanceof Admission.StoreUnavailable);
+      assertThat(down.calls).hasValue(1); // the first claim failed; the rest were not sent
+    }
+  }
+
+  @Test
+  void anEmptyBatchClaimsNothing() {
+    FakeUnavailableStore down = new FakeUnavailableStore();
+    try (Once once = Once.of(down)) {
+      assertThat(once.beginAll(List.of(), REJECT)).isEmpty();
+      assertThat(down.calls).hasValue(0);
+    }
+  }
+
+  @Test
+  void concurrentCallersShareClaimAndFinishRoundTripsAndEachRunsOnce() throws Exception {
+    SlowBatchingStore store = new SlowBatchingStore(memory);
+    AtomicInteger runs = new AtomicInteger();
+    int keys = 400;
+    try (Once once = Once.of(store)) {
+      List<Future<String>> results = new ArrayList<>();
+      for (int i = 0; i < keys; i++) {
+        IdempotencyKey key = IdempotencyKey.of("g" + i);
+        String expected = "v" + i;
+        results.add(
+            callers.submit(
+                () ->
+                    i(key) % 2 == 0
+                        ? value(
+                            once.execute(
+                                SCOPE, key, FP, ResultCodec.utf8(), ctx -> run(runs, expected)))
+                        : value(
+                            once.executeAsync(
+                                    SCOPE,
+                                    key,
+                                    FP,
+                                    ResultCodec.utf8(),
+                                    OutcomeClassifier.defaults(),
+                                    once.defaults(),
+                                    ctx -> CompletableFuture.completedFuture(run(runs, expected)))
+                                .toCompletableFuture()
+                                .get(30, TimeUnit.SECONDS))));
+      }
+      for (int i = 0; i < keys; i++) {
+        assertThat(results.get(i).get(30, TimeUnit.SECONDS)).isEqualTo("v" + i);
+      }
+      assertThat(runs).hasValue(keys);
+      for (int i = 0; i < keys; i++) {
+        assertThat(memory.get(RecordId.of(SCOPE, IdempotencyKey.of("g" + i))).orElseThrow().state())
+            .isEqualTo(RecordState.COMPLETED);
+      }
+      // With 16 callers and a slow store, claims and finishes went in shared round trips.
+      assertThat(store.claimBatches).isNotEmpty().anyMatch(n -> n > 1);
+      assertThat(store.finishBatches).isNotEmpty().anyMatch(n -> n > 1);
+      // Every retry replays without running.
+      String replayed =
+          value(
+              once.execute(SCOPE, IdempotencyKey.of("g7"), FP, ResultCodec.utf8(), ctx -> "again"));
+      assertThat(replayed).isEqualTo("v7");
+      assertThat(runs).hasValue(keys);
+    }
+  }
+
+  private static String value(ExecutionResult<String> result) {
+    if (result instanceof ExecutionResult.Executed<String> e) {
+      return e.value();
+    }
+    if (result instanceof ExecutionResult.Replayed<String> r) {
+      return r.value();
+    }
+    throw new AssertionError("neither executed nor replayed: " + result);
+  }
+
+  private static int i(IdempotencyKey key) {
+    return Integer.parseInt(key.value().substring(1));
+  }
+
+  private static String run(AtomicInteger runs, String value) {
+    runs.incrementAndGet();
+    return value;
+  }
+}
