@@ -139,11 +139,7 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
         resumeDue();
         ConsumerRecords<byte[], byte[]> records = consumer.poll(pollTimeout);
         for (TopicPartition tp : records.partitions()) {
-          for (ConsumerRecord<byte[], byte[]> record : records.records(tp)) {
-            if (!handle(tp, record)) {
-              break; // sought back and paused: the rest of this partition comes again after it
-            }
-          }
+          handle(tp, records.records(tp));
         }
         commit();
       }
@@ -160,18 +156,46 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
     }
   }
 
-  /** Processes one record; {@code false} if the partition was sought back to it. */
-  private boolean handle(TopicPartition tp, ConsumerRecord<byte[], byte[]> record) {
-    Acknowledgement a;
-    try {
-      a = processor.process(record);
-    } catch (RuntimeException e) {
-      LOG.error(
-          "the message processor threw on {}/{}; redelivering the record", tp, record.offset(), e);
-      a =
-          new Acknowledgement.Redeliver(
-              Duration.ofSeconds(1), Acknowledgement.RedeliverReason.TRANSIENT_FAILURE, e);
+  /**
+   * Processes a partition's polled records in order, as many at a time as the processor takes (its
+   * records claimed together), until all are answered or the partition was sought back.
+   */
+  private void handle(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
+    int from = 0;
+    while (from < records.size()) {
+      List<Acknowledgement> acks;
+      try {
+        acks = processor.processAll(records.subList(from, records.size()));
+        if (acks.isEmpty() || acks.size() > records.size() - from) {
+          throw new IllegalStateException(
+              "the processor answered "
+                  + acks.size()
+                  + " of "
+                  + (records.size() - from)
+                  + " records");
+        }
+      } catch (RuntimeException e) {
+        LOG.error(
+            "the message processor threw on {}/{}; redelivering the record",
+            tp,
+            records.get(from).offset(),
+            e);
+        acks =
+            List.of(
+                new Acknowledgement.Redeliver(
+                    Duration.ofSeconds(1), Acknowledgement.RedeliverReason.TRANSIENT_FAILURE, e));
+      }
+      for (Acknowledgement a : acks) {
+        if (!apply(tp, records.get(from++), a)) {
+          return; // sought back and paused: the rest of this partition comes again after it
+        }
+      }
     }
+  }
+
+  /** Applies one record's acknowledgement; {@code false} if the partition was sought back to it. */
+  private boolean apply(
+      TopicPartition tp, ConsumerRecord<byte[], byte[]> record, Acknowledgement a) {
     return a.accept(
         new Acknowledgement.Visitor<Boolean>() {
           @Override

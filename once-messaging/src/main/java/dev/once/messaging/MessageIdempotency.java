@@ -2,7 +2,12 @@ package dev.once.messaging;
 
 import dev.once.ExecutionPolicy;
 import dev.once.Once;
+import dev.once.store.RecordId;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Idempotent message consumption, written once for every broker: the messaging twin of {@code
@@ -61,10 +66,59 @@ public final class MessageIdempotency<M> {
         context -> handler.handle(message, context));
   }
 
-  /** This consumer bound to a handler, for a broker consumer to call per delivery. */
+  /**
+   * Processes deliveries of one ordered stream (a partition's poll) as {@link
+   * MessageProcessor#processAll} says: their records are claimed together (one store round trip
+   * where the store batches), the handler runs for each winner in order, and the outcomes are
+   * recorded without the next handler waiting for them; all are recorded before this returns. A key
+   * that comes twice in {@code messages} ends a claim batch, so its second delivery is answered by
+   * the first's outcome.
+   */
+  public List<Acknowledgement> processAll(List<M> messages, MessageHandler<M> handler) {
+    Objects.requireNonNull(handler, "handler");
+    if (messages.isEmpty()) {
+      throw new IllegalArgumentException("messages must not be empty");
+    }
+    List<Acknowledgement> acks = new ArrayList<>(messages.size());
+    int start = 0;
+    while (start < messages.size()) {
+      List<MessageSemantics.Identification> ids = new ArrayList<>();
+      List<MessageSemantics.Work> works = new ArrayList<>();
+      Set<RecordId> records = new HashSet<>();
+      boolean unidentified = false;
+      int end = start;
+      for (; end < messages.size(); end++) {
+        M message = Objects.requireNonNull(messages.get(end), "message");
+        MessageSemantics.Identification id;
+        try {
+          id = semantics.identify(message);
+        } catch (RuntimeException e) {
+          if (acks.isEmpty() && end == start) {
+            throw e; // as process would; nothing of this call is left unanswered
+          }
+          unidentified = true; // answer those before it; the caller calls again from it
+          break;
+        }
+        if (id instanceof MessageSemantics.Target t
+            && !records.add(RecordId.of(t.scope(), t.key()))) {
+          break; // the same record again: it waits for this batch's outcome
+        }
+        ids.add(id);
+        works.add(context -> handler.handle(message, context));
+      }
+      if (!ids.isEmpty() && !semantics.runAll(once, ids, works, acks) || unidentified) {
+        return acks;
+      }
+      start = end;
+    }
+    return acks;
+  }
+
+  /** This consumer bound to a handler, for a broker consumer to call per delivery or batch. */
   public MessageProcessor<M> processor(MessageHandler<M> handler) {
     Objects.requireNonNull(handler, "handler");
-    return semantics.processor(message -> process(message, handler));
+    return semantics.processor(
+        message -> process(message, handler), messages -> processAll(messages, handler));
   }
 
   /**

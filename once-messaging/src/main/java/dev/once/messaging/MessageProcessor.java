@@ -1,6 +1,8 @@
 package dev.once.messaging;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -15,6 +17,33 @@ public interface MessageProcessor<M> {
 
   /** Processes the message; never throws for anything the message or its handler did. */
   Acknowledgement process(M message);
+
+  /**
+   * Processes messages of one ordered stream (a partition's poll), in order, as {@link #process}
+   * would one by one, and answers the acknowledgements of a non-empty prefix of them: all, or fewer
+   * when it stopped after a {@link Acknowledgement.Redeliver} (the later messages must not run
+   * before the redelivered one) or at a message it leaves for another call. The caller applies the
+   * answers in order and calls again with the messages after them unless the last was a redelivery.
+   * The processors Once builds claim the messages' records together (one store round trip where the
+   * store batches) and record their outcomes without waiting for each in turn; the default
+   * processes one at a time.
+   *
+   * @throws IllegalArgumentException if {@code messages} is empty
+   */
+  default List<Acknowledgement> processAll(List<M> messages) {
+    if (messages.isEmpty()) {
+      throw new IllegalArgumentException("messages must not be empty");
+    }
+    List<Acknowledgement> acks = new ArrayList<>(messages.size());
+    for (M message : messages) {
+      Acknowledgement a = process(message);
+      acks.add(a);
+      if (a instanceof Acknowledgement.Redeliver) {
+        break;
+      }
+    }
+    return acks;
+  }
 
   /**
    * The lease a message's record is held under while it is processed, if known: a broker whose

@@ -1,6 +1,7 @@
 package dev.once.messaging;
 
 import dev.once.Admission;
+import dev.once.Claim;
 import dev.once.ExecutionContext;
 import dev.once.ExecutionPolicy;
 import dev.once.FailureMode;
@@ -22,9 +23,16 @@ import dev.once.messaging.Acknowledgement.RedeliverReason;
 import dev.once.messaging.Acknowledgement.Reject;
 import dev.once.messaging.Acknowledgement.RejectReason;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -137,13 +145,25 @@ final class MessageSemantics<M> {
     return policy;
   }
 
-  /** A processor that runs {@code process} and reports this policy's lease. */
-  MessageProcessor<M> processor(Function<M, Acknowledgement> process) {
+  /**
+   * A processor that runs {@code process} (and {@code processAll} for a batch, if given) and
+   * reports this policy's lease.
+   */
+  MessageProcessor<M> processor(
+      Function<M, Acknowledgement> process,
+      @Nullable Function<List<M>, List<Acknowledgement>> processAll) {
     Optional<Duration> lease = Optional.of(policy.lease());
     return new MessageProcessor<>() {
       @Override
       public Acknowledgement process(M message) {
         return process.apply(message);
+      }
+
+      @Override
+      public List<Acknowledgement> processAll(List<M> messages) {
+        return processAll == null
+            ? MessageProcessor.super.processAll(messages)
+            : processAll.apply(messages);
       }
 
       @Override
@@ -156,61 +176,199 @@ final class MessageSemantics<M> {
   /** Claims the message's record and, if this consumer wins it, runs the work in {@code unit}. */
   Acknowledgement run(Once once, Target target, Unit unit, Work work) {
     Admission admission = once.begin(target.scope(), target.key(), target.fingerprint(), policy);
+    return admit(
+        admission,
+        target,
+        work,
+        lease -> proceed(target, lease, unit, work),
+        answered -> {
+          unit.discard();
+          return answered;
+        });
+  }
+
+  /**
+   * Runs messages whose records are distinct, as {@link #run} would each without a unit: claims
+   * them in one call, runs each winner's work in turn, and records each outcome without waiting for
+   * it before the next work starts; the outcomes are awaited together at the end. Appends the
+   * acknowledgements to {@code acks}; returns false if it stopped after a redelivery.
+   *
+   * <p>Why recording does not wait: a consumer processes a partition one message at a time, so a
+   * round trip per outcome would pace it. Not waiting widens the window in which a crash leaves an
+   * effect unrecorded only by the round trips under way (the engine gathers them into one where the
+   * store batches), and the record still stands before the message is acknowledged.
+   */
+  boolean runAll(
+      Once once, List<Identification> ids, List<Work> works, List<Acknowledgement> acks) {
+    List<Claim> claims = new ArrayList<>(ids.size());
+    for (Identification id : ids) {
+      if (id instanceof Target t) {
+        claims.add(new Claim(t.scope(), t.key(), t.fingerprint()));
+      }
+    }
+    List<Admission> admissions = once.beginAll(claims, policy);
+    Batch batch = new Batch(acks);
+    int next = 0;
+    for (int i = 0; i < ids.size() && !batch.stopped; i++) {
+      if (ids.get(i) instanceof Refused r) {
+        acks.add(r.reject());
+        continue;
+      }
+      Target target = (Target) ids.get(i);
+      Work work = works.get(i);
+      Acknowledgement ack =
+          admit(
+              admissions.get(next++),
+              target,
+              work,
+              lease -> batch.run(target, lease, work),
+              answered -> answered);
+      if (!batch.stopped) {
+        acks.add(ack);
+        batch.stopped = ack instanceof Redeliver;
+      }
+    }
+    // Claims won for messages that will not run now: nothing ran under them. Released before the
+    // answer, so their redelivery finds them free.
+    List<CompletableFuture<Recording>> releases = new ArrayList<>();
+    for (int i = next; i < admissions.size(); i++) {
+      if (admissions.get(i) instanceof Admission.Proceed p) {
+        releases.add(p.lease().releaseAsync().toCompletableFuture());
+      }
+    }
+    batch.settle();
+    releases.forEach(batch::join);
+    return !batch.stopped;
+  }
+
+  /** The outcomes of one {@link #runAll} not yet known to be recorded. */
+  private final class Batch {
+    /** Stands in an acknowledgement's place until its outcome is known to be recorded. */
+    private final Ack recording = new Ack(AckReason.PROCESSED);
+
+    private final List<Acknowledgement> acks;
+    private final List<Integer> at = new ArrayList<>();
+    private final List<CompletionStage<Recording>> outcomes = new ArrayList<>();
+    boolean stopped;
+
+    Batch(List<Acknowledgement> acks) {
+      this.acks = acks;
+    }
+
+    Acknowledgement run(Target target, Lease lease, Work work) {
+      try {
+        work.run(lease);
+      } catch (Throwable error) {
+        // Rare: first make sure the outcomes before it stand. If one does not, this message must
+        // not be answered (the stream goes back to that one), and its failure must not be recorded
+        // either: a recorded failure is never dead-lettered again on redelivery. Abandoned, the
+        // lease ends and the redelivery runs it again, as after a crash.
+        settle();
+        if (stopped) {
+          lease.abandon();
+          return recording; // not added: the batch stopped
+        }
+        return failed(target, lease, Unit.NONE, error);
+      }
+      at.add(acks.size());
+      outcomes.add(lease.completeAsync(NOTHING));
+      return recording;
+    }
+
+    /**
+     * Waits for the outcomes under way and puts each one's acknowledgement in its place; at the
+     * first that was not kept, drops the acknowledgements after it (those messages come again and
+     * are answered as duplicates) and stops.
+     */
+    void settle() {
+      for (int i = 0; i < at.size(); i++) {
+        int index = at.get(i);
+        Recording r = join(outcomes.get(i));
+        if (index >= acks.size()) {
+          continue; // dropped with an earlier outcome that was not kept
+        }
+        if (r == Recording.RECORDED || r == Recording.RESULT_NOT_STORED) {
+          acks.set(index, PROCESSED);
+        } else {
+          acks.set(index, unkept(r));
+          acks.subList(index + 1, acks.size()).clear();
+          stopped = true;
+        }
+      }
+      at.clear();
+      outcomes.clear();
+    }
+
+    Recording join(CompletionStage<Recording> outcome) {
+      try {
+        return outcome.toCompletableFuture().join();
+      } catch (CompletionException | CancellationException e) {
+        log.warn("recording a message's outcome failed unexpectedly", e);
+        return Recording.UNKNOWN;
+      }
+    }
+  }
+
+  private <R> R admit(
+      Admission admission,
+      Target target,
+      Work work,
+      Function<Lease, R> proceed,
+      Function<Acknowledgement, R> answered) {
     return admission.accept(
         new Admission.Visitor<>() {
           @Override
-          public Acknowledgement proceed(Admission.Proceed proceed) {
-            return MessageSemantics.this.proceed(target, proceed.lease(), unit, work);
+          public R proceed(Admission.Proceed p) {
+            return proceed.apply(p.lease());
           }
 
           @Override
-          public Acknowledgement unguarded(Admission.Unguarded unguarded) {
-            unit.discard();
-            return MessageSemantics.this.unguarded(target, work);
+          public R unguarded(Admission.Unguarded unguarded) {
+            return answered.apply(MessageSemantics.this.unguarded(target, work));
           }
 
           @Override
-          public Acknowledgement inFlight(Admission.InFlight inFlight) {
-            unit.discard();
-            return MessageSemantics.this.inFlight;
+          public R inFlight(Admission.InFlight inFlight) {
+            return answered.apply(MessageSemantics.this.inFlight);
           }
 
           @Override
-          public Acknowledgement fingerprintMismatch(Admission.FingerprintMismatch mismatch) {
-            unit.discard();
-            return refuse(
-                    RejectReason.KEY_REUSED,
-                    "key " + target.key() + " was processed before with a different payload")
-                .reject();
+          public R fingerprintMismatch(Admission.FingerprintMismatch mismatch) {
+            return answered.apply(
+                refuse(
+                        RejectReason.KEY_REUSED,
+                        "key " + target.key() + " was processed before with a different payload")
+                    .reject());
           }
 
           @Override
-          public Acknowledgement storeUnavailable(Admission.StoreUnavailable unavailable) {
-            unit.discard();
-            return new Redeliver(
-                unavailable.retryAfter(), RedeliverReason.STORE_UNAVAILABLE, unavailable.cause());
+          public R storeUnavailable(Admission.StoreUnavailable unavailable) {
+            return answered.apply(
+                new Redeliver(
+                    unavailable.retryAfter(),
+                    RedeliverReason.STORE_UNAVAILABLE,
+                    unavailable.cause()));
           }
 
           @Override
-          public Acknowledgement replay(Admission.Replay replay) {
+          public R replay(Admission.Replay replay) {
             return duplicate();
           }
 
           @Override
-          public Acknowledgement replayFailure(Admission.ReplayFailure replayFailure) {
+          public R replayFailure(Admission.ReplayFailure replayFailure) {
             return duplicate();
           }
 
           @Override
-          public Acknowledgement responseUnavailable(Admission.ResponseUnavailable unavailable) {
+          public R responseUnavailable(Admission.ResponseUnavailable unavailable) {
             return duplicate();
           }
 
           /** An earlier delivery's outcome stands, whatever it was. */
-          private Acknowledgement duplicate() {
-            unit.discard();
+          private R duplicate() {
             log.debug("message {} is a duplicate; acknowledging without running", target.key());
-            return DUPLICATE;
+            return answered.apply(DUPLICATE);
           }
         });
   }

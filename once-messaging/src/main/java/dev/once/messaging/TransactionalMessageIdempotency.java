@@ -106,7 +106,7 @@ public final class TransactionalMessageIdempotency<M> implements AutoCloseable {
   /** This consumer bound to a handler, for a broker consumer to call per delivery. */
   public MessageProcessor<M> processor(TransactionalHandler<M> handler) {
     Objects.requireNonNull(handler, "handler");
-    return semantics.processor(message -> process(message, handler));
+    return semantics.processor(message -> process(message, handler), null);
   }
 
   /** The execution policy messages run under. */
