@@ -2,6 +2,7 @@ package dev.once.micrometer;
 
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
+import dev.once.store.Finish;
 import dev.once.store.ForwardingStore;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
@@ -11,9 +12,13 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
@@ -100,6 +105,62 @@ public final class ObservedStore extends ForwardingStore {
   @Override
   public int purgeExpired(int batchSize) {
     return observe("purgeExpired", () -> delegate.purgeExpired(batchSize));
+  }
+
+  // Batches keep the store's batching (a decorator's default would split them into single calls)
+  // and are observed as one call each: a span per round trip the store made.
+
+  @Override
+  public boolean batches() {
+    return delegate.batches();
+  }
+
+  @Override
+  public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+    return observe("claimBatch", () -> delegate.claimAll(requests));
+  }
+
+  @Override
+  public List<Boolean> finishAll(List<Finish> finishes) {
+    return observe("finishBatch", () -> delegate.finishAll(finishes));
+  }
+
+  @Override
+  public CompletionStage<List<ClaimResult>> claimAllAsync(
+      List<ClaimRequest> requests, Executor blocking) {
+    return observeAsync("claimBatch", () -> delegate.claimAllAsync(requests, blocking));
+  }
+
+  @Override
+  public CompletionStage<List<Boolean>> finishAllAsync(List<Finish> finishes, Executor blocking) {
+    return observeAsync("finishBatch", () -> delegate.finishAllAsync(finishes, blocking));
+  }
+
+  /** An observation from the call until its stage completes; no scope, as no thread waits. */
+  private <T> CompletionStage<T> observeAsync(String operation, Supplier<CompletionStage<T>> call) {
+    Observation observation =
+        Observation.createNotStarted(NAME, registry)
+            .contextualName("once store " + operation)
+            .lowCardinalityKeyValue("operation", operation)
+            .start();
+    CompletionStage<T> stage;
+    try {
+      stage = call.get();
+    } catch (RuntimeException e) {
+      observation.error(e);
+      observation.stop();
+      throw e;
+    }
+    return stage.whenComplete(
+        (result, failure) -> {
+          if (failure != null) {
+            observation.error(
+                failure instanceof CompletionException && failure.getCause() != null
+                    ? failure.getCause()
+                    : failure);
+          }
+          observation.stop();
+        });
   }
 
   @Override

@@ -10,6 +10,9 @@ import dev.once.Once;
 import dev.once.ResultCodec;
 import dev.once.Scope;
 import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
+import dev.once.store.Finish;
+import dev.once.store.ForwardingStore;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.InMemoryStore;
 import dev.once.store.RecordId;
@@ -18,6 +21,7 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
@@ -74,6 +78,47 @@ class ObservedStoreTest {
 
     assertThatThrownBy(() -> store.claim(request)).isInstanceOf(StoreUnavailableException.class);
     assertThat(handler.stopped).containsExactly("once.store:claim:error");
+  }
+
+  @Test
+  void aBatchKeepsTheStoresBatchingAndIsObservedAsOneCall() {
+    IdempotencyStore batching =
+        new ForwardingStore() {
+          private final IdempotencyStore store = InMemoryStore.create();
+
+          @Override
+          protected IdempotencyStore delegate() {
+            return store;
+          }
+
+          @Override
+          public boolean batches() {
+            return true;
+          }
+        };
+    IdempotencyStore store = ObservedStore.wrap(batching, registry);
+    Fingerprint fingerprint = new Fingerprint(1, "00".repeat(32));
+    List<ClaimRequest> requests = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      requests.add(
+          new ClaimRequest(
+              RecordId.of(Scope.of("m"), IdempotencyKey.of("k-" + i)),
+              fingerprint,
+              Duration.ofSeconds(10),
+              Duration.ofSeconds(10)));
+    }
+
+    assertThat(store.batches()).isTrue();
+    List<ClaimResult> claimed = store.claimAll(requests);
+    List<Finish> releases = new ArrayList<>();
+    for (int i = 0; i < claimed.size(); i++) {
+      releases.add(
+          Finish.release(requests.get(i).id(), ((ClaimResult.Claimed) claimed.get(i)).token()));
+    }
+    assertThat(store.finishAllAsync(releases, Runnable::run).toCompletableFuture().join())
+        .containsExactly(true, true, true);
+
+    assertThat(handler.stopped).containsExactly("once.store:claimBatch", "once.store:finishBatch");
   }
 
   @Test

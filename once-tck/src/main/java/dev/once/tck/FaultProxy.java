@@ -46,6 +46,7 @@ public final class FaultProxy implements AutoCloseable {
   private final int targetPort;
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
   private final AtomicInteger drops = new AtomicInteger();
+  private final AtomicInteger passes = new AtomicInteger();
   private final AtomicInteger delays = new AtomicInteger();
   private final AtomicReference<Duration> delay = new AtomicReference<>(Duration.ZERO);
   private final AtomicInteger dropped = new AtomicInteger();
@@ -80,7 +81,20 @@ public final class FaultProxy implements AutoCloseable {
    * connection is reset when the answer starts to arrive. Replaces any drops still pending.
    */
   public void dropResponses(int n) {
+    dropResponsesAfter(0, n);
+  }
+
+  /**
+   * Passes the next {@code passed} answers on, then swallows the {@code n} after them, as {@link
+   * #dropResponses(int)} does: a test that does not know how many answers a call takes tries every
+   * {@code passed} in turn, to fail the call at each of its round trips. Replaces any drops still
+   * pending.
+   */
+  public void dropResponsesAfter(int passed, int n) {
+    requireCount(passed);
     requireCount(n);
+    drops.set(0);
+    passes.set(passed);
     drops.set(n);
   }
 
@@ -192,7 +206,8 @@ public final class FaultProxy implements AutoCloseable {
         for (int n; (n = in.read(buffer)) >= 0; ) {
           if (answerPending) {
             answerPending = false;
-            if (takeOne(drops)) {
+            // An answer passed on while drops are armed counts against the passes first.
+            if (drops.get() > 0 && !takeOne(passes) && takeOne(drops)) {
               dropped.incrementAndGet();
               reset(client);
               return;

@@ -12,11 +12,13 @@ import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.ClaimResult.Claimed;
 import dev.once.store.ClaimResult.Existing;
+import dev.once.store.Finish;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
+import dev.once.store.StoreUnavailableException;
 import java.nio.charset.StandardCharsets;
 import java.text.Normalizer;
 import java.time.Duration;
@@ -26,12 +28,16 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -118,6 +124,25 @@ public abstract class IdempotencyStoreContract {
    */
   protected int largeValueBytes() {
     return (1 << 20) + 4099;
+  }
+
+  /**
+   * The port on 127.0.0.1 of the server the store talks to, for the tests of a claim batch whose
+   * connection breaks part-way; 0 (the default) skips them, for a store without a server (in
+   * memory, embedded). A store that returns a port also overrides {@link
+   * #createStoreThrough(FaultProxy)}.
+   */
+  protected int serverPort() {
+    return 0;
+  }
+
+  /**
+   * A new store over the same records as {@link #createStore()}'s that reaches its server only
+   * through {@code proxy}, a {@link FaultProxy} to {@link #serverPort()}; the test closes it.
+   */
+  protected IdempotencyStore createStoreThrough(FaultProxy proxy) {
+    throw new UnsupportedOperationException(
+        "a store whose serverPort() is not 0 overrides createStoreThrough");
   }
 
   @BeforeEach
@@ -1235,6 +1260,297 @@ public abstract class IdempotencyStoreContract {
                 + String.join("\n  ", violations));
       }
       assertThat(events).filteredOn(HistoryEvent::isGrant).as("leases granted").isNotEmpty();
+    }
+  }
+
+  /**
+   * claimAll and finishAll: each answer as the single call would give it, in request order; all or
+   * nothing when a claim batch fails; concurrent batches that never deadlock. {@link BatchesAsync}
+   * runs every test again through the asynchronous calls.
+   */
+  @Nested
+  class Batches {
+
+    /** The batch claim under test; {@link BatchesAsync} goes through {@code claimAllAsync}. */
+    List<ClaimResult> claimAll(IdempotencyStore on, List<ClaimRequest> requests) {
+      return on.claimAll(requests);
+    }
+
+    /** The batch finish under test; {@link BatchesAsync} goes through {@code finishAllAsync}. */
+    List<Boolean> finishAll(IdempotencyStore on, List<Finish> finishes) {
+      return on.finishAll(finishes);
+    }
+
+    @Test
+    void aClaimBatchAnswersInRequestOrderWhatSingleClaimsWould() {
+      Fingerprint fingerprint = newFingerprint();
+      RecordId ended = newId();
+      Claimed endedLease = claimed(store.claim(request(ended, fingerprint, shortLease(), TTL)));
+      assertThat(store.checkpoint(ended, endedLease.token(), utf8("halfway"), shortLease()))
+          .isTrue();
+      advanceTime(shortLease());
+      RecordId fresh = newId();
+      RecordId live = newId();
+      Claimed liveLease = claimed(store.claim(request(live, fingerprint, LONG, TTL)));
+      RecordId otherFingerprint = newId();
+      claimed(store.claim(request(otherFingerprint, fingerprint, LONG, TTL)));
+      RecordId completed = newId();
+      long completedToken =
+          claimed(store.claim(request(completed, fingerprint, LONG, TTL))).token();
+      assertThat(store.complete(completed, completedToken, utf8("the result"), TTL)).isTrue();
+      RecordId released = newId();
+      long releasedToken = claimed(store.claim(request(released, fingerprint, LONG, TTL))).token();
+      assertThat(store.release(released, releasedToken)).isTrue();
+      IdempotencyRecord liveBefore = present(live);
+      IdempotencyRecord otherBefore = present(otherFingerprint);
+      IdempotencyRecord completedBefore = present(completed);
+
+      List<ClaimResult> results =
+          claimAll(
+              store,
+              List.of(
+                  request(ended, fingerprint, LONG, TTL),
+                  request(completed, fingerprint, LONG, TTL),
+                  request(fresh, fingerprint, LONG, TTL),
+                  request(otherFingerprint, newFingerprint(), LONG, TTL),
+                  request(released, fingerprint, LONG, TTL),
+                  request(live, fingerprint, LONG, TTL)));
+
+      assertThat(results).hasSize(6);
+      Claimed stolen = claimed(results.get(0));
+      assertThat(stolen.stolen()).as("stolen").isTrue();
+      assertThat(stolen.token()).isGreaterThan(endedLease.token());
+      assertThat(stolen.recoveryPoint()).isEqualTo(utf8("halfway"));
+      assertThat(present(ended).token()).isEqualTo(stolen.token());
+      IdempotencyRecord replay = existing(results.get(1));
+      assertThat(replay.state()).isEqualTo(RecordState.COMPLETED);
+      assertThat(replay.result()).isEqualTo(utf8("the result"));
+      assertUnchanged(completed, completedBefore);
+      Claimed first = claimed(results.get(2));
+      assertThat(first.stolen()).isFalse();
+      assertThat(first.recoveryPoint()).isNull();
+      assertThat(present(fresh).token()).isEqualTo(first.token());
+      assertThat(existing(results.get(3)).fingerprint()).isEqualTo(fingerprint);
+      assertUnchanged(otherFingerprint, otherBefore);
+      Claimed again = claimed(results.get(4));
+      assertThat(again.stolen()).isFalse();
+      assertThat(again.token()).isGreaterThan(releasedToken);
+      assertThat(existing(results.get(5)).token()).isEqualTo(liveLease.token());
+      assertUnchanged(live, liveBefore);
+      assertThat(store.complete(ended, endedLease.token(), utf8("zombie"), TTL)).isFalse();
+    }
+
+    @Test
+    void aFinishBatchAppliesEachWriteWithTheRightTokenAndNoneWithAWrongOne() {
+      Fingerprint fingerprint = newFingerprint();
+      RecordId[] ids = new RecordId[4];
+      long[] tokens = new long[4];
+      for (int i = 0; i < ids.length; i++) {
+        ids[i] = newId();
+        tokens[i] = claimed(store.claim(request(ids[i], fingerprint, LONG, TTL))).token();
+      }
+      RecordId wrong = ids[3];
+      IdempotencyRecord wrongBefore = present(wrong);
+      Stolen stolen = stealOne();
+      RecordId absent = newId();
+
+      List<Boolean> applied =
+          finishAll(
+              store,
+              List.of(
+                  Finish.release(ids[2], tokens[2]),
+                  Finish.failFinal(stolen.id, stolen.zombie, utf8("zombie"), TTL),
+                  Finish.complete(ids[0], tokens[0], utf8("done"), TTL),
+                  Finish.release(wrong, tokens[3] + 1),
+                  Finish.failFinal(ids[1], tokens[1], utf8("declined"), TTL),
+                  Finish.complete(absent, tokens[0], utf8("nothing"), TTL)));
+
+      assertThat(applied).containsExactly(true, false, true, false, true, false);
+      assertThat(store.get(ids[2])).isEmpty();
+      assertUnchanged(stolen.id, stolen.after);
+      IdempotencyRecord done = present(ids[0]);
+      assertThat(done.state()).isEqualTo(RecordState.COMPLETED);
+      assertThat(done.result()).isEqualTo(utf8("done"));
+      IdempotencyRecord declined = present(ids[1]);
+      assertThat(declined.state()).isEqualTo(RecordState.FAILED_FINAL);
+      assertThat(declined.result()).isEqualTo(utf8("declined"));
+      assertUnchanged(wrong, wrongBefore);
+      assertThat(store.get(absent)).isEmpty();
+      // A second batch with the same writes finds every lease finished: nothing applies twice.
+      assertThat(
+              finishAll(
+                  store,
+                  List.of(
+                      Finish.complete(ids[0], tokens[0], utf8("again"), TTL),
+                      Finish.release(ids[2], tokens[2]),
+                      Finish.complete(wrong, tokens[3] + 1, utf8("again"), TTL))))
+          .containsExactly(false, false, false);
+      assertThat(present(ids[0]).result()).isEqualTo(utf8("done"));
+      assertThat(store.complete(wrong, tokens[3], utf8("the owner's"), TTL)).isTrue();
+    }
+
+    @Test
+    void emptyBatchesAnswerEmpty() {
+      assertThat(claimAll(store, List.of())).isEmpty();
+      assertThat(finishAll(store, List.of())).isEmpty();
+    }
+
+    @Test
+    void aBatchOfThreeHundredRecordsIsClaimedAndFinishedWhole() {
+      Fingerprint fingerprint = newFingerprint();
+      List<ClaimRequest> requests = new ArrayList<>();
+      for (int i = 0; i < 300; i++) {
+        requests.add(request(newId(), fingerprint, LONG, TTL));
+      }
+
+      List<ClaimResult> results = claimAll(store, requests);
+
+      assertThat(results).hasSize(requests.size()).allMatch(Claimed.class::isInstance);
+      List<Finish> finishes = new ArrayList<>();
+      for (int i = 0; i < requests.size(); i++) {
+        RecordId id = requests.get(i).id();
+        long token = ((Claimed) results.get(i)).token();
+        assertThat(present(id).token()).as("token of %s", id).isEqualTo(token);
+        finishes.add(
+            i % 2 == 0
+                ? Finish.complete(id, token, utf8("result " + i), TTL)
+                : Finish.release(id, token));
+      }
+      assertThat(finishAll(store, finishes)).hasSize(finishes.size()).allMatch(b -> b);
+      List<ClaimResult> again = claimAll(store, requests);
+      for (int i = 0; i < requests.size(); i++) {
+        if (i % 2 == 0) {
+          assertThat(existing(again.get(i)).result()).isEqualTo(utf8("result " + i));
+        } else {
+          assertThat(claimed(again.get(i)).token())
+              .isGreaterThan(((Claimed) results.get(i)).token());
+        }
+      }
+    }
+
+    /**
+     * Two batches over the same keys in opposite orders, many times: a store that took its locks in
+     * request order would deadlock (or, where the database breaks deadlocks, fail or crawl).
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void concurrentBatchesOverTheSameKeysInOppositeOrdersGrantEachKeyOnce() throws Exception {
+      Fingerprint fingerprint = newFingerprint();
+      for (int round = 0; round < 20; round++) {
+        List<ClaimRequest> forward = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+          forward.add(request(newId(), fingerprint, LONG, TTL));
+        }
+        List<ClaimRequest> backward = new ArrayList<>(forward);
+        java.util.Collections.reverse(backward);
+
+        List<List<ClaimResult>> both =
+            race(2, racer -> claimAll(store, racer == 0 ? forward : backward));
+
+        for (int i = 0; i < forward.size(); i++) {
+          ClaimResult mine = both.get(0).get(i);
+          ClaimResult theirs = both.get(1).get(forward.size() - 1 - i);
+          long token = present(forward.get(i).id()).token();
+          assertThat(List.of(mine, theirs))
+              .as("answers for key %d of round %d", i, round)
+              .satisfiesExactlyInAnyOrder(
+                  r -> assertThat(claimed(r).token()).isEqualTo(token),
+                  r -> assertThat(existing(r).token()).isEqualTo(token));
+        }
+      }
+    }
+
+    /**
+     * The connection to the server breaks at each round trip of a claim batch in turn: a batch that
+     * fails leaves no record held (each is claimed afresh afterwards), and one that succeeds
+     * answers what the store holds. Runs for stores with a server ({@link #serverPort()}).
+     */
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS)
+    void aClaimBatchThatFailsPartWayLeavesNoRecordHeld() throws Exception {
+      assumeTrue(serverPort() > 0, "the store has no server connection to break");
+      Fingerprint fingerprint = newFingerprint();
+      int failures = 0;
+      try (FaultProxy proxy = FaultProxy.to(serverPort())) {
+        for (int passed = 0; passed < 200; passed++) {
+          List<ClaimRequest> requests = new ArrayList<>();
+          for (int i = 0; i < 5; i++) {
+            requests.add(request(newId(), fingerprint, LONG, TTL));
+          }
+          IdempotencyStore through = createStoreThrough(proxy);
+          int droppedBefore = proxy.droppedResponses();
+          List<ClaimResult> results = null;
+          try {
+            assertThat(through.get(newId())).isEmpty(); // connected before the faults begin
+            proxy.dropResponsesAfter(passed, 1);
+            results = claimAll(through, requests);
+          } catch (StoreUnavailableException e) {
+            failures++;
+          } finally {
+            proxy.dropResponses(0);
+            through.close();
+          }
+          boolean dropped = proxy.droppedResponses() > droppedBefore;
+          for (int i = 0; i < requests.size(); i++) {
+            RecordId id = requests.get(i).id();
+            if (results == null) {
+              assertThat(store.claim(request(id, fingerprint, LONG, TTL)))
+                  .as("a claim after the batch failed at answer %d", passed)
+                  .isInstanceOf(Claimed.class);
+            } else if (results.get(i) instanceof Claimed c) {
+              assertThat(present(id).token()).isEqualTo(c.token());
+            }
+          }
+          if (!dropped) {
+            assertThat(results)
+                .as("the batch that lost no answer")
+                .allMatch(Claimed.class::isInstance);
+            break;
+          }
+        }
+      }
+      assertThat(failures).as("batches that failed part-way").isPositive();
+    }
+  }
+
+  /** {@link Batches} through {@code claimAllAsync} and {@code finishAllAsync}. */
+  @Nested
+  class BatchesAsync extends Batches {
+
+    private final ExecutorService blocking = Executors.newFixedThreadPool(4);
+
+    @AfterEach
+    void stopTheBlockingPool() throws InterruptedException {
+      blocking.shutdownNow();
+      blocking.awaitTermination(10, TimeUnit.SECONDS);
+    }
+
+    @Override
+    List<ClaimResult> claimAll(IdempotencyStore on, List<ClaimRequest> requests) {
+      return await(on.claimAllAsync(requests, blocking));
+    }
+
+    @Override
+    List<Boolean> finishAll(IdempotencyStore on, List<Finish> finishes) {
+      return await(on.finishAllAsync(finishes, blocking));
+    }
+
+    /** The stage's value, or what it failed with, unwrapped as the contract requires. */
+    private <T> T await(CompletionStage<T> stage) {
+      CompletableFuture<T> future = stage.toCompletableFuture();
+      try {
+        return future.get(60, TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof CompletionException) {
+          throw new AssertionError("the stage failed with a wrapped exception", e.getCause());
+        }
+        if (e.getCause() instanceof RuntimeException r) {
+          throw r;
+        }
+        throw new AssertionError(e.getCause());
+      } catch (InterruptedException | TimeoutException e) {
+        throw new AssertionError("the stage did not complete", e);
+      }
     }
   }
 

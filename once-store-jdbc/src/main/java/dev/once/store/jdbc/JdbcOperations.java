@@ -3,6 +3,7 @@ package dev.once.store.jdbc;
 import dev.once.internal.Arguments;
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
+import dev.once.store.Finish;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.LeaseToken;
@@ -14,11 +15,16 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
  * The store contract over JDBC, written once: each operation takes a connection from its {@link
@@ -62,38 +68,193 @@ final class JdbcOperations implements IdempotencyStore {
   @Override
   public ClaimResult claim(ClaimRequest request) {
     Objects.requireNonNull(request, "request");
-    ClaimResult result =
-        run(
-            "claim",
-            session -> {
-              for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
-                ClaimRow row = dialect.claim(session, request);
-                if (row.claimed()) {
-                  IdempotencyRecord r =
-                      Objects.requireNonNull(row.record(), "a claimed row carries its record");
-                  boolean stolen = row.attempt() > 1;
-                  return new ClaimResult.Claimed(
-                      r.token(), r.leaseUntil(), stolen, stolen ? r.recoveryPoint() : null);
-                }
-                if (row.record() != null && !claimable(row.record(), request)) {
-                  return new ClaimResult.Existing(row.record());
-                }
-                // The statement read an older version than the one it conflicted with; read again.
-              }
-              throw new StoreUnavailableException(
-                  "claim of "
-                      + request.id()
-                      + " on "
-                      + dialect.table
-                      + " did not settle after "
-                      + MAX_CLAIM_ROUNDS
-                      + " rounds of concurrent changes");
-            });
+    ClaimResult result = run("claim", session -> claim(session, request));
     if (result instanceof ClaimResult.Claimed c && c.stolen()) {
       feed.changed(request.id());
     }
     return result;
   }
+
+  /** One claim on the session: the dialect's statement, run again until it settles. */
+  private ClaimResult claim(Session session, ClaimRequest request) throws SQLException {
+    for (int round = 0; round < MAX_CLAIM_ROUNDS; round++) {
+      ClaimRow row = dialect.claim(session, request);
+      if (row.claimed()) {
+        IdempotencyRecord r =
+            Objects.requireNonNull(row.record(), "a claimed row carries its record");
+        boolean stolen = row.attempt() > 1;
+        return new ClaimResult.Claimed(
+            r.token(), r.leaseUntil(), stolen, stolen ? r.recoveryPoint() : null);
+      }
+      if (row.record() != null && !claimable(row.record(), request)) {
+        return new ClaimResult.Existing(row.record());
+      }
+      // The statement read an older version than the one it conflicted with; read again.
+    }
+    throw new StoreUnavailableException(
+        "claim of "
+            + request.id()
+            + " on "
+            + dialect.table
+            + " did not settle after "
+            + MAX_CLAIM_ROUNDS
+            + " rounds of concurrent changes");
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One transaction, one commit (one log flush instead of one per record). The records are
+   * claimed in one fixed order, by scope then key, whatever the request order: every claim takes
+   * its key's locks (PostgreSQL's advisory lock, then the row) as it runs and holds them to the
+   * commit, so two batches over overlapping keys take them in the same order and cannot deadlock.
+   * If the transaction fails, it rolls back; if the commit's answer is what was lost, the claims
+   * may have committed, so the leases they granted are released (fenced by their tokens, so a
+   * release of a claim that never committed changes nothing).
+   */
+  @Override
+  public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+    requests.forEach(r -> Objects.requireNonNull(r, "request"));
+    if (requests.isEmpty()) {
+      return List.of();
+    }
+    Integer[] order = inKeyOrder(requests, ClaimRequest::id);
+    ClaimResult[] results = new ClaimResult[requests.size()];
+    try {
+      run(
+          "claim of " + requests.size() + " records",
+          session ->
+              session.atomically(
+                  tx -> {
+                    // A deadlock retry starts the transaction again: forget the rolled-back one.
+                    Arrays.fill(results, null);
+                    Session each = tx.joined();
+                    for (int i : order) {
+                      results[i] = claim(each, requests.get(i));
+                    }
+                    return results;
+                  }));
+    } catch (RuntimeException e) {
+      for (int i = 0; i < results.length; i++) {
+        if (results[i] instanceof ClaimResult.Claimed c) {
+          try {
+            release(requests.get(i).id(), c.token());
+          } catch (RuntimeException releaseFailure) {
+            e.addSuppressed(releaseFailure);
+          }
+        }
+      }
+      throw e;
+    }
+    for (int i = 0; i < results.length; i++) {
+      if (results[i] instanceof ClaimResult.Claimed c && c.stolen()) {
+        feed.changed(requests.get(i).id());
+      }
+    }
+    return Arrays.asList(results);
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>One transaction: the completions and final failures as one JDBC batch of {@link
+   * Statements#finish}, the releases as one of {@link Statements#release}, each in key order (a
+   * driver such as pgjdbc sends a batch in one round trip), then one commit. Two batches that lock
+   * the same records in different groups may still deadlock; the database breaks it and the
+   * transaction runs again, as any transaction here does.
+   */
+  @Override
+  public List<Boolean> finishAll(List<Finish> finishes) {
+    finishes.forEach(f -> Objects.requireNonNull(f, "finish"));
+    if (finishes.isEmpty()) {
+      return List.of();
+    }
+    Integer[] order = inKeyOrder(finishes, Finish::id);
+    boolean[] applied = new boolean[finishes.size()];
+    run(
+        "finish of " + finishes.size() + " records",
+        session ->
+            session.atomically(
+                tx -> {
+                  try (PreparedStatement finish = tx.prepare(sql.finish);
+                      PreparedStatement release = tx.prepare(sql.release)) {
+                    List<Integer> finished = new ArrayList<>();
+                    List<Integer> released = new ArrayList<>();
+                    for (int i : order) {
+                      Finish f = finishes.get(i);
+                      int next = 1;
+                      PreparedStatement ps = release;
+                      if (f.kind() == Finish.Kind.RELEASE) {
+                        released.add(i);
+                      } else {
+                        ps = finish;
+                        ps.setString(1, stateOf(f.kind()).name());
+                        ps.setBytes(2, f.payload());
+                        ps.setLong(3, micros(f.ttl()));
+                        next = 4;
+                        finished.add(i);
+                      }
+                      ps.setLong(Rows.bindId(ps, next, f.id()), f.token());
+                      ps.addBatch();
+                    }
+                    record(finish, finished, applied);
+                    record(release, released, applied);
+                  }
+                  return applied;
+                }));
+    List<Boolean> answers = new ArrayList<>(applied.length);
+    for (int i = 0; i < applied.length; i++) {
+      if (applied[i]) {
+        feed.changed(finishes.get(i).id());
+      }
+      answers.add(applied[i]);
+    }
+    return answers;
+  }
+
+  private static RecordState stateOf(Finish.Kind kind) {
+    return switch (kind) {
+      case COMPLETE -> RecordState.COMPLETED;
+      case FAIL_FINAL -> RecordState.FAILED_FINAL;
+      case RELEASE -> throw new IllegalArgumentException("a release sets no state");
+    };
+  }
+
+  /** Runs the batch of {@code ps}, whose rows belong to {@code items} in order, and notes each. */
+  private static void record(PreparedStatement ps, List<Integer> items, boolean[] applied)
+      throws SQLException {
+    if (items.isEmpty()) {
+      return;
+    }
+    int[] counts = ps.executeBatch();
+    if (counts.length != items.size()) {
+      throw new SQLException(
+          "the driver answered " + counts.length + " update counts for " + items.size() + " rows");
+    }
+    for (int k = 0; k < counts.length; k++) {
+      if (counts[k] == java.sql.Statement.SUCCESS_NO_INFO) {
+        // Without counts the answer would be a guess; a driver configured so cannot batch here.
+        throw new SQLException("the driver answered a batch without update counts");
+      }
+      applied[items.get(k)] = counts[k] > 0;
+    }
+  }
+
+  /**
+   * The indexes of {@code items} sorted by record, scope then key: the one order every batch takes
+   * its locks in.
+   */
+  private static <T> Integer[] inKeyOrder(List<T> items, Function<T, RecordId> id) {
+    Integer[] order = new Integer[items.size()];
+    for (int i = 0; i < order.length; i++) {
+      order[i] = i;
+    }
+    Arrays.sort(order, Comparator.comparing((Integer i) -> id.apply(items.get(i)), BY_KEY));
+    return order;
+  }
+
+  private static final Comparator<RecordId> BY_KEY =
+      Comparator.comparing((RecordId r) -> r.scope().value()).thenComparing(r -> r.key().value());
 
   private static boolean claimable(IdempotencyRecord r, ClaimRequest request) {
     return !r.expiresAt().isAfter(r.observedAt())

@@ -23,7 +23,7 @@ abstract class JdbcStore implements IdempotencyStore {
   final int timeoutSeconds;
   final ChangeFeed feed;
   final Connections connections;
-  private final JdbcOperations operations;
+  final JdbcOperations operations;
 
   JdbcStore(Dialect dialect, Connections connections, int timeoutSeconds, ChangeFeed feed) {
     this.dialect = dialect;

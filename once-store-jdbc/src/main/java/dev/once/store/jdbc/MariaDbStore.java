@@ -21,7 +21,7 @@ import javax.sql.DataSource;
  * <p>The schema is {@code db/once/mariadb/V1__once_records.sql} on the classpath; apply it with a
  * migration tool, or let {@link Builder#autoCreateSchema(boolean)} apply it.
  */
-public final class MariaDbStore extends JdbcStore {
+public final class MariaDbStore extends ServerStore {
 
   private MariaDbStore(Builder b, Dialect dialect) {
     super(dialect, Connections.of(b.dataSource()), b.timeoutSeconds(), ChangeFeed.NONE);

@@ -21,7 +21,7 @@ import javax.sql.DataSource;
  * <p>The schema is {@code db/once/postgresql/V1__once_records.sql} on the classpath; apply it with
  * a migration tool, or let {@link Builder#autoCreateSchema(boolean)} apply it.
  */
-public final class PostgresStore extends JdbcStore {
+public final class PostgresStore extends ServerStore {
 
   private PostgresStore(Builder b, Dialect dialect) {
     super(

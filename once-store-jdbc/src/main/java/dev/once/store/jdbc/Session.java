@@ -61,6 +61,16 @@ record Session(Connection connection, int timeoutSeconds, TransactionControl con
   }
 
   /**
+   * This session as a part of a transaction that someone else ends: inside {@link #atomically}, the
+   * work of one batch runs many operations, and none of them may commit on its own.
+   */
+  Session joined() {
+    return control == TransactionControl.OWN
+        ? new Session(connection, timeoutSeconds, TransactionControl.CALLER)
+        : this;
+  }
+
+  /**
    * Makes a single-statement change durable: a pool configured with {@code autoCommit=false} hands
    * out connections on which nothing would ever commit otherwise.
    */

@@ -3,6 +3,7 @@ package dev.once.store.jdbc;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.once.store.IdempotencyStore;
 import dev.once.tck.EngineContract;
+import dev.once.tck.FaultProxy;
 import dev.once.tck.IdempotencyStoreContract;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,6 +33,18 @@ class MariaDbStoreContractTest extends IdempotencyStoreContract {
   @Override
   protected IdempotencyStore createStore() {
     return MariaDbStore.builder(pool).tableName(TABLE).build();
+  }
+
+  @Override
+  protected int serverPort() {
+    return TestDatabase.MARIADB.port;
+  }
+
+  @Override
+  protected IdempotencyStore createStoreThrough(FaultProxy proxy) {
+    return new OwnPoolStore(
+        TestDatabase.MARIADB.poolVia(proxy.port(), 1, 2_000),
+        ds -> MariaDbStore.builder(ds).tableName(TABLE).build());
   }
 
   /**

@@ -3,6 +3,7 @@ package dev.once.store.jdbc;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.once.store.IdempotencyStore;
 import dev.once.tck.EngineContract;
+import dev.once.tck.FaultProxy;
 import dev.once.tck.IdempotencyStoreContract;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -31,6 +32,18 @@ class PostgresStoreContractTest extends IdempotencyStoreContract {
   @Override
   protected IdempotencyStore createStore() {
     return PostgresStore.builder(pool).tableName(TABLE).build();
+  }
+
+  @Override
+  protected int serverPort() {
+    return TestDatabase.POSTGRESQL.port;
+  }
+
+  @Override
+  protected IdempotencyStore createStoreThrough(FaultProxy proxy) {
+    return new OwnPoolStore(
+        TestDatabase.POSTGRESQL.poolVia(proxy.port(), 1, 2_000),
+        ds -> PostgresStore.builder(ds).tableName(TABLE).build());
   }
 
   /**

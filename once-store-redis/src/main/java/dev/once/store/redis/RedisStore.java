@@ -3,6 +3,7 @@ package dev.once.store.redis;
 import dev.once.internal.Arguments;
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
+import dev.once.store.Finish;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.LeaseToken;
@@ -32,6 +33,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -336,6 +338,128 @@ public final class RedisStore implements IdempotencyStore {
             retention,
             keys.channel(id))
         .thenApply(RedisStore::succeeded);
+  }
+
+  /** True: a batch's scripts are sent together, so it costs about one round trip. */
+  @Override
+  public boolean batches() {
+    return true;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Waits for {@link #claimAllAsync}: at most the command timeout, or twice that when the batch
+   * fails (its claims, then the releases of those that were granted).
+   */
+  @Override
+  public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+    return scripts.join(claimAllAsync(requests, Runnable::run));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Native: every record's claim script is sent at once, pipelined on the store's connection (in
+   * a Cluster, each to its key's primary, since the keys of a batch may lie in any slots), and the
+   * replies are combined in request order. If any claim fails, the leases the others were granted
+   * are released (nobody saw them, so nothing ran under them) before the batch fails with the first
+   * failure.
+   */
+  @Override
+  public CompletionStage<List<ClaimResult>> claimAllAsync(
+      List<ClaimRequest> requests, Executor blocking) {
+    requests.forEach(r -> Objects.requireNonNull(r, "request"));
+    List<CompletableFuture<ClaimResult>> claims = new ArrayList<>(requests.size());
+    for (ClaimRequest request : requests) {
+      claims.add(claimAsync(request, blocking).toCompletableFuture());
+    }
+    return settled(claims)
+        .thenCompose(
+            failure -> {
+              if (failure == null) {
+                return CompletableFuture.completedFuture(replies(claims));
+              }
+              List<CompletableFuture<Boolean>> releases = new ArrayList<>();
+              for (int i = 0; i < claims.size(); i++) {
+                CompletableFuture<ClaimResult> claim = claims.get(i);
+                if (!claim.isCompletedExceptionally()
+                    && claim.join() instanceof ClaimResult.Claimed c) {
+                  releases.add(
+                      releaseAsync(requests.get(i).id(), c.token(), blocking)
+                          .toCompletableFuture());
+                }
+              }
+              return settled(releases)
+                  .thenCompose(
+                      releaseFailure -> {
+                        if (releaseFailure != null) {
+                          failure.addSuppressed(releaseFailure);
+                        }
+                        return CompletableFuture.failedFuture(failure);
+                      });
+            });
+  }
+
+  /** {@inheritDoc} Waits for {@link #finishAllAsync}: at most the command timeout. */
+  @Override
+  public List<Boolean> finishAll(List<Finish> finishes) {
+    return scripts.join(finishAllAsync(finishes, Runnable::run));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Native: every write's script is sent at once, pipelined as {@link #claimAllAsync} sends its
+   * claims, and the replies are combined in order; if any fails, the batch fails with it.
+   */
+  @Override
+  public CompletionStage<List<Boolean>> finishAllAsync(List<Finish> finishes, Executor blocking) {
+    finishes.forEach(f -> Objects.requireNonNull(f, "finish"));
+    List<CompletableFuture<Boolean>> writes = new ArrayList<>(finishes.size());
+    for (Finish finish : finishes) {
+      writes.add(finish.applyAsyncTo(this, blocking).toCompletableFuture());
+    }
+    return settled(writes)
+        .thenCompose(
+            failure ->
+                failure == null
+                    ? CompletableFuture.completedFuture(replies(writes))
+                    : CompletableFuture.failedFuture(failure));
+  }
+
+  /**
+   * Completes when every stage has, with the first failure among them (unwrapped), or null if none
+   * failed; unlike {@link CompletableFuture#allOf}, it waits for the rest after a failure.
+   */
+  private static CompletableFuture<@Nullable Throwable> settled(
+      List<? extends CompletableFuture<?>> stages) {
+    CompletableFuture<?>[] quiet = new CompletableFuture<?>[stages.size()];
+    for (int i = 0; i < quiet.length; i++) {
+      quiet[i] = stages.get(i).handle((reply, failure) -> reply);
+    }
+    return CompletableFuture.allOf(quiet)
+        .thenApply(
+            all -> {
+              for (CompletableFuture<?> stage : stages) {
+                if (stage.isCompletedExceptionally()) {
+                  Throwable failure = stage.handle((reply, f) -> f).join();
+                  return failure instanceof CompletionException && failure.getCause() != null
+                      ? failure.getCause()
+                      : failure;
+                }
+              }
+              return null;
+            });
+  }
+
+  /** The replies of stages that all completed normally, in order. */
+  private static <T> List<T> replies(List<CompletableFuture<T>> stages) {
+    List<T> replies = new ArrayList<>(stages.size());
+    for (CompletableFuture<T> stage : stages) {
+      replies.add(stage.join());
+    }
+    return replies;
   }
 
   /**

@@ -150,6 +150,22 @@ final class ScriptRunner {
     return pending.stream().map(CompletableFuture::join).toList();
   }
 
+  /**
+   * Waits for a stage whose every command is bounded by the timeout already (built of {@link #call}
+   * stages), and returns its reply or throws what it failed with, unwrapped. Waits through an
+   * interrupt, as {@link #awaitAll} does.
+   */
+  <T> T join(CompletionStage<T> stage) {
+    try {
+      return stage.toCompletableFuture().join();
+    } catch (CompletionException e) {
+      if (e.getCause() instanceof RuntimeException failure) {
+        throw failure;
+      }
+      throw unavailable("a batch", e.getCause() != null ? e.getCause() : e);
+    }
+  }
+
   StoreUnavailableException unavailable(String operation, Throwable e) {
     String why =
         e instanceof TimeoutException

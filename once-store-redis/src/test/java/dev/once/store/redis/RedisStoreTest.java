@@ -3,6 +3,7 @@ package dev.once.store.redis;
 import static dev.once.tck.Samples.newFingerprint;
 import static dev.once.tck.Samples.newId;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.IdempotencyKey;
 import dev.once.Scope;
@@ -12,11 +13,15 @@ import dev.once.store.ClaimResult.Claimed;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
+import dev.once.store.StoreUnavailableException;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -233,6 +238,49 @@ class RedisStoreTest {
 
   private java.util.List<String> fields(byte[] key) {
     return redis.hkeys(key).stream().map(f -> new String(f, StandardCharsets.US_ASCII)).toList();
+  }
+
+  /**
+   * One claim of a batch fails on the server (its key holds a string, so the script errors) while
+   * the others are granted: the batch fails, and the leases it was granted are released, blocking
+   * and asynchronously alike. (The contract kit cannot break one claim of a pipelined batch: a
+   * broken connection loses replies, and a lease whose reply is lost is held by nobody until it
+   * ends, as a single claim's would be.)
+   */
+  @Test
+  void aClaimBatchWithOneFailingClaimReleasesTheLeasesTheOthersWereGranted() {
+    for (boolean async : new boolean[] {false, true}) {
+      RecordId broken = newId();
+      redis.set(recordKey(broken), ascii("not a hash"));
+      List<ClaimRequest> requests = new ArrayList<>();
+      for (int i = 0; i < 6; i++) {
+        requests.add(new ClaimRequest(newId(), newFingerprint(), LONG, LONG));
+      }
+      requests.add(3, new ClaimRequest(broken, newFingerprint(), LONG, LONG));
+
+      assertThatThrownBy(
+              () -> {
+                if (async) {
+                  store.claimAllAsync(requests, Runnable::run).toCompletableFuture().join();
+                } else {
+                  store.claimAll(requests);
+                }
+              })
+          .satisfies(
+              e ->
+                  assertThat(e instanceof CompletionException ? e.getCause() : e)
+                      .isInstanceOf(StoreUnavailableException.class));
+
+      for (ClaimRequest request : requests) {
+        if (!request.id().equals(broken)) {
+          assertThat(store.get(request.id()))
+              .as("%s after the failed batch", request.id())
+              .isEmpty();
+          assertThat(claimed(store.claim(request)).stolen()).isFalse();
+        }
+      }
+      assertThat(redis.get(recordKey(broken))).isEqualTo(ascii("not a hash"));
+    }
   }
 
   private byte[] recordKey(RecordId id) {

@@ -1,0 +1,40 @@
+package dev.once.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class ForwardingStoreTest {
+
+  /**
+   * A decorator must see every single write (encryption, the caller's transaction), so it does not
+   * pass on its store's batching unless it overrides the batch calls itself.
+   */
+  @Test
+  void aDecoratorOverABatchingStoreDoesNotBatch() {
+    IdempotencyStore batching =
+        new ForwardingStore() {
+          private final IdempotencyStore store = InMemoryStore.create();
+
+          @Override
+          protected IdempotencyStore delegate() {
+            return store;
+          }
+
+          @Override
+          public boolean batches() {
+            return true;
+          }
+        };
+    IdempotencyStore decorator =
+        new ForwardingStore() {
+          @Override
+          protected IdempotencyStore delegate() {
+            return batching;
+          }
+        };
+
+    assertThat(batching.batches()).isTrue();
+    assertThat(decorator.batches()).isFalse();
+  }
+}
