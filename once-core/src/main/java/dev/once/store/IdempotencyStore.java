@@ -127,10 +127,11 @@ public interface IdempotencyStore extends AutoCloseable {
    * pipeline); the default makes one {@code claim} call per request.
    *
    * <p>The requests name distinct records (a caller with two requests for one record sends them in
-   * separate calls). All or nothing on failure: if it throws {@link StoreUnavailableException}, no
-   * request holds a lease afterwards, except one whose release was lost with the store, which
-   * nobody runs and a later claim steals when its lease ends. An empty list returns an empty list
-   * without calling the store.
+   * separate calls). All or nothing on failure: if it throws, no request holds a lease afterwards
+   * that the store could know of. The exceptions are a lease whose claim landed but whose answer
+   * was lost with the connection (nobody learned its token) and one whose release was lost the same
+   * way: as after a single claim whose answer was lost, nobody runs under it and a later claim
+   * steals it when its lease ends. An empty list returns an empty list without calling the store.
    */
   default List<ClaimResult> claimAll(List<ClaimRequest> requests) {
     return Batches.claimEach(this, requests);
