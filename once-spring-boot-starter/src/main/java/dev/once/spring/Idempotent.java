@@ -71,8 +71,8 @@ public @interface Idempotent {
 
   /**
    * With {@link #key()}: the name of a {@link dev.once.ResultCodec} bean that stores the result;
-   * default: JSON with the application's {@code ObjectMapper}, read back as the method's generic
-   * return type.
+   * default: JSON with the application's Jackson mapper (Jackson 2's {@code ObjectMapper} on Boot
+   * 3, Jackson 3's {@code JsonMapper} on Boot 4), read back as the method's generic return type.
    */
   String codec() default "";
 

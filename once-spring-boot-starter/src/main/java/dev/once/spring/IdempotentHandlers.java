@@ -96,7 +96,7 @@ final class IdempotentHandlers {
     return sorted;
   }
 
-  private static Idempotent annotationOf(HandlerMethod handler) {
+  private static @Nullable Idempotent annotationOf(HandlerMethod handler) {
     Method method = handler.getMethod();
     Idempotent onMethod = AnnotatedElementUtils.findMergedAnnotation(method, Idempotent.class);
     return onMethod != null

@@ -1,6 +1,5 @@
 package dev.once.spring;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.ExecutionPolicy;
 import dev.once.ExecutionResult;
 import dev.once.FinalFailure;
@@ -58,8 +57,7 @@ import org.springframework.util.ClassUtils;
 final class IdempotentMethods implements MethodInterceptor, SmartInitializingSingleton {
 
   private static final Logger log = LoggerFactory.getLogger(IdempotentMethods.class);
-  private static final boolean JACKSON =
-      ClassUtils.isPresent("com.fasterxml.jackson.databind.ObjectMapper", null);
+  private static final boolean JACKSON = ClassUtils.isPresent(JacksonMethodJson.MAPPER_CLASS, null);
   private static final ResultCodec<Object> NO_VALUE =
       new ResultCodec<>() {
         @Override
@@ -138,7 +136,7 @@ final class IdempotentMethods implements MethodInterceptor, SmartInitializingSin
         new Wiring(
             beans.getBean(Once.class),
             new BeanFactoryResolver(beans),
-            JACKSON ? Jackson.json(beans) : null,
+            JACKSON ? JacksonMethodJson.of(beans) : null,
             executor(),
             beans.getBean(OnceProperties.class));
     for (Optional<MethodPlan> plan : plans.values()) {
@@ -168,8 +166,7 @@ final class IdempotentMethods implements MethodInterceptor, SmartInitializingSin
       throw new InvalidOncePropertyException(
           "@Idempotent(key) on " + plan.name(),
           null,
-          "needs Jackson (com.fasterxml.jackson.core:jackson-databind, which spring-boot-starter-json"
-              + " brings) to fingerprint the arguments");
+          "needs Jackson (" + JacksonMethodJson.DEPENDENCY + ") to fingerprint the arguments");
     }
     plan.bind(new MethodPlan.Bound(policy(plan, r.properties()), codec(plan, json)));
   }
@@ -459,32 +456,18 @@ final class IdempotentMethods implements MethodInterceptor, SmartInitializingSin
   }
 
   /**
-   * JSON for fingerprints and results.
+   * JSON for fingerprints and results, made by the Boot line's {@link JacksonMethodJson} (the only
+   * class that names a Jackson type, so that Jackson stays optional).
    *
    * @param writer writes fingerprinted values
    * @param codecs the codec reading a result back as a type
    */
-  private record Json(
+  record Json(
       Function<List<@Nullable Object>, byte[]> writer,
       Function<Type, ResultCodec<Object>> codecs) {}
 
   private static Function<List<@Nullable Object>, byte[]> writer(Wiring r) {
     // bind() refused every plan when there is no JSON, so no call gets here without it.
     return Objects.requireNonNull(r.json(), "bound plans have JSON").writer();
-  }
-
-  /**
-   * The application's ObjectMapper (or a default one); apart so that Jackson stays optional: no
-   * other part of this class names a Jackson type.
-   */
-  private static final class Jackson {
-    static Json json(ListableBeanFactory beans) {
-      ObjectMapper mapper =
-          beans
-              .getBeanProvider(ObjectMapper.class)
-              .getIfAvailable(() -> new ObjectMapper().findAndRegisterModules());
-      return new Json(
-          JacksonMethodJson.writer(mapper), type -> JacksonMethodJson.codec(mapper, type));
-    }
   }
 }

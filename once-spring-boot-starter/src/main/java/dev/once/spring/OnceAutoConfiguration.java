@@ -20,15 +20,14 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.boot.autoconfigure.web.servlet.DispatcherServletPath;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -45,14 +44,24 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  */
 @AutoConfiguration(
     afterName = {
+      // Each one named twice: as Boot 3 calls it, then as Boot 4 does (Boot moved them into
+      // per-technology modules); a name that is not on the class path is left out of the ordering.
       "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+      "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
       "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+      "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
       "org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration",
+      "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
       "org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration",
+      "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
       "org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration",
+      "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
       "org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration",
+      "org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration",
       "org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration",
-      "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"
+      "org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration",
+      "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration",
+      "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"
     })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @OnceInfrastructure.ConditionalOnOnceEnabled
@@ -213,13 +222,11 @@ public class OnceAutoConfiguration {
     @Bean
     AnnotatedRoutes onceAnnotatedRoutes(
         ObjectProvider<RequestMappingHandlerMapping> mappings,
-        ObjectProvider<DispatcherServletPath> servletPath,
+        BeanFactory beans,
         Environment environment) {
       return () ->
           IdempotentHandlers.scan(
-              mappings.orderedStream().toList(),
-              servletPath.getIfAvailable(() -> () -> "/").getPrefix(),
-              environment);
+              mappings.orderedStream().toList(), DispatcherServletPrefix.of(beans), environment);
     }
   }
 
@@ -290,17 +297,6 @@ public class OnceAutoConfiguration {
       PolicyMapper.set(
           "once.store.purge.interval", properties.getStore().getPurge().getInterval(), b::interval);
       return b.start();
-    }
-  }
-
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(name = "org.springframework.boot.actuate.health.HealthIndicator")
-  @ConditionalOnEnabledHealthIndicator("once")
-  static class HealthConfiguration {
-    @Bean
-    @ConditionalOnMissingBean(name = "onceHealthIndicator")
-    OnceStoreHealthIndicator onceHealthIndicator(IdempotencyStore store) {
-      return new OnceStoreHealthIndicator(store);
     }
   }
 }

@@ -25,7 +25,7 @@ import org.springframework.context.annotation.Import;
   OnceAutoConfiguration.EncryptionConfiguration.class,
   OnceAutoConfiguration.ObservationConfiguration.class,
   OnceAutoConfiguration.PurgeConfiguration.class,
-  OnceAutoConfiguration.HealthConfiguration.class
+  OnceHealthConfiguration.class
 })
 class OnceInfrastructure {
 

@@ -30,11 +30,16 @@ import org.springframework.core.env.Environment;
     after = OnceAutoConfiguration.class,
     afterName = {
       "dev.once.spring.OnceReactiveAutoConfiguration",
+      // Boot 3's name, then Boot 4's, as in OnceAutoConfiguration.
       "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+      "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
       "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+      "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
       "org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration",
+      "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
       "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration",
-      "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"
+      "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration",
+      "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"
     })
 @OnceInfrastructure.ConditionalOnOnceEnabled
 @Import(OnceInfrastructure.class)

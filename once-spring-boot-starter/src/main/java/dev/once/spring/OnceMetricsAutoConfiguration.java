@@ -14,9 +14,13 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(
     afterName = {
+      // Boot 3's names, then Boot 4's, as in OnceAutoConfiguration.
       "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
       "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
-      "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration"
+      "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration",
+      "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+      "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+      "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"
     },
     before = OnceAutoConfiguration.class)
 @ConditionalOnClass({MeterRegistry.class, OnceMetrics.class})

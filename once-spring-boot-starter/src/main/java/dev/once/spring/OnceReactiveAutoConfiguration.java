@@ -29,10 +29,15 @@ import org.springframework.web.server.WebFilter;
  */
 @AutoConfiguration(
     afterName = {
+      // Boot 3's name, then Boot 4's, as in OnceAutoConfiguration.
       "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+      "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
       "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
+      "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
       "org.springframework.boot.autoconfigure.web.reactive.WebFluxAutoConfiguration",
-      "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration"
+      "org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration",
+      "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration",
+      "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"
     })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnClass({WebFilter.class, OnceWebFilter.class})

@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -22,7 +21,7 @@ class IdempotentMethodsStartupTest {
           .withConfiguration(
               AutoConfigurations.of(
                   AopAutoConfiguration.class,
-                  JacksonAutoConfiguration.class,
+                  BootLine.JACKSON,
                   OnceMethodsAutoConfiguration.class));
 
   public static class BadSyntax {

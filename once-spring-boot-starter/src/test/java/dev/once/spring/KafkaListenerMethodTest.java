@@ -19,8 +19,8 @@ import org.springframework.test.context.DynamicPropertySource;
 
 /**
  * A {@code @KafkaListener} method with {@code @Idempotent}, on a real KRaft broker (once-kafka's
- * test fixture): a record delivered again after its offset was rewound, and the same payment
- * produced twice, book one entry in the ledger.
+ * test fixture; on Boot 4 its Kafka 4 twin in src/boot4-test): a record delivered again after its
+ * offset was rewound, and the same payment produced twice, book one entry in the ledger.
  */
 @SpringBootTest(
     classes = FakeLedgerConsumerApplication.class,

@@ -14,12 +14,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration;
-import org.springframework.boot.autoconfigure.http.HttpMessageConvertersAutoConfiguration;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration;
-import org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
@@ -149,11 +143,7 @@ class OnceAutoConfigurationTest {
   @Test
   void twoHandlersOnOnePathWithDifferentSettingsStopStartup() {
     runner
-        .withConfiguration(
-            AutoConfigurations.of(
-                WebMvcAutoConfiguration.class,
-                DispatcherServletAutoConfiguration.class,
-                HttpMessageConvertersAutoConfiguration.class))
+        .withConfiguration(AutoConfigurations.of(BootLine.WEB_MVC))
         .withUserConfiguration(TwoHandlersOnePath.class)
         .run(
             context ->
@@ -165,11 +155,7 @@ class OnceAutoConfigurationTest {
   @Test
   void aBadAnnotationAttributeStopsStartupNamingTheMethod() {
     runner
-        .withConfiguration(
-            AutoConfigurations.of(
-                WebMvcAutoConfiguration.class,
-                DispatcherServletAutoConfiguration.class,
-                HttpMessageConvertersAutoConfiguration.class))
+        .withConfiguration(AutoConfigurations.of(BootLine.WEB_MVC))
         .withUserConfiguration(BadController.class)
         .run(
             context ->
@@ -210,7 +196,7 @@ class OnceAutoConfigurationTest {
   @Test
   void anUnsupportedDatabaseFallsBackToMemory() {
     runner
-        .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+        .withConfiguration(AutoConfigurations.of(BootLine.DATA_SOURCE))
         .withPropertyValues("spring.datasource.url=jdbc:h2:mem:once-fallback")
         .run(
             context ->
@@ -222,9 +208,7 @@ class OnceAutoConfigurationTest {
   void withoutOnceStoreJdbcADataSourceIsIgnored() {
     runner
         .withConfiguration(
-            AutoConfigurations.of(
-                DataSourceAutoConfiguration.class,
-                DataSourceTransactionManagerAutoConfiguration.class))
+            AutoConfigurations.of(BootLine.DATA_SOURCE, BootLine.DATA_SOURCE_TRANSACTIONS))
         .withClassLoader(new FilteredClassLoader("dev.once.store.jdbc"))
         .withPropertyValues("spring.datasource.url=jdbc:h2:mem:once-nojdbc")
         .run(
@@ -240,9 +224,7 @@ class OnceAutoConfigurationTest {
     String table = PostgresService.freshTable("once_records_starter_autoconfig");
     runner
         .withConfiguration(
-            AutoConfigurations.of(
-                DataSourceAutoConfiguration.class,
-                DataSourceTransactionManagerAutoConfiguration.class))
+            AutoConfigurations.of(BootLine.DATA_SOURCE, BootLine.DATA_SOURCE_TRANSACTIONS))
         .withPropertyValues(
             "spring.datasource.url=" + PostgresService.URL,
             "spring.datasource.username=postgres",
@@ -263,7 +245,7 @@ class OnceAutoConfigurationTest {
   void aLettuceConnectionFactoryGetsTheRedisStore() {
     RequiredServices.requireReachable("Redis", "127.0.0.1", 6379);
     runner
-        .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class))
+        .withConfiguration(AutoConfigurations.of(BootLine.REDIS))
         .withPropertyValues(
             "spring.data.redis.host=127.0.0.1",
             "spring.data.redis.port=6379",
@@ -280,8 +262,7 @@ class OnceAutoConfigurationTest {
   void storeTypeRedisBeatsADataSource() {
     RequiredServices.requireReachable("Redis", "127.0.0.1", 6379);
     runner
-        .withConfiguration(
-            AutoConfigurations.of(RedisAutoConfiguration.class, DataSourceAutoConfiguration.class))
+        .withConfiguration(AutoConfigurations.of(BootLine.REDIS, BootLine.DATA_SOURCE))
         .withPropertyValues(
             "spring.data.redis.host=127.0.0.1",
             "spring.datasource.url=jdbc:h2:mem:once-redis-wins",
@@ -295,8 +276,7 @@ class OnceAutoConfigurationTest {
   void anUnsupportedDatabaseDoesNotHideRedis() {
     RequiredServices.requireReachable("Redis", "127.0.0.1", 6379);
     runner
-        .withConfiguration(
-            AutoConfigurations.of(RedisAutoConfiguration.class, DataSourceAutoConfiguration.class))
+        .withConfiguration(AutoConfigurations.of(BootLine.REDIS, BootLine.DATA_SOURCE))
         .withPropertyValues(
             "spring.data.redis.host=127.0.0.1",
             "spring.datasource.url=jdbc:h2:mem:once-h2-and-redis")
@@ -308,7 +288,7 @@ class OnceAutoConfigurationTest {
   @Test
   void storeTypeJdbcOnAnUnsupportedDatabaseStopsStartup() {
     runner
-        .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+        .withConfiguration(AutoConfigurations.of(BootLine.DATA_SOURCE))
         .withPropertyValues(
             "spring.datasource.url=jdbc:h2:mem:once-jdbc-h2", "once.store.type=jdbc")
         .run(context -> assertThat(refusal(context).getReason()).contains("H2"));
@@ -317,7 +297,7 @@ class OnceAutoConfigurationTest {
   @Test
   void aBadRedisPropertyIsNamed() {
     runner
-        .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class))
+        .withConfiguration(AutoConfigurations.of(BootLine.REDIS))
         .withPropertyValues(
             "spring.data.redis.host=127.0.0.1", "once.store.redis.command-timeout=-1s")
         .run(
@@ -343,7 +323,7 @@ class OnceAutoConfigurationTest {
   @Test
   void withoutOnceStoreRedisAConnectionFactoryIsIgnored() {
     runner
-        .withConfiguration(AutoConfigurations.of(RedisAutoConfiguration.class))
+        .withConfiguration(AutoConfigurations.of(BootLine.REDIS))
         .withClassLoader(new FilteredClassLoader("dev.once.store.redis"))
         .withPropertyValues("spring.data.redis.host=127.0.0.1")
         .run(

@@ -15,7 +15,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.boot.web.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
@@ -78,7 +77,7 @@ class StarterSemanticsTest extends HttpSemanticsContract {
 
     @Override
     public URI base() {
-      int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+      int port = context.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
       return URI.create("http://127.0.0.1:" + port);
     }
 

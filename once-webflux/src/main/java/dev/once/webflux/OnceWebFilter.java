@@ -113,7 +113,8 @@ public final class OnceWebFilter implements WebFilter, Ordered {
     if (!route.policy().covers(method)) {
       return chain.filter(exchange);
     }
-    if (!request.getHeaders().containsKey(HttpIdempotency.KEY_HEADER)) {
+    // getFirst, not containsKey: see Responses on HttpHeaders in Spring 6 and 7.
+    if (request.getHeaders().getFirst(HttpIdempotency.KEY_HEADER) == null) {
       // Nothing to fingerprint nor store, so no store call: the body stays unread for the handler.
       return decide(route, incoming(request, method, path, NO_BODY, null))
           .flatMap(decision -> decision.accept(new Unkeyed(exchange, chain)));
@@ -254,7 +255,8 @@ public final class OnceWebFilter implements WebFilter, Ordered {
     @Override
     public Mono<Void> respond(Decision.Respond respond) {
       HttpHeaders headers = exchange.getRequest().getHeaders();
-      if (headers.getContentLength() > 0 || headers.containsKey(HttpHeaders.TRANSFER_ENCODING)) {
+      if (headers.getContentLength() > 0
+          || headers.getFirst(HttpHeaders.TRANSFER_ENCODING) != null) {
         // Refused with its body unread: a client that pooled the connection would send its next
         // request into a socket the server is about to close, unless it is told.
         exchange.getResponse().getHeaders().set(HttpHeaders.CONNECTION, "close");

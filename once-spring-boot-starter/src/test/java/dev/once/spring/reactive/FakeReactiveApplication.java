@@ -1,9 +1,9 @@
 package dev.once.spring.reactive;
 
+import dev.once.spring.BootLine;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.boot.web.embedded.netty.NettyReactiveWebServerFactory;
-import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -16,16 +16,9 @@ import reactor.core.publisher.Mono;
  * about idempotency: the starter guards it from properties alone.
  */
 @SpringBootApplication
+@Import(
+    BootLine.NettyServer.class) // Reactor Netty, the server a WebFlux application has by default
 public class FakeReactiveApplication {
-
-  /**
-   * Reactor Netty, the server a WebFlux application has by default; the starter's tests also have
-   * Tomcat on the class path, which Spring Boot would prefer.
-   */
-  @Bean
-  NettyReactiveWebServerFactory nettyReactiveWebServerFactory() {
-    return new NettyReactiveWebServerFactory();
-  }
 
   /** Creates a payment per call, numbered, so a replay is told apart from a second run. */
   @RestController
