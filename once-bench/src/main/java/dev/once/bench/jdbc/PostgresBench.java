@@ -2,8 +2,11 @@ package dev.once.bench.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.once.Admission;
 import dev.once.Fingerprint;
 import dev.once.IdempotencyKey;
+import dev.once.Once;
+import dev.once.Recording;
 import dev.once.Scope;
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
@@ -74,21 +77,42 @@ public final class PostgresBench {
       AtomicLong bareTokens = new AtomicLong();
       Load.Op guarded = n -> claimAndComplete(store, n);
       Load.Op bare = n -> bareInsertAndUpdate(pool, n, bareTokens.incrementAndGet());
+      // The engine over the same store: what an application calls, with concurrent callers'
+      // claims and completions gathered into shared transactions (Once's batched store calls).
+      Once once = Once.of(store);
+      Load.Op engine = n -> engineClaimAndComplete(once, n);
       System.out.println("warm-up ...");
       Load.run(8, Duration.ofSeconds(3), guarded);
       Load.run(8, Duration.ofSeconds(3), bare);
+      Load.run(8, Duration.ofSeconds(3), engine);
       for (int threads : new int[] {1, 32}) {
         Latencies b = Load.run(threads, measure, bare);
         Latencies g = Load.run(threads, measure, guarded);
+        Latencies e = Load.run(threads, measure, engine);
         System.out.printf("threads %2d  bare INSERT+UPDATE      %s%n", threads, b);
         System.out.printf("threads %2d  store claim+complete    %s%n", threads, g);
-        System.out.printf(
-            "threads %2d  ratio store/bare: p50 %.2f  p99 %.2f  throughput %.2f%n",
-            threads,
-            g.percentileMillis(50) / b.percentileMillis(50),
-            g.percentileMillis(99) / b.percentileMillis(99),
-            g.perSecond() / b.perSecond());
+        System.out.printf("threads %2d  engine claim+complete   %s%n", threads, e);
+        ratio(threads, "store/bare", g, b);
+        ratio(threads, "engine/bare", e, b);
       }
+      once.close();
+    }
+  }
+
+  private static void ratio(int threads, String what, Latencies side, Latencies bare) {
+    System.out.printf(
+        "threads %2d  ratio %s: p50 %.2f  p99 %.2f  throughput %.2f%n",
+        threads,
+        what,
+        side.percentileMillis(50) / bare.percentileMillis(50),
+        side.percentileMillis(99) / bare.percentileMillis(99),
+        side.perSecond() / bare.perSecond());
+  }
+
+  static void engineClaimAndComplete(Once once, long n) {
+    Admission a = once.begin(Scope.of("bench"), IdempotencyKey.of("k" + n), FP, once.defaults());
+    if (!(a instanceof Admission.Proceed p) || p.lease().complete(RESULT) != Recording.RECORDED) {
+      throw new IllegalStateException("unexpected " + a);
     }
   }
 
