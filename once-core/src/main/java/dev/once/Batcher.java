@@ -12,9 +12,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Gathers the single store calls of concurrent callers into batch calls ("smart batching", as in a
- * database's group commit): a call made while no batch is under way goes at once, alone, so an idle
- * engine adds no delay; calls made while one is under way wait and go together as the next batch
- * when it returns. Under load one round trip (and, on a database, one commit) serves many callers.
+ * database's group commit): a call made while fewer than {@code maxInFlight} calls are under way
+ * goes at once, alone, so an idle engine adds no delay; calls made while that many are under way
+ * wait and go together as the next batch when one returns. Under load one round trip (and, on a
+ * database, one commit) serves many callers.
  *
  * <p>A blocking caller runs a batch on its own thread, never on a pool: the caller that finds the
  * store idle leads, and when its batch returns it hands the next one to a blocking caller waiting
@@ -47,14 +48,25 @@ final class Batcher<Q, A> {
 
   private final Calls<Q, A> calls;
   private final int maxBatch;
+  private final int maxInFlight;
   private final ArrayDeque<Pending<Q, A>> queue = new ArrayDeque<>();
 
-  /** Whether a batch is under way; guarded by {@code queue}. The queue is empty while it is not. */
-  private boolean busy;
+  /**
+   * How many calls (alone or batched) are under way; guarded by {@code queue}. Calls wait in the
+   * queue only while it is at {@code maxInFlight}.
+   */
+  private int inFlight;
 
-  Batcher(Calls<Q, A> calls, int maxBatch) {
+  /**
+   * @param maxBatch the most calls one batch carries
+   * @param maxInFlight how many batches may be under way at once: more than one lets a store whose
+   *     batch is a sequence of statements (a transaction of claims) serve several at a time, as its
+   *     connection pool allows
+   */
+  Batcher(Calls<Q, A> calls, int maxBatch, int maxInFlight) {
     this.calls = calls;
     this.maxBatch = maxBatch;
+    this.maxInFlight = maxInFlight;
   }
 
   /** How many calls wait for the batch under way to return; for tests. */
@@ -94,11 +106,11 @@ final class Batcher<Q, A> {
   /** Queues the call; returns the batch to lead if the store was idle (just this call). */
   private @Nullable List<Pending<Q, A>> enqueue(Pending<Q, A> pending) {
     synchronized (queue) {
-      if (busy) {
+      if (inFlight == maxInFlight) {
         queue.add(pending);
         return null;
       }
-      busy = true;
+      inFlight++;
     }
     List<Pending<Q, A>> alone = new ArrayList<>(1);
     alone.add(pending);
@@ -146,7 +158,7 @@ final class Batcher<Q, A> {
     List<Pending<Q, A>> batch;
     synchronized (queue) {
       if (queue.isEmpty()) {
-        busy = false;
+        inFlight--;
         return;
       }
       int n = Math.min(queue.size(), maxBatch);

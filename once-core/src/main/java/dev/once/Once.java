@@ -54,6 +54,14 @@ public final class Once implements AutoCloseable {
    */
   private static final int MAX_BATCH = 128;
 
+  /**
+   * How many gathered claim (and, separately, finish) calls may be under way at once. A database
+   * claims a batch with one statement per record inside one transaction, so one batch at a time
+   * would leave the rest of the connection pool idle; a few keep the batches large and the pool
+   * busy.
+   */
+  private static final int BATCHES_IN_FLIGHT = 4;
+
   private final IdempotencyStore store;
   private final ExecutionPolicy defaults;
   private final Events events;
@@ -89,8 +97,10 @@ public final class Once implements AutoCloseable {
       this.blocking = b.storeExecutor;
     }
     if (store.batches()) {
-      this.claims = new Batcher<>(new BatchedCalls.Claims(store, blocking), MAX_BATCH);
-      this.finishes = new Batcher<>(new BatchedCalls.Finishes(store, blocking), MAX_BATCH);
+      this.claims =
+          new Batcher<>(new BatchedCalls.Claims(store, blocking), MAX_BATCH, BATCHES_IN_FLIGHT);
+      this.finishes =
+          new Batcher<>(new BatchedCalls.Finishes(store, blocking), MAX_BATCH, BATCHES_IN_FLIGHT);
     } else {
       this.claims = null;
       this.finishes = null;

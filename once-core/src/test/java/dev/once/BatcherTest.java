@@ -95,7 +95,7 @@ class BatcherTest {
   @Test
   void aCallToAnIdleStoreGoesAloneAndAtOnce() {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
 
     assertThat(batcher.call(4)).isEqualTo(40);
     assertThat(batcher.callAsync(5).toCompletableFuture().join()).isEqualTo(50);
@@ -106,7 +106,7 @@ class BatcherTest {
   @Test
   void callsMadeWhileOneIsUnderWayGoTogetherAndEachGetsItsOwnAnswer() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
     store.gate = new CountDownLatch(1);
     Future<Integer> first = callers.submit(() -> batcher.call(1));
     awaitSingles(store, 1);
@@ -138,7 +138,7 @@ class BatcherTest {
   @Test
   void aBatchOfAsynchronousCallersAloneGoesThroughTheAsynchronousCall() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
     store.gate = new CountDownLatch(1);
     CompletableFuture<Integer> first = batcher.callAsync(1).toCompletableFuture();
     awaitSingles(store, 1);
@@ -153,9 +153,30 @@ class BatcherTest {
   }
 
   @Test
+  void upToMaxInFlightCallsGoAtOnceAndOnlyTheRestWait() throws Exception {
+    Doubling store = new Doubling();
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 2);
+    store.gate = new CountDownLatch(1);
+    CompletableFuture<Integer> first = batcher.callAsync(1).toCompletableFuture();
+    CompletableFuture<Integer> second = batcher.callAsync(2).toCompletableFuture();
+    awaitSingles(store, 2);
+    CompletableFuture<Integer> third = batcher.callAsync(3).toCompletableFuture();
+    CompletableFuture<Integer> fourth = batcher.callAsync(4).toCompletableFuture();
+    assertThat(batcher.queued()).isEqualTo(2);
+    store.gate.countDown();
+
+    assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(10);
+    assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(20);
+    assertThat(third.get(10, TimeUnit.SECONDS)).isEqualTo(30);
+    assertThat(fourth.get(10, TimeUnit.SECONDS)).isEqualTo(40);
+    assertThat(store.batches).containsExactly(List.of(3, 4));
+    assertThat(batcher.queued()).isZero();
+  }
+
+  @Test
   void aStoreThatIsDownFailsEveryCallOfTheBatch() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
     store.gate = new CountDownLatch(1);
     Future<Integer> first = callers.submit(() -> batcher.call(1));
     awaitSingles(store, 1);
@@ -175,7 +196,7 @@ class BatcherTest {
   @Test
   void oneRecordsProblemReachesOnlyItsCaller() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
     store.gate = new CountDownLatch(1);
     Future<Integer> first = callers.submit(() -> batcher.call(1));
     awaitSingles(store, 1);
@@ -197,7 +218,7 @@ class BatcherTest {
   @Test
   void aBatchNeverCarriesMoreThanItsMaximum() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 3);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 3, 1);
     store.gate = new CountDownLatch(1);
     CompletableFuture<Integer> first = batcher.callAsync(0).toCompletableFuture();
     awaitSingles(store, 1);
@@ -218,7 +239,7 @@ class BatcherTest {
   @Test
   void manyCallersMixingBothKindsAreAllAnsweredAndNoneIsLost() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 16);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 16, 2);
     int perThread = 2_000;
     List<Future<Integer>> threads = new ArrayList<>();
     for (int t = 0; t < 8; t++) {

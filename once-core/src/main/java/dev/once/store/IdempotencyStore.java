@@ -156,11 +156,14 @@ public interface IdempotencyStore extends AutoCloseable {
   }
 
   /**
-   * Whether {@link #claimAll} and {@link #finishAll} cost fewer round trips than one call per
-   * record. The engine then gathers the claims and finishes of concurrent callers into such calls
-   * (one in flight at a time per caller queue, so an idle engine adds no delay). False by default
-   * and for decorators ({@link ForwardingStore}): a decorator that must see every single write
-   * (encryption, joining the caller's transaction) is never bypassed by a batch.
+   * Whether the engine should gather the single claims and finishes of concurrent callers into
+   * {@link #claimAll} and {@link #finishAll} calls: true where one batch call costs much less than
+   * its calls made side by side (a database, where it is one transaction and one commit). False by
+   * default; false for a store whose client already shares round trips between concurrent calls
+   * (Redis pipelines them on one connection); and false for decorators ({@link ForwardingStore}): a
+   * decorator that must see every single write (encryption, joining the caller's transaction) is
+   * never bypassed by a batch. A caller's own batch ({@code Once.beginAll}) calls {@link #claimAll}
+   * whatever this says.
    */
   default boolean batches() {
     return false;

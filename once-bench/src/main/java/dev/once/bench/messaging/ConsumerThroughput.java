@@ -8,6 +8,7 @@ import dev.once.messaging.Acknowledgement;
 import dev.once.messaging.ConsumerStats;
 import dev.once.messaging.MessageIdempotency;
 import dev.once.messaging.MessageProcessor;
+import dev.once.store.ForwardingStore;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.InMemoryStore;
 import dev.once.store.jdbc.PostgresStore;
@@ -150,6 +151,18 @@ public final class ConsumerThroughput {
   }
 
   private static IdempotencyStore store(String name, List<AutoCloseable> resources) {
+    if (name.endsWith("-single")) {
+      // The same store behind a plain decorator, which does not batch: every consumer's claim and
+      // completion is its own round trip, as before the engine gathered concurrent calls.
+      IdempotencyStore store =
+          store(name.substring(0, name.length() - "-single".length()), resources);
+      return new ForwardingStore() {
+        @Override
+        protected IdempotencyStore delegate() {
+          return store;
+        }
+      };
+    }
     switch (name) {
       case "memory":
         return InMemoryStore.create();

@@ -7,6 +7,7 @@ import dev.once.Scope;
 import dev.once.kafka.KafkaBroker;
 import dev.once.kafka.KafkaIdempotentConsumer;
 import dev.once.kafka.KafkaRecords;
+import dev.once.messaging.Acknowledgement;
 import dev.once.messaging.MessageIdempotency;
 import dev.once.messaging.MessageProcessor;
 import dev.once.store.IdempotencyStore;
@@ -78,13 +79,21 @@ public final class KafkaConsumerThroughput {
       }
       Map<String, double[]> rates = new LinkedHashMap<>();
       rates.put("bare", new double[rounds]);
-      factories.keySet().forEach(s -> rates.put(s, new double[rounds]));
+      factories
+          .keySet()
+          .forEach(
+              s -> {
+                rates.put(s + " 1-by-1", new double[rounds]);
+                rates.put(s + " polls", new double[rounds]);
+              });
       for (int round = -1; round < rounds; round++) { // round -1 warms up every side
         int r = Math.max(round, 0);
         rates.get("bare")[r] = bare(broker.bootstrapServers(), records, effectNanos);
         for (Map.Entry<String, Supplier<IdempotencyStore>> e : factories.entrySet()) {
-          Objects.requireNonNull(rates.get(e.getKey()))[r] =
-              guarded(broker.bootstrapServers(), records, effectNanos, e.getValue().get());
+          for (boolean polls : new boolean[] {false, true}) {
+            Objects.requireNonNull(rates.get(e.getKey() + (polls ? " polls" : " 1-by-1")))[r] =
+                guarded(broker.bootstrapServers(), records, effectNanos, e.getValue().get(), polls);
+          }
         }
       }
       double bare = median(rates.get("bare"));
@@ -194,10 +203,12 @@ public final class KafkaConsumerThroughput {
   }
 
   /**
-   * The Once consumer over {@code store}: one claim and one completion per record. Records per
-   * second.
+   * The Once consumer over {@code store}, records per second: one record at a time (a claim and a
+   * completion each, waited for in turn) or, with {@code polls}, a partition's poll at a time (one
+   * claim call per poll, completions not waited for one by one: {@code processAll}).
    */
-  private static double guarded(String bootstrap, int n, long effectNanos, IdempotencyStore store)
+  private static double guarded(
+      String bootstrap, int n, long effectNanos, IdempotencyStore store, boolean polls)
       throws Exception {
     AtomicLong seen = new AtomicLong();
     AtomicLong start = new AtomicLong();
@@ -212,9 +223,21 @@ public final class KafkaConsumerThroughput {
                     seen.incrementAndGet();
                   });
       MessageProcessor<ConsumerRecord<byte[], byte[]>> timed =
-          record -> {
-            start.compareAndSet(0, System.nanoTime());
-            return processor.process(record);
+          new MessageProcessor<>() {
+            @Override
+            public Acknowledgement process(ConsumerRecord<byte[], byte[]> record) {
+              start.compareAndSet(0, System.nanoTime());
+              return processor.process(record);
+            }
+
+            @Override
+            public List<Acknowledgement> processAll(List<ConsumerRecord<byte[], byte[]>> records) {
+              if (!polls) {
+                return MessageProcessor.super.processAll(records);
+              }
+              start.compareAndSet(0, System.nanoTime());
+              return processor.processAll(records);
+            }
           };
       try (KafkaIdempotentConsumer c =
           KafkaIdempotentConsumer.builder(config(bootstrap), List.of(TOPIC), timed)

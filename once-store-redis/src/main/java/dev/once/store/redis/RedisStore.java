@@ -340,10 +340,15 @@ public final class RedisStore implements IdempotencyStore {
         .thenApply(RedisStore::succeeded);
   }
 
-  /** True: a batch's scripts are sent together, so it costs about one round trip. */
+  /**
+   * False: concurrent callers' single calls already share round trips, pipelined on Lettuce's one
+   * connection, so gathering them into batches in the engine only adds hand-offs (measured: no gain
+   * for 32 RabbitMQ consumers, see docs/benchmarks.md). {@link #claimAll} and {@link #finishAll}
+   * still send a caller's batch (a Kafka poll) as one pipeline.
+   */
   @Override
   public boolean batches() {
-    return true;
+    return false;
   }
 
   /**
