@@ -294,39 +294,54 @@ public final class Once implements AutoCloseable {
       return each;
     }
     List<Admission> admissions = new ArrayList<>(requests.size());
-    for (int i = 0; i < requests.size(); i++) {
-      ClaimRequest request = requests.get(i);
-      try {
-        admissions.add(
-            answer(
-                request,
-                results.get(i),
-                policy,
-                claimedAt,
-                admission -> admission,
-                existing ->
-                    policy.inFlight() instanceof InFlightPolicy.Wait w
-                        ? awaitFirst(new Wait(request, policy, w.maxWait(), existing))
-                        : conflict(request.id(), existing)));
-      } catch (UnreadableRecordException e) {
-        admissions.add(unreadable(e));
-      } catch (ClosedWhileClaiming e) {
-        // Nothing ran under any lease of this batch: release them all, then refuse.
-        e.lease.release();
-        for (Admission a : admissions) {
-          if (a instanceof Admission.Proceed p) {
-            p.lease().release();
-          }
+    int i = 0;
+    try {
+      for (; i < requests.size(); i++) {
+        ClaimRequest request = requests.get(i);
+        try {
+          admissions.add(
+              answer(
+                  request,
+                  results.get(i),
+                  policy,
+                  claimedAt,
+                  admission -> admission,
+                  existing ->
+                      policy.inFlight() instanceof InFlightPolicy.Wait w
+                          ? awaitFirst(new Wait(request, policy, w.maxWait(), existing))
+                          : conflict(request.id(), existing)));
+        } catch (StoreUnavailableException e) {
+          admissions.add(storeUnavailable(request.id(), e, policy));
+        } catch (UnreadableRecordException e) {
+          admissions.add(unreadable(e));
         }
-        for (int j = i + 1; j < requests.size(); j++) {
-          if (results.get(j) instanceof ClaimResult.Claimed c) {
-            releaseQuietly(requests.get(j).id(), c.token());
-          }
-        }
-        throw e.reason;
+      }
+      return admissions;
+    } catch (ClosedWhileClaiming e) {
+      e.lease.release();
+      releaseAll(admissions, requests, results, i + 1);
+      throw e.reason;
+    } catch (RuntimeException | Error e) {
+      // Nothing was handed to the caller, so nothing ran under any lease of this batch: release
+      // them all rather than leave them to heartbeats that nobody would ever stop.
+      releaseAll(admissions, requests, results, i + 1);
+      throw e;
+    }
+  }
+
+  /** Releases the leases answered so far and those claimed from {@code from} on. */
+  private void releaseAll(
+      List<Admission> answered, List<ClaimRequest> requests, List<ClaimResult> results, int from) {
+    for (Admission a : answered) {
+      if (a instanceof Admission.Proceed p) {
+        p.lease().release();
       }
     }
-    return admissions;
+    for (int j = from; j < requests.size(); j++) {
+      if (results.get(j) instanceof ClaimResult.Claimed c) {
+        releaseQuietly(requests.get(j).id(), c.token());
+      }
+    }
   }
 
   private void releaseQuietly(RecordId id, long token) {

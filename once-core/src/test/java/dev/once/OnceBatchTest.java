@@ -164,6 +164,32 @@ class OnceBatchTest {
   }
 
   @Test
+  void aStoreThatAnswersTooFewClaimsLeavesNoneOfThemHeld() {
+    IdempotencyStore shortchanging =
+        new ForwardingStore() {
+          @Override
+          protected IdempotencyStore delegate() {
+            return memory;
+          }
+
+          @Override
+          public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+            List<ClaimResult> all = memory.claimAll(requests);
+            return all.subList(0, all.size() - 1); // a broken store: one answer short
+          }
+        };
+    try (Once once = Once.of(shortchanging)) {
+      assertThatThrownBy(() -> once.beginAll(claims("s", 3), REJECT))
+          .isInstanceOf(IndexOutOfBoundsException.class);
+    }
+    // Nothing was handed out, so the two answered leases were released, not left to heartbeats
+    // (the third, whose answer the store dropped, is a lost answer: stolen when its lease ends).
+    for (int i = 0; i < 2; i++) {
+      assertThat(memory.get(RecordId.of(SCOPE, IdempotencyKey.of("s" + i)))).isEmpty();
+    }
+  }
+
+  @Test
   void anEmptyBatchClaimsNothing() {
     FakeUnavailableStore down = new FakeUnavailableStore();
     try (Once once = Once.of(down)) {

@@ -209,31 +209,35 @@ final class MessageSemantics<M> {
     List<Admission> admissions = once.beginAll(claims, policy);
     Batch batch = new Batch(acks);
     int next = 0;
-    for (int i = 0; i < ids.size() && !batch.stopped; i++) {
-      if (ids.get(i) instanceof Refused r) {
-        acks.add(r.reject());
-        continue;
-      }
-      Target target = (Target) ids.get(i);
-      Work work = works.get(i);
-      Acknowledgement ack =
-          admit(
-              admissions.get(next++),
-              target,
-              work,
-              lease -> batch.run(target, lease, work),
-              answered -> answered);
-      if (!batch.stopped) {
-        acks.add(ack);
-        batch.stopped = ack instanceof Redeliver;
-      }
-    }
-    // Claims won for messages that will not run now: nothing ran under them. Released before the
-    // answer, so their redelivery finds them free.
     List<CompletableFuture<Recording>> releases = new ArrayList<>();
-    for (int i = next; i < admissions.size(); i++) {
-      if (admissions.get(i) instanceof Admission.Proceed p) {
-        releases.add(p.lease().releaseAsync().toCompletableFuture());
+    try {
+      for (int i = 0; i < ids.size() && !batch.stopped; i++) {
+        if (ids.get(i) instanceof Refused r) {
+          acks.add(r.reject());
+          continue;
+        }
+        Target target = (Target) ids.get(i);
+        Work work = works.get(i);
+        Acknowledgement ack =
+            admit(
+                admissions.get(next++),
+                target,
+                work,
+                lease -> batch.run(target, lease, work),
+                answered -> answered);
+        if (!batch.stopped) {
+          acks.add(ack);
+          batch.stopped = ack instanceof Redeliver;
+        }
+      }
+    } finally {
+      // Claims won for messages that did not run (the batch stopped, or an Error is on its way
+      // out): nothing ran under them. Released before the answer, so their redelivery finds them
+      // free.
+      for (int i = next; i < admissions.size(); i++) {
+        if (admissions.get(i) instanceof Admission.Proceed p) {
+          releases.add(p.lease().releaseAsync().toCompletableFuture());
+        }
       }
     }
     batch.settle();

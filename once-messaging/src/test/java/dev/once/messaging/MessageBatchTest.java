@@ -236,6 +236,28 @@ class MessageBatchTest {
   }
 
   @Test
+  void anErrorFromAHandlerLeavesNoClaimOfThePollInFlight() {
+    String[] k = fresh("e", 4);
+    MessageHandler<TestMessage> overflowOnSecond =
+        (m, ctx) -> {
+          if (key(m).equals(k[1])) {
+            throw new StackOverflowError("deep");
+          }
+          ran.add(key(m));
+        };
+
+    assertThatThrownBy(() -> messages().processAll(keyed(k), overflowOnSecond))
+        .isInstanceOf(StackOverflowError.class);
+
+    assertThat(ran).containsExactly(k[0]);
+    // The one that threw was released by its failure; the two after it, which never ran, by the
+    // batch: none is left to heartbeats that nobody would stop.
+    assertThat(stateOf(k[1])).isNull();
+    assertThat(stateOf(k[2])).isNull();
+    assertThat(stateOf(k[3])).isNull();
+  }
+
+  @Test
   void anEmptyPollIsABug() {
     assertThatThrownBy(() -> messages().processAll(List.of(), record))
         .isInstanceOf(IllegalArgumentException.class);
