@@ -622,7 +622,12 @@ public final class Once implements AutoCloseable {
               // cancelled.
               CompletableFuture<Void> woken = new CompletableFuture<>();
               change.whenComplete((v, e) -> woken.complete(null));
-              woken.completeOnTimeout(null, wait.roundNanos(left), TimeUnit.NANOSECONDS);
+              // Not completeOnTimeout: when the change wakes it first (on the store's event loop),
+              // that would cancel its timer under the JDK delay queue's lock, which parks the loop
+              // whenever another thread holds it. A timer left to fire on a woken future does
+              // nothing, and lives at most one round.
+              CompletableFuture.delayedExecutor(wait.roundNanos(left), TimeUnit.NANOSECONDS)
+                  .execute(() -> woken.complete(null));
               return woken.thenCompose(
                   v -> {
                     change.cancel(false);

@@ -35,8 +35,14 @@ public final class BlockingCalls implements BeforeAllCallback, AfterEachCallback
   }
 
   private static void caught(BlockingMethod method) {
+    // Where it happened goes into the failure: the error itself may be swallowed on its way.
+    StringBuilder where = new StringBuilder();
+    StackTraceElement[] stack = new Throwable().getStackTrace();
+    for (int i = 0; i < Math.min(stack.length, 40); i++) {
+      where.append("\n\tat ").append(stack[i]);
+    }
     synchronized (seen) {
-      seen.add(method + " on " + Thread.currentThread().getName());
+      seen.add(method + " on " + Thread.currentThread().getName() + where);
     }
     throw new BlockingOperationError(method);
   }

@@ -119,7 +119,8 @@ public final class RedisStore implements IdempotencyStore {
             + "]";
     this.connection = connection;
     this.commands = commands;
-    this.scripts = new ScriptRunner(commands, builder.commandTimeout);
+    this.scripts =
+        new ScriptRunner(commands, builder.commandTimeout, connection.getResources().timer());
     this.keys = new KeyLayout(builder.keyPrefix);
     this.slotOf = slotOf;
     this.retention = Micros.ascii(Micros.toMicros(builder.retentionAfterExpiry));

@@ -5,6 +5,8 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.netty.util.Timeout;
+import io.netty.util.Timer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CancellationException;
@@ -37,10 +39,37 @@ final class ScriptRunner {
 
   private final RedisClusterAsyncCommands<byte[], byte[]> commands;
   private final Duration timeout;
+  private final Timer timer;
 
-  ScriptRunner(RedisClusterAsyncCommands<byte[], byte[]> commands, Duration timeout) {
+  /**
+   * @param timer bounds every wait: the connection's own (Lettuce's hashed wheel). Not {@link
+   *     CompletableFuture#orTimeout}: cancelling its timer when a reply comes takes the lock of the
+   *     JDK's shared delay queue on the thread that completes the reply, a Lettuce event loop,
+   *     which then parks whenever another thread holds it (BlockHound caught it under load). A
+   *     wheel timer's cancel is a lock-free queue offer.
+   */
+  ScriptRunner(RedisClusterAsyncCommands<byte[], byte[]> commands, Duration timeout, Timer timer) {
     this.commands = commands;
     this.timeout = timeout;
+    this.timer = timer;
+    // The wheel starts on its first timeout, waiting for its thread: here, not on an event loop.
+    timer.newTimeout(started -> {}, 1, TimeUnit.MILLISECONDS);
+  }
+
+  /** Fails {@code stage} with a {@link TimeoutException} if the command timeout passes first. */
+  private <T> CompletableFuture<T> bounded(CompletableFuture<T> stage) {
+    if (stage.isDone()) {
+      return stage;
+    }
+    Timeout deadline =
+        timer.newTimeout(
+            passed ->
+                stage.completeExceptionally(
+                    new TimeoutException("no reply within the command timeout of " + timeout)),
+            timeout.toNanos(),
+            TimeUnit.NANOSECONDS);
+    stage.whenComplete((reply, failure) -> deadline.cancel());
+    return stage;
   }
 
   /** Loads every script into the script cache (of every primary, in a cluster); best effort. */
@@ -71,8 +100,7 @@ final class ScriptRunner {
     CompletableFuture<T> sent = runAsync(script, type, new byte[][] {key}, args);
     // The timeout ends a copy, so that the command itself is cancelled (not merely timed out) and
     // Lettuce drops it.
-    return sent.copy()
-        .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+    return bounded(sent.copy())
         .handle(
             (reply, failure) -> {
               if (failure == null) {
@@ -138,8 +166,7 @@ final class ScriptRunner {
    */
   <T> List<T> awaitAll(String operation, List<CompletableFuture<T>> pending) {
     CompletableFuture<Void> all =
-        CompletableFuture.allOf(pending.toArray(CompletableFuture<?>[]::new))
-            .orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS);
+        bounded(CompletableFuture.allOf(pending.toArray(CompletableFuture<?>[]::new)));
     try {
       all.join();
     } catch (CompletionException | CancellationException e) {
