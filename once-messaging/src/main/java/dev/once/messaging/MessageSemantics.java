@@ -210,6 +210,7 @@ final class MessageSemantics<M> {
     Batch batch = new Batch(acks);
     int next = 0;
     List<CompletableFuture<Recording>> releases = new ArrayList<>();
+    boolean finished = false;
     try {
       for (int i = 0; i < ids.size() && !batch.stopped; i++) {
         if (ids.get(i) instanceof Refused r) {
@@ -230,6 +231,7 @@ final class MessageSemantics<M> {
           batch.stopped = ack instanceof Redeliver;
         }
       }
+      finished = true;
     } finally {
       // Claims won for messages that did not run (the batch stopped, or an Error is on its way
       // out): nothing ran under them. Released before the answer, so their redelivery finds them
@@ -238,6 +240,9 @@ final class MessageSemantics<M> {
         if (admissions.get(i) instanceof Admission.Proceed p) {
           releases.add(p.lease().releaseAsync().toCompletableFuture());
         }
+      }
+      if (!finished) {
+        releases.forEach(batch::join); // released before the Error leaves, not after
       }
     }
     batch.settle();
