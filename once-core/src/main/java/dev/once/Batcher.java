@@ -26,9 +26,10 @@ import org.jspecify.annotations.Nullable;
  * <p>A batch that fails with {@link StoreUnavailableException} fails every call in it, as the store
  * would have failed each alone. Any other failure is one record's (an unreadable record, say): its
  * calls are then made one by one, so the failure reaches only the caller it belongs to. That is
- * safe because a batch call either applies all or, for a failure other than the store's, nothing
- * (the SPI's rule for {@code claimAll}; finishing writes that did apply answer {@code false} when
- * made again, which their caller checks against the record as after a lost answer).
+ * safe only because such a batch applied nothing: {@code claimAll} is all or nothing by the SPI,
+ * and a store that asks to be gathered ({@code batches()}) must make {@code finishAll} so too, as
+ * one transaction does. A finishing write made again after it had applied would answer {@code
+ * false}, which its lease reads as taken over.
  *
  * @param <Q> a single call's request
  * @param <A> its answer

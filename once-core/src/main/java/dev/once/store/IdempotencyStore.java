@@ -164,6 +164,11 @@ public interface IdempotencyStore extends AutoCloseable {
    * decorator that must see every single write (encryption, joining the caller's transaction) is
    * never bypassed by a batch. A caller's own batch ({@code Once.beginAll}) calls {@link #claimAll}
    * whatever this says.
+   *
+   * <p>A store that says true must apply a {@link #finishAll} that fails with anything but {@link
+   * StoreUnavailableException} not at all (one transaction does): the engine then makes its writes
+   * again one by one, to find whose the failure was, and a write made again after it applied
+   * answers {@code false}, which its lease would read as taken over.
    */
   default boolean batches() {
     return false;
