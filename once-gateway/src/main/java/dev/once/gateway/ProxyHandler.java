@@ -72,7 +72,7 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
         new ProxyExchange(request, response, callback, path, route, endings, budget);
     if (!guarding || !route.policy().covers(exchange.method)) {
       upstream.forward(exchange);
-    } else if (exchange.headers.first(HttpIdempotency.KEY_HEADER).isEmpty()) {
+    } else if (exchange.headers.first(route.policy().keyHeader()).isEmpty()) {
       // Nothing to fingerprint nor store, so no store call: pass through, or 400 if a key is
       // required.
       decide(exchange, http.begin(route, exchange.incoming()));

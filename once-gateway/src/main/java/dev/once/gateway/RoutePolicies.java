@@ -62,7 +62,7 @@ final class RoutePolicies {
       case BYTES -> Sizes.parse(text(value));
       case COUNT -> Options.integer(option.name(), text(value));
       case BOOLEAN -> Options.bool(option.name(), text(value));
-      case CHOICE -> text(value);
+      case CHOICE, TEXT -> text(value);
       case LIST ->
           value instanceof List<?> list
               ? list.stream().map(RoutePolicies::text).toList()

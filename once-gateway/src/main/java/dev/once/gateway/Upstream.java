@@ -4,7 +4,6 @@ import dev.once.IdempotencyKey;
 import dev.once.InvalidIdempotencyKeyException;
 import dev.once.http.Exchange;
 import dev.once.http.Headers;
-import dev.once.http.HttpIdempotency;
 import java.net.URI;
 import java.util.Locale;
 import java.util.Set;
@@ -53,7 +52,7 @@ final class Upstream implements AutoCloseable {
    * may set.
    */
   private static final Set<String> NOT_FORWARDED =
-      Set.of("host", "content-length", "expect", "once-scope", "once-token", "idempotency-key");
+      Set.of("host", "content-length", "expect", "once-scope", "once-token");
 
   private final HttpClient client;
   private final URI base;
@@ -128,15 +127,15 @@ final class Upstream implements AutoCloseable {
   }
 
   private static void copyHeaders(ProxyExchange exchange, HttpFields.Mutable out) {
+    // The key goes upstream under the route's own header name, in its one canonical spelling.
+    String keyHeader = exchange.route.policy().keyHeader();
     for (Headers.Field f : exchange.headers.endToEnd()) {
-      if (!NOT_FORWARDED.contains(f.name().toLowerCase(Locale.ROOT))) {
+      if (!NOT_FORWARDED.contains(f.name().toLowerCase(Locale.ROOT))
+          && !f.name().equalsIgnoreCase(keyHeader)) {
         out.add(f.name(), f.value());
       }
     }
-    exchange
-        .headers
-        .all(HttpIdempotency.KEY_HEADER)
-        .forEach(v -> out.add(HttpIdempotency.KEY_HEADER, canonical(v)));
+    exchange.headers.all(keyHeader).forEach(v -> out.add(keyHeader, canonical(v)));
     Exchange guard = exchange.guard();
     if (guard != null) {
       out.put(SCOPE_HEADER, guard.scope().value());

@@ -80,7 +80,9 @@ final class FakeUpstream implements AutoCloseable {
                   + " scope="
                   + ex.getRequestHeaders().getFirst("Once-Scope")
                   + " token="
-                  + ex.getRequestHeaders().getFirst("Once-Token"));
+                  + ex.getRequestHeaders().getFirst("Once-Token")
+                  + " vendor-key="
+                  + ex.getRequestHeaders().getFirst("X-Idempotency-Key"));
       case "fat-headers" -> {
         ex.getResponseHeaders().add("X-Fat", "f".repeat(Integer.parseInt(arg)));
         payment(ex, request);

@@ -33,6 +33,20 @@ class ProxySemanticsTest extends GatewayTest {
   }
 
   @Test
+  void aRoutesOwnKeyHeaderGoesUpstreamUnderItsNameInOneSpelling() throws Exception {
+    String key = key();
+
+    HttpResponse<String> first =
+        client.postJson("/vendor/headers", null, "{}", "X-Idempotency-Key", "\"" + key + "\"");
+    HttpResponse<String> replay =
+        client.postJson("/vendor/headers", null, "{}", "X-Idempotency-Key", key);
+
+    assertThat(first.body()).startsWith("key=null scope=").endsWith(" vendor-key=" + key);
+    assertThat(first.body()).doesNotContain("token=null");
+    assertThat(replay.headers().firstValue("Idempotent-Replayed")).contains("true");
+  }
+
+  @Test
   void fieldsTheUpstreamNamesInConnectionNeverReachTheClientNorAReplay() throws Exception {
     try (RawUpstream upstream =
             new RawUpstream(
@@ -129,13 +143,13 @@ class ProxySemanticsTest extends GatewayTest {
     assertThat(response.body())
         .doesNotContain("forged")
         .doesNotContain("999999")
-        .matches(".* token=[1-9][0-9]*");
+        .matches(".* token=[1-9][0-9]* vendor-key=null");
   }
 
   @Test
   void anUnguardedRequestCarriesNoScopeOrToken() throws Exception {
     HttpResponse<String> response = client.postJson("/headers", null, "{}", "Once-Token", "999999");
 
-    assertThat(response.body()).isEqualTo("key=null scope=null token=null");
+    assertThat(response.body()).isEqualTo("key=null scope=null token=null vendor-key=null");
   }
 }

@@ -43,6 +43,8 @@ final class TestGateway implements AutoCloseable {
           methods: [POST, PUT, DELETE]
         - pattern: /large/**
           max-request-bytes: 32MiB
+        - pattern: /vendor/**
+          key-header: X-Idempotency-Key
       """;
 
   final FakeUpstream upstream;

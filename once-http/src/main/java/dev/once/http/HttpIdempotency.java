@@ -41,7 +41,10 @@ public final class HttpIdempotency {
 
   private static final Logger log = LoggerFactory.getLogger(HttpIdempotency.class);
 
-  /** The request header carrying the key. */
+  /**
+   * The request header carrying the key, unless a route names another ({@link
+   * RoutePolicy#keyHeader}).
+   */
   public static final String KEY_HEADER = WireProtocol.KEY_HEADER;
 
   /** The response header marking a replay. */
@@ -196,16 +199,18 @@ public final class HttpIdempotency {
     if (!policy.covers(method)) {
       return new Answered(new Decision.PassThrough(Decision.Reason.NOT_COVERED));
     }
-    List<String> keyHeaders = request.headers().all(KEY_HEADER);
+    List<String> keyHeaders = request.headers().all(policy.keyHeader());
     if (keyHeaders.isEmpty()) {
       return new Answered(
           policy.keyRequired()
-              ? problem(ProblemType.KEY_MISSING, "This route requires an Idempotency-Key header.")
+              ? problem(
+                  ProblemType.KEY_MISSING,
+                  "This route requires an " + policy.keyHeader() + " header.")
               : new Decision.PassThrough(Decision.Reason.NO_KEY));
     }
     if (keyHeaders.size() > 1) {
       return new Answered(
-          problem(ProblemType.KEY_INVALID, "Send exactly one Idempotency-Key header."));
+          problem(ProblemType.KEY_INVALID, "Send exactly one " + policy.keyHeader() + " header."));
     }
     IdempotencyKey key;
     try {
@@ -316,7 +321,7 @@ public final class HttpIdempotency {
             return problem(
                 ProblemType.IN_FLIGHT,
                 "A request with this key is being processed; retry later.",
-                inFlight.retryAfter());
+                route.policy().inFlightRetryAfter(inFlight.retryAfter()));
           }
 
           @Override

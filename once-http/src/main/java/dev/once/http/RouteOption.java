@@ -29,7 +29,9 @@ public final class RouteOption {
     /** A {@link List} of text, or one text. */
     LIST,
     /** One of {@link RouteOption#choices()}, as text; an enum constant is accepted by its name. */
-    CHOICE
+    CHOICE,
+    /** One text, e.g. a header name. */
+    TEXT
   }
 
   private final String name;

@@ -29,6 +29,9 @@ public final class RouteOptions {
   static final List<String> IN_FLIGHT_CHOICES = List.of("reject", "wait");
   private static final List<String> FAILURE_MODES = List.of("fail-closed", "fail-open");
 
+  private static final List<String> REPLAY_PRESETS =
+      java.util.Arrays.stream(HttpOutcomes.values()).map(HttpOutcomes::optionName).toList();
+
   private static final List<RouteOption> ALL =
       List.of(
           option(
@@ -43,6 +46,20 @@ public final class RouteOptions {
               "true: a covered request without a key gets 400 idempotency-key-missing",
               p -> Boolean.toString(p.keyRequired()),
               (d, v) -> d.route.keyRequired(bool(v))),
+          option(
+              "key-header",
+              RouteOption.Type.TEXT,
+              "the request header carrying the key, e.g. x-idempotency-key; the gateway forwards it upstream under this name",
+              RoutePolicy::keyHeader,
+              (d, v) -> d.route.keyHeader(text(v))),
+          choice(
+              "replay",
+              REPLAY_PRESETS,
+              "what is recorded and replayed: default (2xx, 3xx and final 4xx; 5xx, 408, 423, 425, 429 release the key), stripe (every answer, 5xx too), success-only (2xx; anything else releases the key)",
+              p -> p.classifier() instanceof HttpOutcomes preset ? preset.optionName() : "custom",
+              (d, v) ->
+                  d.route.classifier(
+                      HttpOutcomes.valueOf(v.toUpperCase(Locale.ROOT).replace('-', '_')))),
           option(
               "lease",
               RouteOption.Type.DURATION,
@@ -71,6 +88,15 @@ public final class RouteOptions {
                           ? w.maxWait()
                           : DEFAULT_MAX_WAIT),
               (d, v) -> d.maxWait(duration(v))),
+          option(
+              "in-flight-retry-after",
+              RouteOption.Type.DURATION,
+              "the Retry-After of a 409 for a duplicate of a running request (1s to 1h), at most the lease's remaining time; unset: the remaining lease",
+              p ->
+                  p.inFlightRetryAfter() == null
+                      ? "the remaining lease"
+                      : Durations.format(p.inFlightRetryAfter()),
+              (d, v) -> d.route.inFlightRetryAfter(duration(v))),
           option(
               "max-waiters-per-key",
               RouteOption.Type.COUNT,

@@ -2,10 +2,13 @@ package dev.once.http;
 
 import dev.once.ExecutionPolicy;
 import dev.once.OutcomeClassifier;
+import dev.once.protocol.WireProtocol;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How one route treats idempotency (DESIGN §4). Immutable; build with {@link #builder()}.
@@ -21,7 +24,13 @@ import java.util.TreeSet;
  * @param maxRequestBytes the largest request body accepted on a covered request (default 1 MiB)
  * @param maxWaitersPerKey in wait mode, how many duplicates may wait on one key; more are answered
  *     409 at once (default 16)
- * @param classifier judges responses (default {@link HttpOutcomes#DEFAULT})
+ * @param classifier judges responses, which decides what is recorded and replayed (default {@link
+ *     HttpOutcomes#DEFAULT}; presets in {@link HttpOutcomes})
+ * @param keyHeader the request header carrying the key (default {@code Idempotency-Key}); matched
+ *     without regard to case, as every HTTP header name is
+ * @param inFlightRetryAfter the {@code Retry-After} hint of a 409 for a duplicate of a request
+ *     still running, capped by the lease's remaining time; null (the default) gives the remaining
+ *     lease
  */
 public record RoutePolicy(
     Set<String> methods,
@@ -31,7 +40,9 @@ public record RoutePolicy(
     Set<String> replayHeaderDenylist,
     int maxRequestBytes,
     int maxWaitersPerKey,
-    OutcomeClassifier<StoredResponse> classifier) {
+    OutcomeClassifier<StoredResponse> classifier,
+    String keyHeader,
+    @Nullable Duration inFlightRetryAfter) {
 
   /** POST and PATCH covered, key optional, engine defaults. */
   public static final RoutePolicy DEFAULTS = builder().build();
@@ -42,6 +53,7 @@ public record RoutePolicy(
     excludedJsonPointers = Set.copyOf(excludedJsonPointers);
     replayHeaderDenylist = Set.copyOf(replayHeaderDenylist);
     Objects.requireNonNull(classifier, "classifier");
+    Objects.requireNonNull(keyHeader, "keyHeader");
   }
 
   public static Builder builder() {
@@ -58,6 +70,8 @@ public record RoutePolicy(
     b.maxRequestBytes = maxRequestBytes;
     b.maxWaitersPerKey = maxWaitersPerKey;
     b.classifier = classifier;
+    b.keyHeader = keyHeader;
+    b.inFlightRetryAfter = inFlightRetryAfter;
     return b;
   }
 
@@ -66,9 +80,28 @@ public record RoutePolicy(
     return methods.contains(method);
   }
 
+  /**
+   * The {@code Retry-After} of a 409 for a duplicate of a running request: the configured hint,
+   * never beyond the moment the lease ends and the key is free to take over.
+   */
+  Duration inFlightRetryAfter(Duration remainingLease) {
+    return inFlightRetryAfter == null || inFlightRetryAfter.compareTo(remainingLease) > 0
+        ? remainingLease
+        : inFlightRetryAfter;
+  }
+
   /** Builds a {@link RoutePolicy}; every setter validates its value. */
   public static final class Builder {
     private static final Set<String> SAFE = Set.of("GET", "HEAD", "OPTIONS", "TRACE");
+
+    /** RFC 9110 §5.1: a header name is a token. */
+    private static final java.util.regex.Pattern TOKEN =
+        java.util.regex.Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}");
+
+    /** Retry-After counts whole seconds. */
+    private static final Duration MIN_RETRY_AFTER = Duration.ofSeconds(1);
+
+    private static final Duration MAX_RETRY_AFTER = Duration.ofHours(1);
 
     private Set<String> methods = new TreeSet<>(Set.of("POST", "PATCH"));
     private boolean keyRequired;
@@ -78,6 +111,8 @@ public record RoutePolicy(
     private int maxRequestBytes = 1 << 20;
     private int maxWaitersPerKey = 16;
     private OutcomeClassifier<StoredResponse> classifier = HttpOutcomes.DEFAULT;
+    private String keyHeader = WireProtocol.KEY_HEADER;
+    private @Nullable Duration inFlightRetryAfter;
 
     private Builder() {}
 
@@ -182,6 +217,34 @@ public record RoutePolicy(
       return this;
     }
 
+    /**
+     * The request header carrying the key, e.g. {@code x-idempotency-key} (Open Banking) or a
+     * vendor's header. The gateway forwards the key upstream under the same name.
+     */
+    public Builder keyHeader(String keyHeader) {
+      if (keyHeader == null || !TOKEN.matcher(keyHeader).matches()) {
+        throw new IllegalArgumentException(
+            "keyHeader: '" + keyHeader + "' is not a header name (1 to 64 token characters)");
+      }
+      this.keyHeader = keyHeader;
+      return this;
+    }
+
+    /**
+     * The {@code Retry-After} a duplicate of a running request is told (1s to 1h): a short hint for
+     * operations that usually finish in a moment. Never more than the lease's remaining time. Null
+     * gives the remaining lease, the longest a client could have to wait.
+     */
+    public Builder inFlightRetryAfter(@Nullable Duration hint) {
+      if (hint != null
+          && (hint.compareTo(MIN_RETRY_AFTER) < 0 || hint.compareTo(MAX_RETRY_AFTER) > 0)) {
+        throw new IllegalArgumentException(
+            "inFlightRetryAfter must be between 1s and 1h, was " + Durations.format(hint));
+      }
+      this.inFlightRetryAfter = hint;
+      return this;
+    }
+
     public RoutePolicy build() {
       return new RoutePolicy(
           methods,
@@ -191,7 +254,9 @@ public record RoutePolicy(
           denylist,
           maxRequestBytes,
           maxWaitersPerKey,
-          classifier);
+          classifier,
+          keyHeader,
+          inFlightRetryAfter);
     }
   }
 }

@@ -3,7 +3,9 @@ package dev.once.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.Outcome;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
@@ -28,5 +30,35 @@ class HttpOutcomesTest {
   void serverErrorsAndRetryableClientErrorsAreTransient(int status) {
     assertThat(HttpOutcomes.DEFAULT.classify(new StoredResponse(status, Headers.EMPTY, null)))
         .isEqualTo(Outcome.TRANSIENT);
+  }
+
+  @ParameterizedTest
+  @CsvSource({
+    "100, TRANSIENT, TRANSIENT, TRANSIENT",
+    "200, COMPLETED, COMPLETED, COMPLETED",
+    "204, COMPLETED, COMPLETED, COMPLETED",
+    "302, COMPLETED, COMPLETED, TRANSIENT",
+    "404, FAILED_FINAL, FAILED_FINAL, TRANSIENT",
+    "409, FAILED_FINAL, FAILED_FINAL, TRANSIENT",
+    "429, TRANSIENT, FAILED_FINAL, TRANSIENT",
+    "500, TRANSIENT, FAILED_FINAL, TRANSIENT",
+    "503, TRANSIENT, FAILED_FINAL, TRANSIENT"
+  })
+  void eachPresetRecordsWhatItsNameSays(
+      int status, Outcome byDefault, Outcome likeStripe, Outcome successOnly) {
+    StoredResponse response = new StoredResponse(status, Headers.EMPTY, null);
+
+    assertThat(HttpOutcomes.DEFAULT.classify(response)).isEqualTo(byDefault);
+    assertThat(HttpOutcomes.STRIPE.classify(response)).isEqualTo(likeStripe);
+    assertThat(HttpOutcomes.SUCCESS_ONLY.classify(response)).isEqualTo(successOnly);
+  }
+
+  @Test
+  void presetsAreNamedAsTheReplayOptionSpellsThem() {
+    assertThat(HttpOutcomes.values())
+        .extracting(HttpOutcomes::optionName)
+        .containsExactly("default", "stripe", "success-only");
+    assertThat(RouteOptions.named("replay").choices())
+        .containsExactly("default", "stripe", "success-only");
   }
 }

@@ -21,10 +21,13 @@ class RouteOptionsTest {
     Map<String, Object> values = new LinkedHashMap<>();
     values.put("methods", List.of("post", "PUT"));
     values.put("key-required", true);
+    values.put("key-header", "x-idempotency-key");
+    values.put("replay", "success-only");
     values.put("lease", Duration.ofSeconds(5));
     values.put("ttl", Duration.ofHours(1));
     values.put("in-flight", "wait");
     values.put("max-wait", Duration.ofSeconds(3));
+    values.put("in-flight-retry-after", Duration.ofSeconds(2));
     values.put("max-waiters-per-key", 7);
     values.put("failure-mode", FailureMode.FAIL_OPEN);
     values.put("store-retry-after", Duration.ofSeconds(9));
@@ -40,6 +43,9 @@ class RouteOptionsTest {
 
     assertThat(p.methods()).containsExactlyInAnyOrder("POST", "PUT");
     assertThat(p.keyRequired()).isTrue();
+    assertThat(p.keyHeader()).isEqualTo("x-idempotency-key");
+    assertThat(p.classifier()).isEqualTo(HttpOutcomes.SUCCESS_ONLY);
+    assertThat(p.inFlightRetryAfter()).isEqualTo(Duration.ofSeconds(2));
     assertThat(p.execution().lease()).isEqualTo(Duration.ofSeconds(5));
     assertThat(p.execution().ttl()).isEqualTo(Duration.ofHours(1));
     assertThat(p.execution().inFlight()).isEqualTo(InFlightPolicy.waitUpTo(Duration.ofSeconds(3)));
@@ -63,7 +69,10 @@ class RouteOptionsTest {
             org.assertj.core.groups.Tuple.tuple("max-wait", "10s"),
             org.assertj.core.groups.Tuple.tuple("max-request-bytes", "1MiB"),
             org.assertj.core.groups.Tuple.tuple("max-response-bytes", "4MiB"),
-            org.assertj.core.groups.Tuple.tuple("failure-mode", "fail-closed"));
+            org.assertj.core.groups.Tuple.tuple("failure-mode", "fail-closed"),
+            org.assertj.core.groups.Tuple.tuple("key-header", "Idempotency-Key"),
+            org.assertj.core.groups.Tuple.tuple("replay", "default"),
+            org.assertj.core.groups.Tuple.tuple("in-flight-retry-after", "the remaining lease"));
     assertThat(RouteOptions.apply(RoutePolicy.DEFAULTS, Map.of())).isEqualTo(RoutePolicy.DEFAULTS);
   }
 
@@ -124,6 +133,29 @@ class RouteOptionsTest {
         .isInstanceOfSatisfying(
             InvalidRouteOptionException.class,
             e -> assertThat(e.reason()).contains("unknown option"));
+  }
+
+  @Test
+  void aKeyHeaderMustBeAHeaderNameAndAHintMustFitRetryAfter() {
+    assertThatThrownBy(
+            () -> RouteOptions.apply(RoutePolicy.DEFAULTS, Map.of("key-header", "Idempotency Key")))
+        .isInstanceOfSatisfying(
+            InvalidRouteOptionException.class,
+            e -> {
+              assertThat(e.option()).isEqualTo("key-header");
+              assertThat(e.reason()).contains("is not a header name");
+            });
+    assertThatThrownBy(
+            () ->
+                RouteOptions.apply(
+                    RoutePolicy.DEFAULTS, Map.of("in-flight-retry-after", Duration.ofMillis(500))))
+        .isInstanceOfSatisfying(
+            InvalidRouteOptionException.class,
+            e -> assertThat(e.reason()).contains("between 1s and 1h"));
+    assertThatThrownBy(() -> RouteOptions.apply(RoutePolicy.DEFAULTS, Map.of("replay", "all")))
+        .isInstanceOfSatisfying(
+            InvalidRouteOptionException.class,
+            e -> assertThat(e.reason()).contains("default, stripe, success-only"));
   }
 
   @Test

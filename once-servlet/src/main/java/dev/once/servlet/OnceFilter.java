@@ -138,7 +138,7 @@ public final class OnceFilter implements Filter {
       chain.doFilter(request, response);
       return;
     }
-    if (request.getHeader(HttpIdempotency.KEY_HEADER) == null) {
+    if (request.getHeader(route.policy().keyHeader()) == null) {
       // Nothing to fingerprint nor store: the body stays unread for the handler to stream.
       http.begin(route, incoming(request, method, path, new byte[0]))
           .accept(

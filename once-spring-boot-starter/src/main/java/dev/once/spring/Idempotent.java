@@ -1,6 +1,7 @@
 package dev.once.spring;
 
 import dev.once.FailureMode;
+import dev.once.http.HttpOutcomes;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
@@ -86,8 +87,14 @@ public @interface Idempotent {
   /** The methods covered; default: the non-safe methods the handler is mapped to. */
   String[] methods() default {};
 
-  /** Whether a request without an {@code Idempotency-Key} is refused with 400. */
+  /** Whether a request without a key is refused with 400. */
   boolean[] keyRequired() default {};
+
+  /** The request header carrying the key, e.g. {@code "x-idempotency-key"}. */
+  String keyHeader() default "";
+
+  /** Which answers are recorded and replayed: a preset of {@link HttpOutcomes}. */
+  HttpOutcomes[] replay() default {};
 
   /** How long a lease lasts before another request may take the key over, e.g. {@code "30s"}. */
   String lease() default "";
@@ -100,6 +107,12 @@ public @interface Idempotent {
 
   /** In wait mode, the longest a duplicate is held, e.g. {@code "5s"}. */
   String maxWait() default "";
+
+  /**
+   * The Retry-After of a 409 for a duplicate of a running request, e.g. {@code "2s"}; at most the
+   * lease's remaining time.
+   */
+  String inFlightRetryAfter() default "";
 
   /** In wait mode, how many duplicates may wait on one key; more get 409 at once. */
   int[] maxWaitersPerKey() default {};

@@ -119,10 +119,19 @@ final class IdempotentHandlers {
       p.setMethods(List.copyOf(unsafe));
     }
     p.setKeyRequired(single(a.keyRequired(), "keyRequired", name));
+    p.setKeyHeader(a.keyHeader().isEmpty() ? null : env.resolveRequiredPlaceholders(a.keyHeader()));
+    p.setReplay(single(a.replay(), "replay", name));
     p.setLease(parse(a.lease(), "lease", name, env, DurationStyle::detectAndParse));
     p.setTtl(parse(a.ttl(), "ttl", name, env, DurationStyle::detectAndParse));
     p.setInFlight(single(a.inFlight(), "inFlight", name));
     p.setMaxWait(parse(a.maxWait(), "maxWait", name, env, DurationStyle::detectAndParse));
+    p.setInFlightRetryAfter(
+        parse(
+            a.inFlightRetryAfter(),
+            "inFlightRetryAfter",
+            name,
+            env,
+            DurationStyle::detectAndParse));
     p.setMaxWaitersPerKey(single(a.maxWaitersPerKey(), "maxWaitersPerKey", name));
     p.setFailureMode(single(a.failureMode(), "failureMode", name));
     p.setStoreRetryAfter(

@@ -1,6 +1,7 @@
 package dev.once.spring;
 
 import dev.once.FailureMode;
+import dev.once.http.HttpOutcomes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -398,6 +399,10 @@ public class OnceProperties {
 
     private @Nullable Boolean keyRequired;
 
+    private @Nullable String keyHeader;
+
+    private @Nullable HttpOutcomes replay;
+
     private @Nullable Duration lease;
 
     private @Nullable Duration ttl;
@@ -405,6 +410,8 @@ public class OnceProperties {
     private @Nullable InFlightMode inFlight;
 
     private @Nullable Duration maxWait;
+
+    private @Nullable Duration inFlightRetryAfter;
 
     private @Nullable FailureMode failureMode;
 
@@ -442,6 +449,22 @@ public class OnceProperties {
       this.keyRequired = keyRequired;
     }
 
+    public @Nullable String getKeyHeader() {
+      return keyHeader;
+    }
+
+    public void setKeyHeader(@Nullable String keyHeader) {
+      this.keyHeader = keyHeader;
+    }
+
+    public @Nullable HttpOutcomes getReplay() {
+      return replay;
+    }
+
+    public void setReplay(@Nullable HttpOutcomes replay) {
+      this.replay = replay;
+    }
+
     public @Nullable Duration getLease() {
       return lease;
     }
@@ -472,6 +495,14 @@ public class OnceProperties {
 
     public void setMaxWait(@Nullable Duration maxWait) {
       this.maxWait = maxWait;
+    }
+
+    public @Nullable Duration getInFlightRetryAfter() {
+      return inFlightRetryAfter;
+    }
+
+    public void setInFlightRetryAfter(@Nullable Duration inFlightRetryAfter) {
+      this.inFlightRetryAfter = inFlightRetryAfter;
     }
 
     public @Nullable FailureMode getFailureMode() {

@@ -86,6 +86,7 @@ class RouteOptionsBindingTest {
       case BOOLEAN -> raw == Boolean.class;
       case LIST -> raw == List.class && type.getGeneric(0).toClass() == String.class;
       case CHOICE -> raw.isEnum() && choices(raw).equals(Set.copyOf(option.choices()));
+      case TEXT -> raw == String.class;
     };
   }
 
@@ -139,10 +140,13 @@ class RouteOptionsBindingTest {
   @Idempotent(
       methods = "PUT",
       keyRequired = true,
+      keyHeader = "X-Idempotency-Key",
+      replay = dev.once.http.HttpOutcomes.STRIPE,
       lease = "1m",
       ttl = "2h",
       inFlight = InFlightMode.WAIT,
       maxWait = "5s",
+      inFlightRetryAfter = "2s",
       maxWaitersPerKey = 3,
       failureMode = FailureMode.FAIL_OPEN,
       storeRetryAfter = "2s",

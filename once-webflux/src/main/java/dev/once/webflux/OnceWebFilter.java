@@ -114,7 +114,7 @@ public final class OnceWebFilter implements WebFilter, Ordered {
       return chain.filter(exchange);
     }
     // getFirst, not containsKey: see Responses on HttpHeaders in Spring 6 and 7.
-    if (request.getHeaders().getFirst(HttpIdempotency.KEY_HEADER) == null) {
+    if (request.getHeaders().getFirst(route.policy().keyHeader()) == null) {
       // Nothing to fingerprint nor store, so no store call: the body stays unread for the handler.
       return decide(route, incoming(request, method, path, NO_BODY, null))
           .flatMap(decision -> decision.accept(new Unkeyed(exchange, chain)));

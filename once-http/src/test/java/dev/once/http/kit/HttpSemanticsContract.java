@@ -201,6 +201,59 @@ public abstract class HttpSemanticsContract {
     }
   }
 
+  @Test
+  void aRouteMayNameItsOwnKeyHeader() throws Exception {
+    String path = "/vendor/api/payments/header";
+    String key = key();
+    HttpRequest.Builder vendor =
+        request(path, null, KitRoutes.VENDOR_KEY_HEADER, key)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString("{}"));
+
+    HttpResponse<String> first = send(vendor);
+    HttpResponse<String> retry = send(vendor);
+
+    assertThat(first.statusCode()).isEqualTo(201);
+    assertThat(retry.body()).isEqualTo(first.body());
+    assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+    assertThat(runs(path)).isEqualTo(1);
+
+    String other = "/vendor/api/payments/standard-header";
+    send(post(other, key(), "{}"));
+    HttpResponse<String> again = send(post(other, key(), "{}"));
+    assertThat(again.headers().firstValue("Idempotent-Replayed"))
+        .as("Idempotency-Key is not this route's key header: the request is not guarded")
+        .isEmpty();
+    assertThat(runs(other)).isEqualTo(2);
+  }
+
+  @Test
+  void theStripePresetReplaysA500AndNeverRunsTheKeyAgain() throws Exception {
+    String path = "/stripe/api/status/500";
+
+    HttpResponse<String> retry = twice(path);
+
+    assertThat(retry.statusCode()).isEqualTo(500);
+    assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+    assertThat(runs(path)).isEqualTo(1);
+  }
+
+  @Test
+  void theSuccessOnlyPresetReleasesA404AndReplaysA201() throws Exception {
+    String rejected = "/success-only/api/status/404";
+    HttpResponse<String> retried = twice(rejected);
+
+    assertThat(retried.statusCode()).isEqualTo(404);
+    assertThat(retried.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    assertThat(runs(rejected)).as("a 404 is not recorded: the retry ran again").isEqualTo(2);
+
+    String created = "/success-only/api/status/201";
+    HttpResponse<String> replayed = twice(created);
+
+    assertThat(replayed.headers().firstValue("Idempotent-Replayed")).contains("true");
+    assertThat(runs(created)).isEqualTo(1);
+  }
+
   // ---- a different request under the same key ----
 
   @Test
@@ -283,6 +336,24 @@ public abstract class HttpSemanticsContract {
     assertProblem(dup, ProblemType.IN_FLIGHT);
     assertThat(dup.headers().firstValue("Retry-After"))
         .hasValueSatisfying(s -> assertThat(Integer.parseInt(s)).isBetween(1, 30));
+    assertThat(first.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
+    assertThat(runs(path)).isEqualTo(1);
+  }
+
+  @Test
+  void aRouteWithARetryAfterHintTellsADuplicateToComeBackSoon() throws Exception {
+    String key = key();
+    String path = "/hinted/api/slow/hint";
+    CompletableFuture<HttpResponse<String>> first =
+        sendAsync(post(path + "?ms=" + SLOW.toMillis(), key, "{}"));
+    awaitRuns(path, first);
+
+    HttpResponse<String> dup = send(post(path + "?ms=" + SLOW.toMillis(), key, "{}"));
+
+    assertProblem(dup, ProblemType.IN_FLIGHT);
+    assertThat(dup.headers().firstValue("Retry-After"))
+        .as("the route's hint, not the 30s lease")
+        .contains("2");
     assertThat(first.get(20, TimeUnit.SECONDS).statusCode()).isEqualTo(201);
     assertThat(runs(path)).isEqualTo(1);
   }

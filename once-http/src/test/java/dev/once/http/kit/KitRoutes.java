@@ -16,6 +16,9 @@ public final class KitRoutes {
   /** The tenant header every adapter scopes keys by. */
   public static final String TENANT_HEADER = "Api-Key";
 
+  /** The key header of the {@code /vendor/**} route. */
+  public static final String VENDOR_KEY_HEADER = "X-Idempotency-Key";
+
   private KitRoutes() {}
 
   /** Pattern to the options that route sets, in the order routes are tried. */
@@ -29,6 +32,10 @@ public final class KitRoutes {
     routes.put("/stamped/**", Map.of("excluded-json-pointers", List.of("/sent_at")));
     routes.put("/puts/**", Map.of("methods", List.of("POST", "PUT", "DELETE")));
     routes.put("/open/**", Map.of("failure-mode", "fail-open"));
+    routes.put("/vendor/**", Map.of("key-header", VENDOR_KEY_HEADER));
+    routes.put("/stripe/**", Map.of("replay", "stripe"));
+    routes.put("/success-only/**", Map.of("replay", "success-only"));
+    routes.put("/hinted/**", Map.of("in-flight-retry-after", Duration.ofSeconds(2)));
     return routes;
   }
 }
