@@ -149,6 +149,7 @@ public final class Gateway implements AutoCloseable {
                     ? ScopeResolver.requiredHeader(config.tenantHeader())
                     : ScopeResolver.header(config.tenantHeader()))
             .defaults(config.defaults())
+            .coverage(config.coverage())
             .newKeyLimit(config.newKeyLimit());
     config.routes().forEach(r -> b.route(r.pattern(), r.policy()));
     return b.build();

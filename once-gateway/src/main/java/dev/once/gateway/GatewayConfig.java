@@ -1,6 +1,7 @@
 package dev.once.gateway;
 
 import dev.once.Once;
+import dev.once.http.Coverage;
 import dev.once.http.Durations;
 import dev.once.http.NewKeyLimit;
 import dev.once.http.RoutePolicy;
@@ -56,6 +57,7 @@ public final class GatewayConfig {
   private final EmbeddedStore.Durability durability;
   private final String tenantHeader;
   private final boolean requireTenant;
+  private final Coverage coverage;
   private final @Nullable String adminToken;
   private final @Nullable Keyring encryptionKeys;
   private final NewKeyLimit newKeyLimit;
@@ -86,6 +88,7 @@ public final class GatewayConfig {
     this.durability = b.durability;
     this.tenantHeader = b.tenantHeader;
     this.requireTenant = b.requireTenant;
+    this.coverage = b.coverage;
     this.adminToken = b.adminToken;
     this.encryptionKeys = b.encryptionKeys;
     this.newKeyLimit =
@@ -165,6 +168,11 @@ public final class GatewayConfig {
   /** Whether a keyed request without the tenant header is refused (400 {@code tenant-missing}). */
   public boolean requireTenant() {
     return requireTenant;
+  }
+
+  /** Whether paths no route matches are guarded with the defaults, or pass through. */
+  public Coverage coverage() {
+    return coverage;
   }
 
   /** The admin API's bearer token, or {@code null}: the admin API is off. */
@@ -292,6 +300,7 @@ public final class GatewayConfig {
     private EmbeddedStore.Durability durability = EmbeddedStore.Durability.SURVIVES_POWER_LOSS;
     private String tenantHeader = "Api-Key";
     private boolean requireTenant;
+    private Coverage coverage = Coverage.ALL;
     private @Nullable String adminToken;
     private @Nullable Keyring encryptionKeys;
     private double newKeysPerSecond;
@@ -429,6 +438,12 @@ public final class GatewayConfig {
     /** Refuses keyed requests without the tenant header, instead of scoping them to "no tenant". */
     public Builder requireTenant(boolean requireTenant) {
       this.requireTenant = requireTenant;
+      return this;
+    }
+
+    /** Whether paths no route matches are guarded with the defaults (the default) or not. */
+    public Builder coverage(Coverage coverage) {
+      this.coverage = java.util.Objects.requireNonNull(coverage, "coverage");
       return this;
     }
 

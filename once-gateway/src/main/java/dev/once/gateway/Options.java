@@ -1,6 +1,7 @@
 package dev.once.gateway;
 
 import dev.once.Once;
+import dev.once.http.Coverage;
 import dev.once.http.Durations;
 import dev.once.http.Sizes;
 import dev.once.store.Keyring;
@@ -71,6 +72,11 @@ final class Options {
               "false",
               "true refuses keyed requests without the tenant header (400 tenant-missing)",
               (b, v) -> b.requireTenant(bool("require-tenant", v))),
+          new Option(
+              "coverage",
+              "all",
+              "all: paths no route matches are guarded with the defaults | routes: only the YAML routes are guarded, other paths pass through",
+              (b, v) -> b.coverage(coverage(v))),
           new Option(
               "upstream-connect-timeout",
               "2s",
@@ -201,6 +207,14 @@ final class Options {
       default ->
           throw new IllegalArgumentException(name + " must be true or false, was '" + v + "'");
     };
+  }
+
+  private static Coverage coverage(String v) {
+    try {
+      return Coverage.parse(v);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("coverage " + e.getMessage(), e);
+    }
   }
 
   private static EmbeddedStore.Durability durability(String v) {

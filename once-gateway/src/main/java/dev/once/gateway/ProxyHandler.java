@@ -70,7 +70,7 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
     Route route = http.route(path);
     ProxyExchange exchange =
         new ProxyExchange(request, response, callback, path, route, endings, budget);
-    if (!guarding || !route.policy().covers(exchange.method)) {
+    if (!guarding || !route.covers(exchange.method)) {
       upstream.forward(exchange);
     } else if (exchange.headers.first(route.policy().keyHeader()).isEmpty()) {
       // Nothing to fingerprint nor store, so no store call: pass through, or 400 if a key is

@@ -47,6 +47,28 @@ class ProxySemanticsTest extends GatewayTest {
   }
 
   @Test
+  void withRoutesCoverageOnlyTheYamlRoutesAreGuarded() throws Exception {
+    try (TestGateway routesOnly = TestGateway.start("--coverage", "routes")) {
+      String key = key();
+      routesOnly.client.postJson("/payments/elsewhere", key, "{}");
+      HttpResponse<String> again = routesOnly.client.postJson("/payments/elsewhere", key, "{}");
+
+      assertThat(again.statusCode()).isEqualTo(201);
+      assertThat(again.headers().firstValue("Idempotent-Replayed")).isEmpty();
+      assertThat(routesOnly.upstream.runs("/payments/elsewhere"))
+          .as("a path no route matches is not guarded")
+          .isEqualTo(2);
+
+      String guarded = "/stamped/payments/guarded";
+      routesOnly.client.postJson(guarded, key, "{}");
+      HttpResponse<String> replay = routesOnly.client.postJson(guarded, key, "{}");
+
+      assertThat(replay.headers().firstValue("Idempotent-Replayed")).contains("true");
+      assertThat(routesOnly.upstream.runs(guarded)).isEqualTo(1);
+    }
+  }
+
+  @Test
   void fieldsTheUpstreamNamesInConnectionNeverReachTheClientNorAReplay() throws Exception {
     try (RawUpstream upstream =
             new RawUpstream(

@@ -79,7 +79,7 @@ public final class HttpIdempotency {
   private HttpIdempotency(Builder b) {
     this.once = b.once;
     this.routes = List.copyOf(b.routes);
-    this.fallback = new Route("/**", b.defaults);
+    this.fallback = new Route("/**", b.defaults, b.coverage == Coverage.ALL);
     this.scopes = b.scopes;
     this.newKeys = b.newKeys;
   }
@@ -196,7 +196,7 @@ public final class HttpIdempotency {
   private Prepared prepare(Route route, IncomingRequest request) {
     RoutePolicy policy = route.policy();
     String method = request.method().toUpperCase(Locale.ROOT);
-    if (!policy.covers(method)) {
+    if (!route.covers(method)) {
       return new Answered(new Decision.PassThrough(Decision.Reason.NOT_COVERED));
     }
     List<String> keyHeaders = request.headers().all(policy.keyHeader());
@@ -408,6 +408,7 @@ public final class HttpIdempotency {
     private RoutePolicy defaults = RoutePolicy.DEFAULTS;
     private ScopeResolver scopes = ScopeResolver.header("Api-Key");
     private NewKeyLimit newKeys = NewKeyLimit.UNLIMITED;
+    private Coverage coverage = Coverage.ALL;
 
     private Builder(Once once) {
       this.once = Objects.requireNonNull(once, "once");
@@ -416,6 +417,15 @@ public final class HttpIdempotency {
     /** The policy of paths no route matches (default {@link RoutePolicy#DEFAULTS}). */
     public Builder defaults(RoutePolicy defaults) {
       this.defaults = Objects.requireNonNull(defaults, "defaults");
+      return this;
+    }
+
+    /**
+     * Whether paths no route matches are guarded with the defaults ({@link Coverage#ALL}, the
+     * default) or pass through untouched ({@link Coverage#ROUTES}).
+     */
+    public Builder coverage(Coverage coverage) {
+      this.coverage = Objects.requireNonNull(coverage, "coverage");
       return this;
     }
 

@@ -19,6 +19,7 @@ public final class Route {
   private final Fingerprinter fingerprinter;
   private final ExecutionPolicy leasing;
   private final ExecutionPolicy rejecting;
+  private final boolean guarded;
 
   /**
    * Room for the encoded status and headers beside the body in a recorded response. The route's
@@ -30,6 +31,15 @@ public final class Route {
   static final int HEADER_ALLOWANCE = 128 << 10;
 
   Route(String pattern, RoutePolicy policy) {
+    this(pattern, policy, true);
+  }
+
+  /**
+   * @param guarded false for the paths no route names when coverage is {@link Coverage#ROUTES}:
+   *     nothing on them is guarded, whatever the method
+   */
+  Route(String pattern, RoutePolicy policy, boolean guarded) {
+    this.guarded = guarded;
     this.pattern = validate(pattern);
     this.segments = split(pattern);
     this.policy = Objects.requireNonNull(policy, "policy");
@@ -98,6 +108,16 @@ public final class Route {
   /** The pattern as configured. */
   public String pattern() {
     return pattern;
+  }
+
+  /**
+   * Whether a request with this method is guarded on this route: the policy covers the method, and
+   * the route is not the unguarded rest of a deployment whose {@link Coverage} is {@link
+   * Coverage#ROUTES}. Adapters ask this before anything else; a request it refuses passes through
+   * untouched.
+   */
+  public boolean covers(String method) {
+    return guarded && policy.covers(method);
   }
 
   /** The policy for requests on this route. */

@@ -125,6 +125,40 @@ class HttpIdempotencyTest {
   }
 
   @Test
+  void withRoutesCoverageOnlyTheRoutesAreGuardedAndTheRestIsNeverRecorded() {
+    HttpIdempotency routesOnly =
+        HttpIdempotency.builder(once)
+            .coverage(Coverage.ROUTES)
+            .route("/payments", RoutePolicy.DEFAULTS)
+            .build();
+    String key = "k-" + java.util.UUID.randomUUID();
+
+    IncomingRequest elsewhere = post("/unmapped", key, "{}");
+    assertThat(routesOnly.route("/unmapped").covers("POST")).isFalse();
+    assertThat(routesOnly.begin(routesOnly.route("/unmapped"), elsewhere))
+        .isEqualTo(new Decision.PassThrough(Decision.Reason.NOT_COVERED));
+    assertThat(routesOnly.begin(routesOnly.route("/unmapped"), elsewhere))
+        .as("nothing was claimed: the same key again is not in flight")
+        .isEqualTo(new Decision.PassThrough(Decision.Reason.NOT_COVERED));
+
+    assertThat(routesOnly.route("/payments").covers("POST")).isTrue();
+    assertThat(routesOnly.begin(routesOnly.route("/payments"), post("/payments", key, "{}")))
+        .isInstanceOf(Decision.Proceed.class);
+    assertThat(http.route("/unmapped").covers("POST"))
+        .as("by default the rest is guarded with the defaults")
+        .isTrue();
+  }
+
+  @Test
+  void coverageIsSpelledAllOrRoutes() {
+    assertThat(Coverage.parse(" Routes ")).isEqualTo(Coverage.ROUTES);
+    assertThat(Coverage.parse("all")).isEqualTo(Coverage.ALL);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Coverage.parse("annotated"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("all or routes");
+  }
+
+  @Test
   void noKeyOnAnOptionalRoutePassesThroughUnrecorded() {
     assertThat(begin(post("/anything", null, "{}")))
         .isEqualTo(new Decision.PassThrough(Decision.Reason.NO_KEY));

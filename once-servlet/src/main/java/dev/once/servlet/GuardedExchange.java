@@ -64,6 +64,12 @@ final class GuardedExchange implements AsyncListener {
       transientOutcome = true;
       return Outcome.TRANSIENT;
     }
+    if (isNotHandled()) {
+      exchange.fail(); // no handler ran: nothing happened that a retry could repeat
+      captured = response.isStreamed() ? null : response.captured();
+      transientOutcome = true;
+      return Outcome.TRANSIENT;
+    }
     if (response.isStreamed()) {
       return exchange.recordUnavailable(response.getStatus()).outcome();
     }
@@ -110,6 +116,8 @@ final class GuardedExchange implements AsyncListener {
     response.discard();
     if (isAmbiguous()) {
       exchange.abandon();
+    } else if (isNotHandled()) {
+      exchange.fail();
     } else if (response.isStreamed()) {
       exchange.recordUnavailable();
     } else {
@@ -123,6 +131,11 @@ final class GuardedExchange implements AsyncListener {
    */
   private boolean isAmbiguous() {
     return OnceFilter.AMBIGUOUS.equals(request.getAttribute(OnceFilter.OUTCOME));
+  }
+
+  /** The framework found no handler for the request ({@link OnceFilter#NOT_HANDLED}). */
+  private boolean isNotHandled() {
+    return OnceFilter.NOT_HANDLED.equals(request.getAttribute(OnceFilter.OUTCOME));
   }
 
   @Override

@@ -73,6 +73,14 @@ public final class OnceFilter implements Filter {
   public static final String AMBIGUOUS = "ambiguous";
 
   /**
+   * A framework that routes requests sets {@link #OUTCOME} to this when no handler took the request
+   * (Spring MVC's 404 for an unmapped path, 405 for an unmapped method): nothing ran, so the key is
+   * released and the framework's answer goes out unrecorded. A handler's own 404 is recorded as the
+   * route says; only the router's is not.
+   */
+  public static final String NOT_HANDLED = "not-handled";
+
+  /**
    * The exchange of a request this filter must guard; empty for one it answers or passes through.
    */
   private static final Decision.Visitor<Optional<Exchange>> ADMITTED =
@@ -134,7 +142,7 @@ public final class OnceFilter implements Filter {
     String path = pathOf(request);
     Route route = http.route(path);
     String method = request.getMethod().toUpperCase(Locale.ROOT);
-    if (!route.policy().covers(method)) {
+    if (!route.covers(method)) {
       chain.doFilter(request, response);
       return;
     }

@@ -34,6 +34,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.env.Environment;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 /**
@@ -227,6 +228,12 @@ public class OnceAutoConfiguration {
       return () ->
           IdempotentHandlers.scan(
               mappings.orderedStream().toList(), DispatcherServletPrefix.of(beans), environment);
+    }
+
+    /** A 404 or 405 that no handler produced is never recorded. */
+    @Bean
+    HandlerExceptionResolver onceUnhandledRequests() {
+      return new UnhandledRequests();
     }
   }
 

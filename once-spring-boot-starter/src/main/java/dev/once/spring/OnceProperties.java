@@ -1,6 +1,7 @@
 package dev.once.spring;
 
 import dev.once.FailureMode;
+import dev.once.http.Coverage;
 import dev.once.http.HttpOutcomes;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,6 +35,12 @@ public class OnceProperties {
 
   private final NewKeys newKeys = new NewKeys();
 
+  /**
+   * Which paths are guarded: all (the routes, and the defaults for every other path) or routes
+   * (only the @Idempotent handlers and once.routes; other paths pass through untouched).
+   */
+  private Coverage coverage = Coverage.ALL;
+
   /** The policy of every route, and of paths no route matches. */
   private final Policy defaults = new Policy();
 
@@ -50,6 +57,14 @@ public class OnceProperties {
 
   public Scope getScope() {
     return scope;
+  }
+
+  public Coverage getCoverage() {
+    return coverage;
+  }
+
+  public void setCoverage(Coverage coverage) {
+    this.coverage = coverage;
   }
 
   public Filter getFilter() {

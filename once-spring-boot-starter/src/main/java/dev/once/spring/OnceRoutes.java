@@ -1,6 +1,7 @@
 package dev.once.spring;
 
 import dev.once.ExecutionPolicy;
+import dev.once.http.Coverage;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.RoutePolicy;
 import java.util.ArrayList;
@@ -36,10 +37,12 @@ final class OnceRoutes {
 
   private final Entry defaults;
   private final List<Entry> routes;
+  private final Coverage coverage;
 
-  private OnceRoutes(Entry defaults, List<Entry> routes) {
+  private OnceRoutes(Entry defaults, List<Entry> routes, Coverage coverage) {
     this.defaults = defaults;
     this.routes = List.copyOf(routes);
+    this.coverage = coverage;
   }
 
   static OnceRoutes of(
@@ -63,7 +66,7 @@ final class OnceRoutes {
               prefix,
               List.of(defaultsLayer, PolicyMapper.Layer.properties(prefix, route))));
     }
-    return new OnceRoutes(defaults, routes);
+    return new OnceRoutes(defaults, routes, properties.getCoverage());
   }
 
   private static Entry entry(String pattern, String name, List<PolicyMapper.Layer> layers) {
@@ -109,7 +112,7 @@ final class OnceRoutes {
 
   /** Adds every route to the builder, most specific first, and the defaults for the rest. */
   HttpIdempotency.Builder applyTo(HttpIdempotency.Builder builder) {
-    builder.defaults(defaults.policy());
+    builder.defaults(defaults.policy()).coverage(coverage);
     for (Entry e : routes) {
       try {
         builder.route(e.pattern(), e.policy());

@@ -165,6 +165,27 @@ class StarterWebTest {
   }
 
   @Test
+  void aNotFoundOrMethodNotAllowedThatNoHandlerProducedIsNeverRecorded() throws Exception {
+    String key = key();
+
+    HttpResponse<String> first = send(post("/api/nothing-is-mapped-here", key, "{}"));
+    HttpResponse<String> retry = send(post("/api/nothing-is-mapped-here", key, "{}"));
+
+    assertThat(first.statusCode()).isEqualTo(404);
+    assertThat(retry.statusCode()).isEqualTo(404);
+    assertThat(retry.headers().firstValue("Idempotent-Replayed"))
+        .as("the router's 404 released the key: the retry was routed afresh")
+        .isEmpty();
+
+    String getOnly = key();
+    HttpResponse<String> notAllowed = send(post("/api/orders/o-1", getOnly, "{}"));
+    HttpResponse<String> notAllowedAgain = send(post("/api/orders/o-1", getOnly, "{}"));
+
+    assertThat(notAllowed.statusCode()).isEqualTo(405);
+    assertThat(notAllowedAgain.headers().firstValue("Idempotent-Replayed")).isEmpty();
+  }
+
+  @Test
   void aDeferredResultIsRecordedWhenItCompletes() throws Exception {
     String key = key();
 

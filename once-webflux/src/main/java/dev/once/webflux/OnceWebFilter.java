@@ -110,7 +110,7 @@ public final class OnceWebFilter implements WebFilter, Ordered {
     String method = request.getMethod().name().toUpperCase(Locale.ROOT);
     String path = pathOf(request);
     Route route = http.route(path);
-    if (!route.policy().covers(method)) {
+    if (!route.covers(method)) {
       return chain.filter(exchange);
     }
     // getFirst, not containsKey: see Responses on HttpHeaders in Spring 6 and 7.
