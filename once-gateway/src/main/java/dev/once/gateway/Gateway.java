@@ -7,6 +7,7 @@ import dev.once.http.HttpIdempotency;
 import dev.once.http.ScopeResolver;
 import dev.once.store.EncryptingStore;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.StoreUnavailableException;
 import dev.once.store.jdbc.Purger;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -243,6 +244,11 @@ public final class Gateway implements AutoCloseable {
     } catch (IllegalStateException | IllegalArgumentException | ConfigException e) {
       err.println("once-gateway: " + e.getMessage());
       return EXIT_CONFIG;
+    } catch (StoreUnavailableException e) {
+      // OpenStore's message names the store, its address and why: the trace only with debug on.
+      err.println("once-gateway: cannot start: " + e.getMessage());
+      log.debug("the store could not be opened", e);
+      return EXIT_START;
     } catch (Exception e) {
       err.println("once-gateway: cannot start: " + describe(e));
       return EXIT_START;

@@ -3,6 +3,7 @@ package dev.once.gateway;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.StoreUnavailableException;
 import dev.once.store.jdbc.EmbeddedStore;
 import dev.once.store.jdbc.PostgresStore;
 import dev.once.store.redis.RedisStore;
@@ -11,6 +12,8 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import java.time.Duration;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The store a {@link StoreUrl} names, opened, with whatever it runs on (a connection pool, a Redis
@@ -21,10 +24,64 @@ import java.util.List;
  */
 record OpenStore(IdempotencyStore store, AutoCloseable resources) implements AutoCloseable {
 
+  private static final Logger log = LoggerFactory.getLogger(OpenStore.class);
+
   /** How long getting a PostgreSQL connection may take before a request is answered 503. */
   static final Duration CONNECTION_TIMEOUT = Duration.ofSeconds(2);
 
+  /**
+   * Opens the configured store and logs which one it is, where, and its namespace.
+   *
+   * @throws StoreUnavailableException if it cannot be reached, its message one line naming the
+   *     store and its address (never a password) and why
+   */
   static OpenStore open(GatewayConfig config) {
+    StoreUrl url = config.store();
+    OpenStore open;
+    try {
+      open = opened(config);
+    } catch (StoreUnavailableException e) {
+      throw new StoreUnavailableException(
+          "the "
+              + url.kind()
+              + " store at "
+              + url.address()
+              + " is unreachable ("
+              + reason(e)
+              + "); start it or set --store ("
+              + StoreUrl.FORMS
+              + ")",
+          e);
+    }
+    log.info(
+        "Once store: {} at {}, {}",
+        url.kind(),
+        url instanceof StoreUrl.Embedded ? config.dataDir().toAbsolutePath() : url.address(),
+        url instanceof StoreUrl.Redis || url instanceof StoreUrl.RedisCluster
+            ? "key prefix " + redisPrefix(config)
+            : "table " + config.storeTable());
+    return open;
+  }
+
+  /**
+   * Why, in the operator's words: "connection refused" where a socket said so anywhere in the chain
+   * (each client words it its own way), else the innermost message. Bounded by the chain's length.
+   */
+  static String reason(Throwable e) {
+    String innermost = e.getMessage();
+    int depth = 0;
+    for (Throwable c = e; c != null && depth < 20; c = c.getCause(), depth++) {
+      if (c instanceof java.net.ConnectException) {
+        return "connection refused";
+      }
+      if (c.getMessage() != null) {
+        innermost = c.getMessage();
+      }
+    }
+    return String.valueOf(innermost);
+  }
+
+  private static OpenStore opened(GatewayConfig config) {
     StoreUrl url = config.store();
     if (url instanceof StoreUrl.Postgres pg) {
       return postgres(pg, config.storePoolSize(), config.storeTable());

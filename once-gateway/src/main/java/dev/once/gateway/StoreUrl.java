@@ -21,8 +21,26 @@ sealed interface StoreUrl {
       "embedded, postgres://user[:password]@host[:port]/database, redis://host[:port] or"
           + " redis-cluster://host1:port1,host2:port2";
 
+  /** What kind of store, for operators: "PostgreSQL", "Redis", ... */
+  String kind();
+
+  /**
+   * Where it is, without user or password: host:port[/database], the seeds, or "data directory".
+   */
+  String address();
+
   /** The embedded store in the data directory: one gateway instance only. */
   record Embedded() implements StoreUrl {
+    @Override
+    public String kind() {
+      return "embedded";
+    }
+
+    @Override
+    public String address() {
+      return "the data directory";
+    }
+
     @Override
     public String toString() {
       return "embedded";
@@ -44,6 +62,16 @@ sealed interface StoreUrl {
     }
 
     @Override
+    public String kind() {
+      return "PostgreSQL";
+    }
+
+    @Override
+    public String address() {
+      return host + ":" + port + "/" + database;
+    }
+
+    @Override
     public String toString() {
       return "postgres://"
           + user
@@ -60,6 +88,17 @@ sealed interface StoreUrl {
   /** One Redis server (standalone, or the primary of a replicated pair). */
   record Redis(String uri) implements StoreUrl {
     @Override
+    public String kind() {
+      return "Redis";
+    }
+
+    @Override
+    public String address() {
+      URI parsed = URI.create(uri); // parse() accepted it
+      return parsed.getHost() + ":" + (parsed.getPort() < 0 ? 6379 : parsed.getPort());
+    }
+
+    @Override
     public String toString() {
       return uri.replaceAll("//[^@/]*@", "//***@");
     }
@@ -67,6 +106,16 @@ sealed interface StoreUrl {
 
   /** A Redis Cluster, reached through any of its seed nodes. */
   record RedisCluster(List<String> seeds) implements StoreUrl {
+    @Override
+    public String kind() {
+      return "Redis Cluster";
+    }
+
+    @Override
+    public String address() {
+      return String.join(",", seeds);
+    }
+
     @Override
     public String toString() {
       return "redis-cluster://" + String.join(",", seeds);

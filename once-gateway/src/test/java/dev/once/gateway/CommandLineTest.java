@@ -289,6 +289,91 @@ class CommandLineTest {
   }
 
   @Test
+  void aRedisStoreThatIsDownIsReportedInOneLineNamingItsAddressWithoutThePassword()
+      throws Exception {
+    int port = closedPort();
+
+    int status =
+        run(
+            Map.of(),
+            "--upstream",
+            "http://127.0.0.1:1",
+            "--port",
+            "0",
+            "--management-port",
+            "0",
+            "--store",
+            "redis://:s3cret-pw@127.0.0.1:" + port);
+
+    assertThat(status).isEqualTo(Gateway.EXIT_START);
+    assertThat(err().strip())
+        .startsWith(
+            "once-gateway: cannot start: the Redis store at 127.0.0.1:"
+                + port
+                + " is unreachable (connection refused); start it or set --store")
+        .doesNotContain("\n")
+        .doesNotContain("s3cret-pw");
+  }
+
+  @Test
+  void aPostgresStoreThatIsDownIsReportedInOneLineNamingItsAddressWithoutThePassword()
+      throws Exception {
+    int port = closedPort();
+
+    int status =
+        run(
+            Map.of(),
+            "--upstream",
+            "http://127.0.0.1:1",
+            "--port",
+            "0",
+            "--management-port",
+            "0",
+            "--store",
+            "postgres://postgres:s3cret-pw@127.0.0.1:" + port + "/test");
+
+    assertThat(status).isEqualTo(Gateway.EXIT_START);
+    assertThat(err().strip())
+        .startsWith(
+            "once-gateway: cannot start: the PostgreSQL store at 127.0.0.1:"
+                + port
+                + "/test is unreachable (connection refused); start it or set --store")
+        .doesNotContain("\n")
+        .doesNotContain("s3cret-pw");
+  }
+
+  @Test
+  void theStoreThatWasPickedIsNamedInOneInfoLine() throws Exception {
+    GatewayConfig config =
+        config(
+            Map.of(),
+            "--upstream",
+            "http://127.0.0.1:1",
+            "--port",
+            "0",
+            "--management-port",
+            "0",
+            "--data-dir",
+            dir.toString(),
+            "--store-table",
+            "orders_once");
+    try (RecordingOutput output = new RecordingOutput();
+        Gateway gateway = Gateway.start(config)) {
+      assertThat(output.text())
+          .containsOnlyOnce(
+              "Once store: embedded at " + dir.toAbsolutePath() + ", table orders_once");
+    }
+  }
+
+  /** A loopback port nothing listens on: bound for a moment to find it, then closed. */
+  private static int closedPort() throws java.io.IOException {
+    try (java.net.ServerSocket s =
+        new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  @Test
   void anAdminTokenThatIsTooShortIsRefusedWithoutEchoingIt() {
     assertThat(run(Map.of("ONCE_ADMIN_TOKEN", "hunter2"), "--upstream", "http://h"))
         .isEqualTo(Gateway.EXIT_CONFIG);

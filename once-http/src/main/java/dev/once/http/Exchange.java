@@ -8,6 +8,7 @@ import dev.once.Scope;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -53,9 +54,37 @@ public final class Exchange {
   private final Lease lease;
   private final RoutePolicy policy;
 
+  /**
+   * Whether the claim lives in the caller's uncommitted transaction, which the caller rolls back on
+   * every transient outcome: then that rollback is the release, and no store call makes it.
+   */
+  private final boolean releasedByRollback;
+
   Exchange(Lease lease, RoutePolicy policy) {
+    this(lease, policy, false);
+  }
+
+  private Exchange(Lease lease, RoutePolicy policy, boolean releasedByRollback) {
     this.lease = lease;
     this.policy = policy;
+    this.releasedByRollback = releasedByRollback;
+  }
+
+  /**
+   * This exchange, for a caller whose claim was written in its own transaction (once-store-jdbc's
+   * transactional mode) and which rolls that transaction back whenever the outcome is transient or
+   * the handler throws: releasing the key is then the rollback itself. The lease is finished
+   * without a store call, and {@link Recording#RELEASED} is reported, because a claim that is never
+   * committed is never seen by anyone.
+   *
+   * <p>Writing the release inside the transaction instead would be at best redundant and at worst
+   * impossible: after a failed statement PostgreSQL refuses every further statement of the
+   * transaction, so the release would fail, be retried in vain, and the record be reported as left
+   * in progress although the rollback removes it (DESIGN §2: a rollback proves the effect did not
+   * happen).
+   */
+  public Exchange releasedByRollback() {
+    return releasedByRollback ? this : new Exchange(lease, policy, true);
   }
 
   public IdempotencyKey key() {
@@ -78,7 +107,7 @@ public final class Exchange {
    * still counts as done.
    */
   public Recorded record(StoredResponse response) {
-    return deciding(() -> recordingOf(response)).run(lease);
+    return deciding(() -> recordingOf(response)).run(this);
   }
 
   /**
@@ -86,7 +115,7 @@ public final class Exchange {
    * Lease#completeAsync}).
    */
   public CompletionStage<Recorded> recordAsync(StoredResponse response) {
-    return deciding(() -> recordingOf(response)).runAsync(lease);
+    return deciding(() -> recordingOf(response)).runAsync(this);
   }
 
   /**
@@ -103,12 +132,12 @@ public final class Exchange {
    * retries get 409 and never a re-run.
    */
   public Recorded recordUnavailable(int status) {
-    return deciding(() -> unavailableRecordingOf(status)).run(lease);
+    return deciding(() -> unavailableRecordingOf(status)).run(this);
   }
 
   /** {@link #recordUnavailable(int)}, asynchronously, as {@link #recordAsync}. */
   public CompletionStage<Recorded> recordUnavailableAsync(int status) {
-    return deciding(() -> unavailableRecordingOf(status)).runAsync(lease);
+    return deciding(() -> unavailableRecordingOf(status)).runAsync(this);
   }
 
   /** {@link #recordUnavailable()}, asynchronously, as {@link #recordAsync}. */
@@ -118,7 +147,7 @@ public final class Exchange {
 
   /** {@link #fail()}, asynchronously, as {@link #recordAsync}. */
   public CompletionStage<Recording> failAsync() {
-    return lease.releaseAsync();
+    return releaseAsync();
   }
 
   /**
@@ -203,10 +232,11 @@ public final class Exchange {
       FAIL_FINAL
     }
 
-    Recorded run(Lease lease) {
+    Recorded run(Exchange exchange) {
+      Lease lease = exchange.lease;
       Recording recording =
           switch (write) {
-            case RELEASE -> lease.release();
+            case RELEASE -> exchange.release();
             case WITHOUT_RESULT -> lease.completeWithoutResult();
             case COMPLETE -> lease.complete(encoded);
             case FAIL_FINAL -> lease.failFinal(encoded);
@@ -214,10 +244,11 @@ public final class Exchange {
       return recorded(recording);
     }
 
-    CompletionStage<Recorded> runAsync(Lease lease) {
+    CompletionStage<Recorded> runAsync(Exchange exchange) {
+      Lease lease = exchange.lease;
       CompletionStage<Recording> recording =
           switch (write) {
-            case RELEASE -> lease.releaseAsync();
+            case RELEASE -> exchange.releaseAsync();
             case WITHOUT_RESULT -> lease.completeWithoutResultAsync();
             case COMPLETE -> lease.completeAsync(encoded);
             case FAIL_FINAL -> lease.failFinalAsync(encoded);
@@ -240,12 +271,12 @@ public final class Exchange {
    * its effect is final.
    */
   public Recording fail(Throwable error) {
-    return deciding(() -> failingOf(error)).run(lease).recording();
+    return deciding(() -> failingOf(error)).run(this).recording();
   }
 
   /** {@link #fail(Throwable)}, asynchronously, as {@link #recordAsync}. */
   public CompletionStage<Recording> failAsync(Throwable error) {
-    return deciding(() -> failingOf(error)).runAsync(lease).thenApply(Recorded::recording);
+    return deciding(() -> failingOf(error)).runAsync(this).thenApply(Recorded::recording);
   }
 
   /**
@@ -293,7 +324,23 @@ public final class Exchange {
    * runs afresh.
    */
   public Recording fail() {
+    return release();
+  }
+
+  /**
+   * Releases the key: by a store call, or by the caller's rollback (see {@link
+   * #releasedByRollback}).
+   */
+  private Recording release() {
+    if (releasedByRollback) {
+      lease.abandon(); // finishes the lease here; the caller's rollback removes the claim
+      return Recording.RELEASED;
+    }
     return lease.release();
+  }
+
+  private CompletionStage<Recording> releaseAsync() {
+    return releasedByRollback ? CompletableFuture.completedFuture(release()) : lease.releaseAsync();
   }
 
   /**

@@ -198,9 +198,9 @@ public final class OnceFilter implements Filter {
             chain,
             incoming(request, method, path, body));
     if (transactions.covers(route)) {
-      transactions.run(route, () -> attempt.run(false));
+      transactions.run(route, () -> attempt.run(true));
     } else {
-      attempt.run(true);
+      attempt.run(false);
     }
     attempt.send();
   }
@@ -264,14 +264,19 @@ public final class OnceFilter implements Filter {
       this.incoming = incoming;
     }
 
-    TransactionBoundary.Ending run(boolean mayGoAsync) throws IOException, ServletException {
+    /**
+     * @param inTransaction whether this runs inside the route's {@link TransactionBoundary}, which
+     *     rolls back every ending this returns as {@link TransactionBoundary.Ending#ROLL_BACK} and
+     *     every exception: exactly the transient outcomes, whose release is then that rollback
+     */
+    TransactionBoundary.Ending run(boolean inTransaction) throws IOException, ServletException {
       decision = http.begin(route, incoming);
       Optional<Exchange> admitted = decision.accept(ADMITTED);
       if (admitted.isEmpty()) {
         // A replay or a problem only read; a pass-through (fail-open) runs after.
         return TransactionBoundary.Ending.ROLL_BACK;
       }
-      Exchange exchange = admitted.get();
+      Exchange exchange = inTransaction ? admitted.get().releasedByRollback() : admitted.get();
       guard =
           new GuardedExchange(
               exchange,
@@ -283,7 +288,7 @@ public final class OnceFilter implements Filter {
       request.setAttribute(EXCHANGE, exchange);
       runHandler(guard, request, guard.response(), chain);
       if (request.isAsyncStarted()) {
-        if (!mayGoAsync) {
+        if (inTransaction) {
           IllegalStateException misuse =
               new IllegalStateException(
                   "the handler of "

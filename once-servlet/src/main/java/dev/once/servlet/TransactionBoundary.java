@@ -13,8 +13,10 @@ import java.io.IOException;
  * <p>The store must take part in the same transaction (with once-store-jdbc, a store view {@code
  * TransactionalStore.on(connection)} over the transaction's connection), and heartbeats must be off
  * for covered routes. Requests on covered routes must not go asynchronous: the transaction is bound
- * to the thread. The Spring Boot starter supplies an implementation over Spring's transaction
- * manager.
+ * to the thread. A transient outcome (or a handler that throws) releases its key by the rollback
+ * alone: the filter makes no store call for it, since after a failed statement the transaction may
+ * accept none (PostgreSQL), and a claim that never commits is never seen by anyone. The Spring Boot
+ * starter supplies an implementation over Spring's transaction manager.
  */
 public interface TransactionBoundary {
 

@@ -69,6 +69,9 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
 @Import(OnceInfrastructure.class)
 public class OnceAutoConfiguration {
 
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(OnceAutoConfiguration.class);
+
   @Bean
   OnceRoutes onceRoutes(OnceProperties properties, ObjectProvider<AnnotatedRoutes> annotated) {
     return routes(properties, annotated);
@@ -111,14 +114,40 @@ public class OnceAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  HttpIdempotency onceHttpIdempotency(Once once, OnceRoutes routes, OnceProperties properties) {
-    return http(once, routes, properties);
+  HttpIdempotency onceHttpIdempotency(
+      Once once,
+      OnceRoutes routes,
+      OnceProperties properties,
+      ObjectProvider<ScopeResolver> scope) {
+    return http(once, routes, properties, scope.getIfUnique());
   }
 
-  /** The HTTP layer over the engine, from the routes and properties; also the reactive side's. */
-  static HttpIdempotency http(Once once, OnceRoutes routes, OnceProperties properties) {
-    HttpIdempotency.Builder b =
-        routes.applyTo(HttpIdempotency.builder(once).scope(scope(properties.getScope())));
+  /**
+   * The HTTP layer over the engine, from the routes and properties; also the reactive side's.
+   *
+   * @param customScope the application's own {@link ScopeResolver} bean, which replaces {@code
+   *     once.scope.*} and nothing else; null to build the scope from those properties
+   */
+  static HttpIdempotency http(
+      Once once,
+      OnceRoutes routes,
+      OnceProperties properties,
+      @Nullable ScopeResolver customScope) {
+    ScopeResolver scope;
+    if (customScope != null) {
+      scope = customScope;
+      log.info("Once scope: the application's ScopeResolver bean (once.scope.* is not used)");
+    } else {
+      scope = scope(properties.getScope());
+      if (properties.getScope().getType() == OnceProperties.ScopeType.GLOBAL) {
+        log.warn(
+            "Once: idempotency keys are not tenant-scoped (once.scope.type=global): every client"
+                + " shares one key space, so a key one client sends can replay another client's"
+                + " response. Set once.scope.type=header or principal, or declare a ScopeResolver"
+                + " bean, unless this service has a single client.");
+      }
+    }
+    HttpIdempotency.Builder b = routes.applyTo(HttpIdempotency.builder(once).scope(scope));
     OnceProperties.NewKeys newKeys = properties.getNewKeys();
     if (newKeys.getPerSecond() != null) {
       NewKeyLimit.Builder limit;

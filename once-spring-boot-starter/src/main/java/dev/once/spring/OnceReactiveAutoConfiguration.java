@@ -73,8 +73,12 @@ public class OnceReactiveAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  HttpIdempotency onceHttpIdempotency(Once once, OnceRoutes routes, OnceProperties properties) {
-    return OnceAutoConfiguration.http(once, routes, properties);
+  HttpIdempotency onceHttpIdempotency(
+      Once once,
+      OnceRoutes routes,
+      OnceProperties properties,
+      ObjectProvider<dev.once.http.ScopeResolver> scope) {
+    return OnceAutoConfiguration.http(once, routes, properties, scope.getIfUnique());
   }
 
   @Bean

@@ -1,10 +1,12 @@
 package dev.once.spring;
 
 import dev.once.store.IdempotencyStore;
+import dev.once.store.StoreUnavailableException;
 import dev.once.store.redis.RedisStore;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
+import java.util.stream.Collectors;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
@@ -31,6 +33,43 @@ final class RedisStores {
     PolicyMapper.set("once.store.redis.key-prefix", properties.getKeyPrefix(), b::keyPrefix);
     PolicyMapper.set(
         "once.store.redis.command-timeout", properties.getCommandTimeout(), b::commandTimeout);
-    return b.build();
+    String prefix =
+        properties.getKeyPrefix() == null
+            ? RedisStore.DEFAULT_KEY_PREFIX
+            : properties.getKeyPrefix();
+    ChosenStore chosen = describe(factory, "key prefix " + prefix);
+    IdempotencyStore store;
+    try {
+      store = b.build();
+    } catch (StoreUnavailableException e) {
+      throw chosen.unreachable(e, UNREACHABLE_ACTION);
+    }
+    chosen.logChosen();
+    return store;
+  }
+
+  /** What to do about a Redis that is down at startup. */
+  static final String UNREACHABLE_ACTION =
+      "Start Redis, or point spring.data.redis.* at one that is up; or set once.store.type"
+          + " (jdbc, memory), or define an IdempotencyStore bean.";
+
+  /** The Redis the factory connects to, by its nodes: never its password. */
+  private static ChosenStore describe(LettuceConnectionFactory factory, String namespace) {
+    if (factory.getClusterConfiguration() != null) {
+      return new ChosenStore(
+          "Redis Cluster",
+          factory.getClusterConfiguration().getClusterNodes().stream()
+              .map(n -> n.getHost() + ":" + n.getPort())
+              .collect(Collectors.joining(",")),
+          namespace);
+    }
+    if (factory.getSentinelConfiguration() != null
+        && factory.getSentinelConfiguration().getMaster() != null) {
+      return new ChosenStore(
+          "Redis (Sentinel)",
+          "master " + factory.getSentinelConfiguration().getMaster().getName(),
+          namespace);
+    }
+    return new ChosenStore("Redis", factory.getHostName() + ":" + factory.getPort(), namespace);
   }
 }

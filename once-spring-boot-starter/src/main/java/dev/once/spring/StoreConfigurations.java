@@ -13,6 +13,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 
 /**
  * The store choices, imported in order of preference (the first whose conditions hold defines the
@@ -34,8 +35,13 @@ final class StoreConfigurations {
   static class Jdbc {
     @Bean(destroyMethod = "close")
     IdempotencyStore onceStore(
-        DataSource dataSource, OnceProperties properties, ObjectProvider<RedisStoreOpener> redis) {
-      IdempotencyStore store = JdbcStores.open(dataSource, properties.getStore());
+        DataSource dataSource,
+        OnceProperties properties,
+        ObjectProvider<RedisStoreOpener> redis,
+        Environment environment) {
+      IdempotencyStore store =
+          JdbcStores.open(
+              dataSource, properties.getStore(), environment.getProperty("spring.datasource.url"));
       if (store != null) {
         return store;
       }
@@ -126,6 +132,7 @@ final class StoreConfigurations {
                     + unsupportedDatabase
                     + ", which once-store-jdbc does not support");
       }
+      log.info("Once store: in memory, this process only");
       return InMemoryStore.create();
     }
   }

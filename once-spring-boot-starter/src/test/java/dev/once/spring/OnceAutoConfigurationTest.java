@@ -25,6 +25,8 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 /** How the auto-configuration reads properties, refuses bad ones and chooses its store. */
+@org.junit.jupiter.api.extension.ExtendWith(
+    org.springframework.boot.test.system.OutputCaptureExtension.class)
 class OnceAutoConfigurationTest {
 
   private final WebApplicationContextRunner runner =
@@ -95,6 +97,70 @@ class OnceAutoConfigurationTest {
         .run(
             context ->
                 assertThat(refusal(context).getProperty()).isEqualTo("once.defaults.methods"));
+  }
+
+  @Test
+  void aScopeResolverBeanReplacesOnlyTheScopeAndTheRoutesStillComeFromTheProperties() {
+    runner
+        .withPropertyValues(
+            "once.routes[0].pattern=/api/orders", "once.routes[0].key-required=true")
+        .withBean(
+            dev.once.http.ScopeResolver.class,
+            () -> request -> "tenant:" + request.principal() + ":from-the-bean")
+        .run(
+            context -> {
+              dev.once.http.HttpIdempotency http =
+                  context.getBean(dev.once.http.HttpIdempotency.class);
+              dev.once.http.Route route = http.route("/api/orders");
+
+              dev.once.http.Decision withoutKey =
+                  http.begin(route, incoming(dev.once.http.Headers.EMPTY));
+              assertThat(withoutKey).isInstanceOf(dev.once.http.Decision.Respond.class);
+
+              dev.once.http.Decision withKey =
+                  http.begin(
+                      route,
+                      incoming(
+                          dev.once.http.Headers.builder()
+                              .add("Idempotency-Key", "k-" + System.nanoTime())
+                              .build()));
+              assertThat(withKey).isInstanceOf(dev.once.http.Decision.Proceed.class);
+              dev.once.http.Exchange exchange =
+                  ((dev.once.http.Decision.Proceed) withKey).exchange();
+              try {
+                assertThat(exchange.scope().value()).contains("tenant:alice:from-the-bean");
+              } finally {
+                exchange.fail();
+              }
+            });
+  }
+
+  private static dev.once.http.IncomingRequest incoming(dev.once.http.Headers headers) {
+    return new dev.once.http.IncomingRequest(
+        "POST",
+        "/api/orders",
+        null,
+        headers,
+        "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        "alice");
+  }
+
+  @Test
+  void aGlobalScopeIsWarnedAboutOnceAtStartup(
+      org.springframework.boot.test.system.CapturedOutput output) {
+    runner
+        .withPropertyValues("once.scope.type=global")
+        .run(context -> assertThat(context).hasNotFailed());
+
+    assertThat(output.getAll())
+        .containsOnlyOnce("idempotency keys are not tenant-scoped (once.scope.type=global)");
+  }
+
+  @Test
+  void aTenantScopeIsNotWarnedAbout(org.springframework.boot.test.system.CapturedOutput output) {
+    runner.run(context -> assertThat(context).hasNotFailed());
+
+    assertThat(output.getAll()).doesNotContain("not tenant-scoped");
   }
 
   @Test

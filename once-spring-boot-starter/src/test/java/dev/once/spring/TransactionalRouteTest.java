@@ -3,6 +3,11 @@ package dev.once.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.spring.ledger.FakeLedgerApplication;
+import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
+import dev.once.store.ForwardingStore;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,6 +19,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -21,9 +27,15 @@ import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -40,7 +52,38 @@ import org.springframework.test.context.DynamicPropertySource;
       "spring.datasource.username=postgres",
       "spring.datasource.hikari.maximum-pool-size=8"
     })
+@Import(TransactionalRouteTest.CountingStoreCalls.class)
+@ExtendWith(OutputCaptureExtension.class)
 class TransactionalRouteTest {
+
+  /** Every claim and release the engine asks of the store, by key, in order. */
+  static final List<String> CALLS = new CopyOnWriteArrayList<>();
+
+  @TestConfiguration(proxyBeanMethods = false)
+  static class CountingStoreCalls {
+    @Bean
+    OnceAutoConfiguration.StoreDecorator recordingStoreCalls() {
+      return store ->
+          new ForwardingStore() {
+            @Override
+            protected IdempotencyStore delegate() {
+              return store;
+            }
+
+            @Override
+            public ClaimResult claim(ClaimRequest request) {
+              CALLS.add("claim " + request.id().key().value());
+              return super.claim(request);
+            }
+
+            @Override
+            public boolean release(RecordId id, long token) {
+              CALLS.add("release " + id.key().value());
+              return super.release(id, token);
+            }
+          };
+    }
+  }
 
   private final HttpClient client =
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
@@ -137,6 +180,35 @@ class TransactionalRouteTest {
     assertThat(first.statusCode()).isEqualTo(500);
     assertThat(rows(note)).isZero();
     assertThat(records(key)).isZero();
+  }
+
+  @Test
+  void anSqlErrorInTheHandlerRollsBackTheClaimWithoutTouchingTheAbortedTransaction(
+      CapturedOutput output) throws Exception {
+    String key = unique();
+    String note = unique();
+
+    HttpResponse<String> first = post("?violate=true", key, note);
+
+    // The handler's duplicate key aborted the transaction; the rollback alone releases the key.
+    assertThat(first.statusCode()).isEqualTo(500);
+    assertThat(callsFor(key)).containsExactly("claim " + key);
+    assertThat(records(key)).isZero();
+    assertThat(rows(note)).isZero();
+    assertThat(output.getAll())
+        .doesNotContain("stays in progress")
+        .doesNotContain("current transaction is aborted");
+
+    HttpResponse<String> retry = post("", key, note);
+
+    assertThat(retry.statusCode()).isEqualTo(201);
+    assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
+    assertThat(rows(note)).isEqualTo(1);
+    assertThat(records(key)).isEqualTo(1);
+  }
+
+  private static List<String> callsFor(String key) {
+    return CALLS.stream().filter(c -> c.endsWith(" " + key)).toList();
   }
 
   @Test

@@ -24,14 +24,22 @@ public class FakeLedgerApplication {
       this.jdbc = jdbc;
     }
 
-    /** Writes one row, then answers {@code status}, or throws if asked to. */
+    /**
+     * Writes one row, then answers {@code status}, or throws if asked to; with {@code violate}, a
+     * second insert breaks the primary key, so the SQL error aborts the transaction.
+     */
     @PostMapping("/api/entries")
     @Idempotent(keyRequired = true, transactional = true)
     ResponseEntity<Map<String, Object>> add(
         @RequestBody Map<String, String> entry,
         @RequestParam(defaultValue = "201") int status,
-        @RequestParam(defaultValue = "false") boolean fail) {
+        @RequestParam(defaultValue = "false") boolean fail,
+        @RequestParam(defaultValue = "false") boolean violate) {
       jdbc.update("INSERT INTO " + TABLE + " (note) VALUES (?)", entry.get("note"));
+      if (violate) {
+        long id = jdbc.queryForObject("SELECT max(id) FROM " + TABLE, Long.class);
+        jdbc.update("INSERT INTO " + TABLE + " (id, note) VALUES (?, ?)", id, entry.get("note"));
+      }
       if (fail) {
         throw new IllegalStateException("the handler failed after writing");
       }
