@@ -365,6 +365,34 @@ class CommandLineTest {
     }
   }
 
+  @Test
+  void keysWithoutATenantAreWarnedAboutUnlessTheTenantIsRequired() throws Exception {
+    String warning = "keyed requests without a Api-Key header share one key space";
+    for (boolean required : new boolean[] {false, true}) {
+      GatewayConfig config =
+          config(
+              Map.of(),
+              "--upstream",
+              "http://127.0.0.1:1",
+              "--port",
+              "0",
+              "--management-port",
+              "0",
+              "--data-dir",
+              dir.resolve("tenant-" + required).toString(),
+              "--require-tenant",
+              Boolean.toString(required));
+      try (RecordingOutput output = new RecordingOutput();
+          Gateway gateway = Gateway.start(config)) {
+        if (required) {
+          assertThat(output.text()).doesNotContain(warning);
+        } else {
+          assertThat(output.text()).containsOnlyOnce(warning);
+        }
+      }
+    }
+  }
+
   /** A loopback port nothing listens on: bound for a moment to find it, then closed. */
   private static int closedPort() throws java.io.IOException {
     try (java.net.ServerSocket s =
