@@ -4,8 +4,8 @@ import dev.once.IdempotencyKey;
 import dev.once.Scope;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordAdmin;
 import dev.once.store.RecordId;
-import dev.once.store.RecordState;
 import dev.once.store.StoreUnavailableException;
 import dev.once.store.UnreadableRecordException;
 import dev.once.store.jdbc.Purger;
@@ -14,7 +14,10 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.StringJoiner;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,12 +41,12 @@ final class AdminServlet extends HttpServlet {
   private static final long serialVersionUID = 1L;
   private static final Logger audit = LoggerFactory.getLogger("dev.once.gateway.audit");
 
-  private final transient IdempotencyStore store;
+  private final transient RecordAdmin records;
   private final transient Purger purger;
   private final transient AdminToken token;
 
   AdminServlet(IdempotencyStore store, Purger purger, AdminToken token) {
-    this.store = store;
+    this.records = new RecordAdmin(store);
     this.purger = purger;
     this.token = token;
   }
@@ -94,7 +97,7 @@ final class AdminServlet extends HttpServlet {
     if (id.isEmpty()) {
       return;
     }
-    Optional<IdempotencyRecord> found = store.get(id.get());
+    Optional<IdempotencyRecord> found = records.lookup(id.get());
     audit.info(
         "admin action=get scope={} key={} remote={} result={}",
         Logs.safe(id.get().scope().value()),
@@ -105,7 +108,7 @@ final class AdminServlet extends HttpServlet {
       json(response, 404, "{\"error\":\"no live record for this scope and key\"}");
       return;
     }
-    json(response, 200, describe(found.get()));
+    json(response, 200, toJson(RecordAdmin.describe(found.get())));
   }
 
   private void release(HttpServletRequest request, HttpServletResponse response, String remote)
@@ -114,30 +117,21 @@ final class AdminServlet extends HttpServlet {
     if (id.isEmpty()) {
       return;
     }
-    Optional<IdempotencyRecord> found = store.get(id.get());
-    String result;
-    int status;
-    if (found.isEmpty()) {
-      result = "absent";
-      status = 404;
-    } else if (found.get().state() != RecordState.IN_PROGRESS) {
-      // A finished record is the truth about what happened; releasing it would allow a duplicate.
-      result = "not-in-progress";
-      status = 409;
-    } else if (store.release(id.get(), found.get().token())) {
-      result = "released";
-      status = 200;
-    } else {
-      result = "changed-meanwhile";
-      status = 409;
-    }
+    RecordAdmin.Release release = records.forceRelease(id.get());
+    String result = release.result().name().toLowerCase(Locale.ROOT).replace('_', '-');
     audit.warn(
         "admin action=release scope={} key={} token={} remote={} result={}",
         Logs.safe(id.get().scope().value()),
         id.get().key().value(),
-        found.map(r -> Long.toString(r.token())).orElse("-"),
+        release.token() == null ? "-" : release.token(),
         remote,
         result);
+    int status =
+        switch (release.result()) {
+          case RELEASED -> 200;
+          case ABSENT -> 404;
+          case NOT_IN_PROGRESS, CHANGED_MEANWHILE -> 409;
+        };
     json(response, status, "{\"result\":\"" + result + "\"}");
   }
 
@@ -178,32 +172,16 @@ final class AdminServlet extends HttpServlet {
     }
   }
 
-  private static String describe(IdempotencyRecord r) {
-    return "{\"scope\":"
-        + Logs.jsonString(r.id().scope().value())
-        + ",\"key\":"
-        + Logs.jsonString(r.id().key().value())
-        + ",\"state\":\""
-        + r.state()
-        + "\""
-        + ",\"token\":"
-        + r.token()
-        + ",\"fingerprint\":\""
-        + r.fingerprint().encoded()
-        + "\""
-        + ",\"leaseUntil\":\""
-        + r.leaseUntil()
-        + "\""
-        + ",\"leaseRemainingMillis\":"
-        + r.leaseRemaining().toMillis()
-        + ",\"expiresAt\":\""
-        + r.expiresAt()
-        + "\""
-        + ",\"resultBytes\":"
-        + (r.result() == null ? "null" : Integer.toString(r.result().length))
-        + ",\"hasRecoveryPoint\":"
-        + (r.recoveryPoint() != null)
-        + "}";
+  /** The description as JSON: its values are text, numbers, booleans or null. */
+  private static String toJson(Map<String, Object> fields) {
+    StringJoiner out = new StringJoiner(",", "{", "}");
+    fields.forEach(
+        (name, value) ->
+            out.add(
+                Logs.jsonString(name)
+                    + ":"
+                    + (value instanceof String text ? Logs.jsonString(text) : value)));
+    return out.toString();
   }
 
   private static void json(HttpServletResponse response, int status, String body)

@@ -1,0 +1,90 @@
+package dev.once.store;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What an operator may do to one record, written once for every console over a store (the gateway's
+ * admin API, the Spring Boot Actuator endpoint): look it up, and force-release a key stuck in
+ * progress. Callers authenticate and audit; this class decides.
+ */
+public final class RecordAdmin {
+
+  /**
+   * What a forced release did.
+   *
+   * @param result the answer
+   * @param token the fencing token of the record read, for the audit trail; null if there was none
+   */
+  public record Release(Result result, @Nullable Long token) {
+    public Release {
+      Objects.requireNonNull(result, "result");
+    }
+  }
+
+  /** The answers to a forced release. */
+  public enum Result {
+    /** The key was in progress and is free now: the next request with it runs. */
+    RELEASED,
+    /** No live record has this scope and key. */
+    ABSENT,
+    /**
+     * The record is finished: it is the truth about what happened, and releasing it would let a
+     * retry run the operation again. Refused.
+     */
+    NOT_IN_PROGRESS,
+    /** The record changed between the read and the release (finished, or taken over). */
+    CHANGED_MEANWHILE
+  }
+
+  private final IdempotencyStore store;
+
+  public RecordAdmin(IdempotencyStore store) {
+    this.store = Objects.requireNonNull(store, "store");
+  }
+
+  /** The live record of {@code id}, if any. */
+  public Optional<IdempotencyRecord> lookup(RecordId id) {
+    return store.get(id);
+  }
+
+  /**
+   * Releases {@code id} if it is in progress, fenced by the token read: a lease that moved on
+   * meanwhile is never released. Use it only when the operation is known not to have happened (its
+   * holder died before the effect, an upstream that did nothing): a release lets a retry run it.
+   */
+  public Release forceRelease(RecordId id) {
+    Optional<IdempotencyRecord> found = store.get(id);
+    if (found.isEmpty()) {
+      return new Release(Result.ABSENT, null);
+    }
+    long token = found.get().token();
+    if (found.get().state() != RecordState.IN_PROGRESS) {
+      return new Release(Result.NOT_IN_PROGRESS, token);
+    }
+    return new Release(
+        store.release(id, token) ? Result.RELEASED : Result.CHANGED_MEANWHILE, token);
+  }
+
+  /**
+   * A record's metadata for an operator, in order: never its stored result nor its recovery point,
+   * which may hold personal data; only their presence and size.
+   */
+  public static Map<String, Object> describe(IdempotencyRecord r) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("scope", r.id().scope().value());
+    out.put("key", r.id().key().value());
+    out.put("state", r.state().name());
+    out.put("token", r.token());
+    out.put("fingerprint", r.fingerprint().encoded());
+    out.put("leaseUntil", r.leaseUntil().toString());
+    out.put("leaseRemainingMillis", r.leaseRemaining().toMillis());
+    out.put("expiresAt", r.expiresAt().toString());
+    out.put("resultBytes", r.result() == null ? null : r.result().length);
+    out.put("hasRecoveryPoint", r.recoveryPoint() != null);
+    return out;
+  }
+}
