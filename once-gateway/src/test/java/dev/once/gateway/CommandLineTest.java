@@ -56,6 +56,42 @@ class CommandLineTest {
     assertThat(help).contains("--config").contains("--demo");
   }
 
+  /**
+   * The default {@code --help} shows for an option (and the docs, {@link DocsTest}) is the one the
+   * builder applies: setting it changes nothing. Defaults shown in words ("(off)", "(required)")
+   * are not values and are skipped.
+   */
+  @Test
+  void theDefaultHelpShowsIsTheOneTheBuilderApplies() throws Exception {
+    GatewayConfig unset = GatewayConfig.builder().upstream("http://127.0.0.1:3000").build();
+    int checked = 0;
+    for (Option o : Options.ALL) {
+      if (o.defaultValue().contains("(") || o.defaultValue().contains(" ")) {
+        continue;
+      }
+      GatewayConfig.Builder b = GatewayConfig.builder().upstream("http://127.0.0.1:3000");
+      o.apply(b, o.defaultValue(), o.flag());
+      GatewayConfig set = b.build();
+      for (java.lang.reflect.Method accessor : GatewayConfig.class.getDeclaredMethods()) {
+        if (accessor.getParameterCount() == 0
+            && java.lang.reflect.Modifier.isPublic(accessor.getModifiers())
+            && !java.lang.reflect.Modifier.isStatic(accessor.getModifiers())
+            && !accessor.getName().equals("toString")) {
+          assertThat(comparable(accessor.invoke(set)))
+              .as("%s after %s %s", accessor.getName(), o.flag(), o.defaultValue())
+              .isEqualTo(comparable(accessor.invoke(unset)));
+        }
+      }
+      checked++;
+    }
+    assertThat(checked).as("options with a value as default").isGreaterThan(20);
+  }
+
+  /** Paths compare by what they name ("./data" is "data"); the rest as they are. */
+  private static Object comparable(Object value) {
+    return value instanceof Path p ? p.toAbsolutePath().normalize() : String.valueOf(value);
+  }
+
   @Test
   void aPortOutOfRangeIsRefusedNamingTheFlag() {
     assertThat(run(Map.of(), "--upstream", "http://127.0.0.1:1", "--port", "70000"))

@@ -2,6 +2,8 @@ package dev.once.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.once.spring.shop.FakeShopApplication;
 import dev.once.spring.shop.OrdersController;
 import dev.once.store.IdempotencyStore;
@@ -11,9 +13,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -222,5 +228,42 @@ class StarterWebTest {
     assertThat(health.body())
         .contains("\"status\":\"UP\"")
         .contains(storeBean.getClass().getSimpleName());
+  }
+
+  /**
+   * docs/spring-boot.md's Health section shows the body this endpoint serves: the same fields,
+   * nested the same way, with values of the same kinds (its store name is an example's).
+   */
+  @Test
+  void theHealthBodyHasTheShapeTheDocsShow() throws Exception {
+    Matcher shown =
+        Pattern.compile("curl -s localhost:8080/actuator/health/once\n(\\{.*})\n")
+            .matcher(Files.readString(Path.of("../docs/spring-boot.md")));
+    assertThat(shown.find())
+        .as("docs/spring-boot.md shows a curl of /actuator/health/once")
+        .isTrue();
+    ObjectMapper json = new ObjectMapper();
+
+    JsonNode served = json.readTree(get("/actuator/health/once").body());
+
+    assertThat(shape(served)).isEqualTo(shape(json.readTree(shown.group(1))));
+    assertThat(served.get("details").get("store").asText())
+        .isEqualTo(storeBean.getClass().getSimpleName());
+  }
+
+  /** Field names and value kinds, recursively; a status keeps its value. */
+  private static String shape(JsonNode node) {
+    if (node.isObject()) {
+      StringBuilder out = new StringBuilder("{");
+      node.fieldNames()
+          .forEachRemaining(
+              f ->
+                  out.append(f)
+                      .append(':')
+                      .append(f.equals("status") ? node.get(f).asText() : shape(node.get(f)))
+                      .append(','));
+      return out.append('}').toString();
+    }
+    return node.getNodeType().name();
   }
 }
