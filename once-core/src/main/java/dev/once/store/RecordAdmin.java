@@ -70,6 +70,34 @@ public final class RecordAdmin {
   }
 
   /**
+   * What a purge did.
+   *
+   * @param purged expired records deleted
+   * @param more whether it stopped at its bound with expired records possibly left: call again
+   */
+  public record Purged(long purged, boolean more) {}
+
+  /**
+   * Deletes expired records now, in batches of {@code batchSize}, at most {@code maxBatches} of
+   * them, so one call is bounded however many records expired.
+   */
+  public Purged purgeExpired(int batchSize, int maxBatches) {
+    if (batchSize < 1 || maxBatches < 1) {
+      throw new IllegalArgumentException(
+          "batchSize and maxBatches must be at least 1, were " + batchSize + ", " + maxBatches);
+    }
+    long total = 0;
+    for (int i = 0; i < maxBatches; i++) {
+      int deleted = store.purgeExpired(batchSize);
+      total += deleted;
+      if (deleted < batchSize) {
+        return new Purged(total, false);
+      }
+    }
+    return new Purged(total, true);
+  }
+
+  /**
    * A record's metadata for an operator, in order: never its stored result nor its recovery point,
    * which may hold personal data; only their presence and size.
    */

@@ -315,6 +315,17 @@ public class OnceAutoConfiguration {
     }
   }
 
+  /** The {@code once} Actuator endpoint, when Actuator is on the class path. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+  static class EndpointConfiguration {
+    @Bean
+    @ConditionalOnMissingBean
+    OnceEndpoint onceEndpoint(IdempotencyStore store) {
+      return new OnceEndpoint(store);
+    }
+  }
+
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(name = "dev.once.store.jdbc.Purger")
   @ConditionalOnProperty(

@@ -1,0 +1,102 @@
+package dev.once.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.Fingerprint;
+import dev.once.IdempotencyKey;
+import dev.once.Scope;
+import dev.once.spring.shop.FakeShopApplication;
+import dev.once.store.ClaimRequest;
+import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+
+/** The {@code once} Actuator endpoint over HTTP: lookup, fenced force-release, bounded purge. */
+@SpringBootTest(
+    classes = FakeShopApplication.class,
+    webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+    properties = {"once.store.type=memory", "management.endpoints.web.exposure.include=once"})
+class OnceEndpointTest {
+
+  private final HttpClient client =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+  @LocalServerPort int port;
+
+  @Autowired IdempotencyStore store;
+
+  private HttpResponse<String> send(HttpRequest.Builder b) throws Exception {
+    return client.send(
+        b.timeout(Duration.ofSeconds(20)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  private HttpRequest.Builder at(String pathAndQuery) {
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery));
+  }
+
+  private static String q(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
+  }
+
+  private RecordId inFlight() {
+    RecordId id =
+        RecordId.of(
+            Scope.of("tenant-1", "POST /api/orders"),
+            IdempotencyKey.of("stuck-" + UUID.randomUUID()));
+    store.claim(
+        new ClaimRequest(
+            id,
+            Fingerprint.parse("1:" + "ab".repeat(32)),
+            Duration.ofMinutes(5),
+            Duration.ofHours(1)));
+    return id;
+  }
+
+  private HttpResponse<String> release(RecordId id) throws Exception {
+    String json = "{\"scope\":\"" + id.scope().value() + "\",\"key\":\"" + id.key().value() + "\"}";
+    return send(
+        at("/actuator/once")
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofString(json)));
+  }
+
+  @Test
+  void aStuckKeyIsLookedUpThenReleasedOnceAndIsFreeAfterwards() throws Exception {
+    RecordId id = inFlight();
+    String query = "?scope=" + q(id.scope().value()) + "&key=" + q(id.key().value());
+
+    HttpResponse<String> found = send(at("/actuator/once" + query).GET());
+    assertThat(found.statusCode()).isEqualTo(200);
+    assertThat(found.body()).contains("\"state\":\"IN_PROGRESS\"").doesNotContain("result\":\"");
+
+    HttpResponse<String> released = release(id);
+    assertThat(released.statusCode()).isEqualTo(200);
+    assertThat(released.body()).contains("\"result\":\"released\"");
+    assertThat(store.get(id)).isEmpty();
+
+    HttpResponse<String> again = release(id);
+    assertThat(again.body()).contains("\"result\":\"absent\"");
+    assertThat(send(at("/actuator/once" + query).GET()).statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void aMalformedKeyIs400AndAPurgeAnswersItsCount() throws Exception {
+    HttpResponse<String> bad = send(at("/actuator/once?scope=s&key=" + q("bad key\u0001")).GET());
+    assertThat(bad.statusCode()).isEqualTo(400);
+
+    HttpResponse<String> purge = send(at("/actuator/once").DELETE());
+    assertThat(purge.statusCode()).isEqualTo(200);
+    assertThat(purge.body()).contains("\"purged\":").contains("\"more\":false");
+  }
+}
