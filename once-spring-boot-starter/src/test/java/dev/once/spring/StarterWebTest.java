@@ -251,17 +251,21 @@ class StarterWebTest {
         .isEqualTo(storeBean.getClass().getSimpleName());
   }
 
-  /** Field names and value kinds, recursively; a status keeps its value. */
+  /**
+   * Field names and value kinds, recursively, in name order (Boot 4's Jackson 3 sorts them, Boot
+   * 3's keeps the declared order); a status keeps its value.
+   */
   private static String shape(JsonNode node) {
     if (node.isObject()) {
       StringBuilder out = new StringBuilder("{");
-      node.fieldNames()
-          .forEachRemaining(
-              f ->
-                  out.append(f)
-                      .append(':')
-                      .append(f.equals("status") ? node.get(f).asText() : shape(node.get(f)))
-                      .append(','));
+      java.util.SortedSet<String> names = new java.util.TreeSet<>();
+      node.fieldNames().forEachRemaining(names::add);
+      names.forEach(
+          f ->
+              out.append(f)
+                  .append(':')
+                  .append(f.equals("status") ? node.get(f).asText() : shape(node.get(f)))
+                  .append(','));
       return out.append('}').toString();
     }
     return node.getNodeType().name();
