@@ -126,6 +126,18 @@ public final class Once implements AutoCloseable {
     return builder(store).build();
   }
 
+  /**
+   * Reports that work run under a lease from {@link #begin} ended, so that listeners (metrics,
+   * tracing) count it as they count an {@link #execute} call, which reports its own. Adapters that
+   * run the work themselves call it once per lease they finish after running it, with what the
+   * finish answered; a lease released or abandoned without running anything is not reported.
+   *
+   * @param nanos how long the work took, from its admission
+   */
+  public void reportExecuted(Lease lease, Outcome outcome, Recording recording, long nanos) {
+    events.executed(RecordId.of(lease.scope(), lease.key()), outcome, recording, nanos);
+  }
+
   /** The policy used when a call names none. */
   public ExecutionPolicy defaults() {
     return defaults;

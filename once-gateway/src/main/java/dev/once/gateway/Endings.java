@@ -1,12 +1,9 @@
 package dev.once.gateway;
 
-import dev.once.OnceEvent;
-import dev.once.OnceListener;
 import dev.once.Outcome;
 import dev.once.Recording;
 import dev.once.http.Exchange;
 import dev.once.http.StoredResponse;
-import dev.once.store.RecordId;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
@@ -16,10 +13,8 @@ import org.slf4j.LoggerFactory;
 /**
  * How a guarded exchange ends, and the one place that ends it: each {@link Ending} is one of {@link
  * Exchange}'s asynchronous finishing calls, so no thread waits for the store (a Redis store answers
- * on Lettuce's thread; a blocking store runs on the engine's store executor).
- *
- * <p>It also reports every finished exchange as {@link OnceEvent.Executed}, which the engine only
- * emits for {@code Once.execute}: without it {@code once_executions_total} would stay at zero.
+ * on Lettuce's thread; a blocking store runs on the engine's store executor). {@link Exchange}
+ * reports each one to the engine's listeners ({@code once_executions_total}).
  */
 final class Endings {
 
@@ -66,17 +61,13 @@ final class Endings {
             new Exchange.Recorded(Outcome.TRANSIENT, Recording.UNKNOWN));
       };
 
-  private final OnceListener listener;
-
-  Endings(OnceListener listener) {
-    this.listener = listener;
-  }
+  private Endings() {}
 
   /**
    * Finishes the exchange with {@code ending}, then runs {@code then}, whatever the store did (a
    * store that fails leaves the lease to end by itself, and the engine has logged why).
    */
-  void finish(Exchange exchange, long startedNanos, Ending ending, Runnable then) {
+  static void finish(Exchange exchange, Ending ending, Runnable then) {
     CompletionStage<Exchange.Recorded> finishing;
     try {
       finishing = ending.apply(exchange);
@@ -90,17 +81,7 @@ final class Endings {
           try {
             if (failure != null) {
               log.error("finishing the exchange of key {} failed", exchange.key(), failure);
-            } else {
-              listener.onEvent(
-                  new OnceEvent.Executed(
-                      RecordId.of(exchange.scope(), exchange.key()),
-                      recorded.outcome(),
-                      recorded.recording(),
-                      System.nanoTime() - startedNanos));
             }
-          } catch (RuntimeException e) {
-            // A listener's bug must not lose the answer.
-            log.error("reporting the exchange of key {} threw", exchange.key(), e);
           } finally {
             then.run();
           }

@@ -105,13 +105,11 @@ public final class Gateway implements AutoCloseable {
       HttpIdempotency http = idempotency(config, once);
       purger = Purger.builder(records).interval(config.purgeInterval()).start();
       upstream = Upstream.start(config);
-      Endings endings = new Endings(listener);
       ProxyHandler proxy =
           new ProxyHandler(
               http,
               config.idempotency(),
               upstream::forward,
-              endings,
               new BufferBudget(config.maxBufferedBytes()),
               config.requestBodyTimeout());
       server = GatewayServer.create(config, proxy, records, purger, registry);

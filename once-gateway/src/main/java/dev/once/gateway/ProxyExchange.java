@@ -39,7 +39,6 @@ final class ProxyExchange {
   final Headers headers;
 
   private final Callback callback;
-  private final Endings endings;
   private final BufferBudget budget;
   private final AtomicBoolean settled = new AtomicBoolean();
   private final AtomicBoolean completed = new AtomicBoolean();
@@ -55,7 +54,6 @@ final class ProxyExchange {
 
   private volatile byte @Nullable [] body;
   private volatile @Nullable Exchange guard;
-  private volatile long guardedAt;
 
   ProxyExchange(
       Request request,
@@ -63,7 +61,6 @@ final class ProxyExchange {
       Callback callback,
       String path,
       Route route,
-      Endings endings,
       BufferBudget budget) {
     this.request = request;
     this.response = response;
@@ -72,7 +69,6 @@ final class ProxyExchange {
     this.method = request.getMethod().toUpperCase(Locale.ROOT);
     this.path = path;
     this.headers = headersOf(request.getHeaders());
-    this.endings = endings;
     this.budget = budget;
   }
 
@@ -108,7 +104,6 @@ final class ProxyExchange {
   }
 
   void guardedBy(Exchange exchange) {
-    this.guardedAt = System.nanoTime();
     this.guard = exchange;
   }
 
@@ -137,7 +132,7 @@ final class ProxyExchange {
       then.run();
       return;
     }
-    endings.finish(lease, guardedAt, ending, then);
+    Endings.finish(lease, ending, then);
   }
 
   /** Sends a whole response (a problem, a replay, a buffered upstream answer) and completes. */

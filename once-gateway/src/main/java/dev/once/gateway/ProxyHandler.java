@@ -45,7 +45,6 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
   private final HttpIdempotency http;
   private final boolean guarding;
   private final Forwarder upstream;
-  private final Endings endings;
   private final BufferBudget budget;
   private final Duration bodyTimeout;
 
@@ -53,13 +52,11 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
       HttpIdempotency http,
       boolean guarding,
       Forwarder upstream,
-      Endings endings,
       BufferBudget budget,
       Duration bodyTimeout) {
     this.http = http;
     this.guarding = guarding;
     this.upstream = upstream;
-    this.endings = endings;
     this.budget = budget;
     this.bodyTimeout = bodyTimeout;
   }
@@ -68,8 +65,7 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
   public boolean handle(Request request, Response response, Callback callback) {
     String path = Request.getPathInContext(request);
     Route route = http.route(path);
-    ProxyExchange exchange =
-        new ProxyExchange(request, response, callback, path, route, endings, budget);
+    ProxyExchange exchange = new ProxyExchange(request, response, callback, path, route, budget);
     if (!guarding || !route.covers(exchange.method)) {
       upstream.forward(exchange);
     } else if (exchange.headers.first(route.policy().keyHeader()).isEmpty()) {

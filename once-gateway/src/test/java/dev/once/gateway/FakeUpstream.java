@@ -82,7 +82,9 @@ final class FakeUpstream implements AutoCloseable {
                   + " token="
                   + ex.getRequestHeaders().getFirst("Once-Token")
                   + " vendor-key="
-                  + ex.getRequestHeaders().getFirst("X-Idempotency-Key"));
+                  + ex.getRequestHeaders().getFirst("X-Idempotency-Key")
+                  + " traceparent="
+                  + ex.getRequestHeaders().getFirst("traceparent"));
       case "fat-headers" -> {
         ex.getResponseHeaders().add("X-Fat", "f".repeat(Integer.parseInt(arg)));
         payment(ex, request);

@@ -5,7 +5,6 @@ import static dev.once.gateway.Problem.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.Once;
-import dev.once.OnceListener;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.ProblemType;
 import dev.once.store.InMemoryStore;
@@ -64,7 +63,6 @@ class ProxyDefectTest {
             HttpIdempotency.builder(once).build(),
             true,
             forwarder,
-            new Endings(OnceListener.NONE),
             new BufferBudget(1 << 20),
             Duration.ofSeconds(5));
     server = new Server();

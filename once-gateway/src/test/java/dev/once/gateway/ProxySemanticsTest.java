@@ -41,7 +41,9 @@ class ProxySemanticsTest extends GatewayTest {
     HttpResponse<String> replay =
         client.postJson("/vendor/headers", null, "{}", "X-Idempotency-Key", key);
 
-    assertThat(first.body()).startsWith("key=null scope=").endsWith(" vendor-key=" + key);
+    assertThat(first.body())
+        .startsWith("key=null scope=")
+        .endsWith(" vendor-key=" + key + " traceparent=null");
     assertThat(first.body()).doesNotContain("token=null");
     assertThat(replay.headers().firstValue("Idempotent-Replayed")).contains("true");
   }
@@ -66,6 +68,16 @@ class ProxySemanticsTest extends GatewayTest {
       assertThat(replay.headers().firstValue("Idempotent-Replayed")).contains("true");
       assertThat(routesOnly.upstream.runs(guarded)).isEqualTo(1);
     }
+  }
+
+  @Test
+  void theClientsTraceContextReachesTheUpstreamSoItsSpansJoinTheTrace() throws Exception {
+    String traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+
+    HttpResponse<String> response =
+        client.postJson("/headers", key(), "{}", "traceparent", traceparent);
+
+    assertThat(response.body()).endsWith(" traceparent=" + traceparent);
   }
 
   @Test
@@ -165,13 +177,14 @@ class ProxySemanticsTest extends GatewayTest {
     assertThat(response.body())
         .doesNotContain("forged")
         .doesNotContain("999999")
-        .matches(".* token=[1-9][0-9]* vendor-key=null");
+        .matches(".* token=[1-9][0-9]* vendor-key=null traceparent=null");
   }
 
   @Test
   void anUnguardedRequestCarriesNoScopeOrToken() throws Exception {
     HttpResponse<String> response = client.postJson("/headers", null, "{}", "Once-Token", "999999");
 
-    assertThat(response.body()).isEqualTo("key=null scope=null token=null vendor-key=null");
+    assertThat(response.body())
+        .isEqualTo("key=null scope=null token=null vendor-key=null traceparent=null");
   }
 }

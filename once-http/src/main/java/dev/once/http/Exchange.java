@@ -2,6 +2,7 @@ package dev.once.http;
 
 import dev.once.IdempotencyKey;
 import dev.once.Lease;
+import dev.once.Once;
 import dev.once.Outcome;
 import dev.once.Recording;
 import dev.once.Scope;
@@ -51,8 +52,12 @@ public final class Exchange {
     }
   }
 
+  private final Once once;
   private final Lease lease;
   private final RoutePolicy policy;
+
+  /** When the request was admitted, by {@link System#nanoTime()}: its execution's start. */
+  private final long admittedAt;
 
   /**
    * Whether the claim lives in the caller's uncommitted transaction, which the caller rolls back on
@@ -60,14 +65,17 @@ public final class Exchange {
    */
   private final boolean releasedByRollback;
 
-  Exchange(Lease lease, RoutePolicy policy) {
-    this(lease, policy, false);
+  Exchange(Once once, Lease lease, RoutePolicy policy) {
+    this(once, lease, policy, false, System.nanoTime());
   }
 
-  private Exchange(Lease lease, RoutePolicy policy, boolean releasedByRollback) {
+  private Exchange(
+      Once once, Lease lease, RoutePolicy policy, boolean releasedByRollback, long admittedAt) {
+    this.once = once;
     this.lease = lease;
     this.policy = policy;
     this.releasedByRollback = releasedByRollback;
+    this.admittedAt = admittedAt;
   }
 
   /**
@@ -84,7 +92,7 @@ public final class Exchange {
    * happen).
    */
   public Exchange releasedByRollback() {
-    return releasedByRollback ? this : new Exchange(lease, policy, true);
+    return releasedByRollback ? this : new Exchange(once, lease, policy, true, admittedAt);
   }
 
   public IdempotencyKey key() {
@@ -241,6 +249,7 @@ public final class Exchange {
             case COMPLETE -> lease.complete(encoded);
             case FAIL_FINAL -> lease.failFinal(encoded);
           };
+      exchange.reportExecuted(outcome, recording);
       return recorded(recording);
     }
 
@@ -253,7 +262,11 @@ public final class Exchange {
             case COMPLETE -> lease.completeAsync(encoded);
             case FAIL_FINAL -> lease.failFinalAsync(encoded);
           };
-      return recording.thenApply(this::recorded);
+      return recording.thenApply(
+          r -> {
+            exchange.reportExecuted(outcome, r);
+            return recorded(r);
+          });
     }
 
     private Recorded recorded(Recording recording) {
@@ -320,6 +333,15 @@ public final class Exchange {
   }
 
   /**
+   * The handler ran and this is how it ended: the engine's listeners (metrics, the request's span)
+   * count it as they count an {@link Once#execute} call. {@link #abandon()} reports an unknown
+   * recording; {@link #fail()}, which says nothing ran, reports nothing.
+   */
+  private void reportExecuted(Outcome outcome, Recording recording) {
+    once.reportExecuted(lease, outcome, recording, System.nanoTime() - admittedAt);
+  }
+
+  /**
    * The handler threw before its effect, as far as the caller knows: the key is released so a retry
    * runs afresh.
    */
@@ -349,6 +371,7 @@ public final class Exchange {
    */
   public void abandon() {
     lease.abandon();
+    reportExecuted(Outcome.TRANSIENT, Recording.UNKNOWN);
   }
 
   /**

@@ -237,7 +237,7 @@ public final class HttpIdempotency {
         newKeys.acquire(tenant));
   }
 
-  private static Decision overTheLimit(Route route, Ready p, Optional<Admission> known) {
+  private Decision overTheLimit(Route route, Ready p, Optional<Admission> known) {
     return known
         .map(k -> decide(route, k))
         .orElseGet(
@@ -296,12 +296,12 @@ public final class HttpIdempotency {
     waiters.computeIfPresent(id, (k, n) -> n == 1 ? null : n - 1);
   }
 
-  private static Decision decide(Route route, Admission admission) {
+  private Decision decide(Route route, Admission admission) {
     return admission.accept(
         new Admission.Visitor<>() {
           @Override
           public Decision proceed(Admission.Proceed proceed) {
-            return new Decision.Proceed(new Exchange(proceed.lease(), route.policy()));
+            return new Decision.Proceed(new Exchange(once, proceed.lease(), route.policy()));
           }
 
           @Override

@@ -5,6 +5,7 @@ import dev.once.OnceListener;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.NewKeyLimit;
 import dev.once.http.ScopeResolver;
+import dev.once.micrometer.ObservedEvents;
 import dev.once.micrometer.ObservedStore;
 import dev.once.servlet.OnceFilter;
 import dev.once.servlet.TransactionBoundary;
@@ -312,6 +313,12 @@ public class OnceAutoConfiguration {
     @Bean
     StoreDecorator onceStoreObservation(ObservationRegistry registry) {
       return store -> ObservedStore.wrap(store, registry);
+    }
+
+    /** The engine's decisions on the request's observation: its span in a traced application. */
+    @Bean
+    OnceListener onceObservedEvents(ObservationRegistry registry) {
+      return ObservedEvents.of(registry);
     }
   }
 

@@ -245,7 +245,8 @@ public class OnceProperties {
   public static class Observation {
 
     /**
-     * Whether every store call is observed (once.store spans and timer) when there is an
+     * Whether every store call is observed (once.store spans and timer) and the engine's decisions
+     * are written on the request's observation (span events and once.* attributes) when there is an
      * ObservationRegistry.
      */
     private boolean enabled = true;

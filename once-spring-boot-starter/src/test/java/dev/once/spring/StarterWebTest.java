@@ -209,15 +209,25 @@ class StarterWebTest {
   void executionsAndReplaysAreCountedInMicrometer() throws Exception {
     String key = key();
     double before = registry.get("once.replays").tag("outcome", "completed").counter().count();
+    double ran = executions("completed", "recorded");
 
     send(post("/api/orders", key, "{\"amount\":7}"));
     send(post("/api/orders", key, "{\"amount\":7}"));
 
     assertThat(registry.get("once.replays").tag("outcome", "completed").counter().count())
         .isEqualTo(before + 1);
+    assertThat(executions("completed", "recorded"))
+        .as("the handler's run, counted as an execute() call is")
+        .isEqualTo(ran + 1);
     assertThat(registry.get("once.store.calls").tag("operation", "claim").timer().count())
         .isPositive();
     assertThat(get("/actuator/metrics/once.executions").statusCode()).isEqualTo(200);
+  }
+
+  private double executions(String outcome, String recording) {
+    var counter =
+        registry.find("once.executions").tag("outcome", outcome).tag("recording", recording);
+    return counter.counter() == null ? 0 : counter.counter().count();
   }
 
   @Test
