@@ -23,8 +23,9 @@ import org.slf4j.LoggerFactory;
  * headers) and the gateway's {@link BufferBudget}; past either, the response <em>streams</em>: what
  * was held goes to the client, then each chunk as it comes, the upstream asked for the next one
  * only once the client took the last (so a slow client slows the upstream, never fills memory). A
- * streamed response counts as done without a stored response, also when the client goes away in the
- * middle of it: it is never released, because the upstream did its work.
+ * streamed response counts as done without a stored response (a transient status releases the key,
+ * as any transient answer does), recorded before its first byte goes out, so the outcome stands
+ * whatever happens to the stream: a client that goes away in the middle changes nothing.
  *
  * <p>Failures are judged by whether the request may have reached the upstream: before it was handed
  * to a connection, nothing did (the key is released); after, something may have, even on a reused
@@ -85,6 +86,15 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
       return;
     }
     streaming = true;
+    // The upstream has answered, so its effect happened, and a body this large is never stored.
+    // Record that before the first byte goes to the client: a client holding the whole body may
+    // retry at once, and must learn that this response is gone (409 response-unavailable), not that
+    // the request still runs. Writes wait for the record; a second settle only finishes the answer.
+    CompletableFuture<Void> recorded = new CompletableFuture<>();
+    exchange.settle(Endings.streamed(response.getStatus()), () -> recorded.complete(null));
+    synchronized (this) {
+      writes = writes.thenCompose(v -> recorded);
+    }
     exchange.writeHead(
         response.getStatus(),
         ProxyExchange.headersOf(response.getHeaders()),
@@ -99,13 +109,11 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
     if (result.isFailed()) {
       failed(result.getFailure());
     } else if (streaming) {
-      int status = response.getStatus();
+      // Recorded when streaming began; this settle only completes the answer.
       write(true, BufferUtil.EMPTY_BUFFER)
           .whenComplete(
               (v, failure) ->
-                  exchange.settle(
-                      failure == null ? Endings.streamed(status) : Endings.UNAVAILABLE,
-                      () -> exchange.complete(failure)));
+                  exchange.settle(Endings.UNAVAILABLE, () -> exchange.complete(failure)));
     } else {
       StoredResponse answer =
           new StoredResponse(
