@@ -193,6 +193,9 @@ class ConsoleTest {
           .until(d -> number(text(d, "peak-" + series)) > 0);
     }
     assertThat(text(page, "value-latency")).matches("(–|[0-9.]+ ms)");
+    assertThat(linePixels(page, "executions"))
+        .as("line pixels on the executions chart")
+        .isPositive();
 
     lookUp(page, scope, key());
     wait.until(d -> text(d, "lookup-result").contains("No live record"));
@@ -271,6 +274,20 @@ class ConsoleTest {
     assertThat(console)
         .noneMatch(m -> m.contains("Content Security Policy"))
         .noneMatch(m -> m.contains("Uncaught"));
+  }
+
+  /** How many pixels of a chart's canvas are the opaque blue of its line (#2563eb). */
+  private static long linePixels(ChromeDriver page, String series) {
+    return (Long)
+        page.executeScript(
+            "const c = document.querySelector('#chart-' + arguments[0] + ' canvas');"
+                + " const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;"
+                + " let n = 0;"
+                + " for (let i = 0; i < d.length; i += 4) {"
+                + "   if (d[i] < 100 && d[i + 2] > 200 && d[i + 3] > 200) n++;"
+                + " }"
+                + " return n;",
+            series);
   }
 
   private static void lookUp(WebDriver page, String scope, String key) {
