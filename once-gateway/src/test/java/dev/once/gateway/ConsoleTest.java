@@ -4,6 +4,7 @@ import static dev.once.gateway.Client.key;
 import static dev.once.gateway.Problem.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.once.FakeUnavailableStore;
 import dev.once.IdempotencyKey;
 import dev.once.Scope;
 import dev.once.http.HttpIdempotency;
@@ -164,6 +165,27 @@ class ConsoleTest {
         traffic.shutdownNow();
         assertThat(traffic.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
       }
+    }
+  }
+
+  @Test
+  void aStoreThatIsDownIsShownWhereTheOperatorAskedForData() throws Exception {
+    try (HeadlessChromium chromium = HeadlessChromium.start();
+        TestGateway gw =
+            TestGateway.start(
+                new OpenStore(new FakeUnavailableStore(), () -> {}), "--admin-token", TOKEN)) {
+      ChromeDriver page = chromium.driver;
+      WebDriverWait wait = new WebDriverWait(page, PATIENCE);
+      page.get("http://127.0.0.1:" + gw.gateway.managementPort() + "/console");
+      type(page, "token", TOKEN);
+      page.findElement(By.id("connect")).click();
+      wait.until(ExpectedConditions.visibilityOfElementLocated(By.id("charts")));
+
+      lookUp(page, "sha256:any/POST %2F**", key());
+      wait.until(d -> text(d, "lookup-result").contains("(503)"));
+
+      assertThat(text(page, "lookup-result"))
+          .isEqualTo("The store is unavailable (503). Try again when it is back.");
     }
   }
 

@@ -64,7 +64,7 @@
   /** What a failed call means, in words; the gateway's own error text when it sent one. */
   function failure(result) {
     if (result.status === 401) return 'The gateway refused the token (401). Forget it and enter the right one.';
-    if (result.status === 503) return 'The store is unavailable (503): ' + errorText(result);
+    if (result.status === 503) return 'The store is unavailable (503). Try again when it is back.';
     return 'HTTP ' + result.status + ': ' + errorText(result);
   }
 
@@ -144,8 +144,9 @@
       if (result.status === 200) {
         sample(Date.now(), totals(result.text));
         show($('metrics-error'), null);
-        $('sampled').textContent =
-          'Last sample ' + new Date().toLocaleTimeString() + ' (' + points.get(SERIES[0].id).length + ' points).';
+        const count = points.get(SERIES[0].id).length;
+        $('sampled').textContent = 'Last sample ' + new Date().toLocaleTimeString()
+          + ' (' + count + (count === 1 ? ' point' : ' points') + ').';
       } else {
         show($('metrics-error'), failure(result));
         gap(Date.now());
