@@ -151,7 +151,8 @@ class ConsoleTest {
           .isEqualTo(422);
       // The upstream outlives upstream-timeout (1500ms): the client gets a 504 and the key stays in
       // flight for its lease (30s), as the upstream may still act; its retry is a 409.
-      String stuck = key();
+      // Its key is markup (keys are any printable ASCII): the page must show it as text.
+      String stuck = "<img/src=x/onerror=alert(1)>" + key();
       assertProblem(gw.client.postJson("/slow/2500", stuck, "{}"), 504, "upstream-timeout");
       assertProblem(gw.client.postJson("/slow/2500", stuck, "{}"), ProblemType.IN_FLIGHT);
 
