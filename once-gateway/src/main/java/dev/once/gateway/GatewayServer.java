@@ -21,9 +21,9 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  *       servlet layer). The chain never blocks, and says so, so Jetty runs it on the thread that
  *       parsed the request instead of handing every request to another thread;
  *   <li>the <b>management</b> server with {@code /health}, {@code /metrics} and, when a token is
- *       configured, {@code /admin}: servlets, which may block, kept apart so that they neither make
- *       the proxy's handler tree blocking nor share its threads. Whatever clients do on the proxy
- *       port, {@code /health} answers.
+ *       configured, {@code /admin} and the {@code /console} over both: servlets, which may block,
+ *       kept apart so that they neither make the proxy's handler tree blocking nor share its
+ *       threads. Whatever clients do on the proxy port, {@code /health} answers.
  * </ul>
  *
  * Two servers rather than two connectors of one: Jetty decides how to run a request from the
@@ -85,6 +85,9 @@ final class GatewayServer {
           new ServletHolder(
               "admin", new AdminServlet(store, purger, new AdminToken(config.adminToken()))),
           "/admin/*");
+      // The console's data calls go to /metrics and /admin: without a token it would be an empty
+      // shell, so it is mounted with the admin API or not at all.
+      servlets.addServlet(new ServletHolder("console", new ConsoleServlet()), "/console/*");
     }
     management.setHandler(servlets);
     if (config.accessLog()) {

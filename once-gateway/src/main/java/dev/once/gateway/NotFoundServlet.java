@@ -7,8 +7,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Everything on the management port that is not an endpoint (including {@code /admin} while it is
- * off).
+ * Everything on the management port that is not an endpoint (including {@code /admin} and {@code
+ * /console} while they are off).
  */
 final class NotFoundServlet extends HttpServlet {
 
@@ -22,7 +22,7 @@ final class NotFoundServlet extends HttpServlet {
     response
         .getOutputStream()
         .write(
-            "{\"error\":\"not found; endpoints: /health, /metrics, /admin (when a token is set)\"}"
+            "{\"error\":\"not found; endpoints: /health, /metrics, /admin and /console (when a token is set)\"}"
                 .getBytes(StandardCharsets.UTF_8));
   }
 }

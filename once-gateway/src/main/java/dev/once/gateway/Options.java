@@ -28,7 +28,7 @@ final class Options {
           new Option(
               "management-port",
               "8081",
-              "port of /health, /metrics and /admin (0 picks a free one)",
+              "port of /health, /metrics, /admin and /console (0 picks a free one)",
               (b, v) -> b.managementPort(integer("management-port", v))),
           new Option(
               "bind", "0.0.0.0", "address both ports listen on", GatewayConfig.Builder::bind),
@@ -120,7 +120,7 @@ final class Options {
           new Option(
               "admin-token",
               "(off)",
-              "bearer token of the admin API; unset keeps it off (prefer the env variable)",
+              "bearer token of the admin API and console; unset keeps both off (prefer the env variable)",
               GatewayConfig.Builder::adminToken),
           new Option(
               "encryption-keys",

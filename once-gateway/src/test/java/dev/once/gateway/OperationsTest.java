@@ -180,7 +180,7 @@ class OperationsTest {
   }
 
   /** The scope the upstream is told for the default route: what the admin API is asked with. */
-  private static String scopeOfTheDefaultRoute(TestGateway gw) throws Exception {
+  static String scopeOfTheDefaultRoute(TestGateway gw) throws Exception {
     String body = gw.client.postJson("/headers", key(), "{}").body();
     return body.substring(body.indexOf("scope=") + 6, body.indexOf(" token="));
   }
