@@ -2,6 +2,7 @@ package dev.once.gateway;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.once.internal.Causes;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.StoreUnavailableException;
 import dev.once.store.jdbc.EmbeddedStore;
@@ -47,7 +48,7 @@ record OpenStore(IdempotencyStore store, AutoCloseable resources) implements Aut
               + " store at "
               + url.address()
               + " is unreachable ("
-              + reason(e)
+              + Causes.unreachable(e)
               + "); start it or set --store ("
               + StoreUrl.FORMS
               + ")",
@@ -61,24 +62,6 @@ record OpenStore(IdempotencyStore store, AutoCloseable resources) implements Aut
             ? "key prefix " + redisPrefix(config)
             : "table " + config.storeTable());
     return open;
-  }
-
-  /**
-   * Why, in the operator's words: "connection refused" where a socket said so anywhere in the chain
-   * (each client words it its own way), else the innermost message. Bounded by the chain's length.
-   */
-  static String reason(Throwable e) {
-    String innermost = e.getMessage();
-    int depth = 0;
-    for (Throwable c = e; c != null && depth < 20; c = c.getCause(), depth++) {
-      if (c instanceof java.net.ConnectException) {
-        return "connection refused";
-      }
-      if (c.getMessage() != null) {
-        innermost = c.getMessage();
-      }
-    }
-    return String.valueOf(innermost);
   }
 
   private static OpenStore opened(GatewayConfig config) {

@@ -1,5 +1,6 @@
 package dev.once.spring;
 
+import dev.once.internal.Causes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,34 +28,14 @@ record ChosenStore(String kind, String address, String namespace) {
   /** The store could not be reached while opening it; {@code action} says what to change. */
   OnceStoreUnreachableException unreachable(Throwable cause, String action) {
     return new OnceStoreUnreachableException(
-        "Once: the " + kind + " store at " + address + " is unreachable (" + reason(cause) + ")",
+        "Once: the "
+            + kind
+            + " store at "
+            + address
+            + " is unreachable ("
+            + Causes.unreachable(cause)
+            + ")",
         action,
         cause);
-  }
-
-  /**
-   * Why, in the operator's words: "connection refused", "unknown host", "timed out" where a socket
-   * said so anywhere in the chain (drivers word them each their own way), else the innermost
-   * message, which names the cause where the outer ones only say which layer gave up. Bounded by
-   * the chain's length.
-   */
-  static String reason(Throwable cause) {
-    String innermost = null;
-    int depth = 0;
-    for (Throwable c = cause; c != null && depth < 20; c = c.getCause(), depth++) {
-      if (c instanceof java.net.ConnectException) {
-        return "connection refused";
-      }
-      if (c instanceof java.net.UnknownHostException) {
-        return "unknown host";
-      }
-      if (c instanceof java.net.SocketTimeoutException) {
-        return "timed out";
-      }
-      if (c.getMessage() != null) {
-        innermost = c.getMessage();
-      }
-    }
-    return innermost == null ? cause.getClass().getSimpleName() : innermost;
   }
 }
