@@ -119,8 +119,10 @@ public class OnceAutoConfiguration {
       Once once,
       OnceRoutes routes,
       OnceProperties properties,
-      ObjectProvider<ScopeResolver> scope) {
-    return http(once, routes, properties, scope.getIfUnique());
+      ObjectProvider<ScopeResolver> scope,
+      ObjectProvider<OnceRouteCustomizer> customizers) {
+    return http(
+        once, routes, properties, scope.getIfUnique(), customizers.orderedStream().toList());
   }
 
   /**
@@ -128,12 +130,14 @@ public class OnceAutoConfiguration {
    *
    * @param customScope the application's own {@link ScopeResolver} bean, which replaces {@code
    *     once.scope.*} and nothing else; null to build the scope from those properties
+   * @param customizers the application's {@link OnceRouteCustomizer} beans, in order
    */
   static HttpIdempotency http(
       Once once,
       OnceRoutes routes,
       OnceProperties properties,
-      @Nullable ScopeResolver customScope) {
+      @Nullable ScopeResolver customScope,
+      List<OnceRouteCustomizer> customizers) {
     ScopeResolver scope;
     if (customScope != null) {
       scope = customScope;
@@ -148,7 +152,8 @@ public class OnceAutoConfiguration {
                 + " bean, unless this service has a single client.");
       }
     }
-    HttpIdempotency.Builder b = routes.applyTo(HttpIdempotency.builder(once).scope(scope));
+    HttpIdempotency.Builder b =
+        routes.applyTo(HttpIdempotency.builder(once).scope(scope), customizers);
     OnceProperties.NewKeys newKeys = properties.getNewKeys();
     if (newKeys.getPerSecond() != null) {
       NewKeyLimit.Builder limit;

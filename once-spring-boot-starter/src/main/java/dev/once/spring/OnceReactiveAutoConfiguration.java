@@ -77,8 +77,10 @@ public class OnceReactiveAutoConfiguration {
       Once once,
       OnceRoutes routes,
       OnceProperties properties,
-      ObjectProvider<dev.once.http.ScopeResolver> scope) {
-    return OnceAutoConfiguration.http(once, routes, properties, scope.getIfUnique());
+      ObjectProvider<dev.once.http.ScopeResolver> scope,
+      ObjectProvider<OnceRouteCustomizer> customizers) {
+    return OnceAutoConfiguration.http(
+        once, routes, properties, scope.getIfUnique(), customizers.orderedStream().toList());
   }
 
   @Bean

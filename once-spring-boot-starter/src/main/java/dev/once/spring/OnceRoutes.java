@@ -110,12 +110,16 @@ final class OnceRoutes {
             .equals(b.policy().toBuilder().methods("POST").build());
   }
 
-  /** Adds every route to the builder, most specific first, and the defaults for the rest. */
-  HttpIdempotency.Builder applyTo(HttpIdempotency.Builder builder) {
-    builder.defaults(defaults.policy()).coverage(coverage);
+  /**
+   * Adds every route to the builder, most specific first, and the defaults for the rest, each as
+   * the application's {@link OnceRouteCustomizer}s leave it.
+   */
+  HttpIdempotency.Builder applyTo(
+      HttpIdempotency.Builder builder, List<OnceRouteCustomizer> customizers) {
+    builder.defaults(customized(FALLBACK, defaults.policy(), customizers)).coverage(coverage);
     for (Entry e : routes) {
       try {
-        builder.route(e.pattern(), e.policy());
+        builder.route(e.pattern(), customized(e.pattern(), e.policy(), customizers));
       } catch (IllegalArgumentException ex) {
         String property =
             e.name().startsWith("once.") ? e.name() + ".pattern" : "@Idempotent on " + e.name();
@@ -123,6 +127,18 @@ final class OnceRoutes {
       }
     }
     return builder;
+  }
+
+  private static RoutePolicy customized(
+      String pattern, RoutePolicy policy, List<OnceRouteCustomizer> customizers) {
+    RoutePolicy result = policy;
+    for (OnceRouteCustomizer c : customizers) {
+      result =
+          Objects.requireNonNull(
+              c.customize(pattern, result),
+              () -> c.getClass().getName() + " returned no policy for " + pattern);
+    }
+    return result;
   }
 
   /** The engine's default policy: the one of paths no route matches. */

@@ -100,6 +100,54 @@ class OnceAutoConfigurationTest {
   }
 
   @Test
+  void routeCustomizersChangeEveryRoutePolicyAfterThePropertiesInOrder() {
+    dev.once.OutcomeClassifier<dev.once.http.StoredResponse> own =
+        new dev.once.OutcomeClassifier<>() {};
+    runner
+        .withPropertyValues(
+            "once.defaults.lease=5s",
+            "once.routes[0].pattern=/api/quotes",
+            "once.routes[0].replay=stripe")
+        .withBean(
+            "first",
+            OnceRouteCustomizer.class,
+            () ->
+                (pattern, policy) ->
+                    pattern.equals("/api/quotes")
+                        ? policy.toBuilder().classifier(own).build()
+                        : policy)
+        .withBean(
+            "second",
+            OnceRouteCustomizer.class,
+            () -> (pattern, policy) -> policy.toBuilder().keyRequired(true).build())
+        .run(
+            context -> {
+              dev.once.http.HttpIdempotency http =
+                  context.getBean(dev.once.http.HttpIdempotency.class);
+              dev.once.http.RoutePolicy quotes = http.route("/api/quotes").policy();
+              dev.once.http.RoutePolicy rest = http.route("/elsewhere").policy();
+
+              assertThat(quotes.classifier()).isSameAs(own);
+              assertThat(quotes.keyRequired()).isTrue();
+              assertThat(quotes.execution().lease()).isEqualTo(java.time.Duration.ofSeconds(5));
+              assertThat(rest.classifier()).isEqualTo(dev.once.http.HttpOutcomes.DEFAULT);
+              assertThat(rest.keyRequired()).isTrue();
+            });
+  }
+
+  @Test
+  void aRouteCustomizerThatAnswersNothingStopsTheApplicationNamingIt() {
+    runner
+        .withBean(OnceRouteCustomizer.class, () -> (pattern, policy) -> null)
+        .run(
+            context ->
+                assertThat(context)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("returned no policy for /**"));
+  }
+
+  @Test
   void aScopeResolverBeanReplacesOnlyTheScopeAndTheRoutesStillComeFromTheProperties() {
     runner
         .withPropertyValues(
