@@ -64,6 +64,20 @@ public interface ScopeResolver {
     return request -> request.principal() == null ? "-" : "principal:" + request.principal();
   }
 
+  /**
+   * As {@link #principal()}, but a keyed request from no authenticated principal is refused: every
+   * key has an owner.
+   */
+  static ScopeResolver requiredPrincipal() {
+    return request -> {
+      if (request.principal() == null) {
+        throw TenantException.missing(
+            "The request is not authenticated; every key needs its tenant.");
+      }
+      return "principal:" + request.principal();
+    };
+  }
+
   /** One namespace for everybody: only for single-tenant services. */
   static ScopeResolver global() {
     return request -> "-";

@@ -144,12 +144,21 @@ public class OnceAutoConfiguration {
       log.info("Once scope: the application's ScopeResolver bean (once.scope.* is not used)");
     } else {
       scope = scope(properties.getScope());
-      if (properties.getScope().getType() == OnceProperties.ScopeType.GLOBAL) {
+      OnceProperties.Scope configured = properties.getScope();
+      if (configured.getType() == OnceProperties.ScopeType.GLOBAL) {
         log.warn(
             "Once: idempotency keys are not tenant-scoped (once.scope.type=global): every client"
                 + " shares one key space, so a key one client sends can replay another client's"
                 + " response. Set once.scope.type=header or principal, or declare a ScopeResolver"
                 + " bean, unless this service has a single client.");
+      } else if (!configured.isRequired()) {
+        log.warn(
+            "Once: keyed requests that name no tenant ({}) share one key space, so a key one such"
+                + " client sends can replay another's response. Set once.scope.required=true to"
+                + " refuse them (400 tenant-missing) if every client names its tenant.",
+            configured.getType() == OnceProperties.ScopeType.HEADER
+                ? "no " + configured.getHeader() + " header"
+                : "not authenticated");
       }
     }
     HttpIdempotency.Builder b =
@@ -177,11 +186,14 @@ public class OnceAutoConfiguration {
 
   private static ScopeResolver scope(OnceProperties.Scope scope) {
     return switch (scope.getType()) {
-      case PRINCIPAL -> ScopeResolver.principal();
+      case PRINCIPAL ->
+          scope.isRequired() ? ScopeResolver.requiredPrincipal() : ScopeResolver.principal();
       case GLOBAL -> ScopeResolver.global();
       case HEADER -> {
         try {
-          yield ScopeResolver.header(scope.getHeader());
+          yield scope.isRequired()
+              ? ScopeResolver.requiredHeader(scope.getHeader())
+              : ScopeResolver.header(scope.getHeader());
         } catch (IllegalArgumentException e) {
           throw new InvalidOncePropertyException(
               "once.scope.header", scope.getHeader(), e.getMessage());

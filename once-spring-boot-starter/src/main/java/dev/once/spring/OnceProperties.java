@@ -195,6 +195,13 @@ public class OnceProperties {
     /** The request header naming the tenant, when the type is header. */
     private String header = "Api-Key";
 
+    /**
+     * Whether a keyed request that names no tenant (no header, or no authenticated principal) is
+     * refused with 400 tenant-missing, instead of sharing one key space with every other such
+     * request.
+     */
+    private boolean required;
+
     public ScopeType getType() {
       return type;
     }
@@ -209,6 +216,14 @@ public class OnceProperties {
 
     public void setHeader(String header) {
       this.header = header;
+    }
+
+    public boolean isRequired() {
+      return required;
+    }
+
+    public void setRequired(boolean required) {
+      this.required = required;
     }
   }
 

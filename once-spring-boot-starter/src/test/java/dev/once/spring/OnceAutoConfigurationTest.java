@@ -205,10 +205,35 @@ class OnceAutoConfigurationTest {
   }
 
   @Test
-  void aTenantScopeIsNotWarnedAbout(org.springframework.boot.test.system.CapturedOutput output) {
+  void anOptionalTenantIsWarnedAboutAndARequiredOneIsNot(
+      org.springframework.boot.test.system.CapturedOutput output) {
+    String shared = "keyed requests that name no tenant (no Api-Key header) share one key space";
     runner.run(context -> assertThat(context).hasNotFailed());
 
-    assertThat(output.getAll()).doesNotContain("not tenant-scoped");
+    assertThat(output.getAll()).doesNotContain("not tenant-scoped").containsOnlyOnce(shared);
+
+    runner
+        .withPropertyValues("once.scope.required=true")
+        .run(
+            context -> {
+              dev.once.http.HttpIdempotency http =
+                  context.getBean(dev.once.http.HttpIdempotency.class);
+              dev.once.http.Decision noTenant =
+                  http.begin(
+                      http.route("/api/orders"),
+                      dev.once.http.IncomingRequest.of(
+                          "POST",
+                          "/api/orders",
+                          dev.once.http.Headers.builder()
+                              .add("Idempotency-Key", "k-" + System.nanoTime())
+                              .build(),
+                          "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+              assertThat(noTenant).isInstanceOf(dev.once.http.Decision.Respond.class);
+              assertThat(((dev.once.http.Decision.Respond) noTenant).response().status())
+                  .isEqualTo(400);
+            });
+
+    assertThat(output.getAll()).containsOnlyOnce(shared);
   }
 
   @Test
