@@ -153,6 +153,12 @@ final class TimedStore extends ForwardingStore {
     return timedAsync("finishBatch", () -> delegate.finishAllAsync(finishes, blocking));
   }
 
+  @Override
+  public CompletionStage<Set<LeaseToken>> heartbeatAsync(
+      Collection<LeaseToken> leases, Duration lease, Executor blocking) {
+    return timedAsync("heartbeatBatch", () -> delegate.heartbeatAsync(leases, lease, blocking));
+  }
+
   private <T> CompletionStage<T> timedAsync(String op, Supplier<CompletionStage<T>> call) {
     long start = System.nanoTime();
     return call.get().whenComplete((result, failure) -> timed(op, start));

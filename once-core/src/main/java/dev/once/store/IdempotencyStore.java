@@ -225,6 +225,16 @@ public interface IdempotencyStore extends AutoCloseable {
     return Stages.onExecutor(() -> release(id, token), blocking);
   }
 
+  /**
+   * {@link #heartbeat(Collection, Duration)}, asynchronously; see the class comment. The engine
+   * keeps its leases alive with it, so a store whose client is asynchronous keeps thousands alive
+   * without a thread waiting for the store.
+   */
+  default CompletionStage<Set<LeaseToken>> heartbeatAsync(
+      Collection<LeaseToken> leases, Duration lease, Executor blocking) {
+    return Stages.onExecutor(() -> heartbeat(leases, lease), blocking);
+  }
+
   /** {@link #claimAll}, asynchronously; see the class comment. */
   default CompletionStage<List<ClaimResult>> claimAllAsync(
       List<ClaimRequest> requests, Executor blocking) {

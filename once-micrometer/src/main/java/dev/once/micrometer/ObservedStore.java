@@ -125,6 +125,37 @@ public final class ObservedStore extends ForwardingStore {
     return observe("finishBatch", () -> delegate.finishAll(finishes));
   }
 
+  // The asynchronous calls are forwarded as such: a store whose client is asynchronous (Redis)
+  // stays so when observed, instead of falling back to the blocking call on an executor thread.
+
+  @Override
+  public CompletionStage<ClaimResult> claimAsync(ClaimRequest request, Executor blocking) {
+    return observeAsync("claim", () -> delegate.claimAsync(request, blocking));
+  }
+
+  @Override
+  public CompletionStage<Optional<IdempotencyRecord>> getAsync(RecordId id, Executor blocking) {
+    return observeAsync("get", () -> delegate.getAsync(id, blocking));
+  }
+
+  @Override
+  public CompletionStage<Boolean> completeAsync(
+      RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
+    return observeAsync("complete", () -> delegate.completeAsync(id, token, result, ttl, blocking));
+  }
+
+  @Override
+  public CompletionStage<Boolean> failFinalAsync(
+      RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
+    return observeAsync(
+        "failFinal", () -> delegate.failFinalAsync(id, token, result, ttl, blocking));
+  }
+
+  @Override
+  public CompletionStage<Boolean> releaseAsync(RecordId id, long token, Executor blocking) {
+    return observeAsync("release", () -> delegate.releaseAsync(id, token, blocking));
+  }
+
   @Override
   public CompletionStage<List<ClaimResult>> claimAllAsync(
       List<ClaimRequest> requests, Executor blocking) {
@@ -134,6 +165,12 @@ public final class ObservedStore extends ForwardingStore {
   @Override
   public CompletionStage<List<Boolean>> finishAllAsync(List<Finish> finishes, Executor blocking) {
     return observeAsync("finishBatch", () -> delegate.finishAllAsync(finishes, blocking));
+  }
+
+  @Override
+  public CompletionStage<Set<LeaseToken>> heartbeatAsync(
+      Collection<LeaseToken> leases, Duration lease, Executor blocking) {
+    return observeAsync("heartbeatBatch", () -> delegate.heartbeatAsync(leases, lease, blocking));
   }
 
   /** An observation from the call until its stage completes; no scope, as no thread waits. */

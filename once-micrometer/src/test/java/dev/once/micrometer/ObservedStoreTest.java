@@ -127,4 +127,63 @@ class ObservedStoreTest {
 
     assertThat(ObservedStore.wrap(store, ObservationRegistry.NOOP)).isSameAs(store);
   }
+
+  @Test
+  void asynchronousCallsReachTheStoresOwnAsynchronousMethods() throws Exception {
+    java.util.List<String> asyncCalls = new CopyOnWriteArrayList<>();
+    InMemoryStore memory = InMemoryStore.create();
+    IdempotencyStore nativeAsync =
+        new dev.once.store.ForwardingStore() {
+          @Override
+          protected IdempotencyStore delegate() {
+            return memory;
+          }
+
+          @Override
+          public java.util.concurrent.CompletionStage<dev.once.store.ClaimResult> claimAsync(
+              ClaimRequest request, java.util.concurrent.Executor blocking) {
+            asyncCalls.add("claim");
+            return java.util.concurrent.CompletableFuture.completedFuture(claim(request));
+          }
+
+          @Override
+          public java.util.concurrent.CompletionStage<java.util.Set<dev.once.store.LeaseToken>>
+              heartbeatAsync(
+                  java.util.Collection<dev.once.store.LeaseToken> leases,
+                  Duration lease,
+                  java.util.concurrent.Executor blocking) {
+            asyncCalls.add("heartbeat");
+            return java.util.concurrent.CompletableFuture.completedFuture(heartbeat(leases, lease));
+          }
+        };
+    IdempotencyStore observed = ObservedStore.wrap(nativeAsync, registry);
+    RecordId id = RecordId.of(Scope.of("m"), IdempotencyKey.of("async-1"));
+    java.util.concurrent.Executor noThread =
+        command -> {
+          throw new AssertionError("the blocking fallback ran");
+        };
+
+    dev.once.store.ClaimResult claimed =
+        observed
+            .claimAsync(
+                new ClaimRequest(
+                    id,
+                    new Fingerprint(1, "00".repeat(32)),
+                    Duration.ofSeconds(5),
+                    Duration.ofSeconds(10)),
+                noThread)
+            .toCompletableFuture()
+            .get(5, java.util.concurrent.TimeUnit.SECONDS);
+    long token = ((dev.once.store.ClaimResult.Claimed) claimed).token();
+    observed
+        .heartbeatAsync(
+            java.util.List.of(new dev.once.store.LeaseToken(id, token)),
+            Duration.ofSeconds(5),
+            noThread)
+        .toCompletableFuture()
+        .get(5, java.util.concurrent.TimeUnit.SECONDS);
+
+    assertThat(asyncCalls).containsExactly("claim", "heartbeat");
+    assertThat(handler.stopped).containsExactly("once.store:claim", "once.store:heartbeatBatch");
+  }
 }

@@ -465,6 +465,11 @@ public abstract class IdempotencyStoreContract {
   @Nested
   class Heartbeat {
 
+    /** Extends many leases; {@link HeartbeatAsync} runs every test here through the async call. */
+    Set<LeaseToken> heartbeatMany(List<LeaseToken> leases, Duration lease) {
+      return store.heartbeat(leases, lease);
+    }
+
     @Test
     void heartbeatExtendsTheLease() {
       RecordId id = newId();
@@ -521,7 +526,7 @@ public abstract class IdempotencyStoreContract {
       batch.add(new LeaseToken(stolen.id, stolen.zombie));
       batch.add(new LeaseToken(newId(), 1)); // a record that does not exist
 
-      Set<LeaseToken> extended = store.heartbeat(batch, LONG);
+      Set<LeaseToken> extended = heartbeatMany(batch, LONG);
 
       assertThat(extended).containsExactlyInAnyOrderElementsOf(held);
       advanceTime(shortLease());
@@ -546,7 +551,7 @@ public abstract class IdempotencyStoreContract {
       IdempotencyRecord before = present(id);
 
       Set<LeaseToken> extended =
-          store.heartbeat(
+          heartbeatMany(
               List.of(
                   new LeaseToken(id, claimed.token() + 1),
                   new LeaseToken(newId(), claimed.token())),
@@ -566,7 +571,7 @@ public abstract class IdempotencyStoreContract {
             new LeaseToken(id, claimed(store.claim(request(id, fingerprint, LONG, TTL))).token()));
       }
 
-      Set<LeaseToken> extended = store.heartbeat(held, LONG);
+      Set<LeaseToken> extended = heartbeatMany(held, LONG);
 
       assertThat(extended).hasSize(held.size()).containsAll(held);
       for (LeaseToken lease : held) {
@@ -576,7 +581,25 @@ public abstract class IdempotencyStoreContract {
 
     @Test
     void anEmptyBatchedHeartbeatExtendsNothing() {
-      assertThat(store.heartbeat(List.of(), LONG)).isEmpty();
+      assertThat(heartbeatMany(List.of(), LONG)).isEmpty();
+    }
+  }
+
+  /** The heartbeat tests again, through {@link IdempotencyStore#heartbeatAsync}. */
+  @Nested
+  class HeartbeatAsync extends Heartbeat {
+
+    private final ExecutorService blocking = Executors.newFixedThreadPool(4);
+
+    @AfterEach
+    void stopTheBlockingPool() throws InterruptedException {
+      blocking.shutdownNow();
+      blocking.awaitTermination(10, TimeUnit.SECONDS);
+    }
+
+    @Override
+    Set<LeaseToken> heartbeatMany(List<LeaseToken> leases, Duration lease) {
+      return awaitStage(store.heartbeatAsync(leases, lease, blocking));
     }
   }
 
@@ -1527,30 +1550,12 @@ public abstract class IdempotencyStoreContract {
 
     @Override
     List<ClaimResult> claimAll(IdempotencyStore on, List<ClaimRequest> requests) {
-      return await(on.claimAllAsync(requests, blocking));
+      return awaitStage(on.claimAllAsync(requests, blocking));
     }
 
     @Override
     List<Boolean> finishAll(IdempotencyStore on, List<Finish> finishes) {
-      return await(on.finishAllAsync(finishes, blocking));
-    }
-
-    /** The stage's value, or what it failed with, unwrapped as the contract requires. */
-    private <T> T await(CompletionStage<T> stage) {
-      CompletableFuture<T> future = stage.toCompletableFuture();
-      try {
-        return future.get(60, TimeUnit.SECONDS);
-      } catch (ExecutionException e) {
-        if (e.getCause() instanceof CompletionException) {
-          throw new AssertionError("the stage failed with a wrapped exception", e.getCause());
-        }
-        if (e.getCause() instanceof RuntimeException r) {
-          throw r;
-        }
-        throw new AssertionError(e.getCause());
-      } catch (InterruptedException | TimeoutException e) {
-        throw new AssertionError("the stage did not complete", e);
-      }
+      return awaitStage(on.finishAllAsync(finishes, blocking));
     }
   }
 
@@ -1863,6 +1868,24 @@ public abstract class IdempotencyStoreContract {
     } finally {
       pool.shutdownNow();
       pool.awaitTermination(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** The stage's value, or what it failed with, unwrapped as the contract requires. */
+  private static <T> T awaitStage(CompletionStage<T> stage) {
+    CompletableFuture<T> future = stage.toCompletableFuture();
+    try {
+      return future.get(60, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof CompletionException) {
+        throw new AssertionError("the stage failed with a wrapped exception", e.getCause());
+      }
+      if (e.getCause() instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new AssertionError(e.getCause());
+    } catch (InterruptedException | TimeoutException e) {
+      throw new AssertionError("the stage did not complete", e);
     }
   }
 }

@@ -226,6 +226,15 @@ public final class RedisStore implements IdempotencyStore {
    */
   @Override
   public Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
+    return scripts.join(heartbeatAsync(leases, lease, Runnable::run));
+  }
+
+  /**
+   * {@inheritDoc} Native: the scripts of {@link #heartbeat(Collection, Duration)}, not waited for.
+   */
+  @Override
+  public CompletionStage<Set<LeaseToken>> heartbeatAsync(
+      Collection<LeaseToken> leases, Duration lease, Executor blocking) {
     Objects.requireNonNull(leases, "leases");
     Arguments.positive("lease", lease);
     List<LeaseGroups.Group> groups = LeaseGroups.of(leases, keys, slotOf);
@@ -239,12 +248,16 @@ public final class RedisStore implements IdempotencyStore {
               group.keyArray(),
               group.args(leaseMicros, retention)));
     }
-    List<List<Object>> replies = scripts.awaitAll(LuaScript.HEARTBEAT_MANY.name(), runs);
-    Set<LeaseToken> extended = new HashSet<>();
-    for (int g = 0; g < groups.size(); g++) {
-      groups.get(g).addExtended(replies.get(g), extended);
-    }
-    return extended;
+    return scripts
+        .allAsync(LuaScript.HEARTBEAT_MANY.name(), runs)
+        .thenApply(
+            replies -> {
+              Set<LeaseToken> extended = new HashSet<>();
+              for (int g = 0; g < groups.size(); g++) {
+                groups.get(g).addExtended(replies.get(g), extended);
+              }
+              return extended;
+            });
   }
 
   @Override

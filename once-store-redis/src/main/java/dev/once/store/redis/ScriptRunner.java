@@ -178,6 +178,28 @@ final class ScriptRunner {
   }
 
   /**
+   * {@link #awaitAll} without a waiting thread: completes with every reply in order, or, once one
+   * command fails or the timeout passes, cancels the rest and fails with {@link
+   * StoreUnavailableException}. Completes on a Lettuce or timer thread, so what follows must not
+   * block.
+   */
+  <T> CompletableFuture<List<T>> allAsync(String operation, List<CompletableFuture<T>> pending) {
+    return bounded(CompletableFuture.allOf(pending.toArray(CompletableFuture<?>[]::new)))
+        .handle(
+            (ignored, failure) -> {
+              if (failure != null) {
+                pending.forEach(command -> command.cancel(false));
+                throw unavailable(
+                    operation,
+                    failure instanceof CompletionException && failure.getCause() != null
+                        ? failure.getCause()
+                        : failure);
+              }
+              return pending.stream().map(CompletableFuture::join).toList();
+            });
+  }
+
+  /**
    * Waits for a stage whose every command is bounded by the timeout already (built of {@link #call}
    * stages), and returns its reply or throws what it failed with, unwrapped. Waits through an
    * interrupt, as {@link #awaitAll} does.
