@@ -1,0 +1,40 @@
+package dev.once.store;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What {@link IdempotencyStore#inFlight} found: in-progress records running at least a given time,
+ * oldest first.
+ *
+ * @param records the records, oldest first by {@link IdempotencyRecord#createdAt()} (records whose
+ *     creation time is unknown come first); at most the limit asked for
+ * @param complete true when the store looked at every candidate, so {@code records} are exactly the
+ *     oldest matches (all of them, if there are fewer than the limit); false when it stopped at its
+ *     scan budget, so older matches may exist beyond what it examined
+ */
+public record InFlight(List<IdempotencyRecord> records, boolean complete) {
+
+  /** The largest {@code limit} a caller may ask for: one call's answer stays small. */
+  public static final int MAX_LIMIT = 1_000;
+
+  public InFlight {
+    records = List.copyOf(Objects.requireNonNull(records, "records"));
+  }
+
+  /**
+   * Checks the arguments of {@link IdempotencyStore#inFlight}, the same way for every store: a null
+   * or negative {@code olderThan}, or a {@code limit} outside 1..{@value #MAX_LIMIT}, is refused.
+   */
+  public static void check(Duration olderThan, int limit) {
+    Objects.requireNonNull(olderThan, "olderThan");
+    if (olderThan.isNegative()) {
+      throw new IllegalArgumentException("olderThan must not be negative, was " + olderThan);
+    }
+    if (limit < 1 || limit > MAX_LIMIT) {
+      throw new IllegalArgumentException(
+          "limit must be between 1 and " + MAX_LIMIT + ", was " + limit);
+    }
+  }
+}
