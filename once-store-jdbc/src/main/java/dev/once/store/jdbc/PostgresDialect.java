@@ -51,7 +51,8 @@ final class PostgresDialect extends Dialect {
     String t = table.qualified();
     String expired = "r.expires_at <= EXCLUDED.created_at";
     String returned =
-        "r.state, r.fingerprint, r.token, r.attempt, r.lease_until, r.expires_at, r.recovery_point, r.result";
+        "r.state, r.fingerprint, r.token, r.attempt, r.lease_until, r.expires_at, r.recovery_point, r.result,"
+            + " r.created_at";
     // The lock key: the key's hash in PostgreSQL's 64-bit advisory lock space, salted with the
     // table.
     String lockKey = "hashtextextended('" + t + "' || chr(10) || ? || chr(10) || ?, 0)";
