@@ -1,6 +1,8 @@
 package dev.once.store;
 
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 
@@ -18,6 +20,18 @@ public record InFlight(List<IdempotencyRecord> records, boolean complete) {
 
   /** The largest {@code limit} a caller may ask for: one call's answer stays small. */
   public static final int MAX_LIMIT = 1_000;
+
+  /**
+   * The listing's order: creation time, unknown ones first, then scope and key, so the order is
+   * total. Stores that sort in memory sort by it; one whose index answers in creation order may
+   * leave records created in the same instant in its index's order.
+   */
+  public static final Comparator<IdempotencyRecord> OLDEST_FIRST =
+      Comparator.comparing(
+              IdempotencyRecord::createdAt,
+              Comparator.nullsFirst(Comparator.<Instant>naturalOrder()))
+          .thenComparing(r -> r.id().scope().value())
+          .thenComparing(r -> r.id().key().value());
 
   public InFlight {
     records = List.copyOf(Objects.requireNonNull(records, "records"));

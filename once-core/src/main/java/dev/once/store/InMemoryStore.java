@@ -336,7 +336,7 @@ public final class InMemoryStore implements IdempotencyStore {
     InFlight.check(olderThan, limit);
     Instant now = clock.instant();
     Instant cutoff = now.minus(olderThan);
-    Comparator<IdempotencyRecord> oldestFirst = IN_FLIGHT_ORDER;
+    Comparator<IdempotencyRecord> oldestFirst = InFlight.OLDEST_FIRST;
     PriorityQueue<IdempotencyRecord> youngestOnTop = new PriorityQueue<>(oldestFirst.reversed());
     int scanned = 0;
     Iterator<java.util.Map.Entry<RecordId, StoredRecord>> entries = records.entrySet().iterator();
@@ -374,13 +374,6 @@ public final class InMemoryStore implements IdempotencyStore {
   static final int IN_FLIGHT_SCAN_BUDGET = 100_000;
 
   private static final byte[] NO_BYTES = new byte[0];
-
-  /** Oldest first; ties (one clock tick) by scope and key, so the order is total. */
-  static final Comparator<IdempotencyRecord> IN_FLIGHT_ORDER =
-      Comparator.comparing(
-              IdempotencyRecord::createdAt, Comparator.nullsFirst(Comparator.naturalOrder()))
-          .thenComparing(r -> r.id().scope().value())
-          .thenComparing(r -> r.id().key().value());
 
   private static List<IdempotencyRecord> sorted(
       PriorityQueue<IdempotencyRecord> found, Comparator<IdempotencyRecord> order) {
