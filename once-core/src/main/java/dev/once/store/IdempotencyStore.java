@@ -206,8 +206,9 @@ public interface IdempotencyStore extends AutoCloseable {
    * {@code recoveryPoint} is an empty array if it has one, {@code null} if not), so a listing never
    * ships or decrypts payloads, and an encrypted recovery point whose key is gone is no failure.
    *
-   * @throws IllegalArgumentException if {@code olderThan} is negative or {@code limit} is outside
-   *     1..{@value InFlight#MAX_LIMIT} (see {@link InFlight#check})
+   * @throws IllegalArgumentException if {@code olderThan} is negative or longer than {@link
+   *     InFlight#MAX_OLDER_THAN}, or {@code limit} is outside 1..{@value InFlight#MAX_LIMIT} (see
+   *     {@link InFlight#check})
    */
   InFlight inFlight(Duration olderThan, int limit);
 

@@ -22,6 +22,12 @@ public record InFlight(List<IdempotencyRecord> records, boolean complete) {
   public static final int MAX_LIMIT = 1_000;
 
   /**
+   * The longest {@code olderThan} a caller may ask for, a century: every store can subtract it from
+   * its clock (longer spans overflow some of their time types), and no record lives that long.
+   */
+  public static final Duration MAX_OLDER_THAN = Duration.ofDays(36_500);
+
+  /**
    * The listing's order: creation time, unknown ones first, then scope and key, so the order is
    * total. Stores that sort in memory sort by it; one whose index answers in creation order may
    * leave records created in the same instant in its index's order.
@@ -39,12 +45,14 @@ public record InFlight(List<IdempotencyRecord> records, boolean complete) {
 
   /**
    * Checks the arguments of {@link IdempotencyStore#inFlight}, the same way for every store: a null
-   * or negative {@code olderThan}, or a {@code limit} outside 1..{@value #MAX_LIMIT}, is refused.
+   * {@code olderThan} or one outside zero..{@link #MAX_OLDER_THAN}, or a {@code limit} outside
+   * 1..{@value #MAX_LIMIT}, is refused.
    */
   public static void check(Duration olderThan, int limit) {
     Objects.requireNonNull(olderThan, "olderThan");
-    if (olderThan.isNegative()) {
-      throw new IllegalArgumentException("olderThan must not be negative, was " + olderThan);
+    if (olderThan.isNegative() || olderThan.compareTo(MAX_OLDER_THAN) > 0) {
+      throw new IllegalArgumentException(
+          "olderThan must be between zero and " + MAX_OLDER_THAN + ", was " + olderThan);
     }
     if (limit < 1 || limit > MAX_LIMIT) {
       throw new IllegalArgumentException(

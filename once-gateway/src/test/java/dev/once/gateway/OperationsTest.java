@@ -177,6 +177,8 @@ class OperationsTest {
             "?limit=10",
             "?older-than=banana&limit=10",
             "?older-than=-5s&limit=10",
+            "?older-than=PT-5S&limit=10",
+            "?older-than=999999999999d&limit=10",
             "?older-than=30s&limit=0",
             "?older-than=30s&limit=1001",
             "?older-than=30s&limit=ten"

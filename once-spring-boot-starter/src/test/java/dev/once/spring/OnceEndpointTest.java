@@ -122,6 +122,8 @@ class OnceEndpointTest {
         new String[] {
           "olderThan=banana&limit=10",
           "olderThan=-5s&limit=10",
+          "olderThan=PT-5S&limit=10",
+          "olderThan=999999999999d&limit=10",
           "olderThan=30s&limit=0",
           "olderThan=30s&limit=1001",
           "olderThan=30s&limit=ten",

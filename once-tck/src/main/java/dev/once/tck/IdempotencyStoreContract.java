@@ -1137,6 +1137,12 @@ public abstract class IdempotencyStoreContract {
     @BeforeEach
     void openIsolatedStore() {
       isolated = createIsolatedStore();
+      assertThat(isolated.inFlight(Duration.ZERO, 1).records())
+          .as(
+              "records in progress in the store of createIsolatedStore() before the test: a store"
+                  + " whose tests share records overrides it with one over a new table, key"
+                  + " prefix or instance")
+          .isEmpty();
     }
 
     @AfterEach
@@ -1261,11 +1267,18 @@ public abstract class IdempotencyStoreContract {
             .isInstanceOf(IllegalArgumentException.class)
             .hasMessageContaining("limit");
       }
-      assertThatThrownBy(() -> store.inFlight(Duration.ofSeconds(-1), 10))
-          .isInstanceOf(IllegalArgumentException.class)
-          .hasMessageContaining("olderThan");
+      for (Duration bad :
+          new Duration[] {
+            Duration.ofSeconds(-1), dev.once.store.InFlight.MAX_OLDER_THAN.plusSeconds(1)
+          }) {
+        assertThatThrownBy(() -> store.inFlight(bad, 10))
+            .as("olderThan %s", bad)
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("olderThan");
+      }
       assertThatThrownBy(() -> store.inFlight(null, 10)).isInstanceOf(NullPointerException.class);
       assertThat(store.inFlight(Duration.ZERO, dev.once.store.InFlight.MAX_LIMIT)).isNotNull();
+      assertThat(store.inFlight(dev.once.store.InFlight.MAX_OLDER_THAN, 1)).isNotNull();
     }
   }
 

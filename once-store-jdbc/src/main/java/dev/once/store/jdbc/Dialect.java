@@ -40,6 +40,15 @@ abstract class Dialect {
   /** An SQL expression for the store's clock. */
   abstract String now();
 
+  /**
+   * An SQL expression for the store's clock that the database reads once per statement, so that an
+   * index range can be bounded by it (a volatile clock is only a filter, checked row by row). By
+   * default {@link #now()}, which is that already.
+   */
+  String statementNow() {
+    return now();
+  }
+
   /** An SQL expression for {@code time} plus a bind parameter given in microseconds. */
   abstract String plusMicros(String time);
 

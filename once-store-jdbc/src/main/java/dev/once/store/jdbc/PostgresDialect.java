@@ -179,6 +179,16 @@ final class PostgresDialect extends Dialect {
     return "clock_timestamp()";
   }
 
+  /**
+   * {@code statement_timestamp()}: stable within the statement, so the in-flight listing's cutoff
+   * is an index condition; {@code clock_timestamp()} is volatile, and would make it a filter that
+   * reads every in-progress row of the index.
+   */
+  @Override
+  String statementNow() {
+    return "statement_timestamp()";
+  }
+
   @Override
   String plusMicros(String time) {
     return "(" + time + " + ? * interval '1 microsecond')";

@@ -76,7 +76,7 @@ final class Statements {
             + " WHERE state = '"
             + RecordState.IN_PROGRESS
             + "' AND created_at <= "
-            + d.plusMicros(now)
+            + d.plusMicros(d.statementNow())
             + " ORDER BY created_at LIMIT ?";
   }
 

@@ -6,6 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
+import java.sql.ResultSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -64,6 +65,35 @@ class PostgresStoreTest extends JdbcStoreBehaviour {
     dev.once.store.InFlight found = store.inFlight(java.time.Duration.ZERO, 1);
     assertThat(found.records()).extracting(r -> r.id()).containsExactly(live);
     assertThat(found.complete()).isTrue();
+  }
+
+  @Test
+  void theInFlightListingIsARangeOfThePartialIndexNotAFilterOverIt() throws Exception {
+    String sql =
+        new Statements(new PostgresDialect(dev.once.store.jdbc.support.TableName.parse(TABLE)))
+            .inFlight;
+    StringBuilder plan = new StringBuilder();
+    try (java.sql.Connection c = pool.getConnection()) {
+      c.setAutoCommit(false);
+      try (java.sql.Statement s = c.createStatement()) {
+        s.execute("SET LOCAL enable_seqscan = off"); // a tiny table would be scanned otherwise
+      }
+      try (java.sql.PreparedStatement ps = c.prepareStatement("EXPLAIN " + sql)) {
+        ps.setLong(1, -30_000_000L);
+        ps.setLong(2, 1_100L);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            plan.append(rs.getString(1)).append('\n');
+          }
+        }
+      } finally {
+        c.rollback();
+      }
+    }
+
+    assertThat(plan.toString())
+        .contains(TABLE + "_in_flight_idx")
+        .containsPattern("Index Cond: \\(created_at <=");
   }
 
   @Test
