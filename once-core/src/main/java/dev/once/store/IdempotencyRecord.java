@@ -160,6 +160,8 @@ public record IdempotencyRecord(
         + leaseUntil
         + " expiresAt="
         + expiresAt
+        + " createdAt="
+        + (createdAt == null ? "unknown" : createdAt)
         + " result="
         + (result == null ? "none" : result.length + " bytes")
         + "]";

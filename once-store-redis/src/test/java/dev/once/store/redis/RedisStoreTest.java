@@ -97,6 +97,30 @@ class RedisStoreTest {
   }
 
   @Test
+  void theInFlightListingReadsABoundedNumberOfKeysAndSaysWhenItStopped() {
+    int records = RedisStore.IN_FLIGHT_SCAN_KEYS + 2_000;
+    try (RedisStore many =
+        RedisStore.builder(LocalRedis.client())
+            .keyPrefix(LocalRedis.uniquePrefix())
+            .retentionAfterExpiry(Duration.ZERO)
+            .build()) {
+      Duration oneMinute = Duration.ofMinutes(1);
+      for (int from = 0; from < records; from += 1_000) {
+        List<ClaimRequest> batch = new ArrayList<>();
+        for (int i = from; i < Math.min(records, from + 1_000); i++) {
+          batch.add(new ClaimRequest(newId(), newFingerprint(), oneMinute, oneMinute));
+        }
+        many.claimAll(batch);
+      }
+
+      dev.once.store.InFlight found = many.inFlight(Duration.ZERO, 5);
+
+      assertThat(found.records()).hasSize(5);
+      assertThat(found.complete()).isFalse();
+    }
+  }
+
+  @Test
   void aRecordKeyDecodesBackToItsScopeAndKey() {
     KeyLayout layout = new KeyLayout(prefix);
     RecordId id =
