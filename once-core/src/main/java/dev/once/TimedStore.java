@@ -6,6 +6,7 @@ import dev.once.store.Finish;
 import dev.once.store.ForwardingStore;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.InFlight;
 import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import java.time.Duration;
@@ -93,6 +94,11 @@ final class TimedStore extends ForwardingStore {
   @Override
   public int purgeExpired(int batchSize) {
     return timed("purgeExpired", () -> delegate.purgeExpired(batchSize));
+  }
+
+  @Override
+  public InFlight inFlight(Duration olderThan, int limit) {
+    return timed("inFlight", () -> delegate.inFlight(olderThan, limit));
   }
 
   // The asynchronous calls are timed from the call to the reply, whichever thread completes them.

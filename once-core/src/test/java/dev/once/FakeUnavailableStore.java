@@ -4,6 +4,7 @@ import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.InFlight;
 import dev.once.store.RecordId;
 import dev.once.store.StoreUnavailableException;
 import java.time.Duration;
@@ -54,6 +55,11 @@ public final class FakeUnavailableStore implements IdempotencyStore {
 
   @Override
   public boolean release(RecordId id, long token) {
+    throw down();
+  }
+
+  @Override
+  public InFlight inFlight(Duration olderThan, int limit) {
     throw down();
   }
 

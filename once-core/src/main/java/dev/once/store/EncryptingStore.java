@@ -4,6 +4,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import javax.crypto.AEADBadTagException;
@@ -133,6 +135,33 @@ public final class EncryptingStore extends ForwardingStore {
     return store.failFinal(id, token, seal(id, RESULT, result), ttl);
   }
 
+  /**
+   * Listed records carry no payloads by contract; any bytes a store hands back anyway are sealed,
+   * so they are blanked here rather than decrypted: a listing never fails on a key that is gone.
+   */
+  @Override
+  public InFlight inFlight(java.time.Duration olderThan, int limit) {
+    InFlight found = store.inFlight(olderThan, limit);
+    List<IdempotencyRecord> blanked = new ArrayList<>(found.records().size());
+    for (IdempotencyRecord r : found.records()) {
+      blanked.add(
+          r.recoveryPoint() == null || r.recoveryPoint().length == 0
+              ? r
+              : new IdempotencyRecord(
+                  r.id(),
+                  r.state(),
+                  r.fingerprint(),
+                  r.token(),
+                  r.leaseUntil(),
+                  r.expiresAt(),
+                  new byte[0],
+                  null,
+                  r.observedAt(),
+                  r.createdAt()));
+    }
+    return new InFlight(blanked, found.complete());
+  }
+
   private IdempotencyRecord open(IdempotencyRecord r) {
     if (r.result() == null && r.recoveryPoint() == null) {
       return r;
@@ -150,7 +179,8 @@ public final class EncryptingStore extends ForwardingStore {
         r.expiresAt(),
         recoveryPoint,
         result,
-        r.observedAt());
+        r.observedAt(),
+        r.createdAt());
   }
 
   private byte[] seal(RecordId id, byte kind, byte[] plaintext) {

@@ -63,6 +63,11 @@ public abstract class ForwardingStore implements IdempotencyStore {
   }
 
   @Override
+  public InFlight inFlight(Duration olderThan, int limit) {
+    return delegate().inFlight(olderThan, limit);
+  }
+
+  @Override
   public CompletableFuture<Void> awaitChange(RecordId id) {
     return delegate().awaitChange(id);
   }

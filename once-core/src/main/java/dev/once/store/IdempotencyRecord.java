@@ -23,6 +23,10 @@ import org.jspecify.annotations.Nullable;
  * @param result the stored result (terminal states), or {@code null} while in progress
  * @param observedAt the store's clock when the snapshot was read, so callers can compute remaining
  *     lease time without trusting their own clock
+ * @param createdAt when the record's first lease was granted, by the store's clock: a steal keeps
+ *     it (the work has been running since then), a fresh claim of an absent or expired key sets it
+ *     anew; {@code null} where the store does not know it (a record written by a version that did
+ *     not record it)
  */
 public record IdempotencyRecord(
     RecordId id,
@@ -33,7 +37,8 @@ public record IdempotencyRecord(
     Instant expiresAt,
     byte @Nullable [] recoveryPoint,
     byte @Nullable [] result,
-    Instant observedAt) {
+    Instant observedAt,
+    @Nullable Instant createdAt) {
 
   // Not a compact constructor: JDK 17's javac leaves the @Nullable of an array component off
   // a compact constructor's parameter in the class file, and NullAway in other modules would
@@ -47,7 +52,8 @@ public record IdempotencyRecord(
       Instant expiresAt,
       byte @Nullable [] recoveryPoint,
       byte @Nullable [] result,
-      Instant observedAt) {
+      Instant observedAt,
+      @Nullable Instant createdAt) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(state, "state");
     Objects.requireNonNull(fingerprint, "fingerprint");
@@ -66,12 +72,49 @@ public record IdempotencyRecord(
     this.recoveryPoint = recoveryPoint;
     this.result = result;
     this.observedAt = observedAt;
+    this.createdAt = createdAt;
+  }
+
+  /** A record whose creation time is unknown ({@link #createdAt()} is {@code null}). */
+  public IdempotencyRecord(
+      RecordId id,
+      RecordState state,
+      Fingerprint fingerprint,
+      long token,
+      Instant leaseUntil,
+      Instant expiresAt,
+      byte @Nullable [] recoveryPoint,
+      byte @Nullable [] result,
+      Instant observedAt) {
+    this(
+        id,
+        state,
+        fingerprint,
+        token,
+        leaseUntil,
+        expiresAt,
+        recoveryPoint,
+        result,
+        observedAt,
+        null);
   }
 
   /** The time left on the lease by the store's clock; zero once it has ended. */
   public Duration leaseRemaining() {
     Duration d = Duration.between(observedAt, leaseUntil);
     return d.isNegative() ? Duration.ZERO : d;
+  }
+
+  /**
+   * How long the record has existed by the store's clock ({@link #observedAt()} minus {@link
+   * #createdAt()}, never negative), or empty if its creation time is unknown.
+   */
+  public Optional<Duration> age() {
+    if (createdAt == null) {
+      return Optional.empty();
+    }
+    Duration d = Duration.between(createdAt, observedAt);
+    return Optional.of(d.isNegative() ? Duration.ZERO : d);
   }
 
   /** Whether this record is in progress and its lease has ended, so a claim may steal it. */
@@ -94,12 +137,13 @@ public record IdempotencyRecord(
         && expiresAt.equals(r.expiresAt)
         && java.util.Arrays.equals(recoveryPoint, r.recoveryPoint)
         && java.util.Arrays.equals(result, r.result)
-        && observedAt.equals(r.observedAt);
+        && observedAt.equals(r.observedAt)
+        && Objects.equals(createdAt, r.createdAt);
   }
 
   @Override
   public int hashCode() {
-    return Objects.hash(id, state, fingerprint, token, leaseUntil, expiresAt, observedAt)
+    return Objects.hash(id, state, fingerprint, token, leaseUntil, expiresAt, observedAt, createdAt)
         + 31 * java.util.Arrays.hashCode(result);
   }
 
@@ -116,6 +160,8 @@ public record IdempotencyRecord(
         + leaseUntil
         + " expiresAt="
         + expiresAt
+        + " createdAt="
+        + (createdAt == null ? "unknown" : createdAt)
         + " result="
         + (result == null ? "none" : result.length + " bytes")
         + "]";

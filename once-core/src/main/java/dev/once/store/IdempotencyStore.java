@@ -182,6 +182,37 @@ public interface IdempotencyStore extends AutoCloseable {
   int purgeExpired(int batchSize);
 
   /**
+   * Lists live {@link RecordState#IN_PROGRESS} records that have been running at least {@code
+   * olderThan} by the store's clock, oldest first, at most {@code limit}: an operator's view of
+   * work that is stuck or slow. Running means since the record's first lease ({@link
+   * IdempotencyRecord#createdAt()}): a steal does not restart the count, since the work is the same
+   * and still not done; a fresh claim of an absent or expired key does. A record counts when {@code
+   * createdAt <= now - olderThan}; {@code olderThan} zero lists every live in-progress record.
+   * Expired records are absent, whatever their state, and are never listed.
+   *
+   * <p>Records whose creation time the store does not know ({@code createdAt} null: written by a
+   * version of the store that did not record it) are listed whatever {@code olderThan} says, before
+   * all others: an in-progress record that old is exactly what an operator looks for, and leaving
+   * it out would hide it.
+   *
+   * <p>Bounded work: each call examines at most a store-specific budget of records (a few thousand
+   * rows of an index, a bounded number of {@code SCAN} or {@code Scan} pages). A store whose index
+   * answers in creation order looks at the oldest candidates first and skips only expired ones
+   * beyond its budget; a store that scans in no order skips whatever it did not reach. Either way
+   * it then answers {@link InFlight#complete()} false: older matches may exist. Not a snapshot:
+   * records changing during the call may or may not be listed.
+   *
+   * <p>Metadata only: a listed record tells whether it has a recovery point, not what it holds (its
+   * {@code recoveryPoint} is an empty array if it has one, {@code null} if not), so a listing never
+   * ships or decrypts payloads, and an encrypted recovery point whose key is gone is no failure.
+   *
+   * @throws IllegalArgumentException if {@code olderThan} is negative or longer than {@link
+   *     InFlight#MAX_OLDER_THAN}, or {@code limit} is outside 1..{@value InFlight#MAX_LIMIT} (see
+   *     {@link InFlight#check})
+   */
+  InFlight inFlight(Duration olderThan, int limit);
+
+  /**
    * Returns a future that completes when the record may have changed state (a claim, a completion,
    * a final failure, a release or a deletion); heartbeats and checkpoints need not wake it. Time
    * passing is not a change: nothing wakes a waiter when a lease ends or a record expires, so

@@ -7,9 +7,13 @@ import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -127,15 +131,15 @@ public final class InMemoryStore implements IdempotencyStore {
             if (!reserveRoom()) {
               return null;
             }
-            return grant(request, now, null, null, result);
+            return grant(request, now, null, result);
           }
           if (current.isExpiredAt(now)) {
             // Expired is absent: a fresh claim, not a steal, so the old recovery point is not
             // handed on.
-            return grant(request, now, null, null, result);
+            return grant(request, now, null, result);
           }
           if (current.isStealableAt(now, request.fingerprint())) {
-            return grant(request, now, current.recoveryPoint(), current.expiresAt(), result);
+            return grant(request, now, current, result);
           }
           result[0] = new Existing(current.toRecord(id, now));
           return current;
@@ -144,20 +148,21 @@ public final class InMemoryStore implements IdempotencyStore {
   }
 
   /**
-   * Grants a new lease. {@code stolenFrom} is the expiry of the record taken over, or {@code null}
-   * for a fresh claim; a steal never shortens the record's life.
+   * Grants a new lease. {@code stolenFrom} is the record taken over, or {@code null} for a fresh
+   * claim; a steal never shortens the record's life, and keeps its recovery point and creation
+   * time.
    */
   private StoredRecord grant(
-      ClaimRequest request,
-      Instant now,
-      byte @Nullable [] recoveryPoint,
-      @Nullable Instant stolenFrom,
-      ClaimResult[] result) {
+      ClaimRequest request, Instant now, @Nullable StoredRecord stolenFrom, ClaimResult[] result) {
     long token = lastToken.incrementAndGet();
     Instant leaseUntil = plus(now, request.lease());
     Instant expiresAt = StoredRecord.later(plus(now, request.ttl()), leaseUntil);
+    byte[] recoveryPoint = null;
+    Instant createdAt = now;
     if (stolenFrom != null) {
-      expiresAt = StoredRecord.later(expiresAt, stolenFrom);
+      expiresAt = StoredRecord.later(expiresAt, stolenFrom.expiresAt());
+      recoveryPoint = stolenFrom.recoveryPoint();
+      createdAt = stolenFrom.createdAt();
     }
     result[0] = new Claimed(token, leaseUntil, stolenFrom != null, recoveryPoint);
     return new StoredRecord(
@@ -167,7 +172,8 @@ public final class InMemoryStore implements IdempotencyStore {
         leaseUntil,
         expiresAt,
         recoveryPoint,
-        null);
+        null,
+        createdAt);
   }
 
   private boolean reserveRoom() {
@@ -316,6 +322,64 @@ public final class InMemoryStore implements IdempotencyStore {
   @Override
   public CompletionStage<Boolean> releaseAsync(RecordId id, long token, Executor blocking) {
     return Stages.now(() -> release(id, token));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here: one pass over at most {@value #IN_FLIGHT_SCAN_BUDGET} entries, in the map's order (no
+   * order by age), keeping the oldest matches in a bounded heap; a store holding more entries than
+   * that answers incomplete.
+   */
+  @Override
+  public InFlight inFlight(Duration olderThan, int limit) {
+    InFlight.check(olderThan, limit);
+    Instant now = clock.instant();
+    Instant cutoff = now.minus(olderThan);
+    Comparator<IdempotencyRecord> oldestFirst = InFlight.OLDEST_FIRST;
+    PriorityQueue<IdempotencyRecord> youngestOnTop = new PriorityQueue<>(oldestFirst.reversed());
+    int scanned = 0;
+    Iterator<java.util.Map.Entry<RecordId, StoredRecord>> entries = records.entrySet().iterator();
+    while (entries.hasNext()) {
+      if (scanned++ == IN_FLIGHT_SCAN_BUDGET) {
+        return new InFlight(sorted(youngestOnTop, oldestFirst), false);
+      }
+      java.util.Map.Entry<RecordId, StoredRecord> e = entries.next();
+      StoredRecord r = e.getValue();
+      if (r.state() != RecordState.IN_PROGRESS
+          || r.isExpiredAt(now)
+          || r.createdAt().isAfter(cutoff)) {
+        continue;
+      }
+      youngestOnTop.add(
+          new IdempotencyRecord(
+              e.getKey(),
+              r.state(),
+              r.fingerprint(),
+              r.token(),
+              r.leaseUntil(),
+              r.expiresAt(),
+              r.recoveryPoint() == null ? null : NO_BYTES,
+              null,
+              now,
+              r.createdAt()));
+      if (youngestOnTop.size() > limit) {
+        youngestOnTop.poll();
+      }
+    }
+    return new InFlight(sorted(youngestOnTop, oldestFirst), true);
+  }
+
+  /** Entries {@link #inFlight} looks at per call: bounded work however large the store. */
+  static final int IN_FLIGHT_SCAN_BUDGET = 100_000;
+
+  private static final byte[] NO_BYTES = new byte[0];
+
+  private static List<IdempotencyRecord> sorted(
+      PriorityQueue<IdempotencyRecord> found, Comparator<IdempotencyRecord> order) {
+    List<IdempotencyRecord> out = new ArrayList<>(found);
+    out.sort(order);
+    return out;
   }
 
   @Override

@@ -70,6 +70,18 @@ public final class RecordAdmin {
   }
 
   /**
+   * The in-progress records running at least {@code olderThan} by the store's clock, oldest first,
+   * at most {@code limit} (1..{@value InFlight#MAX_LIMIT}); see {@link IdempotencyStore#inFlight}
+   * for what running means and when the answer is incomplete.
+   *
+   * @throws IllegalArgumentException if {@code olderThan} is negative or {@code limit} out of range
+   */
+  public InFlight inFlight(java.time.Duration olderThan, int limit) {
+    InFlight.check(olderThan, limit);
+    return store.inFlight(olderThan, limit);
+  }
+
+  /**
    * What a purge did.
    *
    * @param purged expired records deleted
@@ -113,6 +125,25 @@ public final class RecordAdmin {
     out.put("expiresAt", r.expiresAt().toString());
     out.put("resultBytes", r.result() == null ? null : r.result().length);
     out.put("hasRecoveryPoint", r.recoveryPoint() != null);
+    return out;
+  }
+
+  /**
+   * An in-flight listing's body, the one shape every console answers: {@code records}, each {@link
+   * #describe}'s fields plus {@code createdAt} and {@code runningMillis} (both null where the store
+   * does not know when the record was created), and {@code complete}.
+   */
+  public static Map<String, Object> describe(InFlight found) {
+    java.util.List<Map<String, Object>> records = new java.util.ArrayList<>();
+    for (IdempotencyRecord r : found.records()) {
+      Map<String, Object> one = describe(r);
+      one.put("createdAt", r.createdAt() == null ? null : r.createdAt().toString());
+      one.put("runningMillis", r.age().map(java.time.Duration::toMillis).orElse(null));
+      records.add(one);
+    }
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("records", records);
+    out.put("complete", found.complete());
     return out;
   }
 }

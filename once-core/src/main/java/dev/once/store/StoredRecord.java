@@ -15,7 +15,8 @@ record StoredRecord(
     Instant leaseUntil,
     Instant expiresAt,
     byte @Nullable [] recoveryPoint,
-    byte @Nullable [] result) {
+    byte @Nullable [] result,
+    Instant createdAt) {
 
   /** Whether the record has expired at {@code now}; an expired record behaves as absent. */
   boolean isExpiredAt(Instant now) {
@@ -44,17 +45,33 @@ record StoredRecord(
   StoredRecord withLease(Instant leaseUntil, byte @Nullable [] recoveryPoint) {
     Instant until = later(this.leaseUntil, leaseUntil);
     return new StoredRecord(
-        state, fingerprint, token, until, later(expiresAt, until), recoveryPoint, result);
+        state,
+        fingerprint,
+        token,
+        until,
+        later(expiresAt, until),
+        recoveryPoint,
+        result,
+        createdAt);
   }
 
   StoredRecord terminal(RecordState state, byte[] result, Instant now, Instant expiresAt) {
     // The lease ends with the outcome; the recovery point is no use to anyone any more.
-    return new StoredRecord(state, fingerprint, token, now, expiresAt, null, result);
+    return new StoredRecord(state, fingerprint, token, now, expiresAt, null, result, createdAt);
   }
 
   IdempotencyRecord toRecord(RecordId id, Instant observedAt) {
     return new IdempotencyRecord(
-        id, state, fingerprint, token, leaseUntil, expiresAt, recoveryPoint, result, observedAt);
+        id,
+        state,
+        fingerprint,
+        token,
+        leaseUntil,
+        expiresAt,
+        recoveryPoint,
+        result,
+        observedAt,
+        createdAt);
   }
 
   static Instant later(Instant a, Instant b) {

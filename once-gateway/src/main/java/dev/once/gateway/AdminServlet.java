@@ -2,8 +2,10 @@ package dev.once.gateway;
 
 import dev.once.IdempotencyKey;
 import dev.once.Scope;
+import dev.once.http.Durations;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.InFlight;
 import dev.once.store.RecordAdmin;
 import dev.once.store.RecordId;
 import dev.once.store.StoreUnavailableException;
@@ -14,10 +16,13 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.StringJoiner;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,6 +35,10 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code POST /admin/records/release?scope=S&key=K}: force-releases a stuck in-progress key
  *       (for example one abandoned after an upstream timeout, once you know the upstream did
  *       nothing);
+ *   <li>{@code GET /admin/records/in-flight?older-than=30s&limit=100}: in-progress records running
+ *       at least {@code older-than} since their first claim, oldest first, at most {@code limit} (1
+ *       to 1000), metadata only, and whether the store looked at every candidate ({@code
+ *       complete});
  *   <li>{@code POST /admin/purge}: deletes expired records now, in bounded batches.
  * </ul>
  *
@@ -66,6 +75,7 @@ final class AdminServlet extends HttpServlet {
     try {
       switch (action) {
         case "GET /records" -> get(request, response, remote);
+        case "GET /records/in-flight" -> inFlight(request, response, remote);
         case "POST /records/release" -> release(request, response, remote);
         case "POST /purge" -> purge(response, remote);
         default -> {
@@ -108,7 +118,45 @@ final class AdminServlet extends HttpServlet {
       json(response, 404, "{\"error\":\"no live record for this scope and key\"}");
       return;
     }
-    json(response, 200, toJson(RecordAdmin.describe(found.get())));
+    json(response, 200, Json.of(RecordAdmin.describe(found.get())));
+  }
+
+  private void inFlight(HttpServletRequest request, HttpServletResponse response, String remote)
+      throws IOException {
+    String olderThan = request.getParameter("older-than");
+    String limit = request.getParameter("limit");
+    if (olderThan == null || limit == null) {
+      audit.info("admin action=in-flight remote={} result=missing-older-than-or-limit", remote);
+      json(response, 400, "{\"error\":\"pass older-than (such as 30s) and limit (1 to 1000)\"}");
+      return;
+    }
+    Duration bound;
+    int most;
+    try {
+      bound = Durations.parse(olderThan);
+      most = Integer.parseInt(limit.trim());
+      InFlight.check(bound, most);
+    } catch (IllegalArgumentException e) { // NumberFormatException too
+      // What was sent is not echoed: it may hold anything.
+      audit.info("admin action=in-flight remote={} result=malformed-older-than-or-limit", remote);
+      json(
+          response,
+          400,
+          "{\"error\":\"older-than must be a duration (500ms, 30s, 5m, 24h, 7d or PT30S), not"
+              + " negative, and limit a whole number from 1 to "
+              + InFlight.MAX_LIMIT
+              + "\"}");
+      return;
+    }
+    InFlight found = records.inFlight(bound, most);
+    audit.info(
+        "admin action=in-flight older-than={} limit={} remote={} result=listed count={} complete={}",
+        Durations.format(bound),
+        most,
+        remote,
+        found.records().size(),
+        found.complete());
+    json(response, 200, Json.of(RecordAdmin.describe(found)));
   }
 
   private void release(HttpServletRequest request, HttpServletResponse response, String remote)
@@ -172,16 +220,29 @@ final class AdminServlet extends HttpServlet {
     }
   }
 
-  /** The description as JSON: its values are text, numbers, booleans or null. */
-  private static String toJson(Map<String, Object> fields) {
-    StringJoiner out = new StringJoiner(",", "{", "}");
-    fields.forEach(
-        (name, value) ->
-            out.add(
-                Logs.jsonString(name)
-                    + ":"
-                    + (value instanceof String text ? Logs.jsonString(text) : value)));
-    return out.toString();
+  /**
+   * Descriptions as JSON: objects whose values are text, numbers, booleans, null, or lists and
+   * objects of those ({@link RecordAdmin#describe} writes nothing else).
+   */
+  static final class Json {
+    private Json() {}
+
+    static String of(@Nullable Object value) {
+      if (value instanceof String text) {
+        return Logs.jsonString(text);
+      }
+      if (value instanceof Map<?, ?> fields) {
+        StringJoiner out = new StringJoiner(",", "{", "}");
+        fields.forEach((name, v) -> out.add(Logs.jsonString(String.valueOf(name)) + ":" + of(v)));
+        return out.toString();
+      }
+      if (value instanceof List<?> items) {
+        StringJoiner out = new StringJoiner(",", "[", "]");
+        items.forEach(v -> out.add(of(v)));
+        return out.toString();
+      }
+      return String.valueOf(value); // numbers, booleans, null
+    }
   }
 
   private static void json(HttpServletResponse response, int status, String body)

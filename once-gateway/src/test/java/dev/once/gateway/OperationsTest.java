@@ -139,6 +139,65 @@ class OperationsTest {
   }
 
   @Test
+  void anAdminListsKeysStuckInProgressOldestFirstWithHowLongTheyHaveRun() throws Exception {
+    try (TestGateway gw = TestGateway.start("--admin-token", TOKEN)) {
+      String scope = scopeOfTheDefaultRoute(gw);
+      String stuck = key();
+      assertProblem(gw.client.postJson("/slow/2500", stuck, "{}"), 504, "upstream-timeout");
+      gw.client.postJson("/payments/done", key(), "{}"); // completed: never listed
+
+      HttpResponse<String> all =
+          gw.management()
+              .send(admin("/admin/records/in-flight?older-than=0s&limit=100", TOKEN).GET());
+      HttpResponse<String> older =
+          gw.management()
+              .send(admin("/admin/records/in-flight?older-than=1h&limit=1", TOKEN).GET());
+
+      assertThat(all.statusCode()).isEqualTo(200);
+      assertThat(all.headers().firstValue("Content-Type")).hasValue("application/json");
+      assertThat(all.body())
+          .startsWith("{\"records\":[{\"scope\":" + dev.once.gateway.Logs.jsonString(scope))
+          .contains("\"key\":\"" + stuck + "\"")
+          .contains("\"state\":\"IN_PROGRESS\"")
+          .contains("\"createdAt\":\"")
+          .containsPattern("\"runningMillis\":[0-9]+[},]")
+          .doesNotContain("COMPLETED")
+          .endsWith("],\"complete\":true}");
+      assertThat(older.body()).isEqualTo("{\"records\":[],\"complete\":true}");
+    }
+  }
+
+  @Test
+  void theInFlightListingRefusesAMissingOrBadBoundOrLimitWith400() throws Exception {
+    try (TestGateway gw = TestGateway.start("--admin-token", TOKEN)) {
+      for (String query :
+          new String[] {
+            "",
+            "?older-than=30s",
+            "?limit=10",
+            "?older-than=banana&limit=10",
+            "?older-than=-5s&limit=10",
+            "?older-than=PT-5S&limit=10",
+            "?older-than=999999999999d&limit=10",
+            "?older-than=30s&limit=0",
+            "?older-than=30s&limit=1001",
+            "?older-than=30s&limit=ten"
+          }) {
+        HttpResponse<String> bad =
+            gw.management().send(admin("/admin/records/in-flight" + query, TOKEN).GET());
+
+        assertThat(bad.statusCode()).as(query).isEqualTo(400);
+        assertThat(bad.body()).as(query).startsWith("{\"error\":").doesNotContain("banana");
+      }
+      assertThat(
+              gw.management()
+                  .send(admin("/admin/records/in-flight?older-than=30s&limit=1000", null).GET())
+                  .statusCode())
+          .isEqualTo(401);
+    }
+  }
+
+  @Test
   void aCompletedRecordIsShownWithoutItsBodyAndCannotBeReleased() throws Exception {
     try (TestGateway gw = TestGateway.start("--admin-token", TOKEN)) {
       String scope = scopeOfTheDefaultRoute(gw);

@@ -6,6 +6,7 @@ import dev.once.store.Finish;
 import dev.once.store.ForwardingStore;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.InFlight;
 import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import io.micrometer.observation.Observation;
@@ -100,6 +101,11 @@ public final class ObservedStore extends ForwardingStore {
   @Override
   public boolean release(RecordId id, long token) {
     return observe("release", () -> delegate.release(id, token));
+  }
+
+  @Override
+  public InFlight inFlight(Duration olderThan, int limit) {
+    return observe("inFlight", () -> delegate.inFlight(olderThan, limit));
   }
 
   @Override

@@ -47,7 +47,15 @@ import java.util.concurrent.TimeUnit;
 public final class OnceMetrics implements OnceListener {
 
   private static final String[] STORE_OPERATIONS = {
-    "claim", "get", "heartbeat", "checkpoint", "complete", "failFinal", "release", "purgeExpired"
+    "claim",
+    "get",
+    "heartbeat",
+    "checkpoint",
+    "complete",
+    "failFinal",
+    "release",
+    "purgeExpired",
+    "inFlight"
   };
 
   private final MeterRegistry registry;

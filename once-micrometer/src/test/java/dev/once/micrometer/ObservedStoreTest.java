@@ -67,6 +67,20 @@ class ObservedStoreTest {
   }
 
   @Test
+  void theOperatorsInFlightListingIsObservedAsItsOwnOperation() {
+    IdempotencyStore store = ObservedStore.wrap(InMemoryStore.create(), registry);
+
+    assertThat(store.inFlight(Duration.ZERO, 10).complete()).isTrue();
+    assertThatThrownBy(
+            () ->
+                ObservedStore.wrap(new FakeUnavailableStore(), registry)
+                    .inFlight(Duration.ZERO, 10))
+        .isInstanceOf(StoreUnavailableException.class);
+
+    assertThat(handler.stopped).containsExactly("once.store:inFlight", "once.store:inFlight:error");
+  }
+
+  @Test
   void aFailedCallIsObservedAsAnError() {
     IdempotencyStore store = ObservedStore.wrap(new FakeUnavailableStore(), registry);
     ClaimRequest request =

@@ -2,10 +2,13 @@ package dev.once.spring;
 
 import dev.once.IdempotencyKey;
 import dev.once.Scope;
+import dev.once.http.Durations;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.InFlight;
 import dev.once.store.RecordAdmin;
 import dev.once.store.RecordId;
 import java.security.Principal;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -17,6 +20,7 @@ import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.DeleteOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
 /**
@@ -29,10 +33,15 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *       if there is none);
  *   <li>{@code POST /actuator/once} with {@code {"scope":S,"key":K}}: force-releases a key stuck in
  *       progress, fenced by its token;
+ *   <li>{@code GET /actuator/once/in-flight?olderThan=30s&limit=100}: in-progress records running
+ *       at least {@code olderThan} since their first claim, oldest first, at most {@code limit} (1
+ *       to 1000; both required), metadata only, with {@code complete} saying whether the store
+ *       looked at every candidate: the same body as the gateway's {@code /admin/records/in-flight};
  *   <li>{@code DELETE /actuator/once}: deletes expired records now, bounded per call.
  * </ul>
  *
- * Every write is written to the {@code dev.once.audit} log with the caller's principal.
+ * Every write, and every listing (it shows every tenant's keys), is written to the {@code
+ * dev.once.audit} log with the caller's principal.
  */
 @Endpoint(id = "once")
 public class OnceEndpoint {
@@ -55,6 +64,43 @@ public class OnceEndpoint {
   public @Nullable Map<String, Object> record(String scope, String key) {
     return records.lookup(recordId(scope, key)).map(RecordAdmin::describe).orElse(null);
   }
+
+  /**
+   * The in-flight listing at {@code /actuator/once/in-flight}; null, which Actuator answers with
+   * 404, for any other path below the endpoint. A malformed bound or limit is 400, its text not
+   * echoed.
+   */
+  @ReadOperation
+  public @Nullable Map<String, Object> listing(
+      @Selector String view, String olderThan, String limit, SecurityContext caller) {
+    if (!IN_FLIGHT.equals(view)) {
+      return null;
+    }
+    Duration bound;
+    int most;
+    try {
+      bound = Durations.parse(olderThan);
+      most = Integer.parseInt(limit.trim());
+      InFlight.check(bound, most);
+    } catch (IllegalArgumentException e) { // NumberFormatException too
+      String reason =
+          "olderThan must be a duration (500ms, 30s, 5m, 24h, 7d or PT30S), not negative, and"
+              + " limit a whole number from 1 to "
+              + InFlight.MAX_LIMIT;
+      throw new InvalidEndpointRequestException(reason, reason);
+    }
+    InFlight found = records.inFlight(bound, most);
+    audit.info(
+        "actuator action=in-flight olderThan={} limit={} principal={} count={} complete={}",
+        Durations.format(bound),
+        most,
+        nameOf(caller),
+        found.records().size(),
+        found.complete());
+    return RecordAdmin.describe(found);
+  }
+
+  private static final String IN_FLIGHT = "in-flight";
 
   @WriteOperation
   public Map<String, Object> release(String scope, String key, SecurityContext caller) {

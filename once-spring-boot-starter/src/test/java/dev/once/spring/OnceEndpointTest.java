@@ -91,6 +91,62 @@ class OnceEndpointTest {
   }
 
   @Test
+  void stuckKeysAreListedOldestFirstWithHowLongTheyHaveRunAndFinishedOnesAreNot() throws Exception {
+    RecordId first = inFlight();
+    Thread.sleep(20); // a later creation time on the store's (system) clock
+    RecordId second = inFlight();
+    RecordId done = inFlight();
+    long token = ((dev.once.store.ClaimResult.Existing) claimAgain(done)).record().token();
+    store.complete(done, token, new byte[] {1}, Duration.ofHours(1));
+
+    HttpResponse<String> all = send(at("/actuator/once/in-flight?olderThan=0s&limit=1000").GET());
+    HttpResponse<String> none = send(at("/actuator/once/in-flight?olderThan=1h&limit=10").GET());
+
+    assertThat(all.statusCode()).isEqualTo(200);
+    String body = all.body();
+    assertThat(body)
+        .contains("\"complete\":true")
+        .contains("\"createdAt\":\"")
+        .containsPattern("\"runningMillis\":[0-9]+")
+        .doesNotContain(done.key().value());
+    assertThat(body.indexOf(first.key().value()))
+        .isPositive()
+        .isLessThan(body.indexOf(second.key().value()));
+    assertThat(none.statusCode()).isEqualTo(200);
+    assertThat(none.body()).contains("\"records\":[]").contains("\"complete\":true");
+  }
+
+  @Test
+  void aBadBoundOrLimitIs400AndAnotherPathBelowTheEndpointIs404() throws Exception {
+    for (String query :
+        new String[] {
+          "olderThan=banana&limit=10",
+          "olderThan=-5s&limit=10",
+          "olderThan=PT-5S&limit=10",
+          "olderThan=999999999999d&limit=10",
+          "olderThan=30s&limit=0",
+          "olderThan=30s&limit=1001",
+          "olderThan=30s&limit=ten",
+          "limit=10"
+        }) {
+      HttpResponse<String> bad = send(at("/actuator/once/in-flight?" + query).GET());
+      assertThat(bad.statusCode()).as(query).isEqualTo(400);
+      assertThat(bad.body()).as(query).doesNotContain("banana");
+    }
+    assertThat(send(at("/actuator/once/elsewhere?olderThan=30s&limit=10").GET()).statusCode())
+        .isEqualTo(404);
+  }
+
+  private dev.once.store.ClaimResult claimAgain(RecordId id) {
+    return store.claim(
+        new ClaimRequest(
+            id,
+            Fingerprint.parse("1:" + "ab".repeat(32)),
+            Duration.ofMinutes(5),
+            Duration.ofHours(1)));
+  }
+
+  @Test
   void aMalformedKeyIs400AndAPurgeAnswersItsCount() throws Exception {
     HttpResponse<String> bad = send(at("/actuator/once?scope=s&key=" + q("bad key\u0001")).GET());
     assertThat(bad.statusCode()).isEqualTo(400);

@@ -137,6 +137,16 @@ public abstract class IdempotencyStoreContract {
   }
 
   /**
+   * A store over records no other test sees (a new table, key prefix or instance), on the same
+   * clock as {@link #createStore()}'s, for the in-flight listing tests, which see every record in
+   * the store; the test closes it. The default returns {@link #createStore()}, right for a store
+   * that is new for each test; a store whose tests share records overrides it.
+   */
+  protected IdempotencyStore createIsolatedStore() {
+    return createStore();
+  }
+
+  /**
    * A new store over the same records as {@link #createStore()}'s that reaches its server only
    * through {@code proxy}, a {@link FaultProxy} to {@link #serverPort()}; the test closes it.
    */
@@ -1138,6 +1148,163 @@ public abstract class IdempotencyStoreContract {
     }
   }
 
+  /**
+   * The operator's listing of long-running work: in progress, live, running at least the bound
+   * since the first claim, oldest first, bounded.
+   */
+  @Nested
+  class InFlight {
+
+    private IdempotencyStore isolated;
+
+    @BeforeEach
+    void openIsolatedStore() {
+      isolated = createIsolatedStore();
+      assertThat(isolated.inFlight(Duration.ZERO, 1).records())
+          .as(
+              "records in progress in the store of createIsolatedStore() before the test: a store"
+                  + " whose tests share records overrides it with one over a new table, key"
+                  + " prefix or instance")
+          .isEmpty();
+    }
+
+    @AfterEach
+    void closeIsolatedStore() {
+      if (isolated != null && isolated != store) {
+        isolated.close();
+      }
+    }
+
+    @Test
+    void listsOnlyLiveInProgressRecordsRunningAtLeastTheBoundOldestFirst() {
+      RecordId expiring = newId();
+      claimed(isolated.claim(request(expiring, newFingerprint(), shortLease(), shortLease())));
+      RecordId oldest = newId();
+      claimed(isolated.claim(request(oldest, newFingerprint(), LONG, TTL)));
+      RecordId completed = newId();
+      Claimed c = claimed(isolated.claim(request(completed, newFingerprint(), LONG, TTL)));
+      assertThat(isolated.complete(completed, c.token(), utf8("done"), TTL)).isTrue();
+      RecordId failed = newId();
+      Claimed f = claimed(isolated.claim(request(failed, newFingerprint(), LONG, TTL)));
+      assertThat(isolated.failFinal(failed, f.token(), utf8("no"), TTL)).isTrue();
+      RecordId released = newId();
+      Claimed r = claimed(isolated.claim(request(released, newFingerprint(), LONG, TTL)));
+      assertThat(isolated.release(released, r.token())).isTrue();
+      advanceTime(shortLease());
+      RecordId older = newId();
+      claimed(isolated.claim(request(older, newFingerprint(), LONG, TTL)));
+      advanceTime(shortLease());
+      RecordId young = newId();
+      claimed(isolated.claim(request(young, newFingerprint(), LONG, TTL)));
+
+      dev.once.store.InFlight found = isolated.inFlight(shortLease(), 10);
+
+      assertThat(found.records()).extracting(IdempotencyRecord::id).containsExactly(oldest, older);
+      assertThat(found.complete()).isTrue();
+      for (IdempotencyRecord listed : found.records()) {
+        assertThat(listed.state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(listed.createdAt()).isNotNull();
+        assertThat(listed.age())
+            .hasValueSatisfying(age -> assertThat(age).isGreaterThanOrEqualTo(shortLease()));
+      }
+      assertThat(found.records().get(0).createdAt()).isBefore(found.records().get(1).createdAt());
+    }
+
+    @Test
+    void aZeroBoundListsEveryLiveInProgressRecordAndTheLimitKeepsTheOldest() {
+      List<RecordId> ids = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        RecordId id = newId();
+        claimed(isolated.claim(request(id, newFingerprint(), LONG, TTL)));
+        ids.add(id);
+        advanceTime(Duration.ofMillis(50));
+      }
+
+      assertThat(isolated.inFlight(Duration.ZERO, 10).records())
+          .extracting(IdempotencyRecord::id)
+          .containsExactlyElementsOf(ids);
+      dev.once.store.InFlight two = isolated.inFlight(Duration.ZERO, 2);
+      assertThat(two.records())
+          .extracting(IdempotencyRecord::id)
+          .containsExactly(ids.get(0), ids.get(1));
+      assertThat(two.complete()).isTrue();
+    }
+
+    @Test
+    void aStealKeepsTheCreationTimeSoTheWorkCountsAsRunningSinceTheFirstClaim() {
+      RecordId id = newId();
+      Fingerprint fingerprint = newFingerprint();
+      claimed(isolated.claim(request(id, fingerprint, shortLease(), TTL)));
+      Instant created = isolated.get(id).orElseThrow().createdAt();
+      assertThat(created).as("createdAt of a fresh claim").isNotNull();
+      advanceTime(shortLease());
+
+      Claimed stolen = claimed(isolated.claim(request(id, fingerprint, LONG, TTL)));
+
+      assertThat(stolen.stolen()).isTrue();
+      assertThat(isolated.get(id).orElseThrow().createdAt()).isEqualTo(created);
+      assertThat(isolated.inFlight(shortLease(), 10).records())
+          .extracting(IdempotencyRecord::id)
+          .containsExactly(id);
+    }
+
+    @Test
+    void aFreshClaimAfterAReleaseStartsTheCountAgain() {
+      RecordId id = newId();
+      Claimed first = claimed(isolated.claim(request(id, newFingerprint(), LONG, TTL)));
+      advanceTime(shortLease());
+      assertThat(isolated.release(id, first.token())).isTrue();
+
+      claimed(isolated.claim(request(id, newFingerprint(), LONG, TTL)));
+
+      assertThat(isolated.inFlight(shortLease(), 10).records()).isEmpty();
+      assertThat(isolated.inFlight(Duration.ZERO, 10).records())
+          .extracting(IdempotencyRecord::id)
+          .containsExactly(id);
+    }
+
+    @Test
+    void listedRecordsTellWhetherTheyHaveARecoveryPointButNotWhatItHolds() {
+      RecordId withPoint = newId();
+      Claimed claimed = claimed(isolated.claim(request(withPoint, newFingerprint(), LONG, TTL)));
+      assertThat(isolated.checkpoint(withPoint, claimed.token(), utf8("step 2 of 3"), LONG))
+          .isTrue();
+      advanceTime(Duration.ofMillis(50));
+      RecordId withoutPoint = newId();
+      claimed(isolated.claim(request(withoutPoint, newFingerprint(), LONG, TTL)));
+
+      List<IdempotencyRecord> listed = isolated.inFlight(Duration.ZERO, 10).records();
+
+      assertThat(listed).extracting(IdempotencyRecord::id).containsExactly(withPoint, withoutPoint);
+      assertThat(listed.get(0).recoveryPoint()).isNotNull().isEmpty();
+      assertThat(listed.get(0).result()).isNull();
+      assertThat(listed.get(1).recoveryPoint()).isNull();
+    }
+
+    @Test
+    @SuppressWarnings("NullAway") // the test passes null on purpose
+    void aLimitOutsideOneToAThousandOrANegativeBoundIsRefused() {
+      for (int bad : new int[] {0, -1, dev.once.store.InFlight.MAX_LIMIT + 1}) {
+        assertThatThrownBy(() -> store.inFlight(Duration.ZERO, bad))
+            .as("limit %d", bad)
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("limit");
+      }
+      for (Duration bad :
+          new Duration[] {
+            Duration.ofSeconds(-1), dev.once.store.InFlight.MAX_OLDER_THAN.plusSeconds(1)
+          }) {
+        assertThatThrownBy(() -> store.inFlight(bad, 10))
+            .as("olderThan %s", bad)
+            .isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("olderThan");
+      }
+      assertThatThrownBy(() -> store.inFlight(null, 10)).isInstanceOf(NullPointerException.class);
+      assertThat(store.inFlight(Duration.ZERO, dev.once.store.InFlight.MAX_LIMIT)).isNotNull();
+      assertThat(store.inFlight(dev.once.store.InFlight.MAX_OLDER_THAN, 1)).isNotNull();
+    }
+  }
+
   /** Concurrent callers on one key. */
   @Nested
   class Races {
@@ -1743,7 +1910,8 @@ public abstract class IdempotencyStoreContract {
         r.expiresAt(),
         r.recoveryPoint(),
         r.result(),
-        Instant.EPOCH);
+        Instant.EPOCH,
+        r.createdAt());
   }
 
   @FunctionalInterface

@@ -14,6 +14,7 @@ import dev.once.tck.Samples;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -152,6 +153,38 @@ class EncryptingStoreTest {
 
     assertThat(thief.stolen()).isTrue();
     assertThat(text(thief.recoveryPoint())).isEqualTo(MARKER);
+  }
+
+  @Test
+  void aListingShowsAnEncryptedRecoveryPointWhoseKeyIsGoneWithoutFailingOrShowingItsBytes() {
+    RecordId id = Samples.newId();
+    ClaimResult.Claimed c =
+        (ClaimResult.Claimed)
+            EncryptingStore.of(raw, KEYS_V1).claim(new ClaimRequest(id, fp(), LEASE, TTL));
+    EncryptingStore.of(raw, KEYS_V1)
+        .checkpoint(id, c.token(), MARKER.getBytes(StandardCharsets.UTF_8), LEASE);
+    // A store that hands back the stored (sealed) bytes in its listing.
+    IdempotencyStore verbose =
+        new ForwardingStore() {
+          @Override
+          protected IdempotencyStore delegate() {
+            return raw;
+          }
+
+          @Override
+          public InFlight inFlight(Duration olderThan, int limit) {
+            return new InFlight(List.of(raw.get(id).orElseThrow()), true);
+          }
+        };
+
+    InFlight listed = EncryptingStore.of(verbose, ONLY_V2).inFlight(Duration.ZERO, 10);
+
+    assertThat(listed.records()).extracting(IdempotencyRecord::id).containsExactly(id);
+    assertThat(listed.records().get(0).recoveryPoint()).isNotNull().isEmpty();
+    assertThat(listed.records().get(0).createdAt()).isNotNull();
+    assertThat(EncryptingStore.of(raw, ONLY_V2).inFlight(Duration.ZERO, 10).records())
+        .extracting(IdempotencyRecord::id)
+        .containsExactly(id);
   }
 
   @Test

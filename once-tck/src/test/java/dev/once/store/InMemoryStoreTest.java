@@ -357,4 +357,31 @@ class InMemoryStoreTest {
     }
     return tokens;
   }
+
+  @Test
+  void theInFlightListingLooksAtABoundedNumberOfEntriesAndSaysWhenItStopped() {
+    InMemoryStore store = InMemoryStore.builder().clock(clock).build();
+    for (int i = 0; i < InMemoryStore.IN_FLIGHT_SCAN_BUDGET; i++) {
+      store.claim(
+          new ClaimRequest(
+              RecordId.of(Scope.of("budget"), IdempotencyKey.of("k" + i)),
+              FINGERPRINT,
+              LEASE,
+              TTL));
+    }
+    InFlight atTheBudget = store.inFlight(Duration.ZERO, 3);
+    assertThat(atTheBudget.complete()).isTrue();
+    assertThat(atTheBudget.records()).hasSize(3);
+
+    store.claim(
+        new ClaimRequest(
+            RecordId.of(Scope.of("budget"), IdempotencyKey.of("one-more")),
+            FINGERPRINT,
+            LEASE,
+            TTL));
+
+    InFlight beyond = store.inFlight(Duration.ZERO, 3);
+    assertThat(beyond.complete()).isFalse();
+    assertThat(beyond.records()).hasSize(3);
+  }
 }

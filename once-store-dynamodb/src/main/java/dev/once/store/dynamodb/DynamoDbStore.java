@@ -1,5 +1,6 @@
 package dev.once.store.dynamodb;
 
+import static dev.once.store.dynamodb.Items.CREATED_AT;
 import static dev.once.store.dynamodb.Items.EXPIRES_AT;
 import static dev.once.store.dynamodb.Items.FINGERPRINT;
 import static dev.once.store.dynamodb.Items.IN_PROGRESS;
@@ -21,6 +22,7 @@ import dev.once.store.ClaimResult.Claimed;
 import dev.once.store.ClaimResult.Existing;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.InFlight;
 import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
@@ -29,8 +31,10 @@ import dev.once.store.StoreUnavailableException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -123,7 +127,7 @@ public final class DynamoDbStore implements IdempotencyStore {
   private static final String HELD = "#state = :inProgress AND #token = :token AND #exp > :now";
   // A tombstone keeps the key's last token and nothing else worth keeping.
   private static final String TOMBSTONE =
-      "SET #state = :released, #exp = :now, #ttl = :ttl REMOVE #fp, #lease, #rp, #result";
+      "SET #state = :released, #exp = :now, #ttl = :ttl REMOVE #fp, #lease, #rp, #result, #created";
   private static final String EXPIRED = "#state <> :released AND #exp <= :now";
   private static final String KEY_AND_TOKEN = "#scope, #key, #token";
 
@@ -214,6 +218,7 @@ public final class DynamoDbStore implements IdempotencyStore {
       item.put(LEASE_UNTIL, n(leaseUntil));
       item.put(EXPIRES_AT, n(expiresAt));
       item.put(TTL, n(ttlSeconds(expiresAt)));
+      item.put(CREATED_AT, n(now)); // a steal below leaves it: the work runs since the first claim
       // Absent, or a tombstone or an expired record whose last token is below the new one.
       Map<String, AttributeValue> values =
           Map.of(":released", s(RELEASED), ":now", n(now), ":token", n(token));
@@ -531,6 +536,88 @@ public final class DynamoDbStore implements IdempotencyStore {
               : null;
     } while (startKey != null && purged < batchSize);
     return purged;
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here: a strongly consistent {@code Scan} of the table, in no order, filtered on the server
+   * (live, in progress, created at least {@code olderThan} ago or at an unknown time), at most
+   * {@value #IN_FLIGHT_SCAN_PAGES} pages of up to 1 MB each; the oldest of what it found are sorted
+   * in memory. When the scan did not reach the end of the table within that, the answer is
+   * incomplete. Items written before the store recorded creation times have none ({@code createdAt}
+   * null) and are listed first.
+   */
+  @Override
+  public InFlight inFlight(Duration olderThan, int limit) {
+    InFlight.check(olderThan, limit);
+    long now = nowMicros();
+    Map<String, AttributeValue> values = new HashMap<>();
+    values.put(":inProgress", s(IN_PROGRESS));
+    values.put(":now", n(now));
+    values.put(":cutoff", n(now - micros(olderThan)));
+    List<IdempotencyRecord> found = new ArrayList<>();
+    Map<String, AttributeValue> startKey = null;
+    int pages = 0;
+    do {
+      Map<String, AttributeValue> from = startKey;
+      ScanResponse page =
+          calls.call(
+              "inFlight",
+              () ->
+                  client.scan(
+                      r ->
+                          r.tableName(table)
+                              .consistentRead(true)
+                              .filterExpression(RUNNING)
+                              .projectionExpression(LISTED)
+                              .expressionAttributeNames(Expressions.names(RUNNING, LISTED))
+                              .expressionAttributeValues(Expressions.values(values, RUNNING))
+                              .exclusiveStartKey(from)
+                              .overrideConfiguration(calls.timeout())));
+      pages++;
+      for (Map<String, AttributeValue> item : page.items()) {
+        found.add(listed(item, now));
+      }
+      startKey =
+          page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty()
+              ? page.lastEvaluatedKey()
+              : null;
+    } while (startKey != null && pages < IN_FLIGHT_SCAN_PAGES);
+    found.sort(InFlight.OLDEST_FIRST);
+    return new InFlight(found.subList(0, Math.min(limit, found.size())), startKey == null);
+  }
+
+  /** {@code Scan} pages one listing reads at most: bounded work (and read capacity) per call. */
+  static final int IN_FLIGHT_SCAN_PAGES = 10;
+
+  private static final String RUNNING =
+      "#state = :inProgress AND #exp > :now"
+          + " AND (attribute_not_exists(#created) OR #created <= :cutoff)";
+  private static final String LISTED =
+      "#scope, #key, #state, #fp, #token, #lease, #exp, #rp, #created";
+  private static final byte[] NO_BYTES = new byte[0];
+
+  /** A listed record: metadata only, the recovery point reduced to whether there is one. */
+  private static IdempotencyRecord listed(Map<String, AttributeValue> item, long now) {
+    IdempotencyRecord r =
+        Items.toRecord(
+            RecordId.of(
+                new dev.once.Scope(Items.string(item, SCOPE)),
+                dev.once.IdempotencyKey.of(Items.string(item, KEY))),
+            item,
+            now);
+    return new IdempotencyRecord(
+        r.id(),
+        r.state(),
+        r.fingerprint(),
+        r.token(),
+        r.leaseUntil(),
+        r.expiresAt(),
+        item.containsKey(RECOVERY_POINT) ? NO_BYTES : null,
+        null,
+        r.observedAt(),
+        r.createdAt());
   }
 
   private Step<Boolean> purgingOne(Map<String, AttributeValue> found, long now) {

@@ -19,27 +19,18 @@ final class Expressions {
   // Several attribute names are DynamoDB reserved words, so every expression names them by
   // placeholder.
   private static final Map<String, String> ATTRIBUTES =
-      Map.of(
-          "#scope",
-          Items.SCOPE,
-          "#key",
-          Items.KEY,
-          "#state",
-          Items.STATE,
-          "#fp",
-          Items.FINGERPRINT,
-          "#token",
-          Items.TOKEN,
-          "#lease",
-          Items.LEASE_UNTIL,
-          "#exp",
-          Items.EXPIRES_AT,
-          "#rp",
-          Items.RECOVERY_POINT,
-          "#result",
-          Items.RESULT,
-          "#ttl",
-          Items.TTL);
+      Map.ofEntries(
+          Map.entry("#scope", Items.SCOPE),
+          Map.entry("#key", Items.KEY),
+          Map.entry("#state", Items.STATE),
+          Map.entry("#fp", Items.FINGERPRINT),
+          Map.entry("#token", Items.TOKEN),
+          Map.entry("#lease", Items.LEASE_UNTIL),
+          Map.entry("#exp", Items.EXPIRES_AT),
+          Map.entry("#rp", Items.RECOVERY_POINT),
+          Map.entry("#result", Items.RESULT),
+          Map.entry("#ttl", Items.TTL),
+          Map.entry("#created", Items.CREATED_AT));
 
   private Expressions() {}
 

@@ -35,6 +35,12 @@ final class Items {
   static final String RESULT = "result";
   static final String TTL = "ttl";
 
+  /**
+   * When the first lease was granted (a steal keeps it); absent on items written before the store
+   * recorded it.
+   */
+  static final String CREATED_AT = "created_at_us";
+
   static final String IN_PROGRESS = "IN_PROGRESS";
   static final String RELEASED = "RELEASED";
 
@@ -88,7 +94,14 @@ final class Items {
         instant(number(item, EXPIRES_AT)),
         bytes(item, RECOVERY_POINT),
         bytes(item, RESULT),
-        instant(nowMicros));
+        instant(nowMicros),
+        createdAt(item));
+  }
+
+  /** The item's creation time, or null if it was written before the store recorded it. */
+  static @Nullable Instant createdAt(Map<String, AttributeValue> item) {
+    AttributeValue value = item.get(CREATED_AT);
+    return value == null || value.n() == null ? null : instant(Long.parseLong(value.n()));
   }
 
   /**

@@ -59,6 +59,15 @@ class DynamoDbStoreAsyncContractTest extends IdempotencyStoreContract {
     clock.advance(duration);
   }
 
+  /** A table of its own: the listing scans the whole table (a blocking call in any case). */
+  @Override
+  protected IdempotencyStore createIsolatedStore() {
+    return DynamoDbStore.builder(LocalDynamoDb.client(), LocalDynamoDb.newTable())
+        .asyncClient(LocalDynamoDb.asyncClient())
+        .clock(clock)
+        .build();
+  }
+
   @Override
   protected int largeValueBytes() {
     return 300 * 1024;

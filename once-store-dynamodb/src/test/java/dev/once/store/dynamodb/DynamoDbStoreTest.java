@@ -69,6 +69,34 @@ class DynamoDbStoreTest {
   private final DynamoDbStore store = DynamoDbStore.builder(counting, table).build();
 
   @Test
+  void anItemWrittenBeforeCreationTimesWereKeptIsListedFirstWithNoCreationTime() {
+    String ownTable = LocalDynamoDb.newTable();
+    DynamoDbStore own = DynamoDbStore.of(LocalDynamoDb.client(), ownTable);
+    RecordId known = newId();
+    claimed(own.claim(new ClaimRequest(known, newFingerprint(), LONG, LONG)));
+    RecordId old = newId();
+    claimed(own.claim(new ClaimRequest(old, newFingerprint(), LONG, LONG)));
+    LocalDynamoDb.client()
+        .updateItem(
+            r ->
+                r.tableName(ownTable)
+                    .key(Items.key(old))
+                    .updateExpression(
+                        "REMOVE " + Items.CREATED_AT)); // as an older version wrote it
+
+    dev.once.store.InFlight found = own.inFlight(Duration.ofDays(1), 10);
+
+    assertThat(found.records()).extracting(IdempotencyRecord::id).containsExactly(old);
+    assertThat(found.records().get(0).createdAt()).isNull();
+    assertThat(found.complete()).isTrue();
+    assertThat(own.get(old).orElseThrow().createdAt()).isNull();
+    assertThat(own.get(known).orElseThrow().createdAt()).isNotNull();
+    assertThat(own.inFlight(Duration.ZERO, 10).records())
+        .extracting(IdempotencyRecord::id)
+        .containsExactly(old, known);
+  }
+
+  @Test
   void anExtensionComputedOnAnEarlierClockNeverShortensTheLease() {
     // Two deployments share the table and one's clock runs 10 s behind (or one extension was
     // computed earlier and landed later): the lagging extension must not pull the lease back.

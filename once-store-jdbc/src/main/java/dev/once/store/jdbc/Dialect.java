@@ -23,7 +23,8 @@ abstract class Dialect {
 
   /** The columns every read returns, in the names {@link Rows} reads them by. */
   static final String RECORD_COLUMNS =
-      "state, fingerprint, token, attempt, lease_until, expires_at, recovery_point, result";
+      "state, fingerprint, token, attempt, lease_until, expires_at, recovery_point, result,"
+          + " created_at";
 
   final TableName table;
 
@@ -38,6 +39,15 @@ abstract class Dialect {
 
   /** An SQL expression for the store's clock. */
   abstract String now();
+
+  /**
+   * An SQL expression for the store's clock that the database reads once per statement, so that an
+   * index range can be bounded by it (a volatile clock is only a filter, checked row by row). By
+   * default {@link #now()}, which is that already.
+   */
+  String statementNow() {
+    return now();
+  }
 
   /** An SQL expression for {@code time} plus a bind parameter given in microseconds. */
   abstract String plusMicros(String time);
@@ -140,9 +150,15 @@ abstract class Dialect {
     return deleted;
   }
 
-  /** The classpath resource of the versioned schema file. */
-  final String migration() {
-    return "db/once/" + name() + "/V1__once_records.sql";
+  /**
+   * The classpath resources of the versioned schema files, in the order they apply: the table, then
+   * the in-flight listing's index (added later, so a schema created by V1 alone gains it). Every
+   * statement in them is safe to run again.
+   */
+  final List<String> migrations() {
+    return List.of(
+        "db/once/" + name() + "/V1__once_records.sql",
+        "db/once/" + name() + "/V2__once_records_in_flight.sql");
   }
 
   /**

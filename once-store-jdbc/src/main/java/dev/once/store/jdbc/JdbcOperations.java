@@ -1,11 +1,15 @@
 package dev.once.store.jdbc;
 
+import dev.once.Fingerprint;
+import dev.once.IdempotencyKey;
+import dev.once.Scope;
 import dev.once.internal.Arguments;
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.Finish;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.InFlight;
 import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
@@ -367,6 +371,58 @@ final class JdbcOperations implements IdempotencyStore {
       throw new IllegalArgumentException("batchSize must be at least 1, was " + batchSize);
     }
     return run("purgeExpired", session -> dialect.purge(session, batchSize));
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here: one statement over the in-flight index ({@code V2__once_records_in_flight.sql}), in
+   * creation order, reading at most {@code limit} + {@value #IN_FLIGHT_EXPIRED_BUDGET} rows.
+   * Expired in-progress rows (abandoned work not yet purged) are read and dropped; when more of
+   * them than that budget sit among the oldest, the answer is incomplete.
+   */
+  @Override
+  public InFlight inFlight(Duration olderThan, int limit) {
+    InFlight.check(olderThan, limit);
+    long budget = (long) limit + IN_FLIGHT_EXPIRED_BUDGET;
+    return run(
+        "inFlight",
+        session -> {
+          List<IdempotencyRecord> found = new ArrayList<>();
+          int read = 0;
+          try (PreparedStatement ps = session.prepare(sql.inFlight)) {
+            ps.setLong(1, -micros(olderThan));
+            ps.setLong(2, budget);
+            try (ResultSet rs = ps.executeQuery()) {
+              while (found.size() < limit && rs.next()) {
+                read++;
+                if (rs.getBoolean("live")) {
+                  found.add(inFlightRecord(rs));
+                }
+              }
+            }
+          }
+          return new InFlight(found, found.size() == limit || read < budget);
+        });
+  }
+
+  /** Expired in-progress rows one listing may read past, besides the records it returns. */
+  static final int IN_FLIGHT_EXPIRED_BUDGET = 1_000;
+
+  private static final byte[] NO_BYTES = new byte[0];
+
+  private IdempotencyRecord inFlightRecord(ResultSet rs) throws SQLException {
+    return new IdempotencyRecord(
+        RecordId.of(new Scope(rs.getString("scope")), IdempotencyKey.of(rs.getString("idem_key"))),
+        RecordState.valueOf(rs.getString("state")),
+        Fingerprint.parse(rs.getString("fingerprint")),
+        rs.getLong("token"),
+        dialect.time(rs, "lease_until"),
+        dialect.time(rs, "expires_at"),
+        rs.getBoolean("has_recovery_point") ? NO_BYTES : null,
+        null,
+        dialect.time(rs, "observed_at"),
+        dialect.time(rs, "created_at"));
   }
 
   @Override

@@ -4,6 +4,7 @@ import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.InFlight;
 import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import java.time.Duration;
@@ -77,6 +78,11 @@ abstract class JdbcStore implements IdempotencyStore {
   @Override
   public int purgeExpired(int batchSize) {
     return operations.purgeExpired(batchSize);
+  }
+
+  @Override
+  public InFlight inFlight(Duration olderThan, int limit) {
+    return operations.inFlight(olderThan, limit);
   }
 
   @Override

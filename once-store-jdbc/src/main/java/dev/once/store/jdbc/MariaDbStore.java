@@ -18,8 +18,9 @@ import javax.sql.DataSource;
  * <p>MySQL has neither sequences nor {@code PREVIOUS VALUE FOR}, so this store does not run on
  * MySQL as it stands; see {@code docs/jdbc-stores.md}.
  *
- * <p>The schema is {@code db/once/mariadb/V1__once_records.sql} on the classpath; apply it with a
- * migration tool, or let {@link Builder#autoCreateSchema(boolean)} apply it.
+ * <p>The schema is {@code db/once/mariadb/V1__once_records.sql} and {@code
+ * V2__once_records_in_flight.sql} (the index of {@link #inFlight}) on the classpath; apply them
+ * with a migration tool, or let {@link Builder#autoCreateSchema(boolean)} apply them.
  */
 public final class MariaDbStore extends ServerStore {
 

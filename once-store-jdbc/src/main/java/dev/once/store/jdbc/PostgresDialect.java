@@ -51,7 +51,8 @@ final class PostgresDialect extends Dialect {
     String t = table.qualified();
     String expired = "r.expires_at <= EXCLUDED.created_at";
     String returned =
-        "r.state, r.fingerprint, r.token, r.attempt, r.lease_until, r.expires_at, r.recovery_point, r.result";
+        "r.state, r.fingerprint, r.token, r.attempt, r.lease_until, r.expires_at, r.recovery_point, r.result,"
+            + " r.created_at";
     // The lock key: the key's hash in PostgreSQL's 64-bit advisory lock space, salted with the
     // table.
     String lockKey = "hashtextextended('" + t + "' || chr(10) || ? || chr(10) || ?, 0)";
@@ -176,6 +177,16 @@ final class PostgresDialect extends Dialect {
   @Override
   String now() {
     return "clock_timestamp()";
+  }
+
+  /**
+   * {@code statement_timestamp()}: stable within the statement, so the in-flight listing's cutoff
+   * is an index condition; {@code clock_timestamp()} is volatile, and would make it a filter that
+   * reads every in-progress row of the index.
+   */
+  @Override
+  String statementNow() {
+    return "statement_timestamp()";
   }
 
   @Override

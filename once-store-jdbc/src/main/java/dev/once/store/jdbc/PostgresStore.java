@@ -18,8 +18,9 @@ import javax.sql.DataSource;
  * lease. {@link #awaitChange} is served by LISTEN/NOTIFY on one connection taken from the pool
  * while anyone waits. For claims inside the caller's own transaction, see {@link #transactional()}.
  *
- * <p>The schema is {@code db/once/postgresql/V1__once_records.sql} on the classpath; apply it with
- * a migration tool, or let {@link Builder#autoCreateSchema(boolean)} apply it.
+ * <p>The schema is {@code db/once/postgresql/V1__once_records.sql} and {@code
+ * V2__once_records_in_flight.sql} (the index of {@link #inFlight}) on the classpath; apply them
+ * with a migration tool, or let {@link Builder#autoCreateSchema(boolean)} apply them.
  */
 public final class PostgresStore extends ServerStore {
 

@@ -24,7 +24,8 @@ final class Rows {
         dialect.time(rs, "expires_at"),
         rs.getBytes("recovery_point"),
         rs.getBytes("result"),
-        dialect.time(rs, "observed_at"));
+        dialect.time(rs, "observed_at"),
+        dialect.time(rs, "created_at"));
   }
 
   /** Binds the (scope, key) pair to parameters {@code index} and {@code index + 1}. */

@@ -21,15 +21,19 @@ final class SchemaCreator {
     new Session(connection, timeoutSeconds, TransactionControl.OWN)
         .atomically(
             session -> {
-              Migrations.apply(
-                  connection,
-                  dialect.migration(),
-                  JdbcStoreBuilder.DEFAULT_TABLE,
-                  dialect.table,
-                  dialect.schemaLock(),
-                  timeoutSeconds);
+              String lock = dialect.schemaLock();
+              for (String migration : dialect.migrations()) {
+                Migrations.apply(
+                    connection,
+                    migration,
+                    JdbcStoreBuilder.DEFAULT_TABLE,
+                    dialect.table,
+                    lock,
+                    timeoutSeconds);
+                lock = null; // held to the end of the transaction
+              }
               return null;
             });
-    LOG.info("schema for {} is in place ({})", dialect.table, dialect.migration());
+    LOG.info("schema for {} is in place ({})", dialect.table, dialect.migrations());
   }
 }

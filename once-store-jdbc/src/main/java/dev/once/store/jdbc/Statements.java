@@ -15,6 +15,15 @@ final class Statements {
   final String finish;
   final String release;
 
+  /**
+   * The in-flight listing's candidates, oldest first by the in-flight index: in-progress rows
+   * created at or before now plus the first parameter (minus the bound, in microseconds), at most
+   * the second parameter of them, expired ones included (filtered by {@code live}, so that the
+   * statement's work is bounded by its limit, not by how many expired rows await purge). Payloads
+   * stay in the table: only whether a recovery point exists.
+   */
+  final String inFlight;
+
   /** Assignments that extend a lease from now; two parameters, the lease in microseconds twice. */
   final String extendLease;
 
@@ -56,6 +65,19 @@ final class Statements {
             + d.plusMicros(now)
             + fenced;
     release = "DELETE FROM " + t + fenced;
+    inFlight =
+        "SELECT scope, idem_key, state, fingerprint, token, lease_until, expires_at, created_at,"
+            + " recovery_point IS NOT NULL AS has_recovery_point, expires_at > "
+            + now
+            + " AS live, "
+            + now
+            + " AS observed_at FROM "
+            + t
+            + " WHERE state = '"
+            + RecordState.IN_PROGRESS
+            + "' AND created_at <= "
+            + d.plusMicros(d.statementNow())
+            + " ORDER BY created_at LIMIT ?";
   }
 
   /**

@@ -21,6 +21,15 @@ class EmbeddedStoreContractTest extends IdempotencyStoreContract {
     return EmbeddedStore.builder(dir).tableName("once_tck_embedded").clock(clock).build();
   }
 
+  /** Another file on the same clock: the store of {@link #createStore()} holds its file's lock. */
+  @Override
+  protected IdempotencyStore createIsolatedStore() {
+    return EmbeddedStore.builder(dir.resolve("listing"))
+        .tableName("once_tck_embedded")
+        .clock(clock)
+        .build();
+  }
+
   @Override
   protected void advanceTime(Duration duration) {
     clock.advance(duration);

@@ -6,6 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
+import java.sql.ResultSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -36,6 +37,95 @@ class PostgresStoreTest extends JdbcStoreBehaviour {
     PostgresStore s = PostgresStore.builder(pool).tableName(TABLE).autoCreateSchema(true).build();
     Tables.execute(pool, "DELETE FROM " + TABLE);
     return s;
+  }
+
+  @Test
+  void theInFlightListingReadsPastAtMostItsBudgetOfExpiredRowsAndSaysWhenItStopped() {
+    RecordId live = newId();
+    claim(live, LEASE);
+    // Abandoned work never purged: in progress, expired, and older than the live record.
+    Tables.execute(
+        pool,
+        "INSERT INTO "
+            + TABLE
+            + " (scope, idem_key, state, fingerprint, token, attempt, lease_until, expires_at,"
+            + " created_at) SELECT 'abandoned', 'k' || g, 'IN_PROGRESS', 'v1:00', g, 1,"
+            + " now() - interval '2 hours', now() - interval '1 hour', now() - interval '3 hours'"
+            + " FROM generate_series(1, "
+            + (JdbcOperations.IN_FLIGHT_EXPIRED_BUDGET + 1)
+            + ") g");
+
+    dev.once.store.InFlight stopped = store.inFlight(java.time.Duration.ZERO, 1);
+
+    assertThat(stopped.records()).isEmpty();
+    assertThat(stopped.complete()).isFalse();
+    while (store.purgeExpired(500) == 500) {
+      // bounded: 1,001 rows, two rounds and a short third
+    }
+    dev.once.store.InFlight found = store.inFlight(java.time.Duration.ZERO, 1);
+    assertThat(found.records()).extracting(r -> r.id()).containsExactly(live);
+    assertThat(found.complete()).isTrue();
+  }
+
+  @Test
+  void theInFlightListingIsARangeOfThePartialIndexNotAFilterOverIt() throws Exception {
+    String sql =
+        new Statements(new PostgresDialect(dev.once.store.jdbc.support.TableName.parse(TABLE)))
+            .inFlight;
+    StringBuilder plan = new StringBuilder();
+    try (java.sql.Connection c = pool.getConnection()) {
+      c.setAutoCommit(false);
+      try (java.sql.Statement s = c.createStatement()) {
+        s.execute("SET LOCAL enable_seqscan = off"); // a tiny table would be scanned otherwise
+      }
+      try (java.sql.PreparedStatement ps = c.prepareStatement("EXPLAIN " + sql)) {
+        ps.setLong(1, -30_000_000L);
+        ps.setLong(2, 1_100L);
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            plan.append(rs.getString(1)).append('\n');
+          }
+        }
+      } finally {
+        c.rollback();
+      }
+    }
+
+    assertThat(plan.toString())
+        .contains(TABLE + "_in_flight_idx")
+        .containsPattern("Index Cond: \\(created_at <=");
+  }
+
+  @Test
+  void aSchemaCreatedByTheFirstVersionGainsTheInFlightIndexAndCreatingItAgainIsHarmless()
+      throws Exception {
+    String table = Tables.unique("once_test_pg_v1");
+    Tables.execute(pool, TestDatabase.POSTGRESQL.drop(table));
+    try {
+      try (java.sql.Connection c = pool.getConnection()) {
+        dev.once.store.jdbc.support.Migrations.apply(
+            c,
+            "db/once/postgresql/V1__once_records.sql",
+            "once_records",
+            dev.once.store.jdbc.support.TableName.parse(table),
+            null,
+            5);
+      }
+      String indexes =
+          "SELECT count(*) FROM pg_indexes WHERE tablename = '"
+              + table
+              + "' AND indexname = '"
+              + table
+              + "_in_flight_idx'";
+      assertThat(Tables.count(pool, indexes)).isZero();
+
+      PostgresStore.builder(pool).tableName(table).autoCreateSchema(true).build().close();
+      PostgresStore.builder(pool).tableName(table).autoCreateSchema(true).build().close();
+
+      assertThat(Tables.count(pool, indexes)).isEqualTo(1);
+    } finally {
+      Tables.execute(pool, TestDatabase.POSTGRESQL.drop(table));
+    }
   }
 
   @Test

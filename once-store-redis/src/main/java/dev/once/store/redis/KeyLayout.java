@@ -1,7 +1,10 @@
 package dev.once.store.redis;
 
+import dev.once.IdempotencyKey;
+import dev.once.Scope;
 import dev.once.store.RecordId;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a record lives: the key of its hash and the channel its changes are published on.
@@ -44,6 +47,53 @@ final class KeyLayout {
     System.arraycopy(channelPrefix, 0, channel, 0, channelPrefix.length);
     System.arraycopy(recordKey, recordPrefix.length, channel, channelPrefix.length, tagLength);
     return channel;
+  }
+
+  /**
+   * The record whose key is {@code recordKey}, decoded from its hash tag; {@code null} if the key
+   * is not one this layout wrote (something else shares the prefix).
+   */
+  @Nullable RecordId idOf(byte[] recordKey) {
+    int end = recordKey.length - 1;
+    if (end <= recordPrefix.length || recordKey[end] != '}') {
+      return null;
+    }
+    int bar = -1;
+    for (int i = recordPrefix.length; i < end; i++) {
+      if (recordKey[i] == '|') {
+        if (bar >= 0) {
+          return null;
+        }
+        bar = i;
+      }
+    }
+    if (bar < 0) {
+      return null;
+    }
+    try {
+      String scope = unescape(recordKey, recordPrefix.length, bar, StandardCharsets.UTF_8);
+      String key = unescape(recordKey, bar + 1, end, StandardCharsets.US_ASCII);
+      return RecordId.of(new Scope(scope), IdempotencyKey.of(key));
+    } catch (IllegalArgumentException e) {
+      return null;
+    }
+  }
+
+  private static String unescape(byte[] in, int from, int to, java.nio.charset.Charset charset) {
+    byte[] out = new byte[to - from];
+    int n = 0;
+    for (int i = from; i < to; i++) {
+      if (in[i] == '%') {
+        if (i + 2 >= to) {
+          throw new IllegalArgumentException("a truncated escape");
+        }
+        out[n++] = (byte) Integer.parseInt(new String(in, i + 1, 2, StandardCharsets.US_ASCII), 16);
+        i += 2;
+      } else {
+        out[n++] = in[i];
+      }
+    }
+    return new String(out, 0, n, charset);
   }
 
   /** A SCAN MATCH pattern for every record key under the prefix, glob characters in it escaped. */

@@ -22,9 +22,10 @@ final class LuaScript {
   static final LuaScript RELEASE = load("release");
   static final LuaScript PURGE = load("purge");
   static final LuaScript WATCH = load("watch");
+  static final LuaScript IN_FLIGHT = load("in_flight");
 
   static final LuaScript[] ALL = {
-    CLAIM, GET, HEARTBEAT, HEARTBEAT_MANY, FINISH, RELEASE, PURGE, WATCH
+    CLAIM, GET, HEARTBEAT, HEARTBEAT_MANY, FINISH, RELEASE, PURGE, WATCH, IN_FLIGHT
   };
 
   private final String name;

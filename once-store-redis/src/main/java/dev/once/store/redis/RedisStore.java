@@ -6,6 +6,7 @@ import dev.once.store.ClaimResult;
 import dev.once.store.Finish;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.InFlight;
 import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.StoreUnavailableException;
@@ -516,6 +517,60 @@ public final class RedisStore implements IdempotencyStore {
     }
     return purged;
   }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here: a {@code SCAN} of the keys under the prefix (on every primary of a Cluster), in no
+   * order, and a pipelined script per key that reads its metadata and the server's clock, at most
+   * {@value #IN_FLIGHT_SCAN_KEYS} keys and {@value #IN_FLIGHT_SCAN_PAGES} {@code SCAN} calls per
+   * listing; the oldest of what it found are sorted in memory. When the scan did not reach the end
+   * of the keys within that, the answer is incomplete. Records written before the store recorded
+   * creation times have none ({@code createdAt} null) and are listed first.
+   */
+  @Override
+  public InFlight inFlight(Duration olderThan, int limit) {
+    InFlight.check(olderThan, limit);
+    byte[] bound = Micros.ascii(Micros.toMicros(olderThan));
+    KeyScanArgs args = KeyScanArgs.Builder.type("hash").limit(SCAN_PAGE);
+    args.match(keys.scanPattern(), StandardCharsets.US_ASCII);
+    ScanCursor cursor = ScanCursor.INITIAL;
+    List<IdempotencyRecord> found = new ArrayList<>();
+    int examined = 0;
+    int pages = 0;
+    do {
+      KeyScanCursor<byte[]> page = scripts.await("the in-flight scan", commands.scan(cursor, args));
+      pages++;
+      List<byte[]> recordKeys = page.getKeys();
+      List<RecordId> ids = new ArrayList<>(recordKeys.size());
+      List<CompletableFuture<List<Object>>> reads = new ArrayList<>(recordKeys.size());
+      for (byte[] key : recordKeys) {
+        RecordId id = keys.idOf(key);
+        if (id != null) {
+          ids.add(id);
+          reads.add(
+              scripts.runAsync(
+                  LuaScript.IN_FLIGHT, ScriptOutputType.MULTI, new byte[][] {key}, bound));
+        }
+      }
+      List<List<Object>> replies = scripts.awaitAll(LuaScript.IN_FLIGHT.name(), reads);
+      for (int i = 0; i < replies.size(); i++) {
+        Replies.listed(ids.get(i), replies.get(i)).ifPresent(found::add);
+      }
+      examined += recordKeys.size();
+      cursor = page;
+    } while (!cursor.isFinished()
+        && examined < IN_FLIGHT_SCAN_KEYS
+        && pages < IN_FLIGHT_SCAN_PAGES);
+    found.sort(InFlight.OLDEST_FIRST);
+    return new InFlight(found.subList(0, Math.min(limit, found.size())), cursor.isFinished());
+  }
+
+  /** Keys one listing reads at most (give or take a {@code SCAN} page): bounded work per call. */
+  static final int IN_FLIGHT_SCAN_KEYS = 10_000;
+
+  /** {@code SCAN} calls one listing makes at most, even when pages come back empty. */
+  static final int IN_FLIGHT_SCAN_PAGES = 100;
 
   /** Runs the purge script on every key at once (pipelined) and returns how many it purged. */
   private int purgeAll(List<byte[]> recordKeys) {

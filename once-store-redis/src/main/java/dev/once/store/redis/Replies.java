@@ -8,14 +8,18 @@ import dev.once.store.IdempotencyRecord;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns the scripts' replies into the SPI's values. The reply shapes are the scripts' own: a claim
  * answers {@code {1, token, leaseUntil, stolen, recoveryPoint}} or a record; a record is {@code {2,
- * state, fingerprint, token, leaseUntil, expiresAt, recoveryPoint, result, now}}; an absent record
- * is {@code {0}}. Times are microseconds; absent fields are {@code null}.
+ * state, fingerprint, token, leaseUntil, expiresAt, recoveryPoint, result, now, createdAt}}; an
+ * absent record is {@code {0}}; a listed one (the in-flight scan) is {@code {2, state, fingerprint,
+ * token, leaseUntil, expiresAt, hasRecoveryPoint, now, createdAt}}. Times are microseconds; absent
+ * fields are {@code null}.
  */
 final class Replies {
 
@@ -54,7 +58,37 @@ final class Replies {
         Micros.toInstant(asLong(reply.get(5))),
         (byte[]) reply.get(6),
         (byte[]) reply.get(7),
-        Micros.toInstant(asLong(reply.get(8))));
+        Micros.toInstant(asLong(reply.get(8))),
+        createdAt(reply, 9));
+  }
+
+  /** A record of the in-flight scan, or empty if the script found none to list. */
+  static Optional<IdempotencyRecord> listed(RecordId id, List<Object> reply) {
+    if (code(reply) != RECORD) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new IdempotencyRecord(
+            id,
+            state((byte[]) reply.get(1), id),
+            Fingerprint.parse(new String((byte[]) reply.get(2), StandardCharsets.US_ASCII)),
+            asLong(reply.get(3)),
+            Micros.toInstant(asLong(reply.get(4))),
+            Micros.toInstant(asLong(reply.get(5))),
+            asLong(reply.get(6)) == 1 ? NO_BYTES : null,
+            null,
+            Micros.toInstant(asLong(reply.get(7))),
+            createdAt(reply, 8)));
+  }
+
+  private static final byte[] NO_BYTES = new byte[0];
+
+  /**
+   * The creation time at {@code index}; null when the hash has none (written before it was kept).
+   */
+  private static @Nullable Instant createdAt(List<Object> reply, int index) {
+    Object value = reply.size() > index ? reply.get(index) : null;
+    return value == null ? null : Micros.toInstant(asLong(value));
   }
 
   private static RecordState state(byte[] code, RecordId id) {

@@ -9,7 +9,7 @@ if is_live(h, now) then
     return live_record(h, now)
   end
   -- Steal: the lease ended and the same request asks again. The record keeps its recovery point
-  -- and never loses life it already had.
+  -- and its creation time (the work has been running since then), and never loses life it had.
   local token = math.max(now, tonumber(h[3]) + 1)
   local expires = math.max(tonumber(h[5]), lease_until)
   redis.call('HSET', key, 't', int(token), 'l', int(lease_until), 'e', int(expires))
@@ -30,7 +30,8 @@ local notify = watched(key)
 if h[1] then
   redis.call('DEL', key) -- the old fields (a result, a recovery point) must not leak into the new record
 end
-redis.call('HSET', key, 's', 'P', 'f', ARGV[1], 't', int(token), 'l', int(lease_until), 'e', int(expires))
+redis.call('HSET', key, 's', 'P', 'f', ARGV[1], 't', int(token), 'l', int(lease_until), 'e', int(expires),
+  'c', int(now))
 expire_physically(key, expires, tonumber(ARGV[4]))
 if notify then
   redis.call('PUBLISH', ARGV[5], 'claimed')

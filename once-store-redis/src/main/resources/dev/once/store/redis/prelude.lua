@@ -3,6 +3,8 @@
 --   f  fingerprint          t  token of the current or last lease
 --   l  lease end, us        e  expiry, us (logical: at or after it the record is absent)
 --   r  recovery point       v  result
+--   c  created, us: when the first lease was granted (a steal keeps it); absent on records
+--      written before the store recorded it
 --   w  set while a caller waits for a change (watch.lua); changes are published only then
 -- Times are the server's clock in microseconds since the epoch (below 2^53, so exact in Lua numbers).
 -- Redis deletes the hash by itself `retention` after e: until then it keeps the last token, so a
@@ -55,13 +57,22 @@ local function extend_lease(key, token, now, lease_us, retention_us, recovery_po
   return 1
 end
 
+-- A time field as a number, or false (absent, as Redis replies nil) if the hash has none.
+local function time_or_false(x)
+  if x then
+    return tonumber(x)
+  end
+  return false
+end
+
 -- The record as the Java side parses it (Replies.record): false marks an absent field.
 local function live_record(h, now)
-  return {2, h[1], h[2], tonumber(h[3]), tonumber(h[4]), tonumber(h[5]), h[6], h[7], now}
+  return {2, h[1], h[2], tonumber(h[3]), tonumber(h[4]), tonumber(h[5]), h[6], h[7], now,
+    time_or_false(h[8])}
 end
 
 local function read(key)
-  return redis.call('HMGET', key, 's', 'f', 't', 'l', 'e', 'r', 'v')
+  return redis.call('HMGET', key, 's', 'f', 't', 'l', 'e', 'r', 'v', 'c')
 end
 
 local function is_live(h, now)

@@ -55,6 +55,12 @@ class RedisClusterStoreContractTest extends IdempotencyStoreContract {
     return RedisStore.builder(client).keyPrefix(PREFIX).build();
   }
 
+  /** A prefix of its own: the listing scans every primary for records under its prefix. */
+  @Override
+  protected IdempotencyStore createIsolatedStore() {
+    return RedisStore.builder(client).keyPrefix(LocalRedis.uniquePrefix()).build();
+  }
+
   @Test
   void recordsSpreadOverEveryPrimaryByTheirHashTags() {
     for (int i = 0; i < 60; i++) {

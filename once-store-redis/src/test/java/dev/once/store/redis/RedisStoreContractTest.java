@@ -18,6 +18,12 @@ class RedisStoreContractTest extends IdempotencyStoreContract {
     return RedisStore.builder(LocalRedis.client()).keyPrefix(PREFIX).build();
   }
 
+  /** A prefix of its own: the listing sees every record under its prefix. */
+  @Override
+  protected IdempotencyStore createIsolatedStore() {
+    return RedisStore.builder(LocalRedis.client()).keyPrefix(LocalRedis.uniquePrefix()).build();
+  }
+
   // No serverPort(): the kit's broken-connection batch test expects a batch that is one
   // transaction. A pipelined batch whose connection breaks loses replies of claims Redis applied,
   // and such a lease is held by nobody until it ends, as a single claim's would be; releasing what

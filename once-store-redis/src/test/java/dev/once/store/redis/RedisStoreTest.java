@@ -61,6 +61,78 @@ class RedisStoreTest {
   }
 
   @Test
+  void aClaimRecordsItsCreationTimeInTheHashAndAStealKeepsIt() throws InterruptedException {
+    RecordId id = newId();
+    var fingerprint = newFingerprint();
+    claimed(store.claim(new ClaimRequest(id, fingerprint, Duration.ofMillis(50), LONG)));
+    byte[] created = redis.hget(recordKey(id), ascii("c"));
+    assertThat(created).isNotNull();
+    ClaimResult again = store.claim(new ClaimRequest(id, fingerprint, LONG, LONG));
+    for (int i = 0; i < 500 && !(again instanceof Claimed); i++) {
+      Thread.sleep(20); // until the 50 ms lease has ended by the server's clock
+      again = store.claim(new ClaimRequest(id, fingerprint, LONG, LONG));
+    }
+
+    assertThat(claimed(again).stolen()).isTrue();
+    assertThat(redis.hget(recordKey(id), ascii("c"))).isEqualTo(created);
+  }
+
+  @Test
+  void aRecordWrittenBeforeCreationTimesWereKeptIsListedFirstWithNoCreationTime() {
+    RecordId known = newId();
+    claimed(store.claim(new ClaimRequest(known, newFingerprint(), LONG, LONG)));
+    RecordId old = newId();
+    claimed(store.claim(new ClaimRequest(old, newFingerprint(), LONG, LONG)));
+    redis.hdel(recordKey(old), ascii("c")); // as a version without the field wrote it
+
+    dev.once.store.InFlight found = store.inFlight(Duration.ofDays(1), 10);
+
+    assertThat(found.records()).extracting(IdempotencyRecord::id).containsExactly(old);
+    assertThat(found.records().get(0).createdAt()).isNull();
+    assertThat(found.records().get(0).age()).isEmpty();
+    assertThat(store.get(old).orElseThrow().createdAt()).isNull();
+    assertThat(store.inFlight(Duration.ZERO, 10).records())
+        .extracting(IdempotencyRecord::id)
+        .containsExactly(old, known);
+  }
+
+  @Test
+  void theInFlightListingReadsABoundedNumberOfKeysAndSaysWhenItStopped() {
+    int records = RedisStore.IN_FLIGHT_SCAN_KEYS + 2_000;
+    try (RedisStore many =
+        RedisStore.builder(LocalRedis.client())
+            .keyPrefix(LocalRedis.uniquePrefix())
+            .retentionAfterExpiry(Duration.ZERO)
+            .build()) {
+      Duration oneMinute = Duration.ofMinutes(1);
+      for (int from = 0; from < records; from += 1_000) {
+        List<ClaimRequest> batch = new ArrayList<>();
+        for (int i = from; i < Math.min(records, from + 1_000); i++) {
+          batch.add(new ClaimRequest(newId(), newFingerprint(), oneMinute, oneMinute));
+        }
+        many.claimAll(batch);
+      }
+
+      dev.once.store.InFlight found = many.inFlight(Duration.ZERO, 5);
+
+      assertThat(found.records()).hasSize(5);
+      assertThat(found.complete()).isFalse();
+    }
+  }
+
+  @Test
+  void aRecordKeyDecodesBackToItsScopeAndKey() {
+    KeyLayout layout = new KeyLayout(prefix);
+    RecordId id =
+        RecordId.of(Scope.of("tenant|a", "route{1}", "caf\u00e9%"), IdempotencyKey.of("key|%{}"));
+
+    assertThat(layout.idOf(layout.recordKey(id))).isEqualTo(id);
+    assertThat(layout.idOf(ascii(prefix + "{no-bar}"))).isNull();
+    assertThat(layout.idOf(ascii(prefix + "{a|b|c}"))).isNull();
+    assertThat(layout.idOf(ascii(prefix + "{a|b%7}"))).isNull();
+  }
+
+  @Test
   void aReleasedRecordLeavesATombstoneThatRedisDeletesAfterTheRetention() {
     RecordId id = newId();
     Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
