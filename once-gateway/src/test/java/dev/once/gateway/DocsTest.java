@@ -116,7 +116,24 @@ class DocsTest {
     Map<String, Set<String>> served = new TreeMap<>();
     try (TestGateway gw = TestGateway.start()) {
       gw.client.postJson("/payments/docs", "docs-metrics-1", "{}");
-      String text = gw.management().get("/metrics").body();
+      // The request log times an exchange once it has completed, which may be just after the
+      // client has its answer: wait (bounded) until the request's timer is there.
+      String[] scraped = new String[1];
+      dev.once.tck.Eventually.assertThat(
+          "the request reached http_server_requests_seconds",
+          java.time.Duration.ofSeconds(10),
+          () -> {
+            try {
+              scraped[0] = gw.management().get("/metrics").body();
+            } catch (java.io.IOException e) {
+              throw new java.io.UncheckedIOException(e);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+              throw new IllegalStateException(e);
+            }
+            return scraped[0].contains("# TYPE http_server_requests_seconds ");
+          });
+      String text = scraped[0];
       Matcher type =
           Pattern.compile("^# TYPE ((?:once|http_server)_[a-z_]+) ([a-z]+)$", Pattern.MULTILINE)
               .matcher(text);
