@@ -143,7 +143,7 @@ public final class Gateway implements AutoCloseable {
   private static HttpIdempotency idempotency(GatewayConfig config, Once once) {
     if (!config.requireTenant()) {
       log.warn(
-          "keyed requests without a {} header share one key space: a key one such client sends can"
+          "keyed requests without the {} header share one key space: a key one such client sends can"
               + " replay another's response. If every client sends it, set --require-tenant true.",
           config.tenantHeader());
     }

@@ -403,7 +403,7 @@ class CommandLineTest {
 
   @Test
   void keysWithoutATenantAreWarnedAboutUnlessTheTenantIsRequired() throws Exception {
-    String warning = "keyed requests without a Api-Key header share one key space";
+    String warning = "keyed requests without the Api-Key header share one key space";
     for (boolean required : new boolean[] {false, true}) {
       GatewayConfig config =
           config(
