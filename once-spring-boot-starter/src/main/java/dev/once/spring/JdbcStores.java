@@ -7,7 +7,10 @@ import dev.once.store.jdbc.PostgresStore;
 import dev.once.store.jdbc.TransactionalStore;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Locale;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -38,51 +41,53 @@ final class JdbcStores {
       throw describe(url, null, properties).unreachable(e, UNREACHABLE_ACTION);
     }
     String p = product.toLowerCase(Locale.ROOT);
-    IdempotencyStore store;
     if (p.contains("postgres")) {
       PostgresStore.Builder b = PostgresStore.builder(dataSource);
-      PolicyMapper.set("once.store.table-name", properties.getTableName(), b::tableName);
-      PolicyMapper.set("once.store.query-timeout", properties.getQueryTimeout(), b::queryTimeout);
-      store =
-          build(
-              () -> b.autoCreateSchema(properties.isAutoCreateSchema()).build(),
-              url,
-              product,
-              properties);
-      describe(url, product, properties)
-          .withNamespace("table " + ((PostgresStore) store).tableName())
-          .logChosen();
-      return store;
+      return opened(
+          b::tableName,
+          b::queryTimeout,
+          () -> b.autoCreateSchema(properties.isAutoCreateSchema()).build(),
+          PostgresStore::tableName,
+          url,
+          product,
+          properties);
     }
     if (p.contains("mariadb")) {
       MariaDbStore.Builder b = MariaDbStore.builder(dataSource);
-      PolicyMapper.set("once.store.table-name", properties.getTableName(), b::tableName);
-      PolicyMapper.set("once.store.query-timeout", properties.getQueryTimeout(), b::queryTimeout);
-      store =
-          build(
-              () -> b.autoCreateSchema(properties.isAutoCreateSchema()).build(),
-              url,
-              product,
-              properties);
-      describe(url, product, properties)
-          .withNamespace("table " + ((MariaDbStore) store).tableName())
-          .logChosen();
-      return store;
+      return opened(
+          b::tableName,
+          b::queryTimeout,
+          () -> b.autoCreateSchema(properties.isAutoCreateSchema()).build(),
+          MariaDbStore::tableName,
+          url,
+          product,
+          properties);
     }
     return null;
   }
 
-  /** Builds the store; a database that went away since it answered is reported as unreachable. */
-  private static IdempotencyStore build(
-      Supplier<IdempotencyStore> open,
+  /**
+   * Maps the store properties onto a server store's builder (the one place they are), builds it and
+   * logs the store picked; a database that went away since it answered is reported as unreachable.
+   */
+  private static <S extends IdempotencyStore> S opened(
+      Consumer<String> tableName,
+      Consumer<Duration> queryTimeout,
+      Supplier<S> build,
+      Function<S, String> table,
       @Nullable String url,
       String product,
       OnceProperties.Store properties) {
+    PolicyMapper.set("once.store.table-name", properties.getTableName(), tableName);
+    PolicyMapper.set("once.store.query-timeout", properties.getQueryTimeout(), queryTimeout);
+    S store;
     try {
-      return open.get();
+      store = build.get();
     } catch (StoreUnavailableException e) {
       throw describe(url, product, properties).unreachable(e, UNREACHABLE_ACTION);
     }
+    describe(url, product, properties).withNamespace("table " + table.apply(store)).logChosen();
+    return store;
   }
 
   /**
