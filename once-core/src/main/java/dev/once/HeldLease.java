@@ -462,11 +462,15 @@ final class HeldLease implements Lease {
   /** One fenced write, gathered with other leases' writes where the store batches. */
   private boolean apply(Finish.Kind kind, byte[] payload) {
     Finish finish = new Finish(kind, id, token, payload, policy.ttl());
-    return finishes != null ? finishes.call(finish) : finish.applyTo(store);
+    return finishes != null && store.batchesOnThisThread()
+        ? finishes.call(finish)
+        : finish.applyTo(store);
   }
 
   private CompletionStage<Boolean> applyAsync(Finish.Kind kind, byte[] payload) {
     Finish finish = new Finish(kind, id, token, payload, policy.ttl());
-    return finishes != null ? finishes.callAsync(finish) : finish.applyAsyncTo(store, blocking);
+    return finishes != null && store.batchesOnThisThread()
+        ? finishes.callAsync(finish)
+        : finish.applyAsyncTo(store, blocking);
   }
 }

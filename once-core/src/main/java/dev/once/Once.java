@@ -109,11 +109,15 @@ public final class Once implements AutoCloseable {
 
   /** A single claim, gathered with concurrent ones where the store batches. */
   private ClaimResult claim(ClaimRequest request) {
-    return claims != null ? claims.call(request) : store.claim(request);
+    return claims != null && store.batchesOnThisThread()
+        ? claims.call(request)
+        : store.claim(request);
   }
 
   private CompletionStage<ClaimResult> claimAsync(ClaimRequest request) {
-    return claims != null ? claims.callAsync(request) : store.claimAsync(request, blocking);
+    return claims != null && store.batchesOnThisThread()
+        ? claims.callAsync(request)
+        : store.claimAsync(request, blocking);
   }
 
   /** Starts building an engine over this store. */

@@ -139,6 +139,11 @@ final class TimedStore extends ForwardingStore {
   }
 
   @Override
+  public boolean batchesOnThisThread() {
+    return delegate.batchesOnThisThread();
+  }
+
+  @Override
   public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
     return timed("claimBatch", () -> delegate.claimAll(requests));
   }

@@ -15,7 +15,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -43,7 +45,7 @@ class OnceBatchTest {
   }
 
   /** The in-memory store, made to say it batches, each single claim taking a few milliseconds. */
-  static final class SlowBatchingStore extends ForwardingStore {
+  static class SlowBatchingStore extends ForwardingStore {
     final IdempotencyStore delegate;
     final List<Integer> claimBatches = Collections.synchronizedList(new ArrayList<>());
     final List<Integer> finishBatches = Collections.synchronizedList(new ArrayList<>());
@@ -245,6 +247,76 @@ class OnceBatchTest {
       assertThat(replayed).isEqualTo("v7");
       assertThat(runs).hasValue(keys);
     }
+  }
+
+  /**
+   * A store that batches, except for the calls of threads it marks (as the Spring starter's store
+   * does inside the caller's transaction): those threads' claims and finishes must be made on the
+   * thread itself, one at a time, never carried in a batch that another thread runs; everyone
+   * else's are still gathered.
+   */
+  @Test
+  void aCallTheStoreKeepsToItsThreadIsNeverGatheredAndTheOthersStillAre() throws Exception {
+    ThreadLocal<Boolean> pinned = ThreadLocal.withInitial(() -> false);
+    Set<String> batched = ConcurrentHashMap.newKeySet();
+    Set<String> pinnedAlone = ConcurrentHashMap.newKeySet();
+    SlowBatchingStore store =
+        new SlowBatchingStore(memory) {
+          @Override
+          public boolean batchesOnThisThread() {
+            return !pinned.get();
+          }
+
+          @Override
+          public ClaimResult claim(ClaimRequest request) {
+            if (pinned.get()) {
+              pinnedAlone.add(request.id().key().value());
+            }
+            return super.claim(request);
+          }
+
+          @Override
+          public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+            requests.forEach(r -> batched.add(r.id().key().value()));
+            return super.claimAll(requests);
+          }
+
+          @Override
+          public List<Boolean> finishAll(List<Finish> finishes) {
+            finishes.forEach(f -> batched.add(f.id().key().value()));
+            return super.finishAll(finishes);
+          }
+        };
+    AtomicInteger runs = new AtomicInteger();
+    int keys = 200;
+    // A listener, so that the engine's own timing decorator stands between it and the store and
+    // must pass the answer on.
+    try (Once once = Once.builder(store).listener(event -> {}).build()) {
+      List<Future<String>> results = new ArrayList<>();
+      for (int i = 0; i < keys; i++) {
+        IdempotencyKey key = IdempotencyKey.of((i % 4 == 0 ? "p" : "g") + i);
+        String expected = "v" + i;
+        results.add(
+            callers.submit(
+                () -> {
+                  pinned.set(key.value().startsWith("p"));
+                  try {
+                    return value(
+                        once.execute(
+                            SCOPE, key, FP, ResultCodec.utf8(), ctx -> run(runs, expected)));
+                  } finally {
+                    pinned.remove();
+                  }
+                }));
+      }
+      for (int i = 0; i < keys; i++) {
+        assertThat(results.get(i).get(30, TimeUnit.SECONDS)).isEqualTo("v" + i);
+      }
+    }
+    assertThat(runs).hasValue(keys);
+    assertThat(batched).noneMatch(k -> k.startsWith("p")).anyMatch(k -> k.startsWith("g"));
+    assertThat(pinnedAlone).hasSize(keys / 4);
+    assertThat(store.claimBatches).anyMatch(n -> n > 1);
   }
 
   private static String value(ExecutionResult<String> result) {

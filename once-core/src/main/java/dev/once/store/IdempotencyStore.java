@@ -161,9 +161,9 @@ public interface IdempotencyStore extends AutoCloseable {
    * its calls made side by side (a database, where it is one transaction and one commit). False by
    * default; false for a store whose client already shares round trips between concurrent calls
    * (Redis pipelines them on one connection); and false for decorators ({@link ForwardingStore}): a
-   * decorator that must see every single write (encryption, joining the caller's transaction) is
-   * never bypassed by a batch. A caller's own batch ({@code Once.beginAll}) calls {@link #claimAll}
-   * whatever this says.
+   * decorator that must see every single write (encryption) is never bypassed by a batch. A
+   * decorator that batches only some calls says so here and which in {@link #batchesOnThisThread}.
+   * A caller's own batch ({@code Once.beginAll}) calls {@link #claimAll} whatever this says.
    *
    * <p>A store that says true must apply a {@link #finishAll} that fails with anything but {@link
    * StoreUnavailableException} not at all (one transaction does): the engine then makes its writes
@@ -172,6 +172,19 @@ public interface IdempotencyStore extends AutoCloseable {
    */
   default boolean batches() {
     return false;
+  }
+
+  /**
+   * Whether the engine may gather the single claim or finish that the calling thread is about to
+   * make, given that the store {@link #batches()}: a gathered call runs on another thread, in
+   * another transaction. True by default wherever {@link #batches()} is. A decorator whose calls
+   * depend on the calling thread says false while they do: the Spring starter's store, which joins
+   * the caller's database transaction, answers false inside one (so that the claim and the recorded
+   * outcome commit or roll back with the caller's own writes) and lets the calls of every other
+   * request be gathered.
+   */
+  default boolean batchesOnThisThread() {
+    return batches();
   }
 
   /**

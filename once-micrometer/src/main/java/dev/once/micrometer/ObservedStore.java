@@ -122,6 +122,11 @@ public final class ObservedStore extends ForwardingStore {
   }
 
   @Override
+  public boolean batchesOnThisThread() {
+    return delegate.batchesOnThisThread();
+  }
+
+  @Override
   public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
     return observe("claimBatch", () -> delegate.claimAll(requests));
   }

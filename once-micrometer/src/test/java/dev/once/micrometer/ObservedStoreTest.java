@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 class ObservedStoreTest {
@@ -133,6 +134,35 @@ class ObservedStoreTest {
         .containsExactly(true, true, true);
 
     assertThat(handler.stopped).containsExactly("once.store:claimBatch", "once.store:finishBatch");
+  }
+
+  @Test
+  void whetherThisThreadsCallsMayBeGatheredIsTheStoresOwnAnswer() {
+    AtomicBoolean mayGather = new AtomicBoolean();
+    IdempotencyStore batching =
+        new ForwardingStore() {
+          private final IdempotencyStore store = InMemoryStore.create();
+
+          @Override
+          protected IdempotencyStore delegate() {
+            return store;
+          }
+
+          @Override
+          public boolean batches() {
+            return true;
+          }
+
+          @Override
+          public boolean batchesOnThisThread() {
+            return mayGather.get();
+          }
+        };
+    IdempotencyStore store = ObservedStore.wrap(batching, registry);
+
+    assertThat(store.batchesOnThisThread()).isFalse();
+    mayGather.set(true);
+    assertThat(store.batchesOnThisThread()).isTrue();
   }
 
   @Test

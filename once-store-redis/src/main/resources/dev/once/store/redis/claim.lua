@@ -14,7 +14,7 @@ if is_live(h, now) then
   local expires = math.max(tonumber(h[5]), lease_until)
   redis.call('HSET', key, 't', int(token), 'l', int(lease_until), 'e', int(expires))
   expire_physically(key, expires, tonumber(ARGV[4]))
-  if watched(key) then
+  if h[9] then
     redis.call('PUBLISH', ARGV[5], 'stolen')
   end
   return {1, token, lease_until, 1, h[6]}
@@ -26,7 +26,7 @@ if h[3] then
   token = math.max(now, tonumber(h[3]) + 1)
 end
 local expires = math.max(now + tonumber(ARGV[3]), lease_until)
-local notify = watched(key)
+local notify = h[9]
 if h[1] then
   redis.call('DEL', key) -- the old fields (a result, a recovery point) must not leak into the new record
 end

@@ -23,10 +23,12 @@ local function expire_physically(key, expires_us, retention_us)
   redis.call('PEXPIREAT', key, int(math.ceil((expires_us + retention_us) / 1000)))
 end
 
--- The record's expiry if the caller's token holds the live in-progress record, else nil. Tokens
--- compare as strings: Java sends Long.toString, the hash holds int(), the same digits.
+-- The record's expiry if the caller's token holds the live in-progress record, else nil; then
+-- whether a caller watches it (see watched) and whether it holds a recovery point, read by the same
+-- HMGET so that a completion needs no second look. Tokens compare as strings: Java sends
+-- Long.toString, the hash holds int(), the same digits.
 local function held(key, token, now)
-  local h = redis.call('HMGET', key, 's', 't', 'e')
+  local h = redis.call('HMGET', key, 's', 't', 'e', 'w', 'r')
   if h[1] ~= 'P' or h[2] ~= token then
     return nil
   end
@@ -34,7 +36,7 @@ local function held(key, token, now)
   if now >= expires then
     return nil
   end
-  return expires
+  return expires, h[4] ~= false, h[5] ~= false
 end
 
 -- Extends the lease of the record at key if token holds it (see held): it ends lease_us from now, and
@@ -71,8 +73,9 @@ local function live_record(h, now)
     time_or_false(h[8])}
 end
 
+-- The record's fields, and as the ninth whether a caller watches it (see watched).
 local function read(key)
-  return redis.call('HMGET', key, 's', 'f', 't', 'l', 'e', 'r', 'v', 'c')
+  return redis.call('HMGET', key, 's', 'f', 't', 'l', 'e', 'r', 'v', 'c', 'w')
 end
 
 local function is_live(h, now)
@@ -80,7 +83,9 @@ local function is_live(h, now)
 end
 
 -- Whether a caller waits for a change of the record (see watch.lua): read before a script deletes
--- the hash, since the mark goes with it.
+-- the hash, since the mark goes with it. The hot scripts (claim, finish) take the mark from the
+-- HMGET they make anyway (read, held): each Redis call is a few microseconds of the server's one
+-- thread.
 local function watched(key)
   return redis.call('HEXISTS', key, 'w') == 1
 end

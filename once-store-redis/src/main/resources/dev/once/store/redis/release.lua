@@ -2,10 +2,10 @@
 -- Returns 1 if the caller held the lease and the record is now absent, else 0.
 local now = now_us()
 local key = KEYS[1]
-if not held(key, ARGV[1], now) then
+local live, notify = held(key, ARGV[1], now)
+if not live then
   return 0
 end
-local notify = watched(key)
 redis.call('DEL', key)
 local retention = tonumber(ARGV[2])
 if retention > 0 then
