@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.once.spring.ledger.FakeLedgerApplication;
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
+import dev.once.store.Finish;
 import dev.once.store.ForwardingStore;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
@@ -56,9 +57,16 @@ import org.springframework.test.context.DynamicPropertySource;
 @ExtendWith(OutputCaptureExtension.class)
 class TransactionalRouteTest {
 
-  /** Every claim and release the engine asks of the store, by key, in order. */
+  /**
+   * Every claim and release the engine asks of the store, by key, in order; a claim or finish that
+   * came in a gathered batch is written "batched claim KEY" or "batched finish KEY".
+   */
   static final List<String> CALLS = new CopyOnWriteArrayList<>();
 
+  /**
+   * Records the store calls. It passes the store's batching on, as a decorator that wants to see
+   * gathered calls must: the engine asks the outermost store whether to gather.
+   */
   @TestConfiguration(proxyBeanMethods = false)
   static class CountingStoreCalls {
     @Bean
@@ -71,8 +79,35 @@ class TransactionalRouteTest {
             }
 
             @Override
+            public boolean batches() {
+              return store.batches();
+            }
+
+            @Override
+            public boolean batchesOnThisThread() {
+              return store.batchesOnThisThread();
+            }
+
+            @Override
+            public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+              requests.forEach(r -> CALLS.add("batched claim " + r.id().key().value()));
+              return store.claimAll(requests);
+            }
+
+            @Override
+            public List<Boolean> finishAll(List<Finish> finishes) {
+              finishes.forEach(f -> CALLS.add("batched finish " + f.id().key().value()));
+              return store.finishAll(finishes);
+            }
+
+            @Override
             public ClaimResult claim(ClaimRequest request) {
               CALLS.add("claim " + request.id().key().value());
+              if (request.id().key().value().startsWith(SLOW)) {
+                // A slow single claim keeps the engine's few calls under way busy, so that the
+                // requests behind them queue and go as a batch.
+                pause(Duration.ofMillis(50));
+              }
               return super.claim(request);
             }
 
@@ -117,8 +152,12 @@ class TransactionalRouteTest {
   }
 
   private HttpResponse<String> post(String query, String key, String note) throws Exception {
+    return postTo("/api/entries" + query, key, note);
+  }
+
+  private HttpResponse<String> postTo(String path, String key, String note) throws Exception {
     return client.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/api/entries" + query))
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
             .timeout(Duration.ofSeconds(30))
             .header("Content-Type", "application/json")
             .header("Api-Key", "sk_ledger")
@@ -205,6 +244,69 @@ class TransactionalRouteTest {
     assertThat(retry.headers().firstValue("Idempotent-Replayed")).isEmpty();
     assertThat(rows(note)).isEqualTo(1);
     assertThat(records(key)).isEqualTo(1);
+  }
+
+  /** Keys whose single claims the recording store slows down. */
+  static final String SLOW = "slow-";
+
+  private static void pause(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Sends {@code n} requests at once, each with its own new key, and returns the keys. */
+  private List<String> concurrentlyOn(String path, int n) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(n);
+    CountDownLatch go = new CountDownLatch(1);
+    List<String> keys = new ArrayList<>();
+    List<Future<HttpResponse<String>>> all = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      String key = SLOW + unique();
+      keys.add(key);
+      all.add(
+          pool.submit(
+              () -> {
+                go.await();
+                return postTo(path, key, key);
+              }));
+    }
+    go.countDown();
+    try {
+      for (Future<HttpResponse<String>> f : all) {
+        assertThat(f.get().statusCode()).isEqualTo(201);
+      }
+    } finally {
+      pool.shutdown();
+    }
+    return keys;
+  }
+
+  @Test
+  void concurrentRequestsOnARouteThatIsNotTransactionalShareGatheredTransactions()
+      throws Exception {
+    List<String> keys = concurrentlyOn("/api/notes", 32);
+
+    List<String> gathered =
+        keys.stream().filter(k -> CALLS.contains("batched claim " + k)).toList();
+    assertThat(gathered).isNotEmpty();
+    for (String key : keys) {
+      assertThat(records(key)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void concurrentTransactionalRequestsAreNeverGatheredAndEachCommitsWithItsWrite()
+      throws Exception {
+    List<String> keys = concurrentlyOn("/api/entries", 32);
+
+    for (String key : keys) {
+      assertThat(callsFor(key)).containsExactly("claim " + key);
+      assertThat(rows(key)).isEqualTo(1);
+      assertThat(records(key)).isEqualTo(1);
+    }
   }
 
   private static List<String> callsFor(String key) {

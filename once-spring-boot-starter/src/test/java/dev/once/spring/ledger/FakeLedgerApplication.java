@@ -10,7 +10,10 @@ import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
-/** An application whose handler writes to the database on a transactional route. */
+/**
+ * An application whose handler writes to the database on a transactional route, beside a route that
+ * is not transactional.
+ */
 @SpringBootApplication
 public class FakeLedgerApplication {
 
@@ -44,6 +47,13 @@ public class FakeLedgerApplication {
         throw new IllegalStateException("the handler failed after writing");
       }
       return ResponseEntity.status(status).body(Map.of("note", entry.get("note")));
+    }
+
+    /** Writes nothing, on a route that is not transactional. */
+    @PostMapping("/api/notes")
+    @Idempotent(keyRequired = true)
+    ResponseEntity<Map<String, Object>> note(@RequestBody Map<String, String> entry) {
+      return ResponseEntity.status(201).body(Map.of("note", entry.get("note")));
     }
   }
 }
