@@ -7,8 +7,9 @@ import org.junit.jupiter.api.Test;
 class ForwardingStoreTest {
 
   /**
-   * A decorator must see every single write (encryption, the caller's transaction), so it does not
-   * pass on its store's batching unless it overrides the batch calls itself.
+   * A decorator may need to see every single write (encryption), so it does not pass on its store's
+   * batching unless it overrides the batch calls itself; nor, then, may any thread's calls be
+   * gathered through it.
    */
   @Test
   void aDecoratorOverABatchingStoreDoesNotBatch() {
@@ -36,5 +37,7 @@ class ForwardingStoreTest {
 
     assertThat(batching.batches()).isTrue();
     assertThat(decorator.batches()).isFalse();
+    assertThat(batching.batchesOnThisThread()).isTrue();
+    assertThat(decorator.batchesOnThisThread()).isFalse();
   }
 }

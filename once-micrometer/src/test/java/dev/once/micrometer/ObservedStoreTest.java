@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 class ObservedStoreTest {
@@ -97,21 +98,7 @@ class ObservedStoreTest {
 
   @Test
   void aBatchKeepsTheStoresBatchingAndIsObservedAsOneCall() {
-    IdempotencyStore batching =
-        new ForwardingStore() {
-          private final IdempotencyStore store = InMemoryStore.create();
-
-          @Override
-          protected IdempotencyStore delegate() {
-            return store;
-          }
-
-          @Override
-          public boolean batches() {
-            return true;
-          }
-        };
-    IdempotencyStore store = ObservedStore.wrap(batching, registry);
+    IdempotencyStore store = ObservedStore.wrap(batchingMemory(() -> true), registry);
     Fingerprint fingerprint = new Fingerprint(1, "00".repeat(32));
     List<ClaimRequest> requests = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
@@ -139,30 +126,32 @@ class ObservedStoreTest {
   @Test
   void whetherThisThreadsCallsMayBeGatheredIsTheStoresOwnAnswer() {
     AtomicBoolean mayGather = new AtomicBoolean();
-    IdempotencyStore batching =
-        new ForwardingStore() {
-          private final IdempotencyStore store = InMemoryStore.create();
-
-          @Override
-          protected IdempotencyStore delegate() {
-            return store;
-          }
-
-          @Override
-          public boolean batches() {
-            return true;
-          }
-
-          @Override
-          public boolean batchesOnThisThread() {
-            return mayGather.get();
-          }
-        };
-    IdempotencyStore store = ObservedStore.wrap(batching, registry);
+    IdempotencyStore store = ObservedStore.wrap(batchingMemory(mayGather::get), registry);
 
     assertThat(store.batchesOnThisThread()).isFalse();
     mayGather.set(true);
     assertThat(store.batchesOnThisThread()).isTrue();
+  }
+
+  /** The in-memory store, made to say it batches, and whether this thread's calls may be. */
+  private static IdempotencyStore batchingMemory(BooleanSupplier onThisThread) {
+    IdempotencyStore memory = InMemoryStore.create();
+    return new ForwardingStore() {
+      @Override
+      protected IdempotencyStore delegate() {
+        return memory;
+      }
+
+      @Override
+      public boolean batches() {
+        return true;
+      }
+
+      @Override
+      public boolean batchesOnThisThread() {
+        return onThisThread.getAsBoolean();
+      }
+    };
   }
 
   @Test

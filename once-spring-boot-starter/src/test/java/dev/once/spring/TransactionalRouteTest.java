@@ -105,8 +105,9 @@ class TransactionalRouteTest {
               CALLS.add("claim " + request.id().key().value());
               if (request.id().key().value().startsWith(SLOW)) {
                 // A slow single claim keeps the engine's few calls under way busy, so that the
-                // requests behind them queue and go as a batch.
-                pause(Duration.ofMillis(50));
+                // requests behind them queue and go as a batch: long enough for all 32 to arrive
+                // on a loaded machine.
+                pause(Duration.ofMillis(200));
               }
               return super.claim(request);
             }
