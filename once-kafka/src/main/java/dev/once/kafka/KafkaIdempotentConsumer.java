@@ -2,6 +2,7 @@ package dev.once.kafka;
 
 import dev.once.internal.Arguments;
 import dev.once.messaging.Acknowledgement;
+import dev.once.messaging.BatchDriver;
 import dev.once.messaging.MessageProcessor;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -161,36 +162,19 @@ public final class KafkaIdempotentConsumer implements AutoCloseable {
    * records claimed together), until all are answered or the partition was sought back.
    */
   private void handle(TopicPartition tp, List<ConsumerRecord<byte[], byte[]>> records) {
-    int from = 0;
-    while (from < records.size()) {
-      List<Acknowledgement> acks;
-      try {
-        acks = processor.processAll(records.subList(from, records.size()));
-        if (acks.isEmpty() || acks.size() > records.size() - from) {
-          throw new IllegalStateException(
-              "the processor answered "
-                  + acks.size()
-                  + " of "
-                  + (records.size() - from)
-                  + " records");
-        }
-      } catch (RuntimeException e) {
-        LOG.error(
-            "the message processor threw on {}/{}; redelivering the record",
-            tp,
-            records.get(from).offset(),
-            e);
-        acks =
-            List.of(
-                new Acknowledgement.Redeliver(
-                    Duration.ofSeconds(1), Acknowledgement.RedeliverReason.TRANSIENT_FAILURE, e));
-      }
-      for (Acknowledgement a : acks) {
-        if (!apply(tp, records.get(from++), a)) {
-          return; // sought back and paused: the rest of this partition comes again after it
-        }
-      }
-    }
+    new BatchDriver<>(processor, this::onProcessorFailure, (r, a) -> apply(tp, r, a))
+        .drive(records); // stops where the partition was sought back: the rest comes again
+  }
+
+  private Acknowledgement onProcessorFailure(
+      ConsumerRecord<byte[], byte[]> record, RuntimeException e) {
+    LOG.error(
+        "the message processor threw on {}/{}; redelivering the record",
+        record.topic() + "-" + record.partition(),
+        record.offset(),
+        e);
+    return new Acknowledgement.Redeliver(
+        Duration.ofSeconds(1), Acknowledgement.RedeliverReason.TRANSIENT_FAILURE, e);
   }
 
   /** Applies one record's acknowledgement; {@code false} if the partition was sought back to it. */

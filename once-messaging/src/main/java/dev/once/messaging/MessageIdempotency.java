@@ -67,7 +67,7 @@ public final class MessageIdempotency<M> {
   }
 
   /**
-   * Processes deliveries of one ordered stream (a partition's poll) as {@link
+   * Processes a broker consumer's batch (a partition's poll, an SQS receive) as {@link
    * MessageProcessor#processAll} says: their records are claimed together (one store round trip
    * where the store batches), the handler runs for each winner in order, and the outcomes are
    * recorded without the next handler waiting for them; all are recorded before this returns. A key

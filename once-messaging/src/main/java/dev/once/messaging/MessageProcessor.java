@@ -19,14 +19,15 @@ public interface MessageProcessor<M> {
   Acknowledgement process(M message);
 
   /**
-   * Processes messages of one ordered stream (a partition's poll), in order, as {@link #process}
-   * would one by one, and answers the acknowledgements of a non-empty prefix of them: all, or fewer
-   * when it stopped after a {@link Acknowledgement.Redeliver} (the later messages must not run
-   * before the redelivered one) or at a message it leaves for another call. The caller applies the
-   * answers in order and calls again with the messages after them unless the last was a redelivery.
-   * The processors Once builds claim the messages' records together (one store round trip where the
-   * store batches) and record their outcomes without waiting for each in turn; the default
-   * processes one at a time.
+   * Processes a broker consumer's batch (a Kafka partition's poll, an SQS receive, the RabbitMQ
+   * deliveries at hand), in order, as {@link #process} would one by one, and answers the
+   * acknowledgements of a non-empty prefix of them: all, or fewer when it stopped after a {@link
+   * Acknowledgement.Redeliver} (the later messages must not run before the redelivered one) or at a
+   * message it leaves for another call. The caller applies the answers in order and calls again
+   * with the messages after them, unless the last was a redelivery on a broker that keeps order
+   * (Kafka, an SQS FIFO group): {@link BatchDriver} is that loop. The processors Once builds claim
+   * the messages' records together (one store round trip where the store batches) and record their
+   * outcomes without waiting for each in turn; the default processes one at a time.
    *
    * @throws IllegalArgumentException if {@code messages} is empty
    */

@@ -6,16 +6,21 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
 import dev.once.internal.Arguments;
 import dev.once.messaging.Acknowledgement;
+import dev.once.messaging.BatchDriver;
 import dev.once.messaging.ConsumerCounters;
 import dev.once.messaging.ConsumerStats;
 import dev.once.messaging.MessageProcessor;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeoutException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -53,8 +58,13 @@ import org.slf4j.LoggerFactory;
  * store: a duplicate may also come from a producer that published twice, which the broker does not
  * mark, so every delivery is claimed (one store round trip).
  *
- * <p>Deliveries on one channel are processed one at a time, in order; run several consumers (each
- * its own channel) for parallelism.
+ * <p><b>Batches.</b> The channel's deliveries are processed in arrival order on the consumer's own
+ * thread, a batch at a time: the first delivery and every one that arrived while the previous batch
+ * ran (at most the prefetch) go to {@link MessageProcessor#processAll} together, so the processors
+ * Once builds claim their records in one store round trip and record the outcomes without waiting
+ * for each in turn. An idle consumer does not wait to fill a batch: a lone delivery is processed at
+ * once. A redelivery does not hold back the batch's later deliveries (RabbitMQ keeps no order
+ * across a requeue or a retry queue). Run several consumers (each its own channel) for parallelism.
  */
 public final class RabbitConsumer implements AutoCloseable {
 
@@ -75,7 +85,21 @@ public final class RabbitConsumer implements AutoCloseable {
   private final long confirmTimeoutMillis;
   private final Set<String> retryQueues = ConcurrentHashMap.newKeySet();
   private final ConsumerCounters counters = new ConsumerCounters();
+  private final BatchDriver<Delivery> driver;
+
+  /**
+   * Deliveries that arrived and wait for the worker; at most the prefetch, which the broker never
+   * exceeds while they are unacknowledged.
+   */
+  private final BlockingQueue<Delivery> arrived = new LinkedBlockingQueue<>();
+
+  private final Thread worker;
+  private final Duration shutdownTimeout;
+  private volatile boolean running = true;
   private final String consumerTag;
+
+  /** Put behind the last delivery by {@link #close()}: the worker stops when it reaches it. */
+  private static final Delivery STOP = new Delivery(null, null, null);
 
   private RabbitConsumer(Builder b) throws IOException {
     this.queue = b.queue;
@@ -84,17 +108,26 @@ public final class RabbitConsumer implements AutoCloseable {
     this.deadLetterRoutingKey = b.deadLetterRoutingKey;
     this.delayedRedelivery = b.delayedRedelivery;
     this.confirmTimeoutMillis = b.confirmTimeout.toMillis();
+    this.shutdownTimeout = b.shutdownTimeout;
+    this.driver = new BatchDriver<>(processor, this::onProcessorFailure, this::settle);
     this.channel = b.connection.createChannel();
+    this.worker = new Thread(this::work, "once-rabbitmq-" + queue);
+    worker.setDaemon(true);
     try {
       channel.basicQos(b.prefetch);
       channel.confirmSelect();
+      worker.start();
       this.consumerTag =
           channel.basicConsume(
               queue,
               false,
-              (tag, delivery) -> onDelivery(delivery),
+              (tag, delivery) -> {
+                counters.delivered(delivery.getEnvelope().isRedeliver());
+                arrived.add(delivery);
+              },
               tag -> log.warn("the broker cancelled the consumer of {}", queue));
     } catch (IOException | RuntimeException e) {
+      stopWorker();
       closeQuietly();
       throw e;
     }
@@ -116,20 +149,41 @@ public final class RabbitConsumer implements AutoCloseable {
     return counters.snapshot();
   }
 
-  private void onDelivery(Delivery delivery) {
-    counters.delivered(delivery.getEnvelope().isRedeliver());
-    Acknowledgement a;
+  /** The worker: takes what has arrived, a batch at a time, until {@link #close()}. */
+  private void work() {
+    List<Delivery> batch = new ArrayList<>();
     try {
-      a = processor.process(delivery);
-    } catch (RuntimeException e) {
-      log.error("the message processor of {} threw; requeueing the message", queue, e);
-      a =
-          new Acknowledgement.Redeliver(
-              Duration.ZERO, Acknowledgement.RedeliverReason.TRANSIENT_FAILURE, e);
+      while (running) {
+        Delivery first = arrived.take();
+        if (first == STOP) {
+          return;
+        }
+        batch.add(first);
+        arrived.drainTo(batch);
+        int stop = batch.indexOf(STOP);
+        if (stop >= 0) {
+          batch.subList(stop, batch.size()).clear(); // close() came: finish what arrived before it
+          running = false;
+        }
+        driver.drive(batch);
+        batch.clear();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // close() gave up waiting: the channel is closing
     }
+  }
+
+  private Acknowledgement onProcessorFailure(Delivery delivery, RuntimeException e) {
+    log.error("the message processor of {} threw; requeueing the message", queue, e);
+    return new Acknowledgement.Redeliver(
+        Duration.ZERO, Acknowledgement.RedeliverReason.TRANSIENT_FAILURE, e);
+  }
+
+  /** Carries out one delivery's acknowledgement; always goes on with the batch. */
+  private boolean settle(Delivery delivery, Acknowledgement a) {
     counters.acknowledged(a);
     try {
-      settle(delivery, a);
+      carryOut(delivery, a);
     } catch (IOException | TimeoutException | RuntimeException e) {
       // Unacknowledged: the broker redelivers it when the channel closes, and the store answers
       // then.
@@ -143,9 +197,10 @@ public final class RabbitConsumer implements AutoCloseable {
       counters.failed();
       Thread.currentThread().interrupt();
     }
+    return true;
   }
 
-  private void settle(Delivery delivery, Acknowledgement a)
+  private void carryOut(Delivery delivery, Acknowledgement a)
       throws IOException, TimeoutException, InterruptedException {
     long tag = delivery.getEnvelope().getDeliveryTag();
     a.accept(
@@ -246,8 +301,10 @@ public final class RabbitConsumer implements AutoCloseable {
   }
 
   /**
-   * Cancels the subscription and closes the channel. A message being processed right now is not
-   * acknowledged; the broker redelivers it, and the store replays or runs it.
+   * Cancels the subscription, lets the worker finish the deliveries that arrived before (at most
+   * {@link Builder#shutdownTimeout}), and closes the channel. What is still unacknowledged then
+   * (deliveries not reached, or a batch still running after the timeout, whose acknowledgements
+   * fail) the broker redelivers, and the store replays or runs it.
    */
   @Override
   public void close() {
@@ -258,7 +315,25 @@ public final class RabbitConsumer implements AutoCloseable {
     } catch (IOException | RuntimeException e) {
       log.debug("cancelling the consumer of {} failed: {}", queue, e.toString());
     }
+    stopWorker();
     closeQuietly();
+  }
+
+  private void stopWorker() {
+    arrived.add(STOP);
+    try {
+      if (!shutdownTimeout.isZero()) { // join(0) would wait forever
+        worker.join(shutdownTimeout.toMillis());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (worker.isAlive()) {
+      log.warn(
+          "the consumer of {} still runs a batch after {}; closing its channel",
+          queue,
+          shutdownTimeout);
+    }
   }
 
   private void closeQuietly() {
@@ -281,6 +356,7 @@ public final class RabbitConsumer implements AutoCloseable {
     private @Nullable String deadLetterRoutingKey;
     private boolean delayedRedelivery = true;
     private Duration confirmTimeout = Duration.ofSeconds(10);
+    private Duration shutdownTimeout = Duration.ofSeconds(10);
 
     private Builder(Connection connection, String queue, MessageProcessor<Delivery> processor) {
       this.connection = Objects.requireNonNull(connection, "connection");
@@ -322,6 +398,16 @@ public final class RabbitConsumer implements AutoCloseable {
       this.confirmTimeout =
           Arguments.between(
               "confirmTimeout", confirmTimeout, Duration.ofMillis(1), Duration.ofHours(1));
+      return this;
+    }
+
+    /**
+     * How long {@link RabbitConsumer#close()} waits for the deliveries that arrived before it to be
+     * processed and acknowledged (default 10 s, 0 to 1 h); the channel closes then regardless.
+     */
+    public Builder shutdownTimeout(Duration shutdownTimeout) {
+      this.shutdownTimeout =
+          Arguments.between("shutdownTimeout", shutdownTimeout, Duration.ZERO, Duration.ofHours(1));
       return this;
     }
 

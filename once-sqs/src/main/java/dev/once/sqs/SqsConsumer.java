@@ -2,16 +2,20 @@ package dev.once.sqs;
 
 import dev.once.internal.Arguments;
 import dev.once.messaging.Acknowledgement;
+import dev.once.messaging.BatchDriver;
 import dev.once.messaging.ConsumerCounters;
 import dev.once.messaging.ConsumerStats;
 import dev.once.messaging.MessageProcessor;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -21,6 +25,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
+import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
@@ -32,7 +39,8 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
  * <table>
  *   <caption>acknowledgements</caption>
  *   <tr><th>decision</th><th>SQS</th></tr>
- *   <tr><td>Ack</td><td>{@code DeleteMessage}</td></tr>
+ *   <tr><td>Ack</td><td>{@code DeleteMessageBatch}: a receive's acknowledged messages together, once
+ *       all of the receive is processed</td></tr>
  *   <tr><td>Redeliver(delay)</td><td>{@code ChangeMessageVisibility} to the delay, rounded up to whole
  *       seconds: the message reappears then</td></tr>
  *   <tr><td>DeadLetter, Reject</td><td>{@code SendMessage} to the dead-letter queue if one is configured
@@ -40,12 +48,20 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
  *       {@code DeleteMessage}</td></tr>
  * </table>
  *
- * <p><b>Visibility and the lease.</b> While a handler runs, the consumer extends the message's
- * visibility every third of the visibility timeout, so a long handler's message never reappears at
- * another consumer mid-run. {@link Builder#start()} refuses a visibility timeout shorter than the
- * processor's lease: after a consumer dies, its message reappears one visibility timeout later, and
- * by then the dead consumer's lease must have ended so the redelivery takes over at once instead of
- * bouncing as in-flight.
+ * <p><b>Batches.</b> A receive's messages (up to {@link Builder#batchSize}) go to {@link
+ * MessageProcessor#processAll} together, so the processors Once builds claim their records in one
+ * store round trip. On a standard queue a redelivery does not hold back the rest of the receive
+ * (SQS keeps no order there). On a FIFO queue (its URL ends in {@code .fifo}) each message group is
+ * processed in order, and after a redelivery the group's later messages are made visible again
+ * unprocessed: SQS returns them only after the redelivered one, so the group's order holds.
+ *
+ * <p><b>Visibility and the lease.</b> While a receive is processed, the consumer extends the
+ * visibility of its messages not yet settled (one {@code ChangeMessageVisibilityBatch}) every third
+ * of the visibility timeout, so a long handler's message never reappears at another consumer
+ * mid-run. {@link Builder#start()} refuses a visibility timeout shorter than the processor's lease:
+ * after a consumer dies, its message reappears one visibility timeout later, and by then the dead
+ * consumer's lease must have ended so the redelivery takes over at once instead of bouncing as
+ * in-flight.
  *
  * <pre>{@code
  * SqsConsumer consumer = SqsConsumer.builder(sqs, queueUrl, orders.processor(handler))
@@ -75,8 +91,14 @@ public final class SqsConsumer implements AutoCloseable {
 
   private static final int MAX_VISIBILITY_SECONDS = 43_200;
 
+  private static final List<MessageSystemAttributeName> SYSTEM_ATTRIBUTES =
+      List.of(
+          MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT,
+          MessageSystemAttributeName.MESSAGE_GROUP_ID);
+
   private final SqsClient sqs;
   private final String queueUrl;
+  private final boolean fifo;
   private final MessageProcessor<Message> processor;
   private final int visibilitySeconds;
   private final int waitSeconds;
@@ -90,6 +112,7 @@ public final class SqsConsumer implements AutoCloseable {
   private SqsConsumer(Builder b) {
     this.sqs = b.sqs;
     this.queueUrl = b.queueUrl;
+    this.fifo = b.queueUrl.endsWith(".fifo");
     this.processor = b.processor;
     this.visibilitySeconds = (int) b.visibilityTimeout.toSeconds();
     this.waitSeconds = (int) b.receiveWait.toSeconds();
@@ -126,9 +149,9 @@ public final class SqsConsumer implements AutoCloseable {
 
   private void poll() {
     while (running) {
-      List<Message> batch;
+      List<Message> received;
       try {
-        batch =
+        received =
             sqs.receiveMessage(
                     r ->
                         r.queueUrl(queueUrl)
@@ -136,8 +159,7 @@ public final class SqsConsumer implements AutoCloseable {
                             .waitTimeSeconds(waitSeconds)
                             .visibilityTimeout(visibilitySeconds)
                             .messageAttributeNames("All")
-                            .messageSystemAttributeNames(
-                                MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT))
+                            .messageSystemAttributeNames(SYSTEM_ATTRIBUTES))
                 .messages();
       } catch (SdkException e) {
         if (running) {
@@ -146,67 +168,170 @@ public final class SqsConsumer implements AutoCloseable {
         }
         continue;
       }
-      for (Message m : batch) {
-        handle(m);
+      if (!received.isEmpty()) {
+        new Receipt(received).process();
       }
     }
   }
 
-  private void handle(Message m) {
-    String receiveCount = m.attributes().get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT);
-    counters.delivered(receiveCount != null && !"1".equals(receiveCount));
-    ScheduledFuture<?> heartbeat = extendVisibilityWhileRunning(m);
-    Acknowledgement a;
-    try {
-      a = processor.process(m);
-    } catch (RuntimeException e) {
-      log.error(
-          "the message processor of {} threw; the message reappears after its visibility timeout",
-          queueUrl,
-          e);
-      a = null;
-    } finally {
-      heartbeat.cancel(false);
+  /**
+   * The messages of one receive, from processing to their last SQS call: what is not yet settled
+   * has its visibility extended, and the acknowledged ones are deleted together at the end.
+   */
+  private final class Receipt {
+    /** By receipt handle: what the visibility heartbeat extends. */
+    private final Map<String, Message> unsettled = new ConcurrentHashMap<>();
+
+    private final List<Message> received;
+    private final List<Message> acknowledged = new ArrayList<>();
+
+    Receipt(List<Message> received) {
+      this.received = received;
+      for (Message m : received) {
+        String count = m.attributes().get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT);
+        counters.delivered(count != null && !"1".equals(count));
+        unsettled.put(m.receiptHandle(), m);
+      }
     }
-    if (a == null) {
-      counters.failed();
+
+    void process() {
+      long period = Math.max(1, visibilitySeconds * 1000L / 3);
+      ScheduledFuture<?> heartbeat =
+          heartbeats.scheduleAtFixedRate(this::extend, period, period, TimeUnit.MILLISECONDS);
+      try {
+        BatchDriver<Message> driver =
+            new BatchDriver<>(processor, SqsConsumer.this::onProcessorFailure, this::settle);
+        for (List<Message> group : fifo ? byGroup(received) : List.of(received)) {
+          int settled = driver.drive(group);
+          if (settled < group.size()) {
+            // A FIFO group's message goes back for redelivery: the group's later messages must
+            // not run before it. Visible again at once, they still come after it, because SQS
+            // holds back a group while one of its messages is in flight.
+            release(group.subList(settled, group.size()));
+          }
+        }
+        deleteAcknowledged();
+      } finally {
+        heartbeat.cancel(false);
+      }
+    }
+
+    private boolean settle(Message m, Acknowledgement a) {
+      counters.acknowledged(a);
+      if (a instanceof Acknowledgement.Ack) {
+        acknowledged.add(m); // deleted with the others at the end, one call for the receive
+        return true;
+      }
+      try {
+        carryOut(m, a);
+      } catch (SdkException e) {
+        // Not settled: it reappears after its visibility timeout, and the store answers then.
+        counters.failed();
+        log.warn(
+            "could not acknowledge a message on {} ({}): {}",
+            queueUrl,
+            a.getClass().getSimpleName(),
+            e.toString());
+      }
+      unsettled.remove(m.receiptHandle());
+      return !(fifo && a instanceof Acknowledgement.Redeliver);
+    }
+
+    private void deleteAcknowledged() {
+      if (acknowledged.isEmpty()) {
+        return;
+      }
+      List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>(acknowledged.size());
+      for (int i = 0; i < acknowledged.size(); i++) {
+        entries.add(
+            DeleteMessageBatchRequestEntry.builder()
+                .id(Integer.toString(i))
+                .receiptHandle(acknowledged.get(i).receiptHandle())
+                .build());
+      }
+      try {
+        List<BatchResultErrorEntry> failed =
+            sqs.deleteMessageBatch(r -> r.queueUrl(queueUrl).entries(entries)).failed();
+        for (BatchResultErrorEntry f : failed) {
+          counters.failed();
+          log.warn(
+              "could not delete an acknowledged message on {} ({}); it reappears after its visibility timeout",
+              queueUrl,
+              f.code());
+        }
+      } catch (SdkException e) {
+        acknowledged.forEach(m -> counters.failed());
+        log.warn(
+            "could not delete {} acknowledged messages on {}; they reappear after their visibility timeout: {}",
+            acknowledged.size(),
+            queueUrl,
+            e.toString());
+      }
+      acknowledged.forEach(m -> unsettled.remove(m.receiptHandle()));
+    }
+
+    private void release(List<Message> messages) {
+      messages.forEach(m -> unsettled.remove(m.receiptHandle()));
+      changeVisibility(messages, 0);
+    }
+
+    /** The heartbeat: keeps what is not settled invisible while the receive is processed. */
+    private void extend() {
+      changeVisibility(List.copyOf(unsettled.values()), visibilitySeconds);
+    }
+  }
+
+  /** One {@code ChangeMessageVisibilityBatch} call; a failure only logged (see the callers). */
+  private void changeVisibility(List<Message> messages, int seconds) {
+    if (messages.isEmpty()) {
       return;
     }
-    counters.acknowledged(a);
+    List<ChangeMessageVisibilityBatchRequestEntry> entries = new ArrayList<>(messages.size());
+    for (int i = 0; i < messages.size(); i++) {
+      entries.add(
+          ChangeMessageVisibilityBatchRequestEntry.builder()
+              .id(Integer.toString(i))
+              .receiptHandle(messages.get(i).receiptHandle())
+              .visibilityTimeout(seconds)
+              .build());
+    }
     try {
-      settle(m, a);
+      List<BatchResultErrorEntry> failed =
+          sqs.changeMessageVisibilityBatch(r -> r.queueUrl(queueUrl).entries(entries)).failed();
+      if (!failed.isEmpty()) {
+        log.debug(
+            "changing the visibility of {} messages on {} failed: {}",
+            failed.size(),
+            queueUrl,
+            failed.get(0).code());
+      }
     } catch (SdkException e) {
-      // Not deleted: it reappears after its visibility timeout, and the store answers then.
-      counters.failed();
-      log.warn(
-          "could not acknowledge a message on {} ({}): {}",
-          queueUrl,
-          a.getClass().getSimpleName(),
-          e.toString());
+      log.debug("changing the visibility of messages on {} failed: {}", queueUrl, e.toString());
     }
   }
 
-  private ScheduledFuture<?> extendVisibilityWhileRunning(Message m) {
-    long period = Math.max(1, visibilitySeconds * 1000L / 3);
-    return heartbeats.scheduleAtFixedRate(
-        () -> {
-          try {
-            sqs.changeMessageVisibility(
-                r ->
-                    r.queueUrl(queueUrl)
-                        .receiptHandle(m.receiptHandle())
-                        .visibilityTimeout(visibilitySeconds));
-          } catch (SdkException e) {
-            log.debug(
-                "extending the visibility of a message on {} failed: {}", queueUrl, e.toString());
-          }
-        },
-        period,
-        period,
-        TimeUnit.MILLISECONDS);
+  /** A receive's messages by FIFO message group, each group in receive order. */
+  private static Collection<List<Message>> byGroup(List<Message> received) {
+    Map<String, List<Message>> groups = new LinkedHashMap<>();
+    for (Message m : received) {
+      String group = m.attributes().getOrDefault(MessageSystemAttributeName.MESSAGE_GROUP_ID, "");
+      groups.computeIfAbsent(group, g -> new ArrayList<>()).add(m);
+    }
+    return groups.values();
   }
 
-  private void settle(Message m, Acknowledgement a) {
+  private Acknowledgement onProcessorFailure(Message m, RuntimeException e) {
+    log.error(
+        "the message processor of {} threw; the message reappears after its visibility timeout",
+        queueUrl,
+        e);
+    return new Acknowledgement.Redeliver(
+        Duration.ofSeconds(visibilitySeconds),
+        Acknowledgement.RedeliverReason.TRANSIENT_FAILURE,
+        e);
+  }
+
+  private void carryOut(Message m, Acknowledgement a) {
     a.accept(
         new Acknowledgement.Visitor<Void>() {
           @Override
@@ -348,7 +473,7 @@ public final class SqsConsumer implements AutoCloseable {
       return this;
     }
 
-    /** How many threads poll and process, each one message at a time: 1 to 256; default 1. */
+    /** How many threads poll and process, each one receive at a time: 1 to 256; default 1. */
     public Builder workers(int workers) {
       this.workers = Arguments.between("workers", workers, 1, 256);
       return this;

@@ -26,10 +26,11 @@ import java.util.concurrent.locks.LockSupport;
  * Consumer throughput with Once against the bare consumer, on the same broker, in the same run: the
  * bare side is the same broker consumer (same prefetch, workers and acknowledgements) whose
  * processor runs the handler and acknowledges; the Once side puts {@link MessageIdempotency} in
- * between (one claim and one completion per message). Each round publishes {@code messages}
- * distinct messages to a fresh queue, starts the consumers and times until all are acknowledged;
- * sides alternate (bare, once, once, bare, …) so that load from other processes falls on both
- * alike. Prints each side's median messages per second and the ratio.
+ * between, twice: with {@code processAll} (a consumer's batch claimed in one call, outcomes
+ * recorded without waiting for each) and one delivery at a time. Each round publishes {@code
+ * messages} distinct messages to a fresh queue, starts the consumers and times until all are
+ * acknowledged; each round starts with another side, so that load from other processes falls on all
+ * alike. Prints each side's median messages per second and its ratio to bare.
  *
  * <p>Arguments: {@code rabbitmq|sqs memory|redis|postgres rounds messages consumers
  * [handlerMicros]}; the handler does nothing by default (the worst case for the ratio), or parks
@@ -94,22 +95,34 @@ public final class ConsumerThroughput {
             .scope(Scope.of("bench", UUID.randomUUID().toString()))
             .build()
             .processor((m, ctx) -> work.run());
-    // Warm-up: one round each, not counted.
-    measure(broker, bare, messages, consumers);
-    measure(broker, guarded, messages, consumers);
-    double[] bareRates = new double[rounds];
-    double[] onceRates = new double[rounds];
-    for (int i = 0; i < rounds; i++) {
-      boolean bareFirst = i % 2 == 0;
-      double first = measure(broker, bareFirst ? bare : guarded, messages, consumers);
-      double second = measure(broker, bareFirst ? guarded : bare, messages, consumers);
-      bareRates[i] = bareFirst ? first : second;
-      onceRates[i] = bareFirst ? second : first;
+    // The same processor with processAll left to its default: each delivery claimed and recorded
+    // on its own, as before the consumers handed their batches over. The "before" in this run.
+    MessageProcessor<M> oneByOne = guarded::process;
+    List<MessageProcessor<M>> sides = List.of(bare, oneByOne, guarded);
+    String only = System.getProperty("once.bench.side");
+    if (only != null) {
+      // One side alone, for a profile of its CPU: bare, one (at a time) or batches.
+      MessageProcessor<M> side = sides.get(List.of("bare", "one", "batches").indexOf(only));
+      for (int i = 0; i <= rounds; i++) {
+        System.out.printf("%s: %.0f msg/s%n", only, measure(broker, side, messages, consumers));
+      }
+      return;
     }
-    double bareMedian = median(bareRates);
-    double onceMedian = median(onceRates);
+    // Warm-up: one round each, not counted.
+    for (MessageProcessor<M> side : sides) {
+      measure(broker, side, messages, consumers);
+    }
+    double[][] rates = new double[sides.size()][rounds];
+    for (int i = 0; i < rounds; i++) {
+      // Each round starts with another side, so that load from other processes falls on all alike.
+      for (int j = 0; j < sides.size(); j++) {
+        int side = (i + j) % sides.size();
+        rates[side][i] = measure(broker, sides.get(side), messages, consumers);
+      }
+    }
+    double bareMedian = median(rates[0]);
     System.out.printf(
-        "%s store=%s rounds=%d messages=%d consumers=%d handler=%dus: bare %.0f msg/s, once %.0f msg/s, ratio %.2f%n",
+        "%s store=%s rounds=%d messages=%d consumers=%d handler=%dus: bare %.0f msg/s, once one at a time %.0f msg/s (%.2f), once batches %.0f msg/s (%.2f)%n",
         args[0],
         args[1],
         rounds,
@@ -117,10 +130,13 @@ public final class ConsumerThroughput {
         consumers,
         handlerNanos / 1000,
         bareMedian,
-        onceMedian,
-        onceMedian / bareMedian);
-    System.out.println("  bare per round: " + Arrays.toString(round(bareRates)));
-    System.out.println("  once per round: " + Arrays.toString(round(onceRates)));
+        median(rates[1]),
+        median(rates[1]) / bareMedian,
+        median(rates[2]),
+        median(rates[2]) / bareMedian);
+    System.out.println("  bare per round:    " + Arrays.toString(round(rates[0])));
+    System.out.println("  one at a time:     " + Arrays.toString(round(rates[1])));
+    System.out.println("  batches per round: " + Arrays.toString(round(rates[2])));
   }
 
   /** Messages per second to consume {@code messages} fresh messages. */

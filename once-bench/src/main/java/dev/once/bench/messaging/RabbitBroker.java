@@ -26,9 +26,10 @@ final class RabbitBroker implements Broker<Delivery> {
   private final Channel channel;
 
   /**
-   * @param threads the connection's consumer dispatch threads: the client's default (twice the
-   *     cores) would cap how many handlers block on the store at once, whatever the number of
-   *     consumers
+   * @param threads the connection's consumer dispatch threads, one per consumer as in the figures
+   *     before 2026-11-27, when handlers ran on them (the client's default, twice the cores, capped
+   *     how many blocked on the store at once); each consumer now has a worker of its own, and the
+   *     dispatch threads only hand deliveries to it
    */
   RabbitBroker(int threads) throws Exception {
     dispatch = Executors.newFixedThreadPool(threads);

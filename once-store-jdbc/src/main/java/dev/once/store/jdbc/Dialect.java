@@ -1,6 +1,8 @@
 package dev.once.store.jdbc;
 
 import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
+import dev.once.store.Finish;
 import dev.once.store.LeaseToken;
 import dev.once.store.jdbc.support.TableName;
 import java.sql.PreparedStatement;
@@ -65,6 +67,29 @@ abstract class Dialect {
    * reads back the outcome, or changes nothing and reads back the record that is there.
    */
   abstract ClaimRow claim(Session session, ClaimRequest request) throws SQLException;
+
+  /**
+   * Claims in one statement, within the caller's transaction, those of {@code requests} whose
+   * records do not exist, taking the same locks as {@link #claim} would one by one, in the order
+   * given. Answers per request, in order, its fresh lease or {@code null} where a record exists
+   * (the caller claims that one with {@link #claim}); or answers {@code null} altogether where the
+   * database has no such statement, as by default.
+   */
+  ClaimResult.Claimed @Nullable [] claimAbsent(Session session, List<ClaimRequest> requests)
+      throws SQLException {
+    return null;
+  }
+
+  /**
+   * Applies {@code finishes} (distinct records) within the caller's transaction in as few
+   * statements as the database allows, each as {@link Statements#finish} or {@link
+   * Statements#release} would alone, and answers per finish, in order, whether it applied; or
+   * answers {@code null} where the database has no multi-row statements for them, as by default
+   * (the caller then sends the single statements as one JDBC batch).
+   */
+  boolean @Nullable [] finishAll(Session session, List<Finish> finishes) throws SQLException {
+    return null;
+  }
 
   /** How long a claimed record lives: its ttl, but at least as long as its lease. */
   static java.time.Duration lifetime(ClaimRequest request) {

@@ -108,13 +108,15 @@ final class JdbcOperations implements IdempotencyStore {
   /**
    * {@inheritDoc}
    *
-   * <p>One transaction, one commit (one log flush instead of one per record). The records are
-   * claimed in one fixed order, by scope then key, whatever the request order: every claim takes
-   * its key's locks (PostgreSQL's advisory lock, then the row) as it runs and holds them to the
-   * commit, so two batches over overlapping keys take them in the same order and cannot deadlock.
-   * If the transaction fails, it rolls back; if the commit's answer is what was lost, the claims
-   * may have committed, so the leases they granted are released (fenced by their tokens, so a
-   * release of a claim that never committed changes nothing).
+   * <p>One transaction, one commit (one log flush instead of one per record). Where the dialect
+   * can, the records that do not exist yet (a consumer's new messages) are claimed first in one
+   * statement ({@link Dialect#claimAbsent}); the rest one statement each. The records are claimed
+   * in one fixed order, by scope then key, whatever the request order: every claim takes its key's
+   * locks (PostgreSQL's advisory lock, then the row) as it runs and holds them to the commit, so
+   * two batches over overlapping keys take them in the same order and cannot deadlock. If the
+   * transaction fails, it rolls back; if the commit's answer is what was lost, the claims may have
+   * committed, so the leases they granted are released (fenced by their tokens, so a release of a
+   * claim that never committed changes nothing).
    */
   @Override
   public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
@@ -133,8 +135,17 @@ final class JdbcOperations implements IdempotencyStore {
                     // A deadlock retry starts the transaction again: forget the rolled-back one.
                     Arrays.fill(results, null);
                     Session each = tx.joined();
+                    List<ClaimRequest> sorted = new ArrayList<>(order.length);
                     for (int i : order) {
-                      results[i] = claim(each, requests.get(i));
+                      sorted.add(requests.get(i));
+                    }
+                    ClaimResult.Claimed[] absent = dialect.claimAbsent(each, sorted);
+                    for (int k = 0; k < order.length; k++) {
+                      int i = order[k];
+                      results[i] =
+                          absent != null && absent[k] != null
+                              ? absent[k]
+                              : claim(each, requests.get(i));
                     }
                     return results;
                   }));
@@ -161,9 +172,10 @@ final class JdbcOperations implements IdempotencyStore {
   /**
    * {@inheritDoc}
    *
-   * <p>One transaction: the completions and final failures as one JDBC batch of {@link
+   * <p>One transaction: the dialect's multi-row statements where it has them ({@link
+   * Dialect#finishAll}); otherwise the completions and final failures as one JDBC batch of {@link
    * Statements#finish}, the releases as one of {@link Statements#release}, each in key order (a
-   * driver such as pgjdbc sends a batch in one round trip), then one commit. Two batches that lock
+   * driver such as pgjdbc sends a batch in one round trip); then one commit. Two batches that lock
    * the same records in different groups may still deadlock; the database breaks it and the
    * transaction runs again, as any transaction here does.
    */
@@ -180,6 +192,17 @@ final class JdbcOperations implements IdempotencyStore {
         session ->
             session.atomically(
                 tx -> {
+                  List<Finish> sorted = new ArrayList<>(order.length);
+                  for (int i : order) {
+                    sorted.add(finishes.get(i));
+                  }
+                  boolean[] many = dialect.finishAll(tx, sorted);
+                  if (many != null) {
+                    for (int k = 0; k < order.length; k++) {
+                      applied[order[k]] = many[k];
+                    }
+                    return applied;
+                  }
                   try (PreparedStatement finish = tx.prepare(sql.finish);
                       PreparedStatement release = tx.prepare(sql.release)) {
                     List<Integer> finished = new ArrayList<>();

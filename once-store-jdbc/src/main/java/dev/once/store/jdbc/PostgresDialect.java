@@ -1,14 +1,18 @@
 package dev.once.store.jdbc;
 
 import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
+import dev.once.store.Finish;
 import dev.once.store.LeaseToken;
 import dev.once.store.RecordState;
 import dev.once.store.jdbc.support.TableName;
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -44,6 +48,9 @@ import org.jspecify.annotations.Nullable;
 final class PostgresDialect extends Dialect {
 
   private final String claim;
+  private final String claimAbsent;
+  private final String finishAll;
+  private final String releaseAll;
   private final String purge;
 
   PostgresDialect(TableName table) {
@@ -125,6 +132,66 @@ final class PostgresDialect extends Dialect {
             + t
             + " r"
             + " WHERE r.scope = ? AND r.idem_key = ? AND NOT EXISTS (SELECT 1 FROM claimed)";
+    // Many new records in one statement. The same advisory locks as the single claim, taken in
+    // the order given (the caller's key order), so that its token argument holds row by row; keys
+    // with a live outcome take none, like a replay above. ON CONFLICT DO NOTHING leaves every key
+    // whose record exists to the single claim, which decides between replay, in-flight and steal;
+    // its row is not locked here, and since its advisory lock is held, the single claim that
+    // follows sees it committed and unchanged by any other claim.
+    String q =
+        "(SELECT * FROM unnest(CAST(? AS varchar[]), CAST(? AS varchar[]), CAST(? AS varchar[]),"
+            + " CAST(? AS bigint[]), CAST(? AS bigint[])) WITH ORDINALITY"
+            + " AS q(scope, idem_key, fingerprint, lease_us, life_us, n))";
+    claimAbsent =
+        "WITH q AS "
+            + q
+            + ", lk AS (SELECT count(pg_advisory_xact_lock(hashtextextended('"
+            + t
+            + "' || chr(10) || o.scope || chr(10) || o.idem_key, 0))) AS locked"
+            + " FROM (SELECT scope, idem_key FROM q WHERE NOT EXISTS (SELECT 1 FROM "
+            + t
+            + " d WHERE d.scope = q.scope AND d.idem_key = q.idem_key AND d.state IN ('"
+            + RecordState.COMPLETED
+            + "', '"
+            + RecordState.FAILED_FINAL
+            + "') AND d.expires_at > clock_timestamp()) ORDER BY n) o),"
+            + " clk AS (SELECT clock_timestamp() AS ts FROM lk),"
+            + " ins AS (INSERT INTO "
+            + t
+            + " AS r (scope, idem_key, state, fingerprint, token, attempt, lease_until, expires_at, created_at)"
+            + " SELECT q.scope, q.idem_key, '"
+            + RecordState.IN_PROGRESS
+            + "', q.fingerprint, nextval('"
+            + t
+            + "_seq'), 1, ts + q.lease_us * interval '1 microsecond',"
+            + " ts + q.life_us * interval '1 microsecond', ts FROM q, clk ORDER BY q.n"
+            + " ON CONFLICT (scope, idem_key) DO NOTHING"
+            + " RETURNING r.scope, r.idem_key, r.token, r.lease_until)"
+            // Microseconds since the epoch: exact for a timestamptz, and cheap to read.
+            + " SELECT q.n, ins.token, CAST(extract(epoch FROM ins.lease_until) * 1000000 AS bigint)"
+            + " AS lease_micros FROM ins JOIN q ON q.scope = ins.scope AND q.idem_key = ins.idem_key";
+    // The rows' columns are named apart from the table's, so that the held condition reads the
+    // table's.
+    String held = Statements.held(this);
+    finishAll =
+        "UPDATE "
+            + t
+            + " SET state = f_state, result = f_result, recovery_point = NULL,"
+            + " expires_at = clock_timestamp() + f_ttl * interval '1 microsecond' FROM "
+            + finishRows(
+                ", CAST(? AS varchar[]), CAST(? AS bytea[]), CAST(? AS bigint[])",
+                ", f_state, f_result, f_ttl")
+            + " WHERE scope = f_scope AND idem_key = f_key AND token = f_token AND "
+            + held
+            + " RETURNING n";
+    releaseAll =
+        "DELETE FROM "
+            + t
+            + " USING "
+            + finishRows("", "")
+            + " WHERE scope = f_scope AND idem_key = f_key AND token = f_token AND "
+            + held
+            + " RETURNING n";
     // By primary key rather than ctid, so it also works on a partitioned table. SKIP LOCKED leaves
     // rows a claim is reviving to that claim; the batch's locks last one short statement.
     purge =
@@ -206,6 +273,132 @@ final class PostgresDialect extends Dialect {
   @Override
   Instant time(ResultSet rs, String column) throws SQLException {
     return rs.getObject(column, OffsetDateTime.class).toInstant();
+  }
+
+  @Override
+  ClaimResult.Claimed[] claimAbsent(Session session, List<ClaimRequest> requests)
+      throws SQLException {
+    int n = requests.size();
+    String[] scopes = new String[n];
+    String[] keys = new String[n];
+    String[] fingerprints = new String[n];
+    Long[] leases = new Long[n];
+    Long[] lifetimes = new Long[n];
+    for (int i = 0; i < n; i++) {
+      ClaimRequest r = requests.get(i);
+      scopes[i] = r.id().scope().value();
+      keys[i] = r.id().key().value();
+      fingerprints[i] = r.fingerprint().encoded();
+      leases[i] = JdbcOperations.micros(r.lease());
+      lifetimes[i] = JdbcOperations.micros(lifetime(r));
+    }
+    ClaimResult.Claimed[] claimed = new ClaimResult.Claimed[n];
+    try (PreparedStatement ps = session.prepare(claimAbsent)) {
+      Connection c = session.connection();
+      ps.setArray(1, c.createArrayOf("varchar", scopes));
+      ps.setArray(2, c.createArrayOf("varchar", keys));
+      ps.setArray(3, c.createArrayOf("varchar", fingerprints));
+      ps.setArray(4, c.createArrayOf("bigint", leases));
+      ps.setArray(5, c.createArrayOf("bigint", lifetimes));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          long micros = rs.getLong(3);
+          claimed[rs.getInt(1) - 1] =
+              new ClaimResult.Claimed(
+                  rs.getLong(2),
+                  Instant.ofEpochSecond(
+                      Math.floorDiv(micros, 1_000_000L),
+                      Math.floorMod(micros, 1_000_000L) * 1_000L),
+                  false,
+                  null);
+        }
+      }
+    }
+    return claimed;
+  }
+
+  /**
+   * Completions and final failures in one {@code UPDATE … FROM unnest(…)}, releases in one {@code
+   * DELETE … USING unnest(…)}: one statement each whatever the number, fenced row by row as the
+   * single statements are.
+   */
+  @Override
+  boolean[] finishAll(Session session, List<Finish> finishes) throws SQLException {
+    boolean[] applied = new boolean[finishes.size()];
+    List<Integer> finished = new ArrayList<>();
+    List<Integer> released = new ArrayList<>();
+    for (int i = 0; i < finishes.size(); i++) {
+      (finishes.get(i).kind() == Finish.Kind.RELEASE ? released : finished).add(i);
+    }
+    if (!finished.isEmpty()) {
+      int n = finished.size();
+      String[] states = new String[n];
+      byte[][] results = new byte[n][];
+      Long[] ttls = new Long[n];
+      for (int k = 0; k < n; k++) {
+        Finish f = finishes.get(finished.get(k));
+        states[k] =
+            (f.kind() == Finish.Kind.COMPLETE ? RecordState.COMPLETED : RecordState.FAILED_FINAL)
+                .name();
+        results[k] = f.payload();
+        ttls[k] = JdbcOperations.micros(f.ttl());
+      }
+      try (PreparedStatement ps = session.prepare(finishAll)) {
+        int next = bindRows(session, ps, finishes, finished);
+        Connection c = session.connection();
+        ps.setArray(next++, c.createArrayOf("varchar", states));
+        ps.setArray(next++, c.createArrayOf("bytea", results));
+        ps.setArray(next, c.createArrayOf("bigint", ttls));
+        markApplied(ps, finished, applied);
+      }
+    }
+    if (!released.isEmpty()) {
+      try (PreparedStatement ps = session.prepare(releaseAll)) {
+        bindRows(session, ps, finishes, released);
+        markApplied(ps, released, applied);
+      }
+    }
+    return applied;
+  }
+
+  /** The finishes' rows: record, token and {@code n} (1-based), then {@code more} columns. */
+  private static String finishRows(String moreArrays, String moreColumns) {
+    return "unnest(CAST(? AS varchar[]), CAST(? AS varchar[]), CAST(? AS bigint[])"
+        + moreArrays
+        + ") WITH ORDINALITY AS f(f_scope, f_key, f_token"
+        + moreColumns
+        + ", n)";
+  }
+
+  /** Binds the record and token arrays of {@code items}; answers the next parameter index. */
+  private static int bindRows(
+      Session session, PreparedStatement ps, List<Finish> finishes, List<Integer> items)
+      throws SQLException {
+    int n = items.size();
+    String[] scopes = new String[n];
+    String[] keys = new String[n];
+    Long[] tokens = new Long[n];
+    for (int k = 0; k < n; k++) {
+      Finish f = finishes.get(items.get(k));
+      scopes[k] = f.id().scope().value();
+      keys[k] = f.id().key().value();
+      tokens[k] = f.token();
+    }
+    Connection c = session.connection();
+    ps.setArray(1, c.createArrayOf("varchar", scopes));
+    ps.setArray(2, c.createArrayOf("varchar", keys));
+    ps.setArray(3, c.createArrayOf("bigint", tokens));
+    return 4;
+  }
+
+  /** Runs {@code ps} and marks the items whose row number it returned as applied. */
+  private static void markApplied(PreparedStatement ps, List<Integer> items, boolean[] applied)
+      throws SQLException {
+    try (ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        applied[items.get(rs.getInt(1) - 1)] = true;
+      }
+    }
   }
 
   @Override

@@ -34,11 +34,16 @@ final class Statements {
 
   private final String table;
 
+  /** The condition on a row that a lease is held on it, in {@code d}'s clock. */
+  static String held(Dialect d) {
+    return "state = '" + RecordState.IN_PROGRESS + "' AND expires_at > " + d.now();
+  }
+
   Statements(Dialect d) {
     String t = d.table.qualified();
     String now = d.now();
     table = t;
-    held = "state = '" + RecordState.IN_PROGRESS + "' AND expires_at > " + now;
+    held = held(d);
     String fenced = " WHERE scope = ? AND idem_key = ? AND token = ? AND " + held;
     extendLease =
         "lease_until = "

@@ -1,8 +1,10 @@
 package dev.once.store.jdbc;
 
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -11,13 +13,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A {@link Connections} that counts what passes through it: how many operations took a connection,
- * and how many statements they prepared on it. Round trips are what a batched operation saves, and
- * these two numbers bound them.
+ * how many statements they prepared on it, and how many times those ran. Round trips and the
+ * database's work per statement are what a batched operation saves, and these numbers bound them.
  */
 final class CountingConnections implements Connections {
 
   final AtomicInteger opened = new AtomicInteger();
   final AtomicInteger prepared = new AtomicInteger();
+
+  /** Statement executions: each {@code execute…} call, and each row added to a JDBC batch. */
+  final AtomicInteger executed = new AtomicInteger();
+
   private final Connections delegate;
 
   /** The delegate's connection behind each counting one handed out. */
@@ -47,15 +53,37 @@ final class CountingConnections implements Connections {
             getClass().getClassLoader(),
             new Class<?>[] {Connection.class},
             (proxy, method, args) -> {
+              Object answer = invoke(connection, method, args);
               if (method.getName().equals("prepareStatement")) {
                 prepared.incrementAndGet();
+                return counting((PreparedStatement) answer);
               }
-              try {
-                return method.invoke(connection, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
+              return answer;
             });
+  }
+
+  /** {@code statement}, counting the executions it makes (a JDBC batch's rows each count). */
+  private PreparedStatement counting(PreparedStatement statement) {
+    return (PreparedStatement)
+        Proxy.newProxyInstance(
+            getClass().getClassLoader(),
+            new Class<?>[] {PreparedStatement.class},
+            (proxy, method, args) -> {
+              String name = method.getName();
+              if (name.equals("addBatch")
+                  || (name.startsWith("execute") && !name.equals("executeBatch"))) {
+                executed.incrementAndGet();
+              }
+              return invoke(statement, method, args);
+            });
+  }
+
+  private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+    try {
+      return method.invoke(target, args);
+    } catch (InvocationTargetException e) {
+      throw e.getCause();
+    }
   }
 
   @Override

@@ -39,6 +39,57 @@ class PostgresStoreTest extends JdbcStoreBehaviour {
     return s;
   }
 
+  /**
+   * A consumer's batch: its new records are claimed by one statement, and its completions and
+   * releases are one statement each, however many; a record that exists is claimed by the single
+   * statement in the same transaction, and answered as a single claim would.
+   */
+  @Test
+  void aBatchOfNewRecordsIsClaimedAndFinishedInOneStatementEach() {
+    RecordId done = newId();
+    ClaimResult.Claimed first = claim(done, LEASE);
+    assertThat(store.complete(done, first.token(), new byte[] {1}, LEASE)).isTrue();
+    java.util.List<dev.once.store.ClaimRequest> requests = new java.util.ArrayList<>();
+    for (int i = 0; i < 500; i++) {
+      requests.add(request(newId(), LEASE));
+    }
+    requests.add(250, request(done, LEASE));
+    CountingConnections counting = CountingConnections.around((JdbcStore) store);
+    // The batch calls themselves, as the PostgreSQL store makes them (ServerStore delegates here).
+    IdempotencyStore counted = counting.store((JdbcStore) store).operations;
+
+    java.util.List<ClaimResult> claims = counted.claimAll(requests);
+
+    assertThat(counting.opened).as("operations").hasValue(1);
+    assertThat(counting.prepared.get())
+        .as("statements: the new ones, then the replay")
+        .isEqualTo(2);
+    assertThat(claims.get(250)).isInstanceOf(ClaimResult.Existing.class);
+    java.util.List<dev.once.store.Finish> finishes = new java.util.ArrayList<>();
+    for (int i = 0; i < claims.size(); i++) {
+      if (claims.get(i) instanceof ClaimResult.Claimed c) {
+        RecordId id = requests.get(i).id();
+        assertThat(store.get(id)).get().satisfies(r -> assertThat(r.token()).isEqualTo(c.token()));
+        finishes.add(
+            i % 3 == 0
+                ? dev.once.store.Finish.release(id, c.token())
+                : dev.once.store.Finish.complete(id, c.token(), new byte[] {2}, LEASE));
+      }
+    }
+    finishes.add(dev.once.store.Finish.complete(done, first.token(), new byte[] {3}, LEASE));
+    counting.executed.set(0);
+
+    java.util.List<Boolean> applied = counted.finishAll(finishes);
+
+    assertThat(counting.executed.get()).as("statements: completions, releases").isEqualTo(2);
+    assertThat(applied.subList(0, 500)).containsOnly(true);
+    assertThat(applied.get(500)).as("a finished record is not finished again").isFalse();
+    assertThat(store.get(requests.get(0).id())).isEmpty(); // released
+    assertThat(store.get(requests.get(1).id()))
+        .get()
+        .satisfies(r -> assertThat(r.result()).containsExactly(2));
+  }
+
   @Test
   void theInFlightListingReadsPastAtMostItsBudgetOfExpiredRowsAndSaysWhenItStopped() {
     RecordId live = newId();
