@@ -95,7 +95,6 @@ public final class RabbitConsumer implements AutoCloseable {
 
   private final Thread worker;
   private final Duration shutdownTimeout;
-  private volatile boolean running = true;
   private final String consumerTag;
 
   /** Put behind the last delivery by {@link #close()}: the worker stops when it reaches it. */
@@ -149,27 +148,40 @@ public final class RabbitConsumer implements AutoCloseable {
     return counters.snapshot();
   }
 
-  /** The worker: takes what has arrived, a batch at a time, until {@link #close()}. */
+  /**
+   * The worker: takes what has arrived, a batch at a time, until {@link #close()}. If an {@link
+   * Error} ends it (the processors Once builds let a broken JVM's errors through), the channel is
+   * closed, so the broker gives what this consumer held to the others instead of leaving it
+   * unacknowledged here for good.
+   */
   private void work() {
     List<Delivery> batch = new ArrayList<>();
     try {
-      while (running) {
-        Delivery first = arrived.take();
-        if (first == STOP) {
-          return;
-        }
-        batch.add(first);
+      while (true) {
+        batch.add(arrived.take());
         arrived.drainTo(batch);
         int stop = batch.indexOf(STOP);
         if (stop >= 0) {
           batch.subList(stop, batch.size()).clear(); // close() came: finish what arrived before it
-          running = false;
         }
-        driver.drive(batch);
+        if (!batch.isEmpty()) {
+          driver.drive(batch);
+        }
+        if (stop >= 0) {
+          return;
+        }
         batch.clear();
       }
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt(); // close() gave up waiting: the channel is closing
+      Thread.currentThread().interrupt();
+    } catch (Error e) {
+      log.error(
+          "the consumer of {} stopped on an error; closing its channel so that the broker"
+              + " redelivers the messages it held",
+          queue,
+          e);
+      closeQuietly();
+      throw e;
     }
   }
 

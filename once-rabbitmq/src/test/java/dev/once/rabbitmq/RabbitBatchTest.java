@@ -168,6 +168,23 @@ class RabbitBatchTest {
   }
 
   @Test
+  void aConsumerStoppedByAnErrorGivesItsMessagesBackToTheOthers() throws Exception {
+    MessageProcessor<Delivery> broken =
+        m -> {
+          throw new OutOfMemoryError("stands for a broken JVM");
+        };
+    RabbitConsumer stopped = RabbitConsumer.builder(connection, queue, broken).start();
+    publish(3);
+    assertThat(Rabbit.await(() -> stopped.stats().delivered() == 3)).isTrue();
+
+    consumer = RabbitConsumer.builder(connection, queue, messages().processor(pay)).start();
+
+    assertThat(Rabbit.await(() -> consumer.stats().processed() == 3)).isTrue();
+    assertThat(effects).hasValue(3);
+    stopped.close();
+  }
+
+  @Test
   void closeFinishesAndAcknowledgesWhatArrivedBeforeIt() throws Exception {
     CountDownLatch started = new CountDownLatch(1);
     MessageHandler<Delivery> slow =

@@ -169,7 +169,16 @@ public final class SqsConsumer implements AutoCloseable {
         continue;
       }
       if (!received.isEmpty()) {
-        new Receipt(received).process();
+        try {
+          new Receipt(received).process();
+        } catch (Error e) {
+          log.error(
+              "a worker of {} stopped on an error; the messages it held reappear after their"
+                  + " visibility timeout",
+              queueUrl,
+              e);
+          throw e;
+        }
       }
     }
   }
@@ -270,13 +279,17 @@ public final class SqsConsumer implements AutoCloseable {
       acknowledged.forEach(m -> unsettled.remove(m.receiptHandle()));
     }
 
-    private void release(List<Message> messages) {
+    /**
+     * Synchronized with {@link #extend}, so that a heartbeat under way cannot make a released
+     * message invisible again (which would hold up its FIFO group for a visibility timeout).
+     */
+    private synchronized void release(List<Message> messages) {
       messages.forEach(m -> unsettled.remove(m.receiptHandle()));
       changeVisibility(messages, 0);
     }
 
     /** The heartbeat: keeps what is not settled invisible while the receive is processed. */
-    private void extend() {
+    private synchronized void extend() {
       changeVisibility(List.copyOf(unsettled.values()), visibilitySeconds);
     }
   }
