@@ -60,19 +60,8 @@ final class PostgresDialect extends Dialect {
     String returned =
         "r.state, r.fingerprint, r.token, r.attempt, r.lease_until, r.expires_at, r.recovery_point, r.result,"
             + " r.created_at";
-    // The lock key: the key's hash in PostgreSQL's 64-bit advisory lock space, salted with the
-    // table.
-    String lockKey = "hashtextextended('" + t + "' || chr(10) || ? || chr(10) || ?, 0)";
-    // A replay's fast path: a live outcome is read without the advisory lock or a row lock, so
-    // retries of one hot key do not queue behind each other; only then is the key locked.
-    String done =
-        "(SELECT 1 FROM "
-            + t
-            + " d WHERE d.scope = ? AND d.idem_key = ? AND d.state IN ('"
-            + RecordState.COMPLETED
-            + "', '"
-            + RecordState.FAILED_FINAL
-            + "') AND d.expires_at > clock_timestamp())";
+    String lockKey = lockKey(t, "?", "?");
+    String done = done(t, "?", "?");
     claim =
         "WITH lk AS (SELECT pg_advisory_xact_lock("
             + lockKey
@@ -145,16 +134,11 @@ final class PostgresDialect extends Dialect {
     claimAbsent =
         "WITH q AS "
             + q
-            + ", lk AS (SELECT count(pg_advisory_xact_lock(hashtextextended('"
-            + t
-            + "' || chr(10) || o.scope || chr(10) || o.idem_key, 0))) AS locked"
-            + " FROM (SELECT scope, idem_key FROM q WHERE NOT EXISTS (SELECT 1 FROM "
-            + t
-            + " d WHERE d.scope = q.scope AND d.idem_key = q.idem_key AND d.state IN ('"
-            + RecordState.COMPLETED
-            + "', '"
-            + RecordState.FAILED_FINAL
-            + "') AND d.expires_at > clock_timestamp()) ORDER BY n) o),"
+            + ", lk AS (SELECT count(pg_advisory_xact_lock("
+            + lockKey(t, "o.scope", "o.idem_key")
+            + ")) AS locked FROM (SELECT scope, idem_key FROM q WHERE NOT EXISTS "
+            + done(t, "q.scope", "q.idem_key")
+            + " ORDER BY n) o),"
             + " clk AS (SELECT clock_timestamp() AS ts FROM lk),"
             + " ins AS (INSERT INTO "
             + t
@@ -201,6 +185,32 @@ final class PostgresDialect extends Dialect {
             + t
             + " WHERE expires_at <= clock_timestamp() ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED) x"
             + " WHERE d.scope = x.scope AND d.idem_key = x.idem_key";
+  }
+
+  /**
+   * A key's advisory lock: its hash in PostgreSQL's 64-bit advisory lock space, salted with the
+   * table {@code t}; {@code scope} and {@code key} are SQL expressions.
+   */
+  private static String lockKey(String t, String scope, String key) {
+    return "hashtextextended('" + t + "' || chr(10) || " + scope + " || chr(10) || " + key + ", 0)";
+  }
+
+  /**
+   * Whether the key has a live outcome: a replay's fast path, read without the advisory lock or a
+   * row lock, so that retries of one hot key do not queue behind each other.
+   */
+  private static String done(String t, String scope, String key) {
+    return "(SELECT 1 FROM "
+        + t
+        + " d WHERE d.scope = "
+        + scope
+        + " AND d.idem_key = "
+        + key
+        + " AND d.state IN ('"
+        + RecordState.COMPLETED
+        + "', '"
+        + RecordState.FAILED_FINAL
+        + "') AND d.expires_at > clock_timestamp())";
   }
 
   @Override
