@@ -15,17 +15,29 @@ import java.util.HexFormat;
 final class LuaScript {
 
   static final LuaScript CLAIM = load("claim");
+  static final LuaScript CLAIM_MANY = load("claim_many");
   static final LuaScript GET = load("get");
   static final LuaScript HEARTBEAT = load("heartbeat");
   static final LuaScript HEARTBEAT_MANY = load("heartbeat_many");
   static final LuaScript FINISH = load("finish");
+  static final LuaScript FINISH_MANY = load("finish_many");
   static final LuaScript RELEASE = load("release");
   static final LuaScript PURGE = load("purge");
   static final LuaScript WATCH = load("watch");
   static final LuaScript IN_FLIGHT = load("in_flight");
 
   static final LuaScript[] ALL = {
-    CLAIM, GET, HEARTBEAT, HEARTBEAT_MANY, FINISH, RELEASE, PURGE, WATCH, IN_FLIGHT
+    CLAIM,
+    CLAIM_MANY,
+    GET,
+    HEARTBEAT,
+    HEARTBEAT_MANY,
+    FINISH,
+    FINISH_MANY,
+    RELEASE,
+    PURGE,
+    WATCH,
+    IN_FLIGHT
   };
 
   private final String name;

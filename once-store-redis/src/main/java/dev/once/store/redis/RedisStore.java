@@ -27,6 +27,7 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
@@ -98,6 +99,7 @@ public final class RedisStore implements IdempotencyStore {
   private final ScriptRunner scripts;
   private final KeyLayout keys;
   private final ToIntFunction<byte[]> slotOf;
+  private final boolean standalone;
   private final byte[] retention;
   private final ChangeSubscriptions changes;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -124,6 +126,7 @@ public final class RedisStore implements IdempotencyStore {
         new ScriptRunner(commands, builder.commandTimeout, connection.getResources().timer());
     this.keys = new KeyLayout(builder.keyPrefix);
     this.slotOf = slotOf;
+    this.standalone = builder.client != null;
     this.retention = Micros.ascii(Micros.toMicros(builder.retentionAfterExpiry));
     this.changes = new ChangeSubscriptions(pubSub, scripts);
   }
@@ -220,7 +223,7 @@ public final class RedisStore implements IdempotencyStore {
   /**
    * {@inheritDoc}
    *
-   * <p>One script extends up to {@value LeaseGroups#MAX_KEYS_PER_SCRIPT} leases whose records share
+   * <p>One script extends up to {@value SlotGroups#MAX_KEYS_PER_SCRIPT} leases whose records share
    * a hash slot (on a standalone Redis, any leases); the scripts a batch needs are sent at once,
    * without waiting for each other's replies, so the batch costs about one round trip and at most
    * the command timeout. Each lease is extended exactly as the single heartbeat would.
@@ -238,16 +241,21 @@ public final class RedisStore implements IdempotencyStore {
       Collection<LeaseToken> leases, Duration lease, Executor blocking) {
     Objects.requireNonNull(leases, "leases");
     Arguments.positive("lease", lease);
-    List<LeaseGroups.Group> groups = LeaseGroups.of(leases, keys, slotOf);
+    List<SlotGroups.Group<LeaseToken>> groups =
+        SlotGroups.of(List.copyOf(leases), LeaseToken::id, keys, slotOf);
     byte[] leaseMicros = Micros.of(lease);
     List<CompletableFuture<List<Object>>> runs = new ArrayList<>(groups.size());
-    for (LeaseGroups.Group group : groups) {
+    for (SlotGroups.Group<LeaseToken> group : groups) {
+      // heartbeat_many's arguments: the lease, the retention, then each lease's token.
+      byte[][] args = new byte[2 + group.items().size()][];
+      args[0] = leaseMicros;
+      args[1] = retention;
+      for (int i = 0; i < group.items().size(); i++) {
+        args[2 + i] = Micros.ascii(group.items().get(i).token());
+      }
       runs.add(
           scripts.runAsync(
-              LuaScript.HEARTBEAT_MANY,
-              ScriptOutputType.MULTI,
-              group.keyArray(),
-              group.args(leaseMicros, retention)));
+              LuaScript.HEARTBEAT_MANY, ScriptOutputType.MULTI, group.keyArray(), args));
     }
     return scripts
         .allAsync(LuaScript.HEARTBEAT_MANY.name(), runs)
@@ -255,7 +263,12 @@ public final class RedisStore implements IdempotencyStore {
             replies -> {
               Set<LeaseToken> extended = new HashSet<>();
               for (int g = 0; g < groups.size(); g++) {
-                groups.get(g).addExtended(replies.get(g), extended);
+                List<LeaseToken> group = groups.get(g).items();
+                for (int i = 0; i < group.size(); i++) {
+                  if (succeeded((Long) replies.get(g).get(i))) {
+                    extended.add(group.get(i));
+                  }
+                }
               }
               return extended;
             });
@@ -356,14 +369,15 @@ public final class RedisStore implements IdempotencyStore {
   }
 
   /**
-   * False: concurrent callers' single calls already share round trips, pipelined on Lettuce's one
-   * connection, so gathering them into batches in the engine only adds hand-offs (measured: no gain
-   * for 32 RabbitMQ consumers, see docs/benchmarks.md). {@link #claimAll} and {@link #finishAll}
-   * still send a caller's batch (a Kafka poll) as one pipeline.
+   * True on a standalone Redis: concurrent callers' single calls, gathered by the engine, become
+   * one {@code claim_many} or {@code finish_many} script instead of one script each (measured: 32
+   * RabbitMQ consumers 0.56–0.64 of the bare consumer without, 0.70–0.74 with, see
+   * docs/benchmarks.md). False on a Cluster, where every record has a hash slot of its own, so a
+   * gathered batch would still be one script per record.
    */
   @Override
   public boolean batches() {
-    return false;
+    return standalone;
   }
 
   /**
@@ -380,31 +394,64 @@ public final class RedisStore implements IdempotencyStore {
   /**
    * {@inheritDoc}
    *
-   * <p>Native: every record's claim script is sent at once, pipelined on the store's connection (in
-   * a Cluster, each to its key's primary, since the keys of a batch may lie in any slots), and the
-   * replies are combined in request order. If any claim fails, the leases the others were granted
-   * are released (nobody saw them, so nothing ran under them) before the batch fails with the first
-   * failure.
+   * <p>Native: the records are claimed by one script per hash slot (one for a standalone Redis; in
+   * a Cluster, where each record has a slot of its own, mostly one per record), at most {@value
+   * SlotGroups#MAX_KEYS_PER_SCRIPT} records each, all sent at once and pipelined; the replies are
+   * combined in request order. If any script fails, the leases the others were granted are released
+   * (nobody saw them, so nothing ran under them) before the batch fails with the first failure.
    */
   @Override
   public CompletionStage<List<ClaimResult>> claimAllAsync(
       List<ClaimRequest> requests, Executor blocking) {
     requests.forEach(r -> Objects.requireNonNull(r, "request"));
-    List<CompletableFuture<ClaimResult>> claims = new ArrayList<>(requests.size());
-    for (ClaimRequest request : requests) {
-      claims.add(claimAsync(request, blocking).toCompletableFuture());
+    List<SlotGroups.Group<ClaimRequest>> groups =
+        SlotGroups.of(requests, ClaimRequest::id, keys, slotOf);
+    List<CompletableFuture<List<Object>>> runs = new ArrayList<>(groups.size());
+    for (SlotGroups.Group<ClaimRequest> group : groups) {
+      // claim_many's arguments: the retention, then each record's claim arguments but that.
+      List<ClaimRequest> items = group.items();
+      byte[][] args = new byte[1 + 4 * items.size()][];
+      args[0] = retention;
+      for (int i = 0; i < items.size(); i++) {
+        ClaimRequest r = items.get(i);
+        args[1 + 4 * i] = r.fingerprint().encoded().getBytes(StandardCharsets.US_ASCII);
+        args[2 + 4 * i] = Micros.of(r.lease());
+        args[3 + 4 * i] = Micros.of(r.ttl());
+        args[4 + 4 * i] = keys.channel(r.id());
+      }
+      runs.add(scripts.call(LuaScript.CLAIM_MANY, ScriptOutputType.MULTI, group.keyArray(), args));
     }
-    return settled(claims)
+    return settled(runs)
         .thenCompose(
-            failure -> {
-              if (failure == null) {
-                return CompletableFuture.completedFuture(replies(claims));
+            failed -> {
+              Throwable failure = failed;
+              ClaimResult[] results = new ClaimResult[requests.size()];
+              for (int g = 0; g < groups.size(); g++) {
+                CompletableFuture<List<Object>> run = runs.get(g);
+                if (run.isCompletedExceptionally()) {
+                  continue;
+                }
+                SlotGroups.Group<ClaimRequest> group = groups.get(g);
+                List<Object> replies = run.join();
+                for (int i = 0; i < group.items().size(); i++) {
+                  @SuppressWarnings("unchecked")
+                  List<Object> reply = (List<Object>) replies.get(i);
+                  RecordId id = group.items().get(i).id();
+                  StoreUnavailableException keyFailure = Replies.failure(id, "claim", reply);
+                  if (keyFailure != null) {
+                    failure = failure == null ? keyFailure : failure;
+                  } else {
+                    results[group.positions().get(i)] = Replies.claim(id, reply);
+                  }
+                }
               }
+              if (failure == null) {
+                return CompletableFuture.completedFuture(Arrays.asList(results));
+              }
+              Throwable first = failure;
               List<CompletableFuture<Boolean>> releases = new ArrayList<>();
-              for (int i = 0; i < claims.size(); i++) {
-                CompletableFuture<ClaimResult> claim = claims.get(i);
-                if (!claim.isCompletedExceptionally()
-                    && claim.join() instanceof ClaimResult.Claimed c) {
+              for (int i = 0; i < results.length; i++) {
+                if (results[i] instanceof ClaimResult.Claimed c) {
                   releases.add(
                       releaseAsync(requests.get(i).id(), c.token(), blocking)
                           .toCompletableFuture());
@@ -414,9 +461,9 @@ public final class RedisStore implements IdempotencyStore {
                   .thenCompose(
                       releaseFailure -> {
                         if (releaseFailure != null) {
-                          failure.addSuppressed(releaseFailure);
+                          first.addSuppressed(releaseFailure);
                         }
-                        return CompletableFuture.failedFuture(failure);
+                        return CompletableFuture.failedFuture(first);
                       });
             });
   }
@@ -430,22 +477,77 @@ public final class RedisStore implements IdempotencyStore {
   /**
    * {@inheritDoc}
    *
-   * <p>Native: every write's script is sent at once, pipelined as {@link #claimAllAsync} sends its
-   * claims, and the replies are combined in order; if any fails, the batch fails with it.
+   * <p>Native: the completions and final failures are written by one script per hash slot, as
+   * {@link #claimAllAsync} claims; each release by its own script; all sent at once, pipelined, and
+   * the replies combined in order. If any fails, the batch fails with it.
    */
   @Override
   public CompletionStage<List<Boolean>> finishAllAsync(List<Finish> finishes, Executor blocking) {
     finishes.forEach(f -> Objects.requireNonNull(f, "finish"));
-    List<CompletableFuture<Boolean>> writes = new ArrayList<>(finishes.size());
-    for (Finish finish : finishes) {
-      writes.add(finish.applyAsyncTo(this, blocking).toCompletableFuture());
+    List<Finish> writes = new ArrayList<>();
+    List<Integer> written = new ArrayList<>(); // each write's place in the batch
+    List<Integer> releases = new ArrayList<>();
+    for (int i = 0; i < finishes.size(); i++) {
+      if (finishes.get(i).kind() == Finish.Kind.RELEASE) {
+        releases.add(i);
+      } else {
+        writes.add(finishes.get(i));
+        written.add(i);
+      }
     }
-    return settled(writes)
+    List<SlotGroups.Group<Finish>> groups = SlotGroups.of(writes, Finish::id, keys, slotOf);
+    List<CompletableFuture<?>> runs = new ArrayList<>(groups.size() + releases.size());
+    for (SlotGroups.Group<Finish> group : groups) {
+      // finish_many's arguments: the retention, then each record's finish arguments but that.
+      List<Finish> items = group.items();
+      byte[][] args = new byte[1 + 5 * items.size()][];
+      args[0] = retention;
+      for (int i = 0; i < items.size(); i++) {
+        Finish f = items.get(i);
+        Arguments.positive("ttl", f.ttl());
+        args[1 + 5 * i] = Micros.ascii(f.token());
+        args[2 + 5 * i] = f.kind() == Finish.Kind.COMPLETE ? COMPLETED : FAILED_FINAL;
+        args[3 + 5 * i] = f.payload();
+        args[4 + 5 * i] = Micros.of(f.ttl());
+        args[5 + 5 * i] = keys.channel(f.id());
+      }
+      runs.add(
+          scripts.<List<Object>>call(
+              LuaScript.FINISH_MANY, ScriptOutputType.MULTI, group.keyArray(), args));
+    }
+    for (int i : releases) {
+      Finish f = finishes.get(i);
+      runs.add(releaseAsync(f.id(), f.token(), blocking).toCompletableFuture());
+    }
+    return settled(runs)
         .thenCompose(
-            failure ->
-                failure == null
-                    ? CompletableFuture.completedFuture(replies(writes))
-                    : CompletableFuture.failedFuture(failure));
+            failure -> {
+              if (failure != null) {
+                return CompletableFuture.failedFuture(failure);
+              }
+              Boolean[] applied = new Boolean[finishes.size()];
+              for (int g = 0; g < groups.size(); g++) {
+                SlotGroups.Group<Finish> group = groups.get(g);
+                List<?> replies = (List<?>) runs.get(g).join();
+                for (int i = 0; i < group.items().size(); i++) {
+                  Object reply = replies.get(i);
+                  if (reply instanceof List<?> error) {
+                    StoreUnavailableException keyFailure =
+                        Replies.failure(group.items().get(i).id(), "finish", error);
+                    return CompletableFuture.failedFuture(
+                        keyFailure != null
+                            ? keyFailure
+                            : new StoreUnavailableException(
+                                "an unexpected finish reply: " + error));
+                  }
+                  applied[written.get(group.positions().get(i))] = succeeded((Long) reply);
+                }
+              }
+              for (int r = 0; r < releases.size(); r++) {
+                applied[releases.get(r)] = (Boolean) runs.get(groups.size() + r).join();
+              }
+              return CompletableFuture.completedFuture(Arrays.asList(applied));
+            });
   }
 
   /**
@@ -471,15 +573,6 @@ public final class RedisStore implements IdempotencyStore {
               }
               return null;
             });
-  }
-
-  /** The replies of stages that all completed normally, in order. */
-  private static <T> List<T> replies(List<CompletableFuture<T>> stages) {
-    List<T> replies = new ArrayList<>(stages.size());
-    for (CompletableFuture<T> stage : stages) {
-      replies.add(stage.join());
-    }
-    return replies;
   }
 
   /**

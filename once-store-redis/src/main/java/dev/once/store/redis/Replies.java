@@ -7,6 +7,7 @@ import dev.once.store.ClaimResult.Existing;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
+import dev.once.store.StoreUnavailableException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
@@ -18,13 +19,14 @@ import org.jspecify.annotations.Nullable;
  * answers {@code {1, token, leaseUntil, stolen, recoveryPoint}} or a record; a record is {@code {2,
  * state, fingerprint, token, leaseUntil, expiresAt, recoveryPoint, result, now, createdAt}}; an
  * absent record is {@code {0}}; a listed one (the in-flight scan) is {@code {2, state, fingerprint,
- * token, leaseUntil, expiresAt, hasRecoveryPoint, now, createdAt}}. Times are microseconds; absent
- * fields are {@code null}.
+ * token, leaseUntil, expiresAt, hasRecoveryPoint, now, createdAt}}; a batch script's failure for
+ * one key is {@code {3, error}}. Times are microseconds; absent fields are {@code null}.
  */
 final class Replies {
 
   private static final long CLAIMED = 1;
   private static final long RECORD = 2;
+  private static final long FAILED = 3;
 
   private Replies() {}
 
@@ -38,6 +40,24 @@ final class Replies {
           stolen ? (byte[]) reply.get(4) : null);
     }
     return new Existing(record(id, reply));
+  }
+
+  /**
+   * The failure a batch script reports for one key ({@code {3, error}}: the key holds something
+   * that is not a record's hash), or {@code null} for any other reply.
+   */
+  static @Nullable StoreUnavailableException failure(RecordId id, String operation, List<?> reply) {
+    if (!reply.isEmpty() && Long.valueOf(FAILED).equals(reply.get(0))) {
+      Object message = reply.get(1);
+      return new StoreUnavailableException(
+          "Redis could not "
+              + operation
+              + " "
+              + id
+              + ": "
+              + (message instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : message));
+    }
+    return null;
   }
 
   static Optional<IdempotencyRecord> get(RecordId id, List<Object> reply) {

@@ -97,7 +97,13 @@ final class ScriptRunner {
    */
   <T> CompletableFuture<T> call(
       LuaScript script, ScriptOutputType type, byte[] key, byte[]... args) {
-    CompletableFuture<T> sent = runAsync(script, type, new byte[][] {key}, args);
+    return call(script, type, new byte[][] {key}, args);
+  }
+
+  /** {@link #call} over several keys, which in a cluster must share a hash slot. */
+  <T> CompletableFuture<T> call(
+      LuaScript script, ScriptOutputType type, byte[][] keys, byte[]... args) {
+    CompletableFuture<T> sent = runAsync(script, type, keys, args);
     // The timeout ends a copy, so that the command itself is cancelled (not merely timed out) and
     // Lettuce drops it.
     return bounded(sent.copy())

@@ -89,3 +89,91 @@ end
 local function watched(key)
   return redis.call('HEXISTS', key, 'w') == 1
 end
+
+-- Claims the record at key at time now (claim.lua's answer): a lease on an absent, released or
+-- expired record, or on a stale one of the same fingerprint (a steal); else the live record.
+-- Returns {1, token, lease end, stolen 0|1, recovery point} or the live record (live_record).
+local function claim(key, fingerprint, lease_us, ttl_us, retention_us, channel, now)
+  local lease_until = now + lease_us
+  local h = read(key)
+  if is_live(h, now) then
+    if h[1] ~= 'P' or now < tonumber(h[4]) or h[2] ~= fingerprint then
+      return live_record(h, now)
+    end
+    -- Steal: the lease ended and the same request asks again. The record keeps its recovery point
+    -- and its creation time (the work has been running since then), and never loses life it had.
+    local token = math.max(now, tonumber(h[3]) + 1)
+    local expires = math.max(tonumber(h[5]), lease_until)
+    redis.call('HSET', key, 't', int(token), 'l', int(lease_until), 'e', int(expires))
+    expire_physically(key, expires, retention_us)
+    if h[9] then
+      redis.call('PUBLISH', channel, 'stolen')
+    end
+    return {1, token, lease_until, 1, h[6]}
+  end
+  -- Absent, released or expired: a fresh record. The token is the server clock in us, or one more
+  -- than the last token this key had if that is larger (a burst within one us, or a clock step
+  -- back).
+  local token = now
+  if h[3] then
+    token = math.max(now, tonumber(h[3]) + 1)
+  end
+  local expires = math.max(now + ttl_us, lease_until)
+  local notify = h[9]
+  if h[1] then
+    redis.call('DEL', key) -- the old fields (a result, a recovery point) must not leak into the new record
+  end
+  redis.call('HSET', key, 's', 'P', 'f', fingerprint, 't', int(token), 'l', int(lease_until),
+    'e', int(expires), 'c', int(now))
+  expire_physically(key, expires, retention_us)
+  if notify then
+    redis.call('PUBLISH', channel, 'claimed')
+  end
+  return {1, token, lease_until, 0, false}
+end
+
+-- Finishes the record at key at time now if token holds its lease (finish.lua's answer): state C
+-- or F, the result, living ttl_us from now. Returns 1 if it did, else 0.
+local function finish(key, token, state, result, ttl_us, retention_us, channel, now)
+  local live, watched_now, recovering = held(key, token, now)
+  if not live then
+    return 0
+  end
+  local expires = now + ttl_us
+  if recovering then
+    redis.call('HDEL', key, 'r')
+  end
+  redis.call('HSET', key, 's', state, 'v', result, 'e', int(expires))
+  expire_physically(key, expires, retention_us)
+  if watched_now then
+    redis.call('PUBLISH', channel, 'finished')
+  end
+  return 1
+end
+
+-- The message of an error caught by pcall: Redis raises a table with the message in err, Lua a
+-- string.
+local function failure(e)
+  if type(e) == 'table' and e.err then
+    return e.err
+  end
+  return tostring(e)
+end
+
+-- A batch script's answers: fn(key, i) for every key of KEYS in order, each under pcall, so that a
+-- record that fails (its key holds something that is not a record's hash, which fails at the
+-- record's first HMGET, before it writes) answers {3, error} for itself and the others still run.
+-- An error that ended the script would leave what it wrote before unknown to the caller, since
+-- Redis does not undo a script's writes.
+local function each_key(fn)
+  local answers = {}
+  for i, key in ipairs(KEYS) do
+    local ok, answer = pcall(fn, key, i)
+    if ok then
+      answers[i] = answer
+    else
+      answers[i] = {3, failure(answer)}
+    end
+  end
+  return answers
+end

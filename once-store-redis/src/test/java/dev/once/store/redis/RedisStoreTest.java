@@ -355,6 +355,52 @@ class RedisStoreTest {
     }
   }
 
+  /**
+   * A batch on a standalone Redis is one script: its fresh records all get the token of the one
+   * TIME the script reads (separate scripts would read the clock once each).
+   */
+  @Test
+  void aBatchOfFreshClaimsIsOneScript() {
+    List<ClaimRequest> requests = new ArrayList<>();
+    for (int i = 0; i < 50; i++) {
+      requests.add(new ClaimRequest(newId(), newFingerprint(), LONG, LONG));
+    }
+
+    List<ClaimResult> results = store.claimAll(requests);
+
+    assertThat(results.stream().map(r -> claimed(r).token()).distinct()).hasSize(1);
+  }
+
+  /**
+   * A finish batch in which one record's key holds something else fails, as a batch that may have
+   * applied in part; the script goes on past the failing key, so the others are finished.
+   */
+  @Test
+  void aFinishBatchWithOneFailingWriteFailsAndFinishesTheOthers() {
+    List<dev.once.store.Finish> finishes = new ArrayList<>();
+    List<RecordId> ids = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      RecordId id = newId();
+      long token = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG))).token();
+      ids.add(id);
+      finishes.add(dev.once.store.Finish.complete(id, token, ascii("done"), LONG));
+    }
+    RecordId broken = newId();
+    redis.set(recordKey(broken), ascii("not a hash"));
+    finishes.add(2, dev.once.store.Finish.complete(broken, 1, ascii("done"), LONG));
+
+    assertThatThrownBy(() -> store.finishAll(finishes))
+        .isInstanceOf(StoreUnavailableException.class)
+        .hasMessageContaining(broken.toString());
+
+    for (RecordId id : ids) {
+      assertThat(store.get(id))
+          .get()
+          .satisfies(r -> assertThat(r.state()).isEqualTo(RecordState.COMPLETED));
+    }
+    assertThat(redis.get(recordKey(broken))).isEqualTo(ascii("not a hash"));
+  }
+
   private byte[] recordKey(RecordId id) {
     return new KeyLayout(prefix).recordKey(id);
   }
