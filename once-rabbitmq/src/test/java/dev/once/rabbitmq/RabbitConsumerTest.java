@@ -307,6 +307,15 @@ class RabbitConsumerTest {
             () -> RabbitConsumer.builder(connection, queue, p).confirmTimeout(Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("confirmTimeout");
+    assertThatThrownBy(
+            () -> RabbitConsumer.builder(connection, queue, p).shutdownTimeout(Duration.ofHours(2)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("shutdownTimeout");
+    assertThatThrownBy(
+            () ->
+                RabbitConsumer.builder(connection, queue, p).shutdownTimeout(Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("shutdownTimeout");
   }
 
   private long depthOf(String q) {
