@@ -139,7 +139,10 @@ final class JdbcOperations implements IdempotencyStore {
                     for (int i : order) {
                       sorted.add(requests.get(i));
                     }
-                    ClaimResult.Claimed[] absent = dialect.claimAbsent(each, sorted);
+                    // A lone record gains nothing from it, and one that exists (a replay) would
+                    // pay a statement more.
+                    ClaimResult.Claimed[] absent =
+                        sorted.size() > 1 ? dialect.claimAbsent(each, sorted) : null;
                     for (int k = 0; k < order.length; k++) {
                       int i = order[k];
                       results[i] =

@@ -7,6 +7,7 @@ import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
 import java.sql.ResultSet;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -42,7 +43,8 @@ class PostgresStoreTest extends JdbcStoreBehaviour {
   /**
    * A consumer's batch: its new records are claimed by one statement, and its completions and
    * releases are one statement each, however many; a record that exists is claimed by the single
-   * statement in the same transaction, and answered as a single claim would.
+   * statement in the same transaction, and answered as a single claim would; a batch of one is the
+   * single claim alone.
    */
   @Test
   void aBatchOfNewRecordsIsClaimedAndFinishedInOneStatementEach() {
@@ -85,6 +87,12 @@ class PostgresStoreTest extends JdbcStoreBehaviour {
     assertThat(applied.subList(0, 500)).containsOnly(true);
     assertThat(applied.get(500)).as("a finished record is not finished again").isFalse();
     assertThat(store.get(requests.get(0).id())).isEmpty(); // released
+    counting.executed.set(0);
+    assertThat(counted.claimAll(List.of(request(done, LEASE))).get(0))
+        .isInstanceOf(ClaimResult.Existing.class);
+    assertThat(counting.executed.get())
+        .as("statements: a lone replay, the single claim")
+        .isEqualTo(1);
     assertThat(store.get(requests.get(1).id()))
         .get()
         .satisfies(r -> assertThat(r.result()).containsExactly(2));

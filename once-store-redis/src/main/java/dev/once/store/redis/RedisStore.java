@@ -504,7 +504,6 @@ public final class RedisStore implements IdempotencyStore {
       args[0] = retention;
       for (int i = 0; i < items.size(); i++) {
         Finish f = items.get(i);
-        Arguments.positive("ttl", f.ttl());
         args[1 + 5 * i] = Micros.ascii(f.token());
         args[2 + 5 * i] = f.kind() == Finish.Kind.COMPLETE ? COMPLETED : FAILED_FINAL;
         args[3 + 5 * i] = f.payload();
