@@ -296,6 +296,28 @@ final class HeldLease implements Lease {
     stopHeartbeat();
   }
 
+  /** {@link #giveBackAsync}, waiting for the release. */
+  void giveBack() {
+    if (stolen) {
+      abandon();
+    } else {
+      release();
+    }
+  }
+
+  @Override
+  public CompletionStage<Void> giveBackAsync() {
+    if (stolen) {
+      try {
+        abandon();
+      } catch (IllegalStateException e) {
+        return CompletableFuture.failedFuture(e);
+      }
+      return CompletableFuture.completedFuture(null);
+    }
+    return releaseAsync().thenApply(released -> null);
+  }
+
   private void beginFinish() {
     if (!finished.compareAndSet(false, true)) {
       throw new IllegalStateException("lease on " + id + " is already finished");

@@ -6,7 +6,8 @@ import java.util.concurrent.CompletionStage;
  * A held lease, from {@link Admission.Proceed}. While held, it is extended by heartbeat (if the
  * policy says so). Finish it exactly once with one of {@link #complete}, {@link
  * #failFinal(byte[])}, {@link #failFinal(FinalFailure)}, {@link #completeWithoutResult()}, {@link
- * #release()} or {@link #abandon()}; a second finish throws {@link IllegalStateException}.
+ * #release()}, {@link #abandon()} or {@link #giveBackAsync()}; a second finish throws {@link
+ * IllegalStateException}.
  *
  * <p>Every finish is fenced by the lease's token: if the lease was stolen, it changes nothing and
  * answers {@link Recording#LEASE_LOST}.
@@ -55,4 +56,12 @@ public interface Lease extends ExecutionContext {
 
   /** {@link #release}, asynchronously, as {@link #completeAsync}. */
   CompletionStage<Recording> releaseAsync();
+
+  /**
+   * Finishes a lease that nothing ran under (a batch stopped before its turn came): {@link
+   * #releaseAsync releases} a fresh one, and {@link #abandon abandons} a {@link #stolen} one, as
+   * {@link dev.once.store.ClaimResult.Claimed#releasableUnused} explains. Completes once the key is
+   * free, or left to its lease.
+   */
+  CompletionStage<Void> giveBackAsync();
 }

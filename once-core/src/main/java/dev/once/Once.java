@@ -256,7 +256,7 @@ public final class Once implements AutoCloseable {
     } catch (UnreadableRecordException e) {
       return unreadable(e);
     } catch (ClosedWhileClaiming e) {
-      e.lease.release();
+      e.lease.giveBack();
       throw e.reason;
     }
   }
@@ -267,8 +267,8 @@ public final class Once implements AutoCloseable {
    * and the i-th admission is what {@code begin} would answer the i-th claim. In wait mode a key
    * that another request holds is waited for after all are claimed, one key at a time, while the
    * leases already won are kept alive as usual. The caller finishes every {@link Admission.Proceed}
-   * exactly once, as after {@code begin}; one it will not run (its batch stopped early) it
-   * releases, which is safe because nothing ran under it.
+   * exactly once, as after {@code begin}; one it will not run (its batch stopped early) it gives
+   * back ({@link Lease#giveBackAsync}).
    *
    * @throws IllegalArgumentException if two claims name the same record (send those in separate
    *     calls: the second is answered by the first's outcome)
@@ -334,27 +334,30 @@ public final class Once implements AutoCloseable {
       }
       return admissions;
     } catch (ClosedWhileClaiming e) {
-      e.lease.release();
+      e.lease.giveBack();
       releaseAll(admissions, requests, results, i + 1);
       throw e.reason;
     } catch (RuntimeException | Error e) {
-      // Nothing was handed to the caller, so nothing ran under any lease of this batch: release
-      // them all rather than leave them to heartbeats that nobody would ever stop.
+      // Nothing was handed to the caller, so nothing ran under any lease of this batch: give them
+      // all back rather than leave them to heartbeats that nobody would ever stop.
       releaseAll(admissions, requests, results, i + 1);
       throw e;
     }
   }
 
-  /** Releases the leases answered so far and those claimed from {@code from} on. */
+  /**
+   * Gives back the leases answered so far and those claimed from {@code from} on: nothing ran under
+   * them (see {@link ClaimResult.Claimed#releasableUnused}).
+   */
   private void releaseAll(
       List<Admission> answered, List<ClaimRequest> requests, List<ClaimResult> results, int from) {
     for (Admission a : answered) {
       if (a instanceof Admission.Proceed p) {
-        p.lease().release();
+        ((HeldLease) p.lease()).giveBack();
       }
     }
     for (int j = from; j < requests.size(); j++) {
-      if (results.get(j) instanceof ClaimResult.Claimed c) {
+      if (results.get(j) instanceof ClaimResult.Claimed c && c.releasableUnused()) {
         releaseQuietly(requests.get(j).id(), c.token());
       }
     }
@@ -419,7 +422,7 @@ public final class Once implements AutoCloseable {
             failure -> {
               if (Causes.of(failure) instanceof ClosedWhileClaiming e) {
                 return e.lease
-                    .releaseAsync()
+                    .giveBackAsync()
                     .handle(
                         (released, releaseFailure) -> {
                           throw e.reason;

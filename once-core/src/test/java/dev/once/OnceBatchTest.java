@@ -7,8 +7,10 @@ import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.Finish;
 import dev.once.store.ForwardingStore;
+import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.InMemoryStore;
+import dev.once.store.MovingClock;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import java.nio.charset.StandardCharsets;
@@ -188,6 +190,53 @@ class OnceBatchTest {
     // (the third, whose answer the store dropped, is a lost answer: stolen when its lease ends).
     for (int i = 0; i < 2; i++) {
       assertThat(memory.get(RecordId.of(SCOPE, IdempotencyKey.of("s" + i)))).isEmpty();
+    }
+  }
+
+  /**
+   * As above, with a lease among the answered ones that the batch stole from a holder who had saved
+   * a recovery point: it is abandoned, not released, so the record and its recovery point reach the
+   * next claim after its lease, as they would have without the batch.
+   */
+  @Test
+  void aBatchThatFailsLeavesAStolenLeaseToItsEnd() {
+    MovingClock clock = new MovingClock();
+    InMemoryStore timed = InMemoryStore.builder().clock(clock).build();
+    IdempotencyStore shortchanging =
+        new ForwardingStore() {
+          @Override
+          protected IdempotencyStore delegate() {
+            return timed;
+          }
+
+          @Override
+          public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+            List<ClaimResult> all = timed.claimAll(requests);
+            return all.subList(0, all.size() - 1);
+          }
+        };
+    List<Claim> batch = claims("t", 3);
+    RecordId stale = RecordId.of(SCOPE, batch.get(0).key());
+    RecordId fresh = RecordId.of(SCOPE, batch.get(1).key());
+    try (Once once = Once.of(shortchanging)) {
+      Lease gone = ((Admission.Proceed) once.begin(SCOPE, batch.get(0).key(), FP, REJECT)).lease();
+      gone.checkpoint("charged".getBytes(StandardCharsets.UTF_8));
+      gone.abandon();
+      clock.advance(REJECT.lease().plusSeconds(1));
+
+      assertThatThrownBy(() -> once.beginAll(batch, REJECT))
+          .isInstanceOf(IndexOutOfBoundsException.class);
+
+      assertThat(timed.get(fresh)).as("the fresh lease, released").isEmpty();
+      IdempotencyRecord held = timed.get(stale).orElseThrow();
+      assertThat(held.state()).isEqualTo(RecordState.IN_PROGRESS);
+      assertThat(held.token()).as("the batch's steal stands").isGreaterThan(gone.token());
+      clock.advance(REJECT.lease().plusSeconds(1));
+      Admission next = once.begin(SCOPE, batch.get(0).key(), FP, REJECT);
+      Lease resumed = ((Admission.Proceed) next).lease();
+      assertThat(resumed.stolen()).isTrue();
+      assertThat(resumed.recoveryPoint()).hasValue("charged".getBytes(StandardCharsets.UTF_8));
+      resumed.release();
     }
   }
 

@@ -11,7 +11,8 @@ final class Batches {
   /**
    * One claim per request; if one fails, the leases already granted are released before the failure
    * is rethrown, so that {@link IdempotencyStore#claimAll} is all or nothing. Releasing them is
-   * safe: the caller never saw them, so nothing ran under them.
+   * safe: the caller never saw them, so nothing ran under them. A stolen one is left to its lease
+   * ({@link ClaimResult.Claimed#releasableUnused}).
    */
   static List<ClaimResult> claimEach(IdempotencyStore store, List<ClaimRequest> requests) {
     List<ClaimResult> results = new ArrayList<>(requests.size());
@@ -22,7 +23,7 @@ final class Batches {
       return results;
     } catch (RuntimeException e) {
       for (int i = 0; i < results.size(); i++) {
-        if (results.get(i) instanceof ClaimResult.Claimed c) {
+        if (results.get(i) instanceof ClaimResult.Claimed c && c.releasableUnused()) {
           try {
             store.release(requests.get(i).id(), c.token());
           } catch (RuntimeException releaseFailure) {

@@ -127,11 +127,12 @@ public interface IdempotencyStore extends AutoCloseable {
    * pipeline); the default makes one {@code claim} call per request.
    *
    * <p>The requests name distinct records (a caller with two requests for one record sends them in
-   * separate calls). All or nothing on failure: if it throws, no request holds a lease afterwards
-   * that the store could know of. The exceptions are a lease whose claim landed but whose answer
-   * was lost with the connection (nobody learned its token) and one whose release was lost the same
-   * way: as after a single claim whose answer was lost, nobody runs under it and a later claim
-   * steals it when its lease ends. An empty list returns an empty list without calling the store.
+   * separate calls). All or nothing on failure: if it throws, every record is as it was, or held by
+   * a lease nobody runs under, which a later claim steals when it ends. The fresh claims it made
+   * are released; a stolen one is left to its lease ({@link ClaimResult.Claimed#releasableUnused}),
+   * and so are a claim whose answer was lost with the connection (nobody learned its token) and one
+   * whose release was lost the same way. An empty list returns an empty list without calling the
+   * store.
    */
   default List<ClaimResult> claimAll(List<ClaimRequest> requests) {
     return Batches.claimEach(this, requests);

@@ -209,7 +209,7 @@ final class MessageSemantics<M> {
     List<Admission> admissions = once.beginAll(claims, policy);
     Batch batch = new Batch(acks);
     int next = 0;
-    List<CompletableFuture<Recording>> releases = new ArrayList<>();
+    List<CompletableFuture<Void>> givenBack = new ArrayList<>();
     boolean finished = false;
     try {
       for (int i = 0; i < ids.size() && !batch.stopped; i++) {
@@ -234,19 +234,19 @@ final class MessageSemantics<M> {
       finished = true;
     } finally {
       // Claims won for messages that did not run (the batch stopped, or an Error is on its way
-      // out): nothing ran under them. Released before the answer, so their redelivery finds them
-      // free.
+      // out): nothing ran under them. Given back before the answer, so their redelivery finds
+      // them free (or, stolen ones, left to their lease).
       for (int i = next; i < admissions.size(); i++) {
         if (admissions.get(i) instanceof Admission.Proceed p) {
-          releases.add(p.lease().releaseAsync().toCompletableFuture());
+          givenBack.add(p.lease().giveBackAsync().toCompletableFuture());
         }
       }
       if (!finished) {
-        releases.forEach(batch::join); // released before the Error leaves, not after
+        givenBack.forEach(batch::await); // given back before the Error leaves, not after
       }
     }
     batch.settle();
-    releases.forEach(batch::join);
+    givenBack.forEach(batch::await);
     return !batch.stopped;
   }
 
@@ -309,11 +309,17 @@ final class MessageSemantics<M> {
     }
 
     Recording join(CompletionStage<Recording> outcome) {
+      Recording r = await(outcome);
+      return r == null ? Recording.UNKNOWN : r;
+    }
+
+    /** The stage's value; or null, logged, if it failed (a store write never should). */
+    <T> @Nullable T await(CompletionStage<T> stage) {
       try {
-        return outcome.toCompletableFuture().join();
+        return stage.toCompletableFuture().join();
       } catch (CompletionException | CancellationException e) {
         log.warn("recording a message's outcome failed unexpectedly", e);
-        return Recording.UNKNOWN;
+        return null;
       }
     }
   }

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.Admission;
 import dev.once.FinalFailure;
+import dev.once.Fingerprint;
 import dev.once.IdempotencyKey;
+import dev.once.Lease;
 import dev.once.Once;
 import dev.once.Scope;
 import dev.once.fingerprint.Fingerprinter;
@@ -17,10 +19,13 @@ import dev.once.messaging.Acknowledgement.RedeliverReason;
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.ForwardingStore;
+import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.InMemoryStore;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
+import dev.once.tck.FakeClock;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -161,6 +166,58 @@ class MessageBatchTest {
     assertThat(stateOf(k[3])).isNull();
     assertThat(stateOf(k[4])).isNull();
     ((Admission.Proceed) held).lease().release();
+  }
+
+  /**
+   * As above, with one of the claims not run a steal of a lease whose holder saved a recovery point
+   * and died: that claim is abandoned, not released, so the record and its recovery point reach the
+   * claim after its lease, as they would have had the poll never claimed it.
+   */
+  @Test
+  void aStolenClaimThatAStoppedPollDidNotRunKeepsItsRecoveryPoint() {
+    FakeClock clock = FakeClock.create();
+    InMemoryStore timed = InMemoryStore.builder().clock(clock).build();
+    String[] k = fresh("s", 4);
+    try (Once engine = Once.of(timed)) {
+      Lease gone = lease(engine.begin(SCOPE, key(k[2]), fingerprint(k[2]), engine.defaults()));
+      gone.checkpoint("charged".getBytes(StandardCharsets.UTF_8));
+      gone.abandon();
+      clock.advance(engine.defaults().lease().plusSeconds(1));
+      Lease held = lease(engine.begin(SCOPE, key(k[1]), fingerprint(k[1]), engine.defaults()));
+
+      List<Acknowledgement> acks =
+          MessageIdempotency.builder(engine, TestMessage.READER)
+              .scope(SCOPE)
+              .build()
+              .processAll(keyed(k), record);
+
+      assertThat(acks).hasSize(2);
+      assertThat(acks.get(1)).isInstanceOf(Redeliver.class);
+      assertThat(ran).containsExactly(k[0]);
+      assertThat(timed.get(RecordId.of(SCOPE, key(k[3])))).as("fresh, released").isEmpty();
+      IdempotencyRecord stolen = timed.get(RecordId.of(SCOPE, key(k[2]))).orElseThrow();
+      assertThat(stolen.state()).isEqualTo(RecordState.IN_PROGRESS);
+      assertThat(stolen.token()).isGreaterThan(gone.token());
+      clock.advance(engine.defaults().lease().plusSeconds(1));
+      Lease next = lease(engine.begin(SCOPE, key(k[2]), fingerprint(k[2]), engine.defaults()));
+      assertThat(next.stolen()).isTrue();
+      assertThat(next.recoveryPoint()).hasValue("charged".getBytes(StandardCharsets.UTF_8));
+      next.release();
+      held.release();
+    }
+  }
+
+  private static IdempotencyKey key(String k) {
+    return IdempotencyKey.of(k);
+  }
+
+  private static Fingerprint fingerprint(String k) {
+    return Fingerprinter.defaults().raw(TestMessage.keyed(k, "{}").payload(), "message");
+  }
+
+  private static Lease lease(Admission admission) {
+    assertThat(admission).isInstanceOf(Admission.Proceed.class);
+    return ((Admission.Proceed) admission).lease();
   }
 
   @Test

@@ -34,6 +34,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -96,9 +97,9 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
  * anything is written; the record stays in progress, and the engine then records the outcome
  * without its result (retries get "response unavailable", never a second run).
  *
- * <p><b>Batched heartbeats</b> run each lease's conditional update side by side, at most {@link
- * Builder#heartbeatConcurrency(int) heartbeatConcurrency} at once, on threads the store starts when
- * it needs them and {@link #close()} stops.
+ * <p><b>Batches</b> ({@code claimAll}, the batched heartbeat) run each record's conditional write
+ * side by side, at most {@link Builder#batchConcurrency(int) batchConcurrency} at once, on threads
+ * the store starts when it needs them and {@link #close()} stops.
  *
  * <p>The store never closes the client. Every call is bounded by {@link
  * Builder#callTimeout(Duration) callTimeout}; a call that fails or times out throws {@link
@@ -114,10 +115,9 @@ public final class DynamoDbStore implements IdempotencyStore {
   public static final Duration DEFAULT_RETENTION_AFTER_EXPIRY = Duration.ofDays(1);
 
   /**
-   * The default of {@link Builder#heartbeatConcurrency(int)}: the SDK's default HTTP connection
-   * pool.
+   * The default of {@link Builder#batchConcurrency(int)}: the SDK's default HTTP connection pool.
    */
-  public static final int DEFAULT_HEARTBEAT_CONCURRENCY = 50;
+  public static final int DEFAULT_BATCH_CONCURRENCY = 50;
 
   /** The largest item DynamoDB stores, and the default of {@link Builder#maxItemBytes(int)}. */
   public static final int DYNAMODB_ITEM_LIMIT = 400 * 1024;
@@ -137,7 +137,7 @@ public final class DynamoDbStore implements IdempotencyStore {
   private final long retentionMicros;
   private final int maxItemBytes;
   private final Calls calls;
-  private final FanOut heartbeats;
+  private final FanOut batch;
 
   private DynamoDbStore(Builder builder) {
     this.client = builder.client;
@@ -146,7 +146,7 @@ public final class DynamoDbStore implements IdempotencyStore {
     this.retentionMicros = micros(builder.retentionAfterExpiry);
     this.maxItemBytes = builder.maxItemBytes;
     this.calls = new Calls(client, builder.asyncClient, table, builder.callTimeout);
-    this.heartbeats = new FanOut(builder.heartbeatConcurrency, builder.callTimeout);
+    this.batch = new FanOut(builder.batchConcurrency, builder.callTimeout);
   }
 
   /** Returns a store on the table with the defaults. */
@@ -279,6 +279,33 @@ public final class DynamoDbStore implements IdempotencyStore {
     return Step.done(new Existing(Items.toRecord(id, seen, now)));
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Each record is claimed by its own conditional write, exactly as {@link #claim} makes it
+   * (DynamoDB has no multi-item conditional write that lets some items find a record while the
+   * others are written), and the claims run side by side (see {@link
+   * Builder#batchConcurrency(int)}): a batch of up to that many records costs about one round trip.
+   * If one claim fails, the claims not sent yet are dropped, and once those sent have answered, the
+   * leases they were granted are released before the failure is thrown.
+   */
+  @Override
+  public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+    requests.forEach(request -> Objects.requireNonNull(request, "request"));
+    if (requests.size() <= 1) {
+      return requests.isEmpty() ? List.of() : List.of(claim(requests.get(0)));
+    }
+    return batch.map(
+        "claimAll",
+        requests,
+        request -> calls.run(claiming(request)),
+        (request, granted) -> {
+          if (granted instanceof Claimed c && c.releasableUnused()) {
+            release(request.id(), c.token());
+          }
+        });
+  }
+
   @Override
   public Optional<IdempotencyRecord> get(RecordId id) {
     return calls.run(getting(id));
@@ -315,15 +342,28 @@ public final class DynamoDbStore implements IdempotencyStore {
    *
    * <p>Each lease is its own conditional update, exactly as {@link #heartbeat(RecordId, long,
    * Duration)} makes it, and the updates run side by side (see {@link
-   * Builder#heartbeatConcurrency(int)}), so a batch of up to that many leases costs about one round
-   * trip. The first update that fails ends the batch with {@link StoreUnavailableException}.
+   * Builder#batchConcurrency(int)}), so a batch of up to that many leases costs about one round
+   * trip. The first update that fails ends the batch with {@link StoreUnavailableException}, once
+   * the updates already sent have answered; those not sent yet are dropped.
    */
   @Override
   public Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
     Objects.requireNonNull(leases, "leases");
     Arguments.positive("lease", lease);
-    return heartbeats.select(
-        "heartbeat", leases, held -> calls.run(extending(held.id(), held.token(), lease, null, 0)));
+    List<LeaseToken> all = List.copyOf(leases);
+    List<Boolean> extended =
+        batch.map(
+            "heartbeat",
+            all,
+            held -> calls.run(extending(held.id(), held.token(), lease, null, 0)),
+            (held, extendedOrNot) -> {});
+    Set<LeaseToken> kept = new HashSet<>();
+    for (int i = 0; i < all.size(); i++) {
+      if (extended.get(i)) {
+        kept.add(all.get(i));
+      }
+    }
+    return kept;
   }
 
   @Override
@@ -697,10 +737,10 @@ public final class DynamoDbStore implements IdempotencyStore {
         returnOld && id != null ? reading(id) : null);
   }
 
-  /** Stops the store's heartbeat threads once their updates are done; the client stays open. */
+  /** Stops the store's batch threads once their requests are done; the client stays open. */
   @Override
   public void close() {
-    heartbeats.close();
+    batch.close();
   }
 
   @Override
@@ -818,7 +858,7 @@ public final class DynamoDbStore implements IdempotencyStore {
     private Duration callTimeout = DEFAULT_CALL_TIMEOUT;
     private Duration retentionAfterExpiry = DEFAULT_RETENTION_AFTER_EXPIRY;
     private int maxItemBytes = DYNAMODB_ITEM_LIMIT;
-    private int heartbeatConcurrency = DEFAULT_HEARTBEAT_CONCURRENCY;
+    private int batchConcurrency = DEFAULT_BATCH_CONCURRENCY;
 
     private Builder(DynamoDbClient client, String tableName) {
       this.client = Arguments.present("client", client);
@@ -892,15 +932,14 @@ public final class DynamoDbStore implements IdempotencyStore {
     }
 
     /**
-     * How many conditional updates a batched heartbeat runs at once, across every caller of the
-     * store; default {@value DynamoDbStore#DEFAULT_HEARTBEAT_CONCURRENCY}, 1 to 1000. It is also
-     * how many threads the store may start for them (they end after a minute idle). Keep it at or
-     * below the client's HTTP connection pool (the Apache client's {@code maxConnections}, 50 by
-     * default): updates beyond it only wait for a connection.
+     * How many requests the batch calls ({@code claimAll}, the batched heartbeat) run at once,
+     * across every caller of the store; default {@value DynamoDbStore#DEFAULT_BATCH_CONCURRENCY}, 1
+     * to 1000. It is also how many threads the store may start for them (they end after a minute
+     * idle). Keep it at or below the client's HTTP connection pool (the Apache client's {@code
+     * maxConnections}, 50 by default): requests beyond it only wait for a connection.
      */
-    public Builder heartbeatConcurrency(int heartbeatConcurrency) {
-      this.heartbeatConcurrency =
-          Arguments.between("heartbeatConcurrency", heartbeatConcurrency, 1, 1000);
+    public Builder batchConcurrency(int batchConcurrency) {
+      this.batchConcurrency = Arguments.between("batchConcurrency", batchConcurrency, 1, 1000);
       return this;
     }
 

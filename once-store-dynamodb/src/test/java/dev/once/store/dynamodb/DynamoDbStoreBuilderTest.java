@@ -61,15 +61,14 @@ class DynamoDbStoreBuilderTest {
     assertThatThrownBy(() -> builder.maxItemBytes(4095)).hasMessageContaining("maxItemBytes");
     assertThatThrownBy(() -> builder.maxItemBytes(DynamoDbStore.DYNAMODB_ITEM_LIMIT + 1))
         .hasMessageContaining("maxItemBytes");
-    assertThatThrownBy(() -> builder.heartbeatConcurrency(0))
-        .hasMessageContaining("heartbeatConcurrency");
-    assertThatThrownBy(() -> builder.heartbeatConcurrency(1001))
-        .hasMessageContaining("heartbeatConcurrency");
+    assertThatThrownBy(() -> builder.batchConcurrency(0)).hasMessageContaining("batchConcurrency");
+    assertThatThrownBy(() -> builder.batchConcurrency(1001))
+        .hasMessageContaining("batchConcurrency");
     builder
         .callTimeout(Duration.ofMillis(300))
         .retentionAfterExpiry(Duration.ZERO)
         .maxItemBytes(100_000)
-        .heartbeatConcurrency(1)
+        .batchConcurrency(1)
         .build()
         .close();
   }
@@ -99,7 +98,7 @@ class DynamoDbStoreBuilderTest {
     try (DynamoDbStore store =
         DynamoDbStore.builder(unreachable, "once_records")
             .callTimeout(Duration.ofMillis(500))
-            .heartbeatConcurrency(2)
+            .batchConcurrency(2)
             .build()) {
       long start = System.nanoTime();
 

@@ -15,6 +15,7 @@ import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.store.ResultTooLargeException;
+import dev.once.store.StoreUnavailableException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,8 +26,13 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 
 /**
  * What the DynamoDB store does beyond the contract kit: round trips, item size, compression,
@@ -267,7 +273,7 @@ class DynamoDbStoreTest {
     DynamoDbStore gathered =
         DynamoDbStore.builder(recordingInFlight, table)
             .callTimeout(Duration.ofSeconds(60))
-            .heartbeatConcurrency(4)
+            .batchConcurrency(4)
             .build();
     inFlight.gather(4);
 
@@ -276,6 +282,84 @@ class DynamoDbStoreTest {
     assertThat(extended).containsExactlyInAnyOrderElementsOf(held);
     assertThat(inFlight.most()).as("requests in flight at once").isEqualTo(4);
     gathered.close();
+  }
+
+  @Test
+  void aClaimBatchSendsItsClaimsAllAtOnceOnePerRecord() {
+    Fingerprint fingerprint = newFingerprint();
+    List<ClaimRequest> requests = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      requests.add(new ClaimRequest(newId(), fingerprint, LONG, LONG));
+    }
+    DynamoDbStore gathered =
+        DynamoDbStore.builder(recordingInFlight, table).callTimeout(Duration.ofSeconds(60)).build();
+    inFlight.gather(requests.size());
+
+    List<ClaimResult> results = gathered.claimAll(requests);
+
+    assertThat(inFlight.sent()).as("requests").isEqualTo(requests.size());
+    assertThat(inFlight.most()).as("requests in flight at once").isEqualTo(requests.size());
+    for (int i = 0; i < requests.size(); i++) {
+      assertThat(store.get(requests.get(i).id()).orElseThrow().token())
+          .as("the token of claim %d", i)
+          .isEqualTo(claimed(results.get(i)).token());
+    }
+    gathered.close();
+  }
+
+  /**
+   * One claim of a batch fails. The fresh claims of the others are released; the steal of a lease
+   * whose holder saved a recovery point is not, so the next claim after its lease steals the record
+   * with that recovery point, as it would have without the batch.
+   */
+  @Test
+  void aClaimBatchThatFailsReleasesItsFreshClaimsAndLeavesAStolenOneToItsLease() {
+    dev.once.tck.FakeClock clock = dev.once.tck.FakeClock.create();
+    RecordId broken = newId();
+    ExecutionInterceptor breaking =
+        new ExecutionInterceptor() {
+          @Override
+          public void beforeExecution(
+              Context.BeforeExecution context, ExecutionAttributes attributes) {
+            if (context.request() instanceof PutItemRequest put
+                && put.item().get(Items.KEY).s().equals(broken.key().value())) {
+              throw SdkClientException.create("the connection broke");
+            }
+          }
+        };
+    try (DynamoDbClient client =
+            LocalDynamoDb.clientBuilder()
+                .overrideConfiguration(c -> c.addExecutionInterceptor(breaking))
+                .build();
+        DynamoDbStore failing = DynamoDbStore.builder(client, table).clock(clock).build()) {
+      Fingerprint fingerprint = newFingerprint();
+      Duration lease = Duration.ofSeconds(30);
+      RecordId stale = newId();
+      long first =
+          claimed(failing.claim(new ClaimRequest(stale, fingerprint, lease, LONG))).token();
+      assertThat(failing.checkpoint(stale, first, utf8("charged"), lease)).isTrue();
+      clock.advance(lease.plusSeconds(1));
+      List<ClaimRequest> requests = new ArrayList<>();
+      requests.add(new ClaimRequest(stale, fingerprint, lease, LONG));
+      for (int i = 0; i < 8; i++) {
+        requests.add(new ClaimRequest(newId(), fingerprint, lease, LONG));
+      }
+      requests.add(new ClaimRequest(broken, fingerprint, lease, LONG));
+
+      assertThatThrownBy(() -> failing.claimAll(requests))
+          .isInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("claimAll of 10 items");
+
+      for (ClaimRequest fresh : requests.subList(1, requests.size())) {
+        assertThat(failing.get(fresh.id())).as("%s, released", fresh.id()).isEmpty();
+      }
+      IdempotencyRecord held = failing.get(stale).orElseThrow();
+      assertThat(held.state()).isEqualTo(RecordState.IN_PROGRESS);
+      clock.advance(lease.plusSeconds(1));
+      Claimed next = claimed(failing.claim(new ClaimRequest(stale, fingerprint, lease, LONG)));
+      assertThat(next.stolen()).isTrue();
+      assertThat(next.recoveryPoint()).isEqualTo(utf8("charged"));
+    }
   }
 
   private List<LeaseToken> claimMany(int count) {

@@ -398,7 +398,8 @@ public final class RedisStore implements IdempotencyStore {
    * a Cluster, where each record has a slot of its own, mostly one per record), at most {@value
    * SlotGroups#MAX_KEYS_PER_SCRIPT} records each, all sent at once and pipelined; the replies are
    * combined in request order. If any script fails, the leases the others were granted are released
-   * (nobody saw them, so nothing ran under them) before the batch fails with the first failure.
+   * (nobody saw them, so nothing ran under them; a stolen one is left to its lease, see {@link
+   * ClaimResult.Claimed#releasableUnused}) before the batch fails with the first failure.
    */
   @Override
   public CompletionStage<List<ClaimResult>> claimAllAsync(
@@ -451,7 +452,7 @@ public final class RedisStore implements IdempotencyStore {
               Throwable first = failure;
               List<CompletableFuture<Boolean>> releases = new ArrayList<>();
               for (int i = 0; i < results.length; i++) {
-                if (results[i] instanceof ClaimResult.Claimed c) {
+                if (results[i] instanceof ClaimResult.Claimed c && c.releasableUnused()) {
                   releases.add(
                       releaseAsync(requests.get(i).id(), c.token(), blocking)
                           .toCompletableFuture());

@@ -317,18 +317,27 @@ class RedisStoreTest {
    * the others are granted: the batch fails, and the leases it was granted are released, blocking
    * and asynchronously alike. (The contract kit cannot break one claim of a pipelined batch: a
    * broken connection loses replies, and a lease whose reply is lost is held by nobody until it
-   * ends, as a single claim's would be.)
+   * ends, as a single claim's would be.) A lease the batch stole is not released but left to its
+   * end: the next claim then steals it with the recovery point its first holder saved.
    */
   @Test
-  void aClaimBatchWithOneFailingClaimReleasesTheLeasesTheOthersWereGranted() {
+  void aClaimBatchWithOneFailingClaimReleasesTheLeasesTheOthersWereGranted()
+      throws InterruptedException {
+    Duration brief = Duration.ofMillis(50);
     for (boolean async : new boolean[] {false, true}) {
       RecordId broken = newId();
       redis.set(recordKey(broken), ascii("not a hash"));
+      RecordId stale = newId();
+      var fingerprint = newFingerprint();
+      long first = claimed(store.claim(new ClaimRequest(stale, fingerprint, brief, LONG))).token();
+      assertThat(store.checkpoint(stale, first, ascii("charged"), brief)).isTrue();
+      Thread.sleep(2 * brief.toMillis()); // its holder is gone
       List<ClaimRequest> requests = new ArrayList<>();
       for (int i = 0; i < 6; i++) {
         requests.add(new ClaimRequest(newId(), newFingerprint(), LONG, LONG));
       }
       requests.add(3, new ClaimRequest(broken, newFingerprint(), LONG, LONG));
+      requests.add(0, new ClaimRequest(stale, fingerprint, brief, LONG));
 
       assertThatThrownBy(
               () -> {
@@ -343,7 +352,7 @@ class RedisStoreTest {
                   assertThat(e instanceof CompletionException ? e.getCause() : e)
                       .isInstanceOf(StoreUnavailableException.class));
 
-      for (ClaimRequest request : requests) {
+      for (ClaimRequest request : requests.subList(1, requests.size())) {
         if (!request.id().equals(broken)) {
           assertThat(store.get(request.id()))
               .as("%s after the failed batch", request.id())
@@ -352,6 +361,16 @@ class RedisStoreTest {
         }
       }
       assertThat(redis.get(recordKey(broken))).isEqualTo(ascii("not a hash"));
+      assertThat(store.get(stale).orElseThrow().token())
+          .as("the batch's steal")
+          .isGreaterThan(first);
+      ClaimResult again = store.claim(requests.get(0));
+      for (int i = 0; i < 500 && !(again instanceof Claimed); i++) {
+        Thread.sleep(20); // until the batch's lease has ended by the server's clock
+        again = store.claim(requests.get(0));
+      }
+      assertThat(claimed(again).stolen()).isTrue();
+      assertThat(claimed(again).recoveryPoint()).isEqualTo(ascii("charged"));
     }
   }
 
