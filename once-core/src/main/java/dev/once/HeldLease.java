@@ -49,6 +49,12 @@ final class HeldLease implements Lease {
   private volatile boolean lost;
 
   /**
+   * Set by the first checkpoint, whether or not the store kept it: the steps before it had their
+   * effects.
+   */
+  private volatile boolean checkpointed;
+
+  /**
    * When the last extension that succeeded was sent (or the claim, before any), by {@link
    * System#nanoTime()}.
    */
@@ -196,6 +202,7 @@ final class HeldLease implements Lease {
     if (finished.get()) {
       throw new IllegalStateException("lease on " + id + " is already finished");
     }
+    checkpointed = true;
     long sent = System.nanoTime();
     if (lost || !store.checkpoint(id, token, point, policy.lease())) {
       markLost("was taken over");
@@ -296,26 +303,35 @@ final class HeldLease implements Lease {
     stopHeartbeat();
   }
 
-  /** {@link #giveBackAsync}, waiting for the release. */
-  void giveBack() {
-    if (stolen) {
+  @Override
+  public Recording giveBack() {
+    if (mayHaveHadAnEffect()) {
       abandon();
-    } else {
-      release();
+      return Recording.UNKNOWN;
     }
+    return release();
   }
 
   @Override
-  public CompletionStage<Void> giveBackAsync() {
-    if (stolen) {
+  public CompletionStage<Recording> giveBackAsync() {
+    if (mayHaveHadAnEffect()) {
       try {
         abandon();
       } catch (IllegalStateException e) {
         return CompletableFuture.failedFuture(e);
       }
-      return CompletableFuture.completedFuture(null);
+      return CompletableFuture.completedFuture(Recording.UNKNOWN);
     }
-    return releaseAsync().thenApply(released -> null);
+    return releaseAsync();
+  }
+
+  /**
+   * Whether work under this key may have had an effect although the attempt that gives it back had
+   * none: the lease was stolen (its holder before may have had its effect), or its holder
+   * checkpointed (the steps before the checkpoint did).
+   */
+  private boolean mayHaveHadAnEffect() {
+    return stolen || checkpointed;
   }
 
   private void beginFinish() {

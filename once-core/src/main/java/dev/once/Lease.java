@@ -6,7 +6,7 @@ import java.util.concurrent.CompletionStage;
  * A held lease, from {@link Admission.Proceed}. While held, it is extended by heartbeat (if the
  * policy says so). Finish it exactly once with one of {@link #complete}, {@link
  * #failFinal(byte[])}, {@link #failFinal(FinalFailure)}, {@link #completeWithoutResult()}, {@link
- * #release()}, {@link #abandon()} or {@link #giveBackAsync()}; a second finish throws {@link
+ * #release()}, {@link #abandon()} or {@link #giveBack()}; a second finish throws {@link
  * IllegalStateException}.
  *
  * <p>Every finish is fenced by the lease's token: if the lease was stolen, it changes nothing and
@@ -29,7 +29,10 @@ public interface Lease extends ExecutionContext {
    */
   Recording completeWithoutResult();
 
-  /** Deletes the record (a transient failure): a retry executes afresh. */
+  /**
+   * Deletes the record: a retry executes afresh. After a transient failure, {@link #giveBack} is
+   * the safe call.
+   */
   Recording release();
 
   /**
@@ -58,10 +61,18 @@ public interface Lease extends ExecutionContext {
   CompletionStage<Recording> releaseAsync();
 
   /**
-   * Finishes a lease that nothing ran under (a batch stopped before its turn came): {@link
-   * #releaseAsync releases} a fresh one, and {@link #abandon abandons} a {@link #stolen} one, as
-   * {@link dev.once.store.ClaimResult.Claimed#releasableUnused} explains. Completes once the key is
-   * free, or left to its lease.
+   * Gives the key back after an attempt that had no effect (it threw before its effect, or it never
+   * ran): {@link #release releases} it if nothing else can have happened under it, and otherwise
+   * {@link #abandon abandons} it and answers {@link Recording#UNKNOWN}. Something else can have
+   * happened when the lease was {@link #stolen} (the holder before may have had its effect) or when
+   * its holder checkpointed (the steps before the checkpoint had theirs). A release would delete
+   * the record and its recovery point, and the next claim would start the work afresh, unaware;
+   * abandoned, the record is stolen by the next claim after this lease, which resumes from the
+   * recovery point. The engine finishes a transient failure, and a lease its caller did not get to
+   * run, this way; {@link #release} is for a caller who knows better.
    */
-  CompletionStage<Void> giveBackAsync();
+  Recording giveBack();
+
+  /** {@link #giveBack}, asynchronously, as {@link #completeAsync}. */
+  CompletionStage<Recording> giveBackAsync();
 }

@@ -353,7 +353,7 @@ public final class Once implements AutoCloseable {
       List<Admission> answered, List<ClaimRequest> requests, List<ClaimResult> results, int from) {
     for (Admission a : answered) {
       if (a instanceof Admission.Proceed p) {
-        ((HeldLease) p.lease()).giveBack();
+        p.lease().giveBack();
       }
     }
     for (int j = from; j < requests.size(); j++) {
@@ -1052,7 +1052,7 @@ public final class Once implements AutoCloseable {
         case COMPLETE -> lease.complete(bytes);
         case FAIL_FINAL -> lease.failFinal(bytes);
         case WITHOUT_RESULT -> lease.completeWithoutResult();
-        case RELEASE -> lease.release();
+        case RELEASE -> lease.giveBack();
         case ABANDON -> throw new IllegalStateException("a returned value is never abandoned");
       };
     }
@@ -1062,7 +1062,7 @@ public final class Once implements AutoCloseable {
         case COMPLETE -> lease.completeAsync(bytes);
         case FAIL_FINAL -> lease.failFinalAsync(bytes);
         case WITHOUT_RESULT -> lease.completeWithoutResultAsync();
-        case RELEASE -> lease.releaseAsync();
+        case RELEASE -> lease.giveBackAsync();
         case ABANDON -> throw new IllegalStateException("a returned value is never abandoned");
       };
     }
@@ -1106,7 +1106,7 @@ public final class Once implements AutoCloseable {
     Recording finish(Lease lease) {
       return switch (finish) {
         case FAIL_FINAL -> lease.failFinal(Objects.requireNonNull(failure, "a final failure"));
-        case RELEASE -> lease.release();
+        case RELEASE -> lease.giveBack();
         case ABANDON -> {
           lease.abandon();
           yield Recording.UNKNOWN;
@@ -1119,7 +1119,7 @@ public final class Once implements AutoCloseable {
     CompletionStage<Recording> finishAsync(Lease lease) {
       return switch (finish) {
         case FAIL_FINAL -> lease.failFinalAsync(Objects.requireNonNull(failure, "a final failure"));
-        case RELEASE -> lease.releaseAsync();
+        case RELEASE -> lease.giveBackAsync();
         case ABANDON -> {
           lease.abandon();
           yield CompletableFuture.completedFuture(Recording.UNKNOWN);

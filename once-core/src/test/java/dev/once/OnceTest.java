@@ -268,6 +268,92 @@ class OnceTest {
     assertThat(charge(key, FP)).isInstanceOf(ExecutionResult.Executed.class);
   }
 
+  /**
+   * A transient failure after a checkpoint: the steps before the checkpoint had their effects, so
+   * the key is not released (which would delete the recovery point and make the retry repeat them)
+   * but abandoned; the retry after the lease steals it and resumes.
+   */
+  @Test
+  void aTransientFailureAfterACheckpointLeavesTheKeyToItsLeaseAndTheRetryResumes()
+      throws Exception {
+    IdempotencyKey key = newKey();
+    ExecutionPolicy shortLease =
+        ExecutionPolicy.builder().lease(Duration.ofMillis(100)).heartbeat(false).build();
+
+    assertThatThrownBy(
+            () ->
+                once.execute(
+                    SCOPE,
+                    key,
+                    FP,
+                    ResultCodec.utf8(),
+                    OutcomeClassifier.defaults(),
+                    shortLease,
+                    ctx -> {
+                      ctx.checkpoint("charged".getBytes(StandardCharsets.UTF_8));
+                      throw new IllegalStateException("the receipt service timed out");
+                    }))
+        .hasMessage("the receipt service timed out");
+
+    assertThat(store.get(RecordId.of(SCOPE, key)).orElseThrow().state())
+        .isEqualTo(RecordState.IN_PROGRESS);
+    Thread.sleep(150);
+    ExecutionResult<String> retry =
+        once.execute(
+            SCOPE,
+            key,
+            FP,
+            ResultCodec.utf8(),
+            OutcomeClassifier.defaults(),
+            shortLease,
+            ctx -> new String(ctx.recoveryPoint().orElseThrow(), StandardCharsets.UTF_8));
+    assertThat(retry)
+        .isEqualTo(
+            new ExecutionResult.Executed<>("charged", Outcome.COMPLETED, Recording.RECORDED));
+  }
+
+  /**
+   * A transient failure under a stolen lease: the holder before may have had its effect, so the key
+   * is left to its lease, and the retry after it still learns that it took a lease over.
+   */
+  @Test
+  void aTransientFailureUnderAStolenLeaseLeavesTheKeyToItsLease() throws Exception {
+    IdempotencyKey key = newKey();
+    ExecutionPolicy shortLease =
+        ExecutionPolicy.builder().lease(Duration.ofMillis(100)).heartbeat(false).build();
+    ((Admission.Proceed) once.begin(SCOPE, key, FP, shortLease)).lease().abandon();
+    Thread.sleep(150);
+
+    assertThatThrownBy(
+            () ->
+                once.execute(
+                    SCOPE,
+                    key,
+                    FP,
+                    ResultCodec.utf8(),
+                    OutcomeClassifier.defaults(),
+                    shortLease,
+                    ctx -> {
+                      throw new IllegalStateException("downstream timed out");
+                    }))
+        .hasMessage("downstream timed out");
+
+    assertThat(store.get(RecordId.of(SCOPE, key)).orElseThrow().state())
+        .isEqualTo(RecordState.IN_PROGRESS);
+    Thread.sleep(150);
+    assertThat(
+            once.execute(
+                SCOPE,
+                key,
+                FP,
+                ResultCodec.utf8(),
+                OutcomeClassifier.defaults(),
+                shortLease,
+                ctx -> "stolen " + ctx.stolen()))
+        .isEqualTo(
+            new ExecutionResult.Executed<>("stolen true", Outcome.COMPLETED, Recording.RECORDED));
+  }
+
   @Test
   void checkedExceptionIsWrappedAfterTheRelease() {
     IdempotencyKey key = newKey();

@@ -342,27 +342,30 @@ public final class Exchange {
   }
 
   /**
-   * The handler threw before its effect, as far as the caller knows: the key is released so a retry
-   * runs afresh.
+   * The handler threw before its effect, as far as the caller knows: the key is given back, so a
+   * retry runs afresh ({@link Lease#giveBack}).
    */
   public Recording fail() {
     return release();
   }
 
   /**
-   * Releases the key: by a store call, or by the caller's rollback (see {@link
+   * Gives the key back ({@link Lease#giveBack}: released, or abandoned where the lease was stolen
+   * or checkpointed): by a store call, or by the caller's rollback (see {@link
    * #releasedByRollback}).
    */
   private Recording release() {
     if (releasedByRollback) {
-      lease.abandon(); // finishes the lease here; the caller's rollback removes the claim
+      lease.abandon(); // finishes the lease here; the caller's rollback undoes the claim
       return Recording.RELEASED;
     }
-    return lease.release();
+    return lease.giveBack();
   }
 
   private CompletionStage<Recording> releaseAsync() {
-    return releasedByRollback ? CompletableFuture.completedFuture(release()) : lease.releaseAsync();
+    return releasedByRollback
+        ? CompletableFuture.completedFuture(release())
+        : lease.giveBackAsync();
   }
 
   /**

@@ -57,6 +57,15 @@ class HttpIdempotencyTest {
                   .excludeJsonPointer("/sent_at")
                   .denyReplayHeader("X-Trace")
                   .build())
+          .route(
+              "/brief",
+              RoutePolicy.builder()
+                  .execution(
+                      ExecutionPolicy.builder()
+                          .lease(Duration.ofMillis(100))
+                          .heartbeat(false)
+                          .build())
+                  .build())
           .route("/broken", RoutePolicy.builder().classifier(new FakeBrokenClassifier()).build())
           .route("/fatal", RoutePolicy.builder().classifier(new FakeFatalClassifier()).build())
           .build();
@@ -327,6 +336,25 @@ class HttpIdempotencyTest {
     ((Decision.Proceed) begin(post("/p", key, "{}"))).exchange().fail();
 
     assertThat(begin(post("/p", key, "{}"))).isInstanceOf(Decision.Proceed.class);
+  }
+
+  /**
+   * The request before died mid-flight (its lease ended): the retry steals the key, and its handler
+   * throws. The request before may have had its effect, so the key is not released but left to the
+   * retry's lease; the retry after that steals it again.
+   */
+  @Test
+  void handlerExceptionUnderAStolenLeaseLeavesTheKeyToItsLease() throws InterruptedException {
+    String key = key();
+    ((Decision.Proceed) begin(post("/brief", key, "{}"))).exchange().abandon();
+    Thread.sleep(150);
+    Exchange stolen = ((Decision.Proceed) begin(post("/brief", key, "{}"))).exchange();
+
+    assertThat(stolen.fail()).isEqualTo(Recording.UNKNOWN);
+
+    assertThat(begin(post("/brief", key, "{}"))).isNotInstanceOf(Decision.Proceed.class);
+    Thread.sleep(150);
+    assertThat(begin(post("/brief", key, "{}"))).isInstanceOf(Decision.Proceed.class);
   }
 
   @Test

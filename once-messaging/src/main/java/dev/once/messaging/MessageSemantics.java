@@ -209,7 +209,7 @@ final class MessageSemantics<M> {
     List<Admission> admissions = once.beginAll(claims, policy);
     Batch batch = new Batch(acks);
     int next = 0;
-    List<CompletableFuture<Void>> givenBack = new ArrayList<>();
+    List<CompletableFuture<Recording>> givenBack = new ArrayList<>();
     boolean finished = false;
     try {
       for (int i = 0; i < ids.size() && !batch.stopped; i++) {
@@ -242,11 +242,11 @@ final class MessageSemantics<M> {
         }
       }
       if (!finished) {
-        givenBack.forEach(batch::await); // given back before the Error leaves, not after
+        givenBack.forEach(batch::join); // given back before the Error leaves, not after
       }
     }
     batch.settle();
-    givenBack.forEach(batch::await);
+    givenBack.forEach(batch::join);
     return !batch.stopped;
   }
 
@@ -309,17 +309,11 @@ final class MessageSemantics<M> {
     }
 
     Recording join(CompletionStage<Recording> outcome) {
-      Recording r = await(outcome);
-      return r == null ? Recording.UNKNOWN : r;
-    }
-
-    /** The stage's value; or null, logged, if it failed (a store write never should). */
-    <T> @Nullable T await(CompletionStage<T> stage) {
       try {
-        return stage.toCompletableFuture().join();
+        return outcome.toCompletableFuture().join();
       } catch (CompletionException | CancellationException e) {
         log.warn("recording a message's outcome failed unexpectedly", e);
-        return null;
+        return Recording.UNKNOWN;
       }
     }
   }
@@ -430,7 +424,7 @@ final class MessageSemantics<M> {
       return transientFailure(target, error);
     }
     if (outcome == Outcome.TRANSIENT) {
-      lease.release();
+      lease.giveBack();
       unit.discard();
       return transientFailure(target, error);
     }
