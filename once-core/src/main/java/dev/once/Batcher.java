@@ -26,10 +26,11 @@ import org.jspecify.annotations.Nullable;
  * <p>A batch that fails with {@link StoreUnavailableException} fails every call in it, as the store
  * would have failed each alone. Any other failure is one record's (an unreadable record, say): its
  * calls are then made one by one, so the failure reaches only the caller it belongs to. That is
- * safe only because such a batch applied nothing: {@code claimAll} is all or nothing by the SPI,
- * and a store that asks to be gathered ({@code batches()}) must make {@code finishAll} so too, as
- * one transaction does. A finishing write made again after it had applied would answer {@code
- * false}, which its lease reads as taken over.
+ * safe only because such a batch applied nothing that a call made again would misread: {@code
+ * claimAll} is all or nothing by the SPI (a stolen claim it leaves to its lease answers the claim
+ * made again as in flight, never as a second lease), and a store that asks to be gathered ({@code
+ * batches()}) must make {@code finishAll} apply nothing, as one transaction does. A finishing write
+ * made again after it had applied would answer {@code false}, which its lease reads as taken over.
  *
  * @param <Q> a single call's request
  * @param <A> its answer
