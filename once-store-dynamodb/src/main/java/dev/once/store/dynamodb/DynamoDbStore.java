@@ -40,6 +40,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadLocalRandom;
@@ -287,7 +288,8 @@ public final class DynamoDbStore implements IdempotencyStore {
    * others are written), and the claims run side by side (see {@link
    * Builder#batchConcurrency(int)}): a batch of up to that many records costs about one round trip.
    * If one claim fails, the claims not sent yet are dropped, and once those sent have answered, the
-   * leases they were granted are released before the failure is thrown.
+   * fresh leases they were granted are released before the failure is thrown (a stolen one is left
+   * to its lease: {@link Claimed#releasableUnused}).
    */
   @Override
   public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
@@ -304,6 +306,29 @@ public final class DynamoDbStore implements IdempotencyStore {
             release(request.id(), c.token());
           }
         });
+  }
+
+  /**
+   * {@inheritDoc}
+   *
+   * <p>The claims of {@link #claimAll}, side by side in the same way (at most {@link
+   * Builder#batchConcurrency(int) batchConcurrency} of this batch at once), each as {@link
+   * #claimAsync}: native with an async client, no thread waiting; without one, each blocking claim
+   * on {@code blocking}. The same all or nothing: the stage fails only after the fresh leases of a
+   * failed batch are released.
+   */
+  @Override
+  public CompletionStage<List<ClaimResult>> claimAllAsync(
+      List<ClaimRequest> requests, Executor blocking) {
+    requests.forEach(request -> Objects.requireNonNull(request, "request"));
+    return batch.mapAsync(
+        "claimAll",
+        requests,
+        request -> claimAsync(request, blocking),
+        (request, granted) ->
+            granted instanceof Claimed c && c.releasableUnused()
+                ? releaseAsync(request.id(), c.token(), blocking)
+                : CompletableFuture.completedFuture(null));
   }
 
   @Override

@@ -19,6 +19,7 @@ import dev.once.store.StoreUnavailableException;
 import dev.once.tck.FaultProxy;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -30,6 +31,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
@@ -116,6 +120,52 @@ class DynamoDbStoreAsyncTest {
     assertThatThrownBy(() -> store.get(id))
         .as("the blocking calls use the sync client, which reaches nothing here")
         .isInstanceOf(StoreUnavailableException.class);
+  }
+
+  /**
+   * A claim batch goes through the async client alone, its claims all sent before any answers: each
+   * response is held back half a second, far longer than sending twenty requests takes.
+   */
+  @Test
+  void anAsyncClaimBatchSendsItsClaimsAllAtOnceThroughTheAsyncClient() throws Exception {
+    AtomicInteger inFlight = new AtomicInteger();
+    AtomicInteger most = new AtomicInteger();
+    ExecutionInterceptor counting =
+        new ExecutionInterceptor() {
+          @Override
+          public void beforeTransmission(
+              Context.BeforeTransmission context, ExecutionAttributes attributes) {
+            most.accumulateAndGet(inFlight.incrementAndGet(), Math::max);
+          }
+
+          @Override
+          public void afterTransmission(
+              Context.AfterTransmission context, ExecutionAttributes attributes) {
+            inFlight.decrementAndGet();
+          }
+        };
+    try (FaultProxy proxy = FaultProxy.to(LocalDynamoDb.port());
+        DynamoDbAsyncClient delayed =
+            LocalDynamoDb.asyncClientBuilder(URI.create("http://127.0.0.1:" + proxy.port()))
+                .overrideConfiguration(c -> c.addExecutionInterceptor(counting))
+                .build()) {
+      DynamoDbStore store =
+          DynamoDbStore.builder(unreachable, table)
+              .asyncClient(delayed)
+              .callTimeout(Duration.ofSeconds(30))
+              .build();
+      List<ClaimRequest> batch = new ArrayList<>();
+      for (int i = 0; i < 20; i++) {
+        batch.add(new ClaimRequest(newId(), newFingerprint(), LONG, LONG));
+      }
+      proxy.delayResponses(batch.size(), Duration.ofMillis(500));
+
+      List<ClaimResult> results = await(store.claimAllAsync(batch, refusing));
+
+      assertThat(results).hasSize(batch.size()).allMatch(Claimed.class::isInstance);
+      assertThat(most).as("claims in flight at once").hasValue(batch.size());
+      assertThat(bridged).as("tasks given to the blocking executor").hasValue(0);
+    }
   }
 
   @Test
