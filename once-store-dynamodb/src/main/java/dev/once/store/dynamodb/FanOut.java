@@ -139,6 +139,8 @@ final class FanOut implements AutoCloseable {
     private int underWay;
     private @Nullable Throwable failure;
     private boolean finished;
+    private boolean launching;
+    private boolean lookAgain;
 
     Batch(
         String operation,
@@ -155,24 +157,40 @@ final class FanOut implements AutoCloseable {
 
     /**
      * Starts calls while the window allows; finishes the batch when nothing is left to wait for.
+     * One thread at a time runs the loop: a call that ends while it runs (at once, on the starting
+     * thread, for a call made on a direct executor) only asks it to look again, so that a batch of
+     * calls answered at once is a loop, not a recursion as deep as the batch.
      */
     void launch() {
+      synchronized (this) {
+        if (launching) {
+          lookAgain = true;
+          return;
+        }
+        launching = true;
+      }
       while (true) {
-        int index;
+        int index = -1;
+        boolean finishNow = false;
         synchronized (this) {
-          if (failure != null || next == items.size() || underWay == concurrency) {
-            if (underWay == 0 && !finished) {
-              finished = true;
-            } else {
-              return;
-            }
-            index = -1;
-          } else {
+          if (failure == null && next < items.size() && underWay < concurrency) {
             index = next++;
             underWay++;
+          } else if (underWay == 0 && !finished) {
+            finished = true;
+            finishNow = true;
+          } else if (lookAgain) {
+            lookAgain = false;
+            continue;
+          } else {
+            launching = false;
+            return;
           }
         }
-        if (index < 0) {
+        if (finishNow) {
+          synchronized (this) {
+            launching = false;
+          }
           finish();
           return;
         }
