@@ -13,6 +13,9 @@ import dev.once.Outcome;
 import dev.once.OutcomeClassifier;
 import dev.once.ParkingSignalStore;
 import dev.once.Recording;
+import dev.once.store.IdempotencyRecord;
+import dev.once.store.RecordId;
+import dev.once.store.RecordState;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.UUID;
@@ -352,7 +355,10 @@ class HttpIdempotencyTest {
 
     assertThat(stolen.fail()).isEqualTo(Recording.UNKNOWN);
 
-    assertThat(begin(post("/brief", key, "{}"))).isNotInstanceOf(Decision.Proceed.class);
+    // Read from the store, not by a retry: a retry would be answered by whether 100 ms had passed.
+    IdempotencyRecord left = store.get(RecordId.of(stolen.scope(), stolen.key())).orElseThrow();
+    assertThat(left.state()).isEqualTo(RecordState.IN_PROGRESS);
+    assertThat(left.token()).isEqualTo(stolen.token());
     Thread.sleep(150);
     assertThat(begin(post("/brief", key, "{}"))).isInstanceOf(Decision.Proceed.class);
   }
