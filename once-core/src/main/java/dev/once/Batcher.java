@@ -25,12 +25,14 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A batch that fails with {@link StoreUnavailableException} fails every call in it, as the store
  * would have failed each alone. Any other failure is one record's (an unreadable record, say): its
- * calls are then made one by one, so the failure reaches only the caller it belongs to. That is
- * safe only because such a batch applied nothing that a call made again would misread: {@code
- * claimAll} is all or nothing by the SPI (a stolen claim it leaves to its lease answers the claim
- * made again as in flight, never as a second lease), and a store that asks to be gathered ({@code
- * batches()}) must make {@code finishAll} apply nothing, as one transaction does. A finishing write
- * made again after it had applied would answer {@code false}, which its lease reads as taken over.
+ * calls are then made one by one (each asynchronously, for a batch of asynchronous callers), so the
+ * failure reaches only the caller it belongs to. A store that answers a batch with the wrong number
+ * of answers fails every call in it: which of them it made is unknown. Splitting the batch is safe
+ * only because such a batch applied nothing that a call made again would misread: {@code claimAll}
+ * is all or nothing by the SPI (a stolen claim it leaves to its lease answers the claim made again
+ * as in flight, never as a second lease), and a store that asks to be gathered ({@code batches()})
+ * must make {@code finishAll} apply nothing, as one transaction does. A finishing write made again
+ * after it had applied would answer {@code false}, which its lease reads as taken over.
  *
  * @param <Q> a single call's request
  * @param <A> its answer
@@ -126,7 +128,18 @@ final class Batcher<Q, A> {
       answers =
           batch.size() == 1 ? List.of(calls.one(batch.get(0).request)) : calls.all(requests(batch));
     } catch (RuntimeException | Error e) {
-      answerFailed(batch, e);
+      if (batch.size() > 1 && !(e instanceof StoreUnavailableException)) {
+        // One record's problem: find whose, by calling each alone, here on the leader's thread.
+        for (Pending<Q, A> p : batch) {
+          try {
+            p.answer.complete(calls.one(p.request));
+          } catch (RuntimeException | Error oneFailure) {
+            p.answer.completeExceptionally(oneFailure);
+          }
+        }
+      } else {
+        failAll(batch, e);
+      }
       next();
       return;
     }
@@ -146,12 +159,41 @@ final class Batcher<Q, A> {
     }
     stage.whenComplete(
         (answers, failure) -> {
-          if (failure != null) {
-            answerFailed(batch, unwrap(failure));
-          } else {
+          if (failure == null) {
             answer(batch, answers);
+            next();
+            return;
           }
-          next();
+          Throwable cause = unwrap(failure);
+          if (batch.size() == 1 || cause instanceof StoreUnavailableException) {
+            failAll(batch, cause);
+            next();
+            return;
+          }
+          // One record's problem: find whose, by calling each alone, asynchronously too. This runs
+          // where the store completed the batch, which may be its client's event loop: a blocking
+          // call here would wait for a reply that only this thread can read.
+          CompletableFuture<?>[] alone = new CompletableFuture<?>[batch.size()];
+          for (int i = 0; i < alone.length; i++) {
+            Pending<Q, A> p = batch.get(i);
+            CompletionStage<A> one;
+            try {
+              one = calls.oneAsync(p.request);
+            } catch (RuntimeException | Error e) {
+              one = CompletableFuture.failedFuture(e);
+            }
+            alone[i] =
+                one.toCompletableFuture()
+                    .whenComplete(
+                        (answer, oneFailure) -> {
+                          if (oneFailure != null) {
+                            p.answer.completeExceptionally(unwrap(oneFailure));
+                          } else {
+                            p.answer.complete(answer);
+                          }
+                        });
+          }
+          CompletableFuture.allOf(alone).whenComplete((done, ignored) -> next());
         });
   }
 
@@ -180,7 +222,8 @@ final class Batcher<Q, A> {
 
   private void answer(List<Pending<Q, A>> batch, List<A> answers) {
     if (answers.size() != batch.size()) {
-      answerFailed(
+      // A broken store: which calls it made is unknown, so none is made again.
+      failAll(
           batch,
           new IllegalStateException(
               "the store answered " + answers.size() + " of " + batch.size() + " calls"));
@@ -191,20 +234,9 @@ final class Batcher<Q, A> {
     }
   }
 
-  private void answerFailed(List<Pending<Q, A>> batch, Throwable failure) {
-    if (batch.size() == 1 || failure instanceof StoreUnavailableException) {
-      for (Pending<Q, A> p : batch) {
-        p.answer.completeExceptionally(failure);
-      }
-      return;
-    }
-    // One record's problem: find whose, by calling each alone.
+  private void failAll(List<Pending<Q, A>> batch, Throwable failure) {
     for (Pending<Q, A> p : batch) {
-      try {
-        p.answer.complete(calls.one(p.request));
-      } catch (RuntimeException | Error e) {
-        p.answer.completeExceptionally(e);
-      }
+      p.answer.completeExceptionally(failure);
     }
   }
 

@@ -37,6 +37,7 @@ class BatcherTest {
   static final class Doubling implements Batcher.Calls<Integer, Integer> {
     final List<List<Integer>> batches = Collections.synchronizedList(new ArrayList<>());
     final AtomicInteger singles = new AtomicInteger();
+    final AtomicInteger blockingSingles = new AtomicInteger();
     final Set<String> batchThreads = ConcurrentHashMap.newKeySet();
     volatile CountDownLatch gate = new CountDownLatch(0);
     volatile RuntimeException failure;
@@ -44,6 +45,11 @@ class BatcherTest {
 
     @Override
     public Integer one(Integer request) {
+      blockingSingles.incrementAndGet();
+      return single(request);
+    }
+
+    private Integer single(Integer request) {
       singles.incrementAndGet();
       await();
       if (request == poison) {
@@ -57,7 +63,7 @@ class BatcherTest {
 
     @Override
     public CompletionStage<Integer> oneAsync(Integer request) {
-      return CompletableFuture.supplyAsync(() -> one(request));
+      return CompletableFuture.supplyAsync(() -> single(request));
     }
 
     @Override
@@ -213,6 +219,36 @@ class BatcherTest {
     assertThatThrownBy(bad::get)
         .hasCauseInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("poison 3");
+  }
+
+  /**
+   * A batch of asynchronous callers finds the failing record with asynchronous calls too: the
+   * batch's answer may arrive on the store client's event loop, where a blocking call would wait
+   * for a reply that only that thread can read.
+   */
+  @Test
+  void anAsynchronousBatchFindsTheFailingRecordWithoutBlocking() throws Exception {
+    Doubling store = new Doubling();
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
+    store.gate = new CountDownLatch(1);
+    CompletableFuture<Integer> first = batcher.callAsync(1).toCompletableFuture();
+    awaitSingles(store, 1);
+    CompletableFuture<Integer> good = batcher.callAsync(2).toCompletableFuture();
+    CompletableFuture<Integer> bad = batcher.callAsync(3).toCompletableFuture();
+    CompletableFuture<Integer> alsoGood = batcher.callAsync(4).toCompletableFuture();
+    store.poison = 3;
+    store.gate.countDown();
+
+    assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(10);
+    assertThat(good.get(10, TimeUnit.SECONDS)).isEqualTo(20);
+    assertThat(alsoGood.get(10, TimeUnit.SECONDS)).isEqualTo(40);
+    assertThatThrownBy(() -> bad.get(10, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("poison 3");
+    assertThat(store.batches).containsExactly(List.of(2, 3, 4));
+    assertThat(store.singles).hasValue(4); // the first, then each of the batch alone
+    assertThat(store.blockingSingles).hasValue(0);
+    assertThat(batcher.callAsync(5).toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(50);
   }
 
   @Test

@@ -19,6 +19,7 @@ import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.store.StoreUnavailableException;
+import dev.once.store.UnreadableRecordException;
 import java.nio.charset.StandardCharsets;
 import java.text.Normalizer;
 import java.time.Duration;
@@ -134,6 +135,17 @@ public abstract class IdempotencyStoreContract {
    */
   protected int serverPort() {
     return 0;
+  }
+
+  /**
+   * Turns the finished record at {@code id}, behind the store's back, into one this version cannot
+   * read, as a later version sharing the store might write it: a state or a fingerprint in a form
+   * this version does not know, the rest as this version writes it. Returns false (the default) for
+   * a store that cannot hold such a record (in memory); the tests of {@code ForeignRecords} then do
+   * not apply to it.
+   */
+  protected boolean makeForeign(RecordId id) {
+    return false;
   }
 
   /**
@@ -1723,6 +1735,79 @@ public abstract class IdempotencyStoreContract {
     @Override
     List<Boolean> finishAll(IdempotencyStore on, List<Finish> finishes) {
       return awaitStage(on.finishAllAsync(finishes, blocking));
+    }
+  }
+
+  /**
+   * A record this version cannot read ({@link #makeForeign}): answered as {@link
+   * UnreadableRecordException}, never overwritten, and it fails a batch that meets it without
+   * leaving the batch's other claims held, so that the engine can claim those alone.
+   */
+  @Nested
+  class ForeignRecords {
+
+    private RecordId foreign() {
+      RecordId id = newId();
+      long token = claimed(store.claim(request(id, newFingerprint(), LONG, TTL))).token();
+      assertThat(store.complete(id, token, utf8("a later version's result"), TTL)).isTrue();
+      assumeTrue(makeForeign(id), "the store cannot hold a record this version cannot read");
+      return id;
+    }
+
+    private void assertForeign(RecordId id, Throwable thrown) {
+      assertThat(thrown instanceof CompletionException ? thrown.getCause() : thrown)
+          .isInstanceOfSatisfying(
+              UnreadableRecordException.class,
+              e -> {
+                assertThat(e.reason()).isEqualTo(UnreadableRecordException.Reason.RECORD_FORMAT);
+                assertThat(e.id()).isEqualTo(id);
+              });
+    }
+
+    @Test
+    void aClaimOrAReadOfAForeignRecordIsUnreadableAndLeavesItAsItIs() {
+      RecordId id = foreign();
+
+      for (int i = 0; i < 2; i++) {
+        assertThatThrownBy(() -> store.claim(request(id, newFingerprint(), LONG, TTL)))
+            .satisfies(e -> assertForeign(id, e));
+        assertThatThrownBy(
+                () ->
+                    awaitStage(
+                        store.claimAsync(request(id, newFingerprint(), LONG, TTL), Runnable::run)))
+            .satisfies(e -> assertForeign(id, e));
+        assertThatThrownBy(() -> store.get(id)).satisfies(e -> assertForeign(id, e));
+      }
+    }
+
+    @Test
+    void aClaimBatchThatMeetsAForeignRecordFailsWithItAndHoldsNoneOfTheOthers() {
+      for (boolean async : new boolean[] {false, true}) {
+        RecordId id = foreign();
+        List<ClaimRequest> requests = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+          requests.add(request(newId(), newFingerprint(), LONG, TTL));
+        }
+        requests.add(2, request(id, newFingerprint(), LONG, TTL));
+
+        assertThatThrownBy(
+                () -> {
+                  if (async) {
+                    awaitStage(store.claimAllAsync(requests, Runnable::run));
+                  } else {
+                    store.claimAll(requests);
+                  }
+                })
+            .satisfies(e -> assertForeign(id, e));
+
+        for (ClaimRequest r : requests) {
+          if (!r.id().equals(id)) {
+            assertThat(store.get(r.id())).as("%s after the failed batch", r.id()).isEmpty();
+            assertThat(claimed(store.claim(r)).stolen()).isFalse();
+          }
+        }
+        assertThatThrownBy(() -> store.get(id)).satisfies(e -> assertForeign(id, e));
+      }
     }
   }
 

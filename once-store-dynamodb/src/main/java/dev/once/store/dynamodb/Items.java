@@ -4,6 +4,7 @@ import dev.once.Fingerprint;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
+import dev.once.store.UnreadableRecordException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.HashMap;
@@ -84,7 +85,21 @@ final class Items {
         && fingerprint.encoded().equals(string(item, FINGERPRINT));
   }
 
+  /**
+   * The record in {@code item}. An item this version cannot parse (a state a later version added,
+   * or attributes something else wrote) is {@link UnreadableRecordException}, never a parse error:
+   * the engine answers it, and a batch undoes around it.
+   */
   static IdempotencyRecord toRecord(RecordId id, Map<String, AttributeValue> item, long nowMicros) {
+    try {
+      return parsed(id, item, nowMicros);
+    } catch (RuntimeException e) {
+      throw UnreadableRecordException.recordFormat(id, e);
+    }
+  }
+
+  private static IdempotencyRecord parsed(
+      RecordId id, Map<String, AttributeValue> item, long nowMicros) {
     return new IdempotencyRecord(
         id,
         RecordState.valueOf(string(item, STATE)),

@@ -3,6 +3,7 @@ package dev.once.store.dynamodb;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
 import dev.once.tck.EngineContract;
 import dev.once.tck.FakeClock;
 import dev.once.tck.IdempotencyStoreContract;
@@ -66,6 +67,11 @@ class DynamoDbStoreAsyncContractTest extends IdempotencyStoreContract {
         .asyncClient(LocalDynamoDb.asyncClient())
         .clock(clock)
         .build();
+  }
+
+  @Override
+  protected boolean makeForeign(RecordId id) {
+    return LocalDynamoDb.makeForeign(table, id);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.once.store.dynamodb;
 
 import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
 import dev.once.tck.FakeClock;
 import dev.once.tck.IdempotencyStoreContract;
 import java.time.Duration;
@@ -38,6 +39,11 @@ class DynamoDbStoreContractTest extends IdempotencyStoreContract {
     return DynamoDbStore.builder(LocalDynamoDb.client(), LocalDynamoDb.newTable())
         .clock(clock)
         .build();
+  }
+
+  @Override
+  protected boolean makeForeign(RecordId id) {
+    return LocalDynamoDb.makeForeign(table, id);
   }
 
   @Override

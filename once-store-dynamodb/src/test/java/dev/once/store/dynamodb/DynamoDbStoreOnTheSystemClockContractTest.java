@@ -1,6 +1,7 @@
 package dev.once.store.dynamodb;
 
 import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
 import dev.once.tck.EngineContract;
 import dev.once.tck.IdempotencyStoreContract;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,6 +29,11 @@ class DynamoDbStoreOnTheSystemClockContractTest extends IdempotencyStoreContract
   @Override
   protected IdempotencyStore createIsolatedStore() {
     return DynamoDbStore.of(LocalDynamoDb.client(), LocalDynamoDb.newTable());
+  }
+
+  @Override
+  protected boolean makeForeign(RecordId id) {
+    return LocalDynamoDb.makeForeign(table, id);
   }
 
   @Override

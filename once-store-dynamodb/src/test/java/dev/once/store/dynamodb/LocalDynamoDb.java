@@ -2,11 +2,13 @@ package dev.once.store.dynamodb;
 
 import com.amazonaws.services.dynamodbv2.local.main.ServerRunner;
 import com.amazonaws.services.dynamodbv2.local.server.DynamoDBProxyServer;
+import dev.once.store.RecordId;
 import dev.once.tck.RequiredServices;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.util.Map;
 import java.util.UUID;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -16,6 +18,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClientBuilder;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * DynamoDB Local, in this JVM and in memory, on a free loopback port: started once for the test run
@@ -67,6 +70,23 @@ final class LocalDynamoDb {
   }
 
   /** The port DynamoDB Local listens on, on loopback. */
+  /**
+   * Gives the record at {@code id} in {@code table} a state this version does not know, as a later
+   * version sharing the table might add; the contract kit's {@code makeForeign}.
+   */
+  static boolean makeForeign(String table, RecordId id) {
+    client()
+        .updateItem(
+            b ->
+                b.tableName(table)
+                    .key(Items.key(id))
+                    .updateExpression("SET #state = :archived")
+                    .expressionAttributeNames(Map.of("#state", Items.STATE))
+                    .expressionAttributeValues(
+                        Map.of(":archived", AttributeValue.fromS("ARCHIVED"))));
+    return true;
+  }
+
   static int port() {
     client();
     return endpoint.getPort();

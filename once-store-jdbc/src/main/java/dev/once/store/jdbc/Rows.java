@@ -4,6 +4,7 @@ import dev.once.Fingerprint;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
+import dev.once.store.UnreadableRecordException;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 
@@ -14,11 +15,24 @@ final class Rows {
 
   private Rows() {}
 
+  /**
+   * The record in the current row. A row this version cannot parse (a fingerprint in a form a later
+   * version wrote, say) is {@link UnreadableRecordException}, never a parse error: the engine
+   * answers it, and a batch that meets it rolls back.
+   */
   static IdempotencyRecord record(RecordId id, ResultSet rs, Dialect dialect) throws SQLException {
+    RecordState state;
+    Fingerprint fingerprint;
+    try {
+      state = RecordState.valueOf(rs.getString("state"));
+      fingerprint = Fingerprint.parse(rs.getString("fingerprint"));
+    } catch (RuntimeException e) {
+      throw UnreadableRecordException.recordFormat(id, e);
+    }
     return new IdempotencyRecord(
         id,
-        RecordState.valueOf(rs.getString("state")),
-        Fingerprint.parse(rs.getString("fingerprint")),
+        state,
+        fingerprint,
         rs.getLong("token"),
         dialect.time(rs, "lease_until"),
         dialect.time(rs, "expires_at"),

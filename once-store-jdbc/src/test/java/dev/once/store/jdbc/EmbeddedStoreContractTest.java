@@ -30,6 +30,9 @@ class EmbeddedStoreContractTest extends IdempotencyStoreContract {
         .build();
   }
 
+  // No makeForeign(): the store holds its file's lock, so no other version writes to it while it
+  // runs.
+
   @Override
   protected void advanceTime(Duration duration) {
     clock.advance(duration);

@@ -2,6 +2,7 @@ package dev.once.store.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
 import dev.once.tck.EngineContract;
 import dev.once.tck.FaultProxy;
 import dev.once.tck.IdempotencyStoreContract;
@@ -40,6 +41,11 @@ class MariaDbStoreContractTest extends IdempotencyStoreContract {
   @Override
   protected IdempotencyStore createStore() {
     return MariaDbStore.builder(pool).tableName(TABLE).build();
+  }
+
+  @Override
+  protected boolean makeForeign(RecordId id) {
+    return Tables.makeForeign(pool, TABLE, id);
   }
 
   @Override

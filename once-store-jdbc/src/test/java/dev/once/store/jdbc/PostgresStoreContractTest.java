@@ -2,6 +2,7 @@ package dev.once.store.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
 import dev.once.tck.EngineContract;
 import dev.once.tck.FaultProxy;
 import dev.once.tck.IdempotencyStoreContract;
@@ -39,6 +40,11 @@ class PostgresStoreContractTest extends IdempotencyStoreContract {
   @Override
   protected IdempotencyStore createStore() {
     return PostgresStore.builder(pool).tableName(TABLE).build();
+  }
+
+  @Override
+  protected boolean makeForeign(RecordId id) {
+    return Tables.makeForeign(pool, TABLE, id);
   }
 
   @Override

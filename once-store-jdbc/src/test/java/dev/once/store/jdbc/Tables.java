@@ -1,6 +1,8 @@
 package dev.once.store.jdbc;
 
+import dev.once.store.RecordId;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import javax.sql.DataSource;
@@ -28,6 +30,27 @@ final class Tables {
       for (String each : sql) {
         s.execute(each);
       }
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * Gives the record at {@code id} a fingerprint in a form this version does not read, as a later
+   * version sharing the table might write (the schema's CHECK admits no unknown state); the
+   * contract kit's {@code makeForeign}.
+   */
+  static boolean makeForeign(DataSource ds, String table, RecordId id) {
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "UPDATE "
+                    + table
+                    + " SET fingerprint = 'sha3-256/a later format'"
+                    + " WHERE scope = ? AND idem_key = ?")) {
+      ps.setString(1, id.scope().value());
+      ps.setString(2, id.key().value());
+      return ps.executeUpdate() == 1;
     } catch (SQLException e) {
       throw new IllegalStateException(e);
     }

@@ -10,6 +10,7 @@ import dev.once.store.InFlight;
 import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.StoreUnavailableException;
+import dev.once.store.UnreadableRecordException;
 import io.lettuce.core.KeyScanArgs;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
@@ -438,11 +439,17 @@ public final class RedisStore implements IdempotencyStore {
                   @SuppressWarnings("unchecked")
                   List<Object> reply = (List<Object>) replies.get(i);
                   RecordId id = group.items().get(i).id();
-                  StoreUnavailableException keyFailure = Replies.failure(id, "claim", reply);
+                  RuntimeException keyFailure = Replies.failure(id, "claim", reply);
+                  if (keyFailure == null) {
+                    try {
+                      results[group.positions().get(i)] = Replies.claim(id, reply);
+                    } catch (UnreadableRecordException e) {
+                      // That record's own answer; the others' leases are undone below as well.
+                      keyFailure = e;
+                    }
+                  }
                   if (keyFailure != null) {
                     failure = failure == null ? keyFailure : failure;
-                  } else {
-                    results[group.positions().get(i)] = Replies.claim(id, reply);
                   }
                 }
               }

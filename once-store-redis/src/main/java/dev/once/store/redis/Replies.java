@@ -8,6 +8,7 @@ import dev.once.store.IdempotencyRecord;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.store.StoreUnavailableException;
+import dev.once.store.UnreadableRecordException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
@@ -64,14 +65,27 @@ final class Replies {
     return code(reply) == RECORD ? Optional.of(record(id, reply)) : Optional.empty();
   }
 
+  /**
+   * The record a script read. A hash this version cannot parse (a state a later version added, or
+   * fields something else wrote) is {@link UnreadableRecordException}, never a parse error: the
+   * engine answers it, and a batch undoes around it.
+   */
   private static IdempotencyRecord record(RecordId id, List<Object> reply) {
     if (code(reply) != RECORD) {
       throw new IllegalStateException(
           "unexpected reply code " + code(reply) + " from Redis for " + id);
     }
+    try {
+      return parsed(id, reply);
+    } catch (RuntimeException e) {
+      throw UnreadableRecordException.recordFormat(id, e);
+    }
+  }
+
+  private static IdempotencyRecord parsed(RecordId id, List<Object> reply) {
     return new IdempotencyRecord(
         id,
-        state((byte[]) reply.get(1), id),
+        state((byte[]) reply.get(1)),
         Fingerprint.parse(new String((byte[]) reply.get(2), StandardCharsets.US_ASCII)),
         asLong(reply.get(3)),
         Micros.toInstant(asLong(reply.get(4))),
@@ -90,7 +104,7 @@ final class Replies {
     return Optional.of(
         new IdempotencyRecord(
             id,
-            state((byte[]) reply.get(1), id),
+            state((byte[]) reply.get(1)),
             Fingerprint.parse(new String((byte[]) reply.get(2), StandardCharsets.US_ASCII)),
             asLong(reply.get(3)),
             Micros.toInstant(asLong(reply.get(4))),
@@ -111,7 +125,7 @@ final class Replies {
     return value == null ? null : Micros.toInstant(asLong(value));
   }
 
-  private static RecordState state(byte[] code, RecordId id) {
+  private static RecordState state(byte[] code) {
     if (code != null && code.length == 1) {
       switch (code[0]) {
         case 'P':
@@ -124,10 +138,7 @@ final class Replies {
           break;
       }
     }
-    throw new IllegalStateException(
-        "the Redis hash of "
-            + id
-            + " holds an unknown state; was the key written by something else?");
+    throw new IllegalStateException("its hash holds a state this version does not know");
   }
 
   private static long code(List<Object> reply) {

@@ -78,8 +78,10 @@ local function read(key)
   return redis.call('HMGET', key, 's', 'f', 't', 'l', 'e', 'r', 'v', 'c', 'w')
 end
 
+-- A record in a state this version does not know (a later version's, while two share the store)
+-- is live too: the Java side answers it as unreadable, and nothing here overwrites it.
 local function is_live(h, now)
-  return (h[1] == 'P' or h[1] == 'C' or h[1] == 'F') and now < tonumber(h[5])
+  return h[1] and h[1] ~= 'R' and now < tonumber(h[5])
 end
 
 -- Whether a caller waits for a change of the record (see watch.lua): read before a script deletes

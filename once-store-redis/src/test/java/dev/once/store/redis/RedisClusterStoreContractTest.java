@@ -12,6 +12,7 @@ import dev.once.tck.RequiredServices;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -59,6 +60,20 @@ class RedisClusterStoreContractTest extends IdempotencyStoreContract {
   @Override
   protected IdempotencyStore createIsolatedStore() {
     return RedisStore.builder(client).keyPrefix(LocalRedis.uniquePrefix()).build();
+  }
+
+  /** State {@code A}: one this version does not know, as a later version might add. */
+  @Override
+  protected boolean makeForeign(RecordId id) {
+    try (var connection = client.connect(io.lettuce.core.codec.ByteArrayCodec.INSTANCE)) {
+      connection
+          .sync()
+          .hset(
+              new KeyLayout(PREFIX).recordKey(id),
+              "s".getBytes(StandardCharsets.US_ASCII),
+              "A".getBytes(StandardCharsets.US_ASCII));
+    }
+    return true;
   }
 
   @Test

@@ -1,8 +1,10 @@
 package dev.once.store.redis;
 
 import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
 import dev.once.tck.EngineContract;
 import dev.once.tck.IdempotencyStoreContract;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Nested;
 
 /**
@@ -22,6 +24,17 @@ class RedisStoreContractTest extends IdempotencyStoreContract {
   @Override
   protected IdempotencyStore createIsolatedStore() {
     return RedisStore.builder(LocalRedis.client()).keyPrefix(LocalRedis.uniquePrefix()).build();
+  }
+
+  /** State {@code A}: one this version does not know, as a later version might add. */
+  @Override
+  protected boolean makeForeign(RecordId id) {
+    LocalRedis.raw()
+        .hset(
+            new KeyLayout(PREFIX).recordKey(id),
+            "s".getBytes(StandardCharsets.US_ASCII),
+            "A".getBytes(StandardCharsets.US_ASCII));
+    return true;
   }
 
   // No serverPort(): the kit's broken-connection batch test expects a batch that is one
