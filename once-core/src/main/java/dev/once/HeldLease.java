@@ -307,6 +307,11 @@ final class HeldLease implements Lease {
   public Recording giveBack() {
     if (mayHaveHadAnEffect()) {
       abandon();
+      try {
+        store.endLease(id, token);
+      } catch (RuntimeException e) {
+        handOverFailed(e);
+      }
       return Recording.UNKNOWN;
     }
     return release();
@@ -320,9 +325,27 @@ final class HeldLease implements Lease {
       } catch (IllegalStateException e) {
         return CompletableFuture.failedFuture(e);
       }
-      return CompletableFuture.completedFuture(Recording.UNKNOWN);
+      CompletionStage<Boolean> handedOver;
+      try {
+        handedOver = store.endLeaseAsync(id, token, blocking);
+      } catch (RuntimeException e) {
+        handedOver = CompletableFuture.failedFuture(e);
+      }
+      return handedOver.handle(
+          (ended, failure) -> {
+            if (failure != null) {
+              handOverFailed(failure);
+            }
+            return Recording.UNKNOWN;
+          });
     }
     return releaseAsync();
+  }
+
+  /** The hand-over is a courtesy to the next claim: without it the lease ends by itself. */
+  private void handOverFailed(Throwable failure) {
+    log.debug(
+        "could not end the lease on {} early; the next claim waits for it to end", id, failure);
   }
 
   /**

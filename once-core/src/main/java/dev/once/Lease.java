@@ -63,13 +63,15 @@ public interface Lease extends ExecutionContext {
   /**
    * Gives the key back after an attempt that had no effect (it threw before its effect, or it never
    * ran): {@link #release releases} it if nothing else can have happened under it, and otherwise
-   * {@link #abandon abandons} it and answers {@link Recording#UNKNOWN}. Something else can have
-   * happened when the lease was {@link #stolen} (the holder before may have had its effect) or when
-   * its holder checkpointed (the steps before the checkpoint had theirs). A release would delete
-   * the record and its recovery point, and the next claim would start the work afresh, unaware;
-   * abandoned, the record is stolen by the next claim after this lease, which resumes from the
-   * recovery point. The engine finishes a transient failure, and a lease its caller did not get to
-   * run, this way; {@link #release} is for a caller who knows better.
+   * ends the lease at once, keeps the record, and answers {@link Recording#UNKNOWN}. Something else
+   * can have happened when the lease was {@link #stolen} (the holder before may have had its
+   * effect) or when its holder checkpointed (the steps before the checkpoint had theirs). A release
+   * would delete the record and its recovery point, and the next claim would start the work afresh,
+   * unaware; kept, the record is stolen by the next claim, which resumes from the recovery point.
+   * Ending the lease ({@code IdempotencyStore#endLease}) spares the retry the wait for the lease;
+   * where the store cannot, or fails to, the lease ends by itself, as after {@link #abandon}. The
+   * engine finishes a transient failure, and a lease its caller did not get to run, this way;
+   * {@link #release} is for a caller who knows better.
    */
   Recording giveBack();
 

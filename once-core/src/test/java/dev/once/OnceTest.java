@@ -3,9 +3,13 @@ package dev.once;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.once.store.ForwardingStore;
+import dev.once.store.IdempotencyRecord;
+import dev.once.store.IdempotencyStore;
 import dev.once.store.InMemoryStore;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
+import dev.once.store.StoreUnavailableException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -28,6 +32,10 @@ class OnceTest {
   private static final Scope SCOPE = Scope.of("merchant-1", "POST /payments");
   private static final Fingerprint FP = new Fingerprint(1, "aa".repeat(32));
   private static final Fingerprint OTHER_FP = new Fingerprint(1, "bb".repeat(32));
+
+  /** A lease no test waits out. */
+  private static final ExecutionPolicy LONG_LEASE =
+      ExecutionPolicy.builder().lease(Duration.ofMinutes(30)).heartbeat(false).build();
 
   private final ParkingSignalStore store = new ParkingSignalStore();
   private final RecordingListener listener = new RecordingListener();
@@ -271,14 +279,12 @@ class OnceTest {
   /**
    * A transient failure after a checkpoint: the steps before the checkpoint had their effects, so
    * the key is not released (which would delete the recovery point and make the retry repeat them)
-   * but abandoned; the retry after the lease steals it and resumes.
+   * but handed over: its lease ends at once, and the retry steals it and resumes without waiting
+   * for the lease.
    */
   @Test
-  void aTransientFailureAfterACheckpointLeavesTheKeyToItsLeaseAndTheRetryResumes()
-      throws Exception {
+  void aTransientFailureAfterACheckpointHandsTheKeyOverAndTheRetryResumesAtOnce() {
     IdempotencyKey key = newKey();
-    ExecutionPolicy shortLease =
-        ExecutionPolicy.builder().lease(Duration.ofMillis(100)).heartbeat(false).build();
 
     assertThatThrownBy(
             () ->
@@ -288,16 +294,16 @@ class OnceTest {
                     FP,
                     ResultCodec.utf8(),
                     OutcomeClassifier.defaults(),
-                    shortLease,
+                    LONG_LEASE,
                     ctx -> {
                       ctx.checkpoint("charged".getBytes(StandardCharsets.UTF_8));
                       throw new IllegalStateException("the receipt service timed out");
                     }))
         .hasMessage("the receipt service timed out");
 
-    assertThat(store.get(RecordId.of(SCOPE, key)).orElseThrow().state())
-        .isEqualTo(RecordState.IN_PROGRESS);
-    Thread.sleep(150);
+    IdempotencyRecord left = store.get(RecordId.of(SCOPE, key)).orElseThrow();
+    assertThat(left.state()).isEqualTo(RecordState.IN_PROGRESS);
+    assertThat(left.recoveryPoint()).isEqualTo("charged".getBytes(StandardCharsets.UTF_8));
     ExecutionResult<String> retry =
         once.execute(
             SCOPE,
@@ -305,7 +311,7 @@ class OnceTest {
             FP,
             ResultCodec.utf8(),
             OutcomeClassifier.defaults(),
-            shortLease,
+            LONG_LEASE,
             ctx -> new String(ctx.recoveryPoint().orElseThrow(), StandardCharsets.UTF_8));
     assertThat(retry)
         .isEqualTo(
@@ -314,10 +320,10 @@ class OnceTest {
 
   /**
    * A transient failure under a stolen lease: the holder before may have had its effect, so the key
-   * is left to its lease, and the retry after it still learns that it took a lease over.
+   * is handed over, not released, and the retry still learns that it took a lease over.
    */
   @Test
-  void aTransientFailureUnderAStolenLeaseLeavesTheKeyToItsLease() throws Exception {
+  void aTransientFailureUnderAStolenLeaseHandsTheKeyOver() throws Exception {
     IdempotencyKey key = newKey();
     ExecutionPolicy shortLease =
         ExecutionPolicy.builder().lease(Duration.ofMillis(100)).heartbeat(false).build();
@@ -332,7 +338,7 @@ class OnceTest {
                     FP,
                     ResultCodec.utf8(),
                     OutcomeClassifier.defaults(),
-                    shortLease,
+                    LONG_LEASE,
                     ctx -> {
                       throw new IllegalStateException("downstream timed out");
                     }))
@@ -340,7 +346,6 @@ class OnceTest {
 
     assertThat(store.get(RecordId.of(SCOPE, key)).orElseThrow().state())
         .isEqualTo(RecordState.IN_PROGRESS);
-    Thread.sleep(150);
     assertThat(
             once.execute(
                 SCOPE,
@@ -348,10 +353,50 @@ class OnceTest {
                 FP,
                 ResultCodec.utf8(),
                 OutcomeClassifier.defaults(),
-                shortLease,
+                LONG_LEASE,
                 ctx -> "stolen " + ctx.stolen()))
         .isEqualTo(
             new ExecutionResult.Executed<>("stolen true", Outcome.COMPLETED, Recording.RECORDED));
+  }
+
+  /**
+   * The hand-over is a courtesy: a store that fails it leaves the lease to end by itself, and the
+   * transient failure still reaches the caller as it is.
+   */
+  @Test
+  void aGiveBackWhoseHandOverFailsLeavesTheKeyToItsLease() {
+    IdempotencyKey key = newKey();
+    IdempotencyStore cannotEndLeases =
+        new ForwardingStore() {
+          @Override
+          protected IdempotencyStore delegate() {
+            return store;
+          }
+
+          @Override
+          public boolean endLease(RecordId id, long token) {
+            throw new StoreUnavailableException("down as the lease is handed over");
+          }
+        };
+    try (Once handsNothingOver = Once.of(cannotEndLeases)) {
+      assertThatThrownBy(
+              () ->
+                  handsNothingOver.execute(
+                      SCOPE,
+                      key,
+                      FP,
+                      ResultCodec.utf8(),
+                      OutcomeClassifier.defaults(),
+                      LONG_LEASE,
+                      ctx -> {
+                        ctx.checkpoint("charged".getBytes(StandardCharsets.UTF_8));
+                        throw new IllegalStateException("the receipt service timed out");
+                      }))
+          .hasMessage("the receipt service timed out");
+
+      assertThat(handsNothingOver.begin(SCOPE, key, FP, LONG_LEASE))
+          .isInstanceOf(Admission.InFlight.class);
+    }
   }
 
   @Test

@@ -58,6 +58,11 @@ public abstract class ForwardingStore implements IdempotencyStore {
   }
 
   @Override
+  public boolean endLease(RecordId id, long token) {
+    return delegate().endLease(id, token);
+  }
+
+  @Override
   public int purgeExpired(int batchSize) {
     return delegate().purgeExpired(batchSize);
   }

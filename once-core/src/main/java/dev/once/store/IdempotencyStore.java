@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -48,8 +49,8 @@ import java.util.concurrent.Executor;
  * </ul>
  *
  * <p><b>Asynchronous calls.</b> {@link #claimAsync}, {@link #getAsync}, {@link #completeAsync},
- * {@link #failFinalAsync} and {@link #releaseAsync} do what their blocking namesakes do and
- * complete with what those return, or exceptionally with what those throw ({@link
+ * {@link #failFinalAsync}, {@link #releaseAsync} and {@link #endLeaseAsync} do what their blocking
+ * namesakes do and complete with what those return, or exceptionally with what those throw ({@link
  * StoreUnavailableException} and the rest, not wrapped). A store whose client is asynchronous
  * (Redis through Lettuce, the one in memory) overrides them so that no thread waits for the store;
  * the defaults run the blocking call on the {@code blocking} executor the caller passes, a bounded
@@ -120,6 +121,22 @@ public interface IdempotencyStore extends AutoCloseable {
    * with a larger token and no recovery point.
    */
   boolean release(RecordId id, long token);
+
+  /**
+   * Ends the lease now and keeps the record as it is (state, fingerprint, token, recovery point,
+   * expiry): the next claim with the same fingerprint steals it at once, stolen and with the
+   * recovery point, as it would once the lease had ended by itself. For a holder that gives its key
+   * back when it may not release it: work under the key may have had an effect (a checkpoint, or a
+   * holder before it), but nothing runs under this lease any more. Fenced by the token like every
+   * write; returns whether it applied. Waiters are not woken: they see it at their next look.
+   *
+   * <p>Optional: the default does nothing and returns false, and the lease then ends by itself. The
+   * contract kit checks a store that says it ends leases ({@code endsLeases()}).
+   */
+  default boolean endLease(RecordId id, long token) {
+    Objects.requireNonNull(id, "id");
+    return false;
+  }
 
   /**
    * Claims many records, each exactly as {@link #claim} would, and answers in request order. A
@@ -268,6 +285,11 @@ public interface IdempotencyStore extends AutoCloseable {
   /** {@link #release}, asynchronously; see the class comment. */
   default CompletionStage<Boolean> releaseAsync(RecordId id, long token, Executor blocking) {
     return Stages.onExecutor(() -> release(id, token), blocking);
+  }
+
+  /** {@link #endLease}, asynchronously; see the class comment. */
+  default CompletionStage<Boolean> endLeaseAsync(RecordId id, long token, Executor blocking) {
+    return Stages.onExecutor(() -> endLease(id, token), blocking);
   }
 
   /**

@@ -268,6 +268,11 @@ public final class InMemoryStore implements IdempotencyStore {
     return transition(id, token, true, (stored, now) -> null);
   }
 
+  @Override
+  public boolean endLease(RecordId id, long token) {
+    return transition(id, token, false, (stored, now) -> stored.withLeaseEndedAt(now));
+  }
+
   /**
    * A change made by the holder of {@code token}; {@code change} returns {@code null} to delete the
    * record.
@@ -322,6 +327,11 @@ public final class InMemoryStore implements IdempotencyStore {
   @Override
   public CompletionStage<Boolean> releaseAsync(RecordId id, long token, Executor blocking) {
     return Stages.now(() -> release(id, token));
+  }
+
+  @Override
+  public CompletionStage<Boolean> endLeaseAsync(RecordId id, long token, Executor blocking) {
+    return Stages.now(() -> endLease(id, token));
   }
 
   /**

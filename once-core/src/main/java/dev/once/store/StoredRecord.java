@@ -55,6 +55,12 @@ record StoredRecord(
         createdAt);
   }
 
+  /** The lease ended at {@code now} by its holder; the rest of the record stays as it is. */
+  StoredRecord withLeaseEndedAt(Instant now) {
+    return new StoredRecord(
+        state, fingerprint, token, now, expiresAt, recoveryPoint, result, createdAt);
+  }
+
   StoredRecord terminal(RecordState state, byte[] result, Instant now, Instant expiresAt) {
     // The lease ends with the outcome; the recovery point is no use to anyone any more.
     return new StoredRecord(state, fingerprint, token, now, expiresAt, null, result, createdAt);

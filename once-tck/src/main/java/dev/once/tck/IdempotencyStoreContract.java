@@ -149,6 +149,15 @@ public abstract class IdempotencyStoreContract {
   }
 
   /**
+   * Whether the store ends a lease early ({@link IdempotencyStore#endLease}), which is optional:
+   * true by default, so that the kit checks it; a store that leaves the SPI's default (does
+   * nothing, answers false) returns false here.
+   */
+  protected boolean endsLeases() {
+    return true;
+  }
+
+  /**
    * A store over records no other test sees (a new table, key prefix or instance), on the same
    * clock as {@link #createStore()}'s, for the in-flight listing tests, which see every record in
    * the store; the test closes it. The default returns {@link #createStore()}, right for a store
@@ -628,6 +637,68 @@ public abstract class IdempotencyStoreContract {
   /** Stealing an ended lease, the recovery point it hands over, and fencing out the zombie. */
   @Nested
   class StealAndRecoveryPoint {
+
+    /** Ends the lease, blocking or asynchronously. */
+    private boolean endLease(boolean async, RecordId id, long token) {
+      return async
+          ? awaitStage(store.endLeaseAsync(id, token, Runnable::run))
+          : store.endLease(id, token);
+    }
+
+    /**
+     * A holder that gives its key back when it may not release it (it checkpointed) ends its lease
+     * and keeps the record: the next claim steals it at once, with the recovery point, and the
+     * holder is fenced out as after any steal.
+     */
+    @Test
+    void anEndedLeaseKeepsTheRecordAndTheNextClaimStealsItAtOnce() {
+      assumeTrue(endsLeases(), "the store does not end leases early");
+      for (boolean async : new boolean[] {false, true}) {
+        RecordId id = newId();
+        Fingerprint fingerprint = newFingerprint();
+        Claimed first = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+        assertThat(store.checkpoint(id, first.token(), utf8("charged"), LONG)).isTrue();
+        IdempotencyRecord before = present(id);
+
+        assertThat(endLease(async, id, first.token())).isTrue();
+
+        IdempotencyRecord after = present(id);
+        assertThat(after.state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(after.token()).isEqualTo(first.token());
+        assertThat(after.fingerprint()).isEqualTo(fingerprint);
+        assertThat(after.recoveryPoint()).isEqualTo(utf8("charged"));
+        assertThat(after.expiresAt()).isEqualTo(before.expiresAt());
+        assertThat(after.leaseUntil()).isBefore(before.leaseUntil());
+        advanceTime(Duration.ofMillis(1));
+        Claimed thief = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+        assertThat(thief.stolen()).isTrue();
+        assertThat(thief.recoveryPoint()).isEqualTo(utf8("charged"));
+        assertThat(thief.token()).isGreaterThan(first.token());
+        assertThat(store.complete(id, first.token(), utf8("zombie"), TTL)).isFalse();
+        assertThat(endLease(async, id, first.token())).as("ended by its old holder").isFalse();
+        assertThat(present(id).leaseUntil()).isEqualTo(thief.leaseUntil());
+      }
+    }
+
+    /** Only the holder ends a lease, and only while it is held. */
+    @Test
+    void onlyTheHolderEndsALeaseAndOnlyWhileItIsHeld() {
+      for (boolean async : new boolean[] {false, true}) {
+        RecordId id = newId();
+        Fingerprint fingerprint = newFingerprint();
+        Claimed held = claimed(store.claim(request(id, fingerprint, LONG, TTL)));
+        IdempotencyRecord before = present(id);
+
+        assertThat(endLease(async, id, held.token() + 1)).as("another token").isFalse();
+        assertThat(present(id).leaseUntil()).isEqualTo(before.leaseUntil());
+        assertThat(existing(store.claim(request(id, fingerprint, LONG, TTL))).token())
+            .isEqualTo(held.token());
+        assertThat(endLease(async, newId(), held.token())).as("an absent record").isFalse();
+        assertThat(store.complete(id, held.token(), utf8("done"), TTL)).isTrue();
+        assertThat(endLease(async, id, held.token())).as("a finished record").isFalse();
+        assertThat(present(id).state()).isEqualTo(RecordState.COMPLETED);
+      }
+    }
 
     @Test
     void aClaimAfterTheLeaseEndedStealsItWithALargerToken() {

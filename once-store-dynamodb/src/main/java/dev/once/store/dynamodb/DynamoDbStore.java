@@ -545,6 +545,40 @@ public final class DynamoDbStore implements IdempotencyStore {
         () -> releasing(id, token), () -> IdempotencyStore.super.releaseAsync(id, token, blocking));
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here: one conditional update of the lease's end, to this store's clock (a store on a clock
+   * behind it sees the lease end that much later).
+   */
+  @Override
+  public boolean endLease(RecordId id, long token) {
+    return calls.run(endingLease(id, token));
+  }
+
+  /** {@inheritDoc} Native with an async client, as {@link #claimAsync}. */
+  @Override
+  public CompletionStage<Boolean> endLeaseAsync(RecordId id, long token, Executor blocking) {
+    return calls.stage(
+        () -> endingLease(id, token),
+        () -> IdempotencyStore.super.endLeaseAsync(id, token, blocking));
+  }
+
+  private Step<Boolean> endingLease(RecordId id, long token) {
+    Objects.requireNonNull(id, "id");
+    long now = nowMicros();
+    return Step.send(
+        update(
+            "endLease",
+            id,
+            Items.key(id),
+            "SET #lease = :now",
+            HELD,
+            heldValues(token, now),
+            false),
+        seen -> Step.done(seen == null));
+  }
+
   private Step<Boolean> releasing(RecordId id, long token) {
     Objects.requireNonNull(id, "id");
     long now = nowMicros();

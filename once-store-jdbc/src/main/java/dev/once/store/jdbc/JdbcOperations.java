@@ -391,6 +391,17 @@ final class JdbcOperations implements IdempotencyStore {
     return done;
   }
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Here: one fenced {@code UPDATE} of the lease's end. It notifies no one (the change triggers
+   * fire on a new state or token).
+   */
+  @Override
+  public boolean endLease(RecordId id, long token) {
+    return update("endLease", sql.endLease, id, token, ps -> 1);
+  }
+
   @Override
   public int purgeExpired(int batchSize) {
     if (batchSize < 1) {

@@ -76,6 +76,11 @@ abstract class JdbcStore implements IdempotencyStore {
   }
 
   @Override
+  public boolean endLease(RecordId id, long token) {
+    return operations.endLease(id, token);
+  }
+
+  @Override
   public int purgeExpired(int batchSize) {
     return operations.purgeExpired(batchSize);
   }

@@ -15,6 +15,9 @@ final class Statements {
   final String finish;
   final String release;
 
+  /** Ends a held lease now and keeps the row ({@code IdempotencyStore#endLease}). */
+  final String endLease;
+
   /**
    * The in-flight listing's candidates, oldest first by the in-flight index: in-progress rows
    * created at or before now plus the first parameter (minus the bound, in microseconds), at most
@@ -60,6 +63,7 @@ final class Statements {
             + " WHERE scope = ? AND idem_key = ? AND expires_at > "
             + now;
     heartbeat = "UPDATE " + t + " SET " + extendLease + fenced;
+    endLease = "UPDATE " + t + " SET lease_until = " + now + fenced;
     checkpoint = "UPDATE " + t + " SET recovery_point = ?, " + extendLease + fenced;
     // A finished record is never stolen, so its recovery point would only be kept as dead weight
     // (and handed to nobody): it goes with the lease.

@@ -22,6 +22,7 @@ final class LuaScript {
   static final LuaScript FINISH = load("finish");
   static final LuaScript FINISH_MANY = load("finish_many");
   static final LuaScript RELEASE = load("release");
+  static final LuaScript END_LEASE = load("end_lease");
   static final LuaScript PURGE = load("purge");
   static final LuaScript WATCH = load("watch");
   static final LuaScript IN_FLIGHT = load("in_flight");
@@ -35,6 +36,7 @@ final class LuaScript {
     FINISH,
     FINISH_MANY,
     RELEASE,
+    END_LEASE,
     PURGE,
     WATCH,
     IN_FLIGHT

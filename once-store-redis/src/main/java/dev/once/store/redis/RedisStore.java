@@ -369,6 +369,26 @@ public final class RedisStore implements IdempotencyStore {
         .thenApply(RedisStore::succeeded);
   }
 
+  @Override
+  public boolean endLease(RecordId id, long token) {
+    Objects.requireNonNull(id, "id");
+    return succeeded(
+        scripts.run(
+            LuaScript.END_LEASE,
+            ScriptOutputType.INTEGER,
+            keys.recordKey(id),
+            Micros.ascii(token)));
+  }
+
+  @Override
+  public CompletionStage<Boolean> endLeaseAsync(RecordId id, long token, Executor blocking) {
+    Objects.requireNonNull(id, "id");
+    return scripts
+        .<Long>call(
+            LuaScript.END_LEASE, ScriptOutputType.INTEGER, keys.recordKey(id), Micros.ascii(token))
+        .thenApply(RedisStore::succeeded);
+  }
+
   /**
    * True on a standalone Redis: concurrent callers' single calls, gathered by the engine, become
    * one {@code claim_many} or {@code finish_many} script instead of one script each (measured: 32
