@@ -343,11 +343,11 @@ class HttpIdempotencyTest {
 
   /**
    * The request before died mid-flight (its lease ended): the retry steals the key, and its handler
-   * throws. The request before may have had its effect, so the key is not released but left to the
-   * retry's lease; the retry after that steals it again.
+   * throws. The request before may have had its effect, so the key is not released but handed over:
+   * the record stays, its lease ended, and the next retry steals it again at once.
    */
   @Test
-  void handlerExceptionUnderAStolenLeaseLeavesTheKeyToItsLease() throws InterruptedException {
+  void handlerExceptionUnderAStolenLeaseHandsTheKeyOver() throws InterruptedException {
     String key = key();
     ((Decision.Proceed) begin(post("/brief", key, "{}"))).exchange().abandon();
     Thread.sleep(150);
@@ -355,11 +355,12 @@ class HttpIdempotencyTest {
 
     assertThat(stolen.fail()).isEqualTo(Recording.UNKNOWN);
 
-    // Read from the store, not by a retry: a retry would be answered by whether 100 ms had passed.
     IdempotencyRecord left = store.get(RecordId.of(stolen.scope(), stolen.key())).orElseThrow();
     assertThat(left.state()).isEqualTo(RecordState.IN_PROGRESS);
     assertThat(left.token()).isEqualTo(stolen.token());
-    Thread.sleep(150);
+    assertThat(left.isStealable())
+        .as("the lease ended at once, not 100 ms after the steal")
+        .isTrue();
     assertThat(begin(post("/brief", key, "{}"))).isInstanceOf(Decision.Proceed.class);
   }
 
