@@ -3,6 +3,8 @@ package dev.once;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
 import dev.once.store.ForwardingStore;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
@@ -16,10 +18,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -357,6 +361,58 @@ class OnceTest {
                 ctx -> "stolen " + ctx.stolen()))
         .isEqualTo(
             new ExecutionResult.Executed<>("stolen true", Outcome.COMPLETED, Recording.RECORDED));
+  }
+
+  /**
+   * A duplicate waiting for the first request is told when that request hands the key over, and
+   * takes it over at once (stolen, from the recovery point) rather than when the lease would have
+   * ended, long after its own wait.
+   */
+  @Test
+  void aWaitingDuplicateTakesOverAKeyHandedOverAtOnce() throws Exception {
+    IdempotencyKey key = newKey();
+    ExecutionPolicy waiting =
+        ExecutionPolicy.builder()
+            .lease(Duration.ofMinutes(30))
+            .heartbeat(false)
+            .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(10)))
+            .build();
+    InMemoryStore records = InMemoryStore.create();
+    Semaphore claims = new Semaphore(0);
+    IdempotencyStore counting =
+        new ForwardingStore() {
+          @Override
+          protected IdempotencyStore delegate() {
+            return records;
+          }
+
+          @Override
+          public ClaimResult claim(ClaimRequest request) {
+            ClaimResult result = records.claim(request);
+            claims.release();
+            return result;
+          }
+        };
+    try (Once engine = Once.of(counting)) {
+      Lease first = ((Admission.Proceed) engine.begin(SCOPE, key, FP, waiting)).lease();
+      first.checkpoint("charged".getBytes(StandardCharsets.UTF_8));
+      claims.drainPermits();
+      CompletableFuture<Admission> duplicate =
+          engine.beginAsync(SCOPE, key, FP, waiting).toCompletableFuture();
+      // Its claim, then its claim again once subscribed to changes: it now waits for one.
+      assertThat(claims.tryAcquire(2, 10, TimeUnit.SECONDS)).isTrue();
+
+      assertThat(first.giveBack()).isEqualTo(Recording.UNKNOWN);
+
+      Admission taken = duplicate.get(10, TimeUnit.SECONDS);
+      assertThat(taken).isInstanceOf(Admission.Proceed.class);
+      Lease second = ((Admission.Proceed) taken).lease();
+      assertThat(second.stolen()).isTrue();
+      assertThat(second.recoveryPoint())
+          .hasValueSatisfying(
+              point -> assertThat(point).isEqualTo("charged".getBytes(StandardCharsets.UTF_8)));
+      second.release();
+    }
   }
 
   /**

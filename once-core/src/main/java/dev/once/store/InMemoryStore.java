@@ -270,7 +270,7 @@ public final class InMemoryStore implements IdempotencyStore {
 
   @Override
   public boolean endLease(RecordId id, long token) {
-    return transition(id, token, false, (stored, now) -> stored.withLeaseEndedAt(now));
+    return transition(id, token, true, (stored, now) -> stored.withLeaseEndedAt(now));
   }
 
   /**

@@ -377,7 +377,8 @@ public final class RedisStore implements IdempotencyStore {
             LuaScript.END_LEASE,
             ScriptOutputType.INTEGER,
             keys.recordKey(id),
-            Micros.ascii(token)));
+            Micros.ascii(token),
+            keys.channel(id)));
   }
 
   @Override
@@ -385,7 +386,11 @@ public final class RedisStore implements IdempotencyStore {
     Objects.requireNonNull(id, "id");
     return scripts
         .<Long>call(
-            LuaScript.END_LEASE, ScriptOutputType.INTEGER, keys.recordKey(id), Micros.ascii(token))
+            LuaScript.END_LEASE,
+            ScriptOutputType.INTEGER,
+            keys.recordKey(id),
+            Micros.ascii(token),
+            keys.channel(id))
         .thenApply(RedisStore::succeeded);
   }
 
