@@ -394,12 +394,17 @@ final class JdbcOperations implements IdempotencyStore {
   /**
    * {@inheritDoc}
    *
-   * <p>Here: one fenced {@code UPDATE} of the lease's end. It notifies no one (the change triggers
-   * fire on a new state or token).
+   * <p>Here: one fenced {@code UPDATE} of the lease's end. This process's waiters are told (the
+   * embedded store's); PostgreSQL's change triggers fire on a new state or token only, so its
+   * waiters on other nodes see it when their wait for the old lease ends.
    */
   @Override
   public boolean endLease(RecordId id, long token) {
-    return update("endLease", sql.endLease, id, token, ps -> 1);
+    boolean done = update("endLease", sql.endLease, id, token, ps -> 1);
+    if (done) {
+      feed.changed(id);
+    }
+    return done;
   }
 
   @Override
