@@ -128,9 +128,8 @@ public interface IdempotencyStore extends AutoCloseable {
    * recovery point, as it would once the lease had ended by itself. For a holder that gives its key
    * back when it may not release it: work under the key may have had an effect (a checkpoint, or a
    * holder before it), but nothing runs under this lease any more. Fenced by the token like every
-   * write; returns whether it applied. A store that announces changes ({@link #awaitChange}) should
-   * announce this one too, so that a waiting duplicate takes the key over at once; one that does
-   * not leaves its waiters to see it when their wait for the lease runs out.
+   * write; returns whether it applied. A store that announces changes ({@link #awaitChange})
+   * announces this one too, so that a waiting duplicate takes the key over at once.
    *
    * <p>Optional: the default does nothing and returns false, and the lease then ends by itself. The
    * contract kit checks a store that says it ends leases ({@code endsLeases()}).

@@ -1910,6 +1910,20 @@ public abstract class IdempotencyStoreContract {
       change.get(10, TimeUnit.SECONDS);
     }
 
+    /** So that a duplicate waiting for the key takes it over at once ({@code Lease.giveBack}). */
+    @Test
+    void aWaiterIsWokenByAnEndedLease() throws Exception {
+      assumeTrue(store.notifiesChanges(), "the store does not notify changes");
+      assumeTrue(endsLeases(), "the store does not end leases early");
+      RecordId id = newId();
+      Claimed claimed = claimed(store.claim(request(id, newFingerprint(), LONG, TTL)));
+      CompletableFuture<Void> change = store.awaitChange(id);
+
+      assertThat(store.endLease(id, claimed.token())).isTrue();
+
+      change.get(10, TimeUnit.SECONDS);
+    }
+
     @Test
     void aWaiterIsWokenByFailFinalAndNotConfusedByOtherKeys() throws Exception {
       assumeTrue(store.notifiesChanges(), "the store does not notify changes");

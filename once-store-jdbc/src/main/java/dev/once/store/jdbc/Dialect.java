@@ -4,6 +4,7 @@ import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.Finish;
 import dev.once.store.LeaseToken;
+import dev.once.store.RecordId;
 import dev.once.store.jdbc.support.TableName;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -94,6 +95,21 @@ abstract class Dialect {
   /** How long a claimed record lives: its ttl, but at least as long as its lease. */
   static java.time.Duration lifetime(ClaimRequest request) {
     return request.ttl().compareTo(request.lease()) >= 0 ? request.ttl() : request.lease();
+  }
+
+  /**
+   * Ends the lease on {@code id} if {@code token} holds it ({@link Statements#endLease}); whether
+   * it did. The change triggers fire on a new state or token only, so a dialect whose waiters on
+   * other nodes hear of changes announces this one itself.
+   */
+  boolean endLease(Session session, Statements sql, RecordId id, long token) throws SQLException {
+    int changed;
+    try (PreparedStatement ps = session.prepare(sql.endLease)) {
+      ps.setLong(Rows.bindId(ps, 1, id), token);
+      changed = ps.executeUpdate();
+    }
+    session.commitIfOwned();
+    return changed == 1;
   }
 
   /**

@@ -394,13 +394,13 @@ final class JdbcOperations implements IdempotencyStore {
   /**
    * {@inheritDoc}
    *
-   * <p>Here: one fenced {@code UPDATE} of the lease's end. This process's waiters are told (the
-   * embedded store's); PostgreSQL's change triggers fire on a new state or token only, so its
-   * waiters on other nodes see it when their wait for the old lease ends.
+   * <p>Here: one fenced {@code UPDATE} of the lease's end ({@link Dialect#endLease}); waiters are
+   * told, on PostgreSQL by a notification the update sends, in the embedded store in process.
    */
   @Override
   public boolean endLease(RecordId id, long token) {
-    boolean done = update("endLease", sql.endLease, id, token, ps -> 1);
+    Objects.requireNonNull(id, "id");
+    boolean done = run("endLease", session -> dialect.endLease(session, sql, id, token));
     if (done) {
       feed.changed(id);
     }

@@ -174,7 +174,15 @@ final class PostgresChangeFeed implements ChangeFeed {
     }
   }
 
-  /** Payload: {@code <table>\n<scope>\n<key>}; scopes and keys cannot contain a newline. */
+  /**
+   * The payload of a change to {@code id} in {@code table}: {@code <table>\n<scope>\n<key>}, as the
+   * schema's trigger function writes it; scopes and keys cannot contain a newline.
+   */
+  static String payload(TableName table, RecordId id) {
+    return table.name() + '\n' + id.scope().value() + '\n' + id.key().value();
+  }
+
+  /** Reads a {@link #payload}, and wakes the waiters of its record if it names this table. */
   private void dispatch(String payload) {
     int first = payload.indexOf('\n');
     int last = payload.lastIndexOf('\n');

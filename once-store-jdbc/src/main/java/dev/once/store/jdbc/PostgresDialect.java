@@ -4,6 +4,7 @@ import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.Finish;
 import dev.once.store.LeaseToken;
+import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.store.jdbc.support.TableName;
 import java.sql.Connection;
@@ -249,6 +250,34 @@ final class PostgresDialect extends Dialect {
   @Override
   String name() {
     return "postgresql";
+  }
+
+  /**
+   * {@inheritDoc} Here the waiters of a record that is {@code watched} are told as its triggers
+   * would tell them ({@link PostgresChangeFeed#payload}), delivered when the update commits.
+   */
+  @Override
+  boolean endLease(Session session, Statements sql, RecordId id, long token) throws SQLException {
+    boolean watched;
+    try (PreparedStatement ps = session.prepare(sql.endLease + " RETURNING watched")) {
+      ps.setLong(Rows.bindId(ps, 1, id), token);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          session.commitIfOwned();
+          return false;
+        }
+        watched = rs.getBoolean(1);
+      }
+    }
+    if (watched) {
+      try (PreparedStatement ps =
+          session.prepare("SELECT pg_notify('" + PostgresChangeFeed.CHANNEL + "', ?)")) {
+        ps.setString(1, PostgresChangeFeed.payload(table, id));
+        ps.execute();
+      }
+    }
+    session.commitIfOwned();
+    return true;
   }
 
   @Override

@@ -92,17 +92,6 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
     change.get(1, TimeUnit.SECONDS);
   }
 
-  /** A waiter learns that the lease it waits for was ended, so it can steal the key at once. */
-  @Test
-  void aWaiterIsWokenInProcessWhenTheLeaseIsEnded() throws Exception {
-    RecordId id = newId();
-    ClaimResult.Claimed c = claim(id, LEASE);
-    CompletableFuture<Void> change = store.awaitChange(id);
-    assertThat(change).isNotDone();
-    assertThat(store.endLease(id, c.token())).isTrue();
-    change.get(1, TimeUnit.SECONDS);
-  }
-
   /**
    * A full disk (here SQLite's page limit) makes SQLite roll back the whole open transaction, and
    * with it the writes of every operation in the group commit. Those operations must fail, none

@@ -278,18 +278,6 @@ class RedisStoreTest {
     }
   }
 
-  /** A waiter learns that the lease it waits for was ended, so it can steal the key at once. */
-  @Test
-  void anEndedLeaseWakesItsWaiter() throws Exception {
-    RecordId id = newId();
-    Claimed claimed = claimed(store.claim(new ClaimRequest(id, newFingerprint(), LONG, LONG)));
-    CompletableFuture<Void> change = store.awaitChange(id);
-
-    assertThat(store.endLease(id, claimed.token())).isTrue();
-
-    change.get(5, TimeUnit.SECONDS);
-  }
-
   @Test
   void aCancelledWaitUnsubscribes() {
     RecordId id = newId();
