@@ -342,10 +342,17 @@ final class HeldLease implements Lease {
     return releaseAsync();
   }
 
-  /** The hand-over is a courtesy to the next claim: without it the lease ends by itself. */
+  /**
+   * The hand-over is a courtesy to the next claim: without it the lease ends by itself. A store
+   * that is down says so often enough elsewhere; anything else is a bug worth seeing.
+   */
   private void handOverFailed(Throwable failure) {
-    log.debug(
-        "could not end the lease on {} early; the next claim waits for it to end", id, failure);
+    Throwable cause = Causes.of(failure);
+    if (cause instanceof StoreUnavailableException) {
+      log.debug("could not end the lease on {} early; the next claim waits for it", id, cause);
+    } else {
+      log.warn("could not end the lease on {} early; the next claim waits for it", id, cause);
+    }
   }
 
   /**

@@ -26,6 +26,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -126,7 +127,7 @@ class RedisForeignRecordTest {
           finish(admission);
         }
       }
-      assertThat(doors.batches).as("claim batches the engine sent").isEqualTo(1);
+      assertThat(doors.batches).as("claim batches the engine sent").hasValue(1);
     }
   }
 
@@ -148,7 +149,7 @@ class RedisForeignRecordTest {
     final Set<RecordId> held = java.util.concurrent.ConcurrentHashMap.newKeySet();
     final CountDownLatch reached = new CountDownLatch(4);
     final CountDownLatch open = new CountDownLatch(1);
-    volatile int batches;
+    final AtomicInteger batches = new AtomicInteger();
 
     HeldDoors(RedisStore store) {
       this.store = store;
@@ -184,7 +185,7 @@ class RedisForeignRecordTest {
     @Override
     public CompletionStage<List<ClaimResult>> claimAllAsync(
         List<ClaimRequest> requests, Executor blocking) {
-      batches++;
+      batches.incrementAndGet();
       return store.claimAllAsync(requests, blocking);
     }
   }
