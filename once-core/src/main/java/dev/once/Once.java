@@ -347,7 +347,7 @@ public final class Once implements AutoCloseable {
 
   /**
    * Gives back the leases answered so far and those claimed from {@code from} on: nothing ran under
-   * them (see {@link ClaimResult.Claimed#releasableUnused}).
+   * them ({@link Lease#giveBack}, {@link IdempotencyStore#giveBackUnused}).
    */
   private void releaseAll(
       List<Admission> answered, List<ClaimRequest> requests, List<ClaimResult> results, int from) {
@@ -357,17 +357,18 @@ public final class Once implements AutoCloseable {
       }
     }
     for (int j = from; j < requests.size(); j++) {
-      if (results.get(j) instanceof ClaimResult.Claimed c && c.releasableUnused()) {
-        releaseQuietly(requests.get(j).id(), c.token());
+      if (results.get(j) instanceof ClaimResult.Claimed c) {
+        RecordId id = requests.get(j).id();
+        try {
+          store.giveBackUnused(id, c);
+        } catch (RuntimeException e) {
+          log.warn(
+              "could not give {} back (token {}); it is stolen when its lease ends",
+              id,
+              c.token(),
+              e);
+        }
       }
-    }
-  }
-
-  private void releaseQuietly(RecordId id, long token) {
-    try {
-      store.release(id, token);
-    } catch (RuntimeException e) {
-      log.warn("could not release {} (token {}); it is stolen when its lease ends", id, token, e);
     }
   }
 

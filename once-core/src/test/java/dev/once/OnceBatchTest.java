@@ -240,6 +240,58 @@ class OnceBatchTest {
     }
   }
 
+  /**
+   * The engine closes while the store claims a batch: no claim of it is answered, so each is given
+   * back. A steal among them, whose first holder saved a recovery point, is handed over (its lease
+   * ended, the record kept), not left in flight for the length of a lease nobody runs under.
+   */
+  @Test
+  void aBatchTheEngineClosedUnderGivesBackEveryClaimAndHandsAStolenOneOver() {
+    MovingClock clock = new MovingClock();
+    InMemoryStore timed = InMemoryStore.builder().clock(clock).build();
+    Once[] engine = new Once[1];
+    IdempotencyStore closing =
+        new ForwardingStore() {
+          @Override
+          protected IdempotencyStore delegate() {
+            return timed;
+          }
+
+          @Override
+          public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+            List<ClaimResult> all = timed.claimAll(requests);
+            engine[0].close(); // while the answers travel back
+            return all;
+          }
+        };
+    List<Claim> batch = claims("z", 3);
+    RecordId stale = RecordId.of(SCOPE, batch.get(1).key());
+    try (Once before = Once.of(timed)) {
+      Lease gone =
+          ((Admission.Proceed) before.begin(SCOPE, batch.get(1).key(), FP, REJECT)).lease();
+      gone.checkpoint("charged".getBytes(StandardCharsets.UTF_8));
+      gone.abandon();
+    }
+    clock.advance(REJECT.lease().plusSeconds(1));
+    engine[0] = Once.of(closing);
+
+    assertThatThrownBy(() -> engine[0].beginAll(batch, REJECT))
+        .isInstanceOf(IllegalStateException.class);
+
+    for (int i : new int[] {0, 2}) {
+      assertThat(timed.get(RecordId.of(SCOPE, batch.get(i).key()))).as("fresh, released").isEmpty();
+    }
+    ClaimResult next = timed.claim(new ClaimRequest(stale, FP, REJECT.lease(), REJECT.ttl()));
+    assertThat(next)
+        .as("the batch's steal, handed over at once")
+        .isInstanceOfSatisfying(
+            ClaimResult.Claimed.class,
+            c -> {
+              assertThat(c.stolen()).isTrue();
+              assertThat(c.recoveryPoint()).isEqualTo("charged".getBytes(StandardCharsets.UTF_8));
+            });
+  }
+
   @Test
   void anEmptyBatchClaimsNothing() {
     FakeUnavailableStore down = new FakeUnavailableStore();

@@ -9,10 +9,10 @@ final class Batches {
   private Batches() {}
 
   /**
-   * One claim per request; if one fails, the leases already granted are released before the failure
-   * is rethrown, so that {@link IdempotencyStore#claimAll} is all or nothing. Releasing them is
-   * safe: the caller never saw them, so nothing ran under them. A stolen one is left to its lease
-   * ({@link ClaimResult.Claimed#releasableUnused}).
+   * One claim per request; if one fails, the claims already granted are given back ({@link
+   * IdempotencyStore#giveBackUnused}) before the failure is rethrown, so that {@link
+   * IdempotencyStore#claimAll} is all or nothing: the caller never saw them, so nothing ran under
+   * them.
    */
   static List<ClaimResult> claimEach(IdempotencyStore store, List<ClaimRequest> requests) {
     List<ClaimResult> results = new ArrayList<>(requests.size());
@@ -23,11 +23,11 @@ final class Batches {
       return results;
     } catch (RuntimeException e) {
       for (int i = 0; i < results.size(); i++) {
-        if (results.get(i) instanceof ClaimResult.Claimed c && c.releasableUnused()) {
+        if (results.get(i) instanceof ClaimResult.Claimed c) {
           try {
-            store.release(requests.get(i).id(), c.token());
-          } catch (RuntimeException releaseFailure) {
-            e.addSuppressed(releaseFailure);
+            store.giveBackUnused(requests.get(i).id(), c);
+          } catch (RuntimeException giveBackFailure) {
+            e.addSuppressed(giveBackFailure);
           }
         }
       }

@@ -45,10 +45,11 @@ public sealed interface ClaimResult {
     /**
      * Whether this claim may be undone by a release when nothing ran under it (a batch call that
      * failed after granting it, a message its consumer did not get to): a fresh claim may. A stolen
-     * one may not, and is left to its lease instead. The lease it took over may have done its work,
-     * or part of it, before it lapsed; a release would delete the record and its recovery point,
-     * and the next claim would then start afresh, not steal the record as it would have before this
-     * claim. Left as it is, the next claim after this lease steals it, recovery point and all.
+     * one may not; its lease is ended instead ({@link IdempotencyStore#giveBackUnused}). The lease
+     * it took over may have done its work, or part of it, before it lapsed; a release would delete
+     * the record and its recovery point, and the next claim would then start afresh, not steal the
+     * record as it would have before this claim. Kept, the record is stolen by the next claim,
+     * recovery point and all.
      */
     public boolean releasableUnused() {
       return !stolen;

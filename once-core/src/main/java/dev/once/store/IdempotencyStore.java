@@ -140,17 +140,31 @@ public interface IdempotencyStore extends AutoCloseable {
   }
 
   /**
+   * Gives back a claim that nobody ran under (a batch call that failed after this store granted it,
+   * a batch its caller stopped before it got to the claim): {@link #release}s a fresh claim, and
+   * {@link #endLease ends the lease} of a stolen one, whose record — recovery point and all — must
+   * outlive it ({@link ClaimResult.Claimed#releasableUnused}). Either way the next claim takes the
+   * key at once. Returns whether the store applied it; a store that does not end leases leaves a
+   * stolen claim to its lease.
+   *
+   * <p>Not meant to be overridden: it is the one place that decides how an unused claim is undone.
+   */
+  default boolean giveBackUnused(RecordId id, ClaimResult.Claimed claim) {
+    return claim.releasableUnused() ? release(id, claim.token()) : endLease(id, claim.token());
+  }
+
+  /**
    * Claims many records, each exactly as {@link #claim} would, and answers in request order. A
    * store that {@link #batches} does it in as few round trips as it can (one transaction, one
    * pipeline); the default makes one {@code claim} call per request.
    *
    * <p>The requests name distinct records (a caller with two requests for one record sends them in
    * separate calls). All or nothing on failure: if it throws, every record is as it was, or held by
-   * a lease nobody runs under, which a later claim steals when it ends. The fresh claims it made
-   * are released; a stolen one is left to its lease ({@link ClaimResult.Claimed#releasableUnused}),
-   * and so are a claim whose answer was lost with the connection (nobody learned its token) and one
-   * whose release was lost the same way. An empty list returns an empty list without calling the
-   * store.
+   * a lease nobody runs under, which a later claim steals when it ends. The claims it made are
+   * given back ({@link #giveBackUnused}): a fresh one is released, a stolen one keeps its record
+   * and has its lease ended. A claim whose answer was lost with the connection (nobody learned its
+   * token), and one whose give-back was lost the same way, are left to their leases. An empty list
+   * returns an empty list without calling the store.
    */
   default List<ClaimResult> claimAll(List<ClaimRequest> requests) {
     return Batches.claimEach(this, requests);
@@ -291,6 +305,14 @@ public interface IdempotencyStore extends AutoCloseable {
   /** {@link #endLease}, asynchronously; see the class comment. */
   default CompletionStage<Boolean> endLeaseAsync(RecordId id, long token, Executor blocking) {
     return Stages.onExecutor(() -> endLease(id, token), blocking);
+  }
+
+  /** {@link #giveBackUnused}, asynchronously; see the class comment. Not meant to be overridden. */
+  default CompletionStage<Boolean> giveBackUnusedAsync(
+      RecordId id, ClaimResult.Claimed claim, Executor blocking) {
+    return claim.releasableUnused()
+        ? releaseAsync(id, claim.token(), blocking)
+        : endLeaseAsync(id, claim.token(), blocking);
   }
 
   /**

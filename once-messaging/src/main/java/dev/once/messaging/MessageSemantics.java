@@ -235,7 +235,7 @@ final class MessageSemantics<M> {
     } finally {
       // Claims won for messages that did not run (the batch stopped, or an Error is on its way
       // out): nothing ran under them. Given back before the answer, so their redelivery finds
-      // them free (or, stolen ones, left to their lease).
+      // them free (a stolen one with its lease ended and its record kept).
       for (int i = next; i < admissions.size(); i++) {
         if (admissions.get(i) instanceof Admission.Proceed p) {
           givenBack.add(p.lease().giveBackAsync().toCompletableFuture());

@@ -170,8 +170,9 @@ class MessageBatchTest {
 
   /**
    * As above, with one of the claims not run a steal of a lease whose holder saved a recovery point
-   * and died: that claim is abandoned, not released, so the record and its recovery point reach the
-   * claim after its lease, as they would have had the poll never claimed it.
+   * and died: that claim is handed over, not released (its lease ended, the record kept), so the
+   * record and its recovery point reach the next claim at once, as they would have had the poll
+   * never claimed it.
    */
   @Test
   void aStolenClaimThatAStoppedPollDidNotRunKeepsItsRecoveryPoint() {
@@ -198,7 +199,6 @@ class MessageBatchTest {
       IdempotencyRecord stolen = timed.get(RecordId.of(SCOPE, key(k[2]))).orElseThrow();
       assertThat(stolen.state()).isEqualTo(RecordState.IN_PROGRESS);
       assertThat(stolen.token()).isGreaterThan(gone.token());
-      clock.advance(engine.defaults().lease().plusSeconds(1));
       Lease next = lease(engine.begin(SCOPE, key(k[2]), fingerprint(k[2]), engine.defaults()));
       assertThat(next.stolen()).isTrue();
       assertThat(next.recoveryPoint()).hasValue("charged".getBytes(StandardCharsets.UTF_8));

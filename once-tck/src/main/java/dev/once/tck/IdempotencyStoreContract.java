@@ -1880,6 +1880,42 @@ public abstract class IdempotencyStoreContract {
         assertThatThrownBy(() -> store.get(id)).satisfies(e -> assertForeign(id, e));
       }
     }
+
+    /**
+     * The batch stole a lapsed lease before it met the foreign record. It fails, and gives its
+     * steal back without deleting the record: the next claim takes the key at once, stolen, with
+     * the recovery point its first holder saved.
+     */
+    @Test
+    void aClaimBatchThatFailsHandsTheLeaseItStoleOver() {
+      assumeTrue(endsLeases(), "the store does not end leases early");
+      for (boolean async : new boolean[] {false, true}) {
+        RecordId id = foreign();
+        RecordId stale = newId();
+        Fingerprint fingerprint = newFingerprint();
+        Claimed first = claimed(store.claim(request(stale, fingerprint, shortLease(), TTL)));
+        assertThat(store.checkpoint(stale, first.token(), utf8("charged"), shortLease())).isTrue();
+        advanceTime(shortLease());
+        // A long lease for the batch's steal: only its hand-over lets the next claim in at once.
+        List<ClaimRequest> requests =
+            List.of(
+                request(stale, fingerprint, LONG, TTL), request(id, newFingerprint(), LONG, TTL));
+
+        assertThatThrownBy(
+                () -> {
+                  if (async) {
+                    awaitStage(store.claimAllAsync(requests, Runnable::run));
+                  } else {
+                    store.claimAll(requests);
+                  }
+                })
+            .satisfies(e -> assertForeign(id, e));
+
+        Claimed next = claimed(store.claim(request(stale, fingerprint, LONG, TTL)));
+        assertThat(next.stolen()).isTrue();
+        assertThat(next.recoveryPoint()).isEqualTo(utf8("charged"));
+      }
+    }
   }
 
   /** awaitChange: who is woken, and by what. */

@@ -288,8 +288,7 @@ public final class DynamoDbStore implements IdempotencyStore {
    * others are written), and the claims run side by side (see {@link
    * Builder#batchConcurrency(int)}): a batch of up to that many records costs about one round trip.
    * If one claim fails, the claims not sent yet are dropped, and once those sent have answered, the
-   * fresh leases they were granted are released before the failure is thrown (a stolen one is left
-   * to its lease: {@link Claimed#releasableUnused}).
+   * claims they were granted are given back ({@link #giveBackUnused}) before the failure is thrown.
    */
   @Override
   public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
@@ -302,8 +301,8 @@ public final class DynamoDbStore implements IdempotencyStore {
         requests,
         request -> calls.run(claiming(request)),
         (request, granted) -> {
-          if (granted instanceof Claimed c && c.releasableUnused()) {
-            release(request.id(), c.token());
+          if (granted instanceof Claimed c) {
+            giveBackUnused(request.id(), c);
           }
         });
   }
@@ -314,8 +313,8 @@ public final class DynamoDbStore implements IdempotencyStore {
    * <p>The claims of {@link #claimAll}, side by side in the same way (at most {@link
    * Builder#batchConcurrency(int) batchConcurrency} of this batch at once), each as {@link
    * #claimAsync}: native with an async client, no thread waiting; without one, each blocking claim
-   * on {@code blocking}. The same all or nothing: the stage fails only after the fresh leases of a
-   * failed batch are released.
+   * on {@code blocking}. The same all or nothing: the stage fails only after the claims of a failed
+   * batch are given back.
    */
   @Override
   public CompletionStage<List<ClaimResult>> claimAllAsync(
@@ -326,8 +325,8 @@ public final class DynamoDbStore implements IdempotencyStore {
         requests,
         request -> claimAsync(request, blocking),
         (request, granted) ->
-            granted instanceof Claimed c && c.releasableUnused()
-                ? releaseAsync(request.id(), c.token(), blocking)
+            granted instanceof Claimed c
+                ? giveBackUnusedAsync(request.id(), c, blocking)
                 : CompletableFuture.completedFuture(null));
   }
 

@@ -115,8 +115,9 @@ final class JdbcOperations implements IdempotencyStore {
    * locks (PostgreSQL's advisory lock, then the row) as it runs and holds them to the commit, so
    * two batches over overlapping keys take them in the same order and cannot deadlock. If the
    * transaction fails, it rolls back; if the commit's answer is what was lost, the claims may have
-   * committed, so the leases they granted are released (fenced by their tokens, so a release of a
-   * claim that never committed changes nothing).
+   * committed, so they are given back ({@link #giveBackUnused}: a fresh one released, a stolen
+   * one's lease ended). Both are fenced by the claim's token, so giving back a claim that never
+   * committed changes nothing.
    */
   @Override
   public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
@@ -156,9 +157,9 @@ final class JdbcOperations implements IdempotencyStore {
       for (int i = 0; i < results.length; i++) {
         if (results[i] instanceof ClaimResult.Claimed c) {
           try {
-            release(requests.get(i).id(), c.token());
-          } catch (RuntimeException releaseFailure) {
-            e.addSuppressed(releaseFailure);
+            giveBackUnused(requests.get(i).id(), c);
+          } catch (RuntimeException giveBackFailure) {
+            e.addSuppressed(giveBackFailure);
           }
         }
       }

@@ -146,6 +146,37 @@ abstract class JdbcStoreBehaviour {
     assertThat(store.get(id)).get().satisfies(r -> assertThat(r.result()).containsExactly(7));
   }
 
+  /**
+   * A batch's transaction committed, but its answer was lost: the store cannot know whether its
+   * claims stand, so it gives them back. The fresh one is released; the steal, whose first holder
+   * saved a recovery point, keeps its record and has its lease ended (a release would delete the
+   * recovery point of work that may have had its effect), so the next claim resumes at once.
+   */
+  @Test
+  void aClaimBatchWhoseCommitAnswerIsLostGivesBackItsClaimsAndKeepsAStolenRecord()
+      throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        ((JdbcStore) store).connections.control() == TransactionControl.OWN,
+        "the store's own transactions only");
+    RecordId stale = newId();
+    ClaimResult.Claimed first = claim(stale, SHORT);
+    assertThat(store.checkpoint(stale, first.token(), new byte[] {1, 2, 3}, SHORT)).isTrue();
+    sleep(SHORT);
+    RecordId fresh = newId();
+    LosingCommitAnswers losing = LosingCommitAnswers.around((JdbcStore) store);
+    IdempotencyStore batches = losing.operations((JdbcStore) store);
+    losing.loseNextCommitAnswer();
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> batches.claimAll(List.of(request(stale, LEASE), request(fresh, LEASE))))
+        .isInstanceOf(dev.once.store.StoreUnavailableException.class);
+
+    assertThat(store.get(fresh)).as("the fresh claim, released").isEmpty();
+    ClaimResult.Claimed next = claim(stale, LEASE);
+    assertThat(next.stolen()).as("the batch's steal, handed over at once").isTrue();
+    assertThat(next.recoveryPoint()).containsExactly(1, 2, 3);
+  }
+
   @Test
   void aStaleLeaseIsNotStolenByADifferentRequest() throws Exception {
     RecordId id = newId();

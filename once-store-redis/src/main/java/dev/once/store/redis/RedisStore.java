@@ -423,9 +423,9 @@ public final class RedisStore implements IdempotencyStore {
    * <p>Native: the records are claimed by one script per hash slot (one for a standalone Redis; in
    * a Cluster, where each record has a slot of its own, mostly one per record), at most {@value
    * SlotGroups#MAX_KEYS_PER_SCRIPT} records each, all sent at once and pipelined; the replies are
-   * combined in request order. If any script fails, the leases the others were granted are released
-   * (nobody saw them, so nothing ran under them; a stolen one is left to its lease, see {@link
-   * ClaimResult.Claimed#releasableUnused}) before the batch fails with the first failure.
+   * combined in request order. If any script fails, the claims the others were granted are given
+   * back ({@link #giveBackUnusedAsync}: nobody saw them, so nothing ran under them) before the
+   * batch fails with the first failure.
    */
   @Override
   public CompletionStage<List<ClaimResult>> claimAllAsync(
@@ -482,19 +482,18 @@ public final class RedisStore implements IdempotencyStore {
                 return CompletableFuture.completedFuture(Arrays.asList(results));
               }
               Throwable first = failure;
-              List<CompletableFuture<Boolean>> releases = new ArrayList<>();
+              List<CompletableFuture<Boolean>> givenBack = new ArrayList<>();
               for (int i = 0; i < results.length; i++) {
-                if (results[i] instanceof ClaimResult.Claimed c && c.releasableUnused()) {
-                  releases.add(
-                      releaseAsync(requests.get(i).id(), c.token(), blocking)
-                          .toCompletableFuture());
+                if (results[i] instanceof ClaimResult.Claimed c) {
+                  givenBack.add(
+                      giveBackUnusedAsync(requests.get(i).id(), c, blocking).toCompletableFuture());
                 }
               }
-              return settled(releases)
+              return settled(givenBack)
                   .thenCompose(
-                      releaseFailure -> {
-                        if (releaseFailure != null) {
-                          first.addSuppressed(releaseFailure);
+                      giveBackFailure -> {
+                        if (giveBackFailure != null) {
+                          first.addSuppressed(giveBackFailure);
                         }
                         return CompletableFuture.failedFuture(first);
                       });
