@@ -25,6 +25,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -93,6 +94,24 @@ class OnceBatchTest {
         Thread.currentThread().interrupt();
       }
     }
+  }
+
+  /**
+   * {@code delegate}, whose {@code claimAll} answers what {@code answer} makes of the delegate's.
+   */
+  private static IdempotencyStore claimingAll(
+      IdempotencyStore delegate, UnaryOperator<List<ClaimResult>> answer) {
+    return new ForwardingStore() {
+      @Override
+      protected IdempotencyStore delegate() {
+        return delegate;
+      }
+
+      @Override
+      public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+        return answer.apply(delegate.claimAll(requests));
+      }
+    };
   }
 
   private static List<Claim> claims(String prefix, int n) {
@@ -169,19 +188,8 @@ class OnceBatchTest {
 
   @Test
   void aStoreThatAnswersTooFewClaimsLeavesNoneOfThemHeld() {
-    IdempotencyStore shortchanging =
-        new ForwardingStore() {
-          @Override
-          protected IdempotencyStore delegate() {
-            return memory;
-          }
-
-          @Override
-          public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-            List<ClaimResult> all = memory.claimAll(requests);
-            return all.subList(0, all.size() - 1); // a broken store: one answer short
-          }
-        };
+    // A broken store: one answer short.
+    IdempotencyStore shortchanging = claimingAll(memory, all -> all.subList(0, all.size() - 1));
     try (Once once = Once.of(shortchanging)) {
       assertThatThrownBy(() -> once.beginAll(claims("s", 3), REJECT))
           .isInstanceOf(IndexOutOfBoundsException.class);
@@ -203,19 +211,7 @@ class OnceBatchTest {
   void aBatchThatFailsHandsAStolenLeaseOver() {
     MovingClock clock = new MovingClock();
     InMemoryStore timed = InMemoryStore.builder().clock(clock).build();
-    IdempotencyStore shortchanging =
-        new ForwardingStore() {
-          @Override
-          protected IdempotencyStore delegate() {
-            return timed;
-          }
-
-          @Override
-          public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-            List<ClaimResult> all = timed.claimAll(requests);
-            return all.subList(0, all.size() - 1);
-          }
-        };
+    IdempotencyStore shortchanging = claimingAll(timed, all -> all.subList(0, all.size() - 1));
     List<Claim> batch = claims("t", 3);
     RecordId stale = RecordId.of(SCOPE, batch.get(0).key());
     RecordId fresh = RecordId.of(SCOPE, batch.get(1).key());
@@ -251,19 +247,12 @@ class OnceBatchTest {
     InMemoryStore timed = InMemoryStore.builder().clock(clock).build();
     Once[] engine = new Once[1];
     IdempotencyStore closing =
-        new ForwardingStore() {
-          @Override
-          protected IdempotencyStore delegate() {
-            return timed;
-          }
-
-          @Override
-          public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-            List<ClaimResult> all = timed.claimAll(requests);
-            engine[0].close(); // while the answers travel back
-            return all;
-          }
-        };
+        claimingAll(
+            timed,
+            all -> {
+              engine[0].close(); // while the answers travel back
+              return all;
+            });
     List<Claim> batch = claims("z", 3);
     RecordId stale = RecordId.of(SCOPE, batch.get(1).key());
     try (Once before = Once.of(timed)) {

@@ -1,6 +1,7 @@
 package dev.once.store;
 
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -22,6 +23,11 @@ public final class RecordAdmin {
   public record Release(Result result, @Nullable Long token) {
     public Release {
       Objects.requireNonNull(result, "result");
+    }
+
+    /** The result as consoles write it: {@code released}, {@code not-in-progress}, … */
+    public String resultName() {
+      return result.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
   }
 
@@ -111,14 +117,15 @@ public final class RecordAdmin {
 
   /**
    * A record's metadata for an operator, in order: never its stored result nor its recovery point,
-   * which may hold personal data; only their presence and size.
+   * which may hold personal data; only their presence and size. The token is text ({@link
+   * #tokenText}).
    */
   public static Map<String, Object> describe(IdempotencyRecord r) {
     Map<String, Object> out = new LinkedHashMap<>();
     out.put("scope", r.id().scope().value());
     out.put("key", r.id().key().value());
     out.put("state", r.state().name());
-    out.put("token", r.token());
+    out.put("token", tokenText(r.token()));
     out.put("fingerprint", r.fingerprint().encoded());
     out.put("leaseUntil", r.leaseUntil().toString());
     out.put("leaseRemainingMillis", r.leaseRemaining().toMillis());
@@ -126,6 +133,27 @@ public final class RecordAdmin {
     out.put("resultBytes", r.result() == null ? null : r.result().length);
     out.put("hasRecoveryPoint", r.recoveryPoint() != null);
     return out;
+  }
+
+  /**
+   * A forced release's answer, the one shape every console answers: {@code result} ({@link
+   * Release#resultName}) and {@code token}, the token of the record read as text, or null.
+   */
+  public static Map<String, Object> describe(Release release) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    out.put("result", release.resultName());
+    out.put("token", release.token() == null ? null : tokenText(release.token()));
+    return out;
+  }
+
+  /**
+   * A fencing token as consoles write it: decimal digits in a JSON string, not a JSON number.
+   * Tokens may exceed 2^53 (DynamoDB's are microseconds times 1,024, about 2^60), beyond which a
+   * JavaScript number, and every JSON parser that reads numbers as doubles, silently changes the
+   * last digits; an operator comparing a token with the audit log would then see another lease.
+   */
+  public static String tokenText(long token) {
+    return Long.toString(token);
   }
 
   /**

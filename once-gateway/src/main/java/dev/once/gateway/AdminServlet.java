@@ -18,7 +18,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.StringJoiner;
@@ -166,21 +165,20 @@ final class AdminServlet extends HttpServlet {
       return;
     }
     RecordAdmin.Release release = records.forceRelease(id.get());
-    String result = release.result().name().toLowerCase(Locale.ROOT).replace('_', '-');
     audit.warn(
         "admin action=release scope={} key={} token={} remote={} result={}",
         Logs.safe(id.get().scope().value()),
         id.get().key().value(),
         release.token() == null ? "-" : release.token(),
         remote,
-        result);
+        release.resultName());
     int status =
         switch (release.result()) {
           case RELEASED -> 200;
           case ABSENT -> 404;
           case NOT_IN_PROGRESS, CHANGED_MEANWHILE -> 409;
         };
-    json(response, status, "{\"result\":\"" + result + "\"}");
+    json(response, status, Json.of(RecordAdmin.describe(release)));
   }
 
   private void purge(HttpServletResponse response, String remote) throws IOException {

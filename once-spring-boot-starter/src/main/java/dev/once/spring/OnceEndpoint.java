@@ -10,7 +10,6 @@ import dev.once.store.RecordId;
 import java.security.Principal;
 import java.time.Duration;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -106,18 +105,14 @@ public class OnceEndpoint {
   public Map<String, Object> release(String scope, String key, SecurityContext caller) {
     RecordId id = recordId(scope, key);
     RecordAdmin.Release release = records.forceRelease(id);
-    String result = release.result().name().toLowerCase(Locale.ROOT).replace('_', '-');
     audit.warn(
         "actuator action=release scope={} key={} token={} principal={} result={}",
         id.scope().value(),
         id.key().value(),
         release.token() == null ? "-" : release.token(),
         nameOf(caller),
-        result);
-    Map<String, Object> out = new LinkedHashMap<>();
-    out.put("result", result);
-    out.put("token", release.token());
-    return out;
+        release.resultName());
+    return RecordAdmin.describe(release);
   }
 
   @DeleteOperation

@@ -1835,6 +1835,12 @@ public abstract class IdempotencyStoreContract {
               });
     }
 
+    private List<ClaimResult> claimAll(List<ClaimRequest> requests, boolean async) {
+      return async
+          ? awaitStage(store.claimAllAsync(requests, Runnable::run))
+          : store.claimAll(requests);
+    }
+
     @Test
     void aClaimOrAReadOfAForeignRecordIsUnreadableAndLeavesItAsItIs() {
       RecordId id = foreign();
@@ -1861,15 +1867,7 @@ public abstract class IdempotencyStoreContract {
         }
         requests.add(2, request(id, newFingerprint(), LONG, TTL));
 
-        assertThatThrownBy(
-                () -> {
-                  if (async) {
-                    awaitStage(store.claimAllAsync(requests, Runnable::run));
-                  } else {
-                    store.claimAll(requests);
-                  }
-                })
-            .satisfies(e -> assertForeign(id, e));
+        assertThatThrownBy(() -> claimAll(requests, async)).satisfies(e -> assertForeign(id, e));
 
         for (ClaimRequest r : requests) {
           if (!r.id().equals(id)) {
@@ -1901,15 +1899,7 @@ public abstract class IdempotencyStoreContract {
             List.of(
                 request(stale, fingerprint, LONG, TTL), request(id, newFingerprint(), LONG, TTL));
 
-        assertThatThrownBy(
-                () -> {
-                  if (async) {
-                    awaitStage(store.claimAllAsync(requests, Runnable::run));
-                  } else {
-                    store.claimAll(requests);
-                  }
-                })
-            .satisfies(e -> assertForeign(id, e));
+        assertThatThrownBy(() -> claimAll(requests, async)).satisfies(e -> assertForeign(id, e));
 
         Claimed next = claimed(store.claim(request(stale, fingerprint, LONG, TTL)));
         assertThat(next.stolen()).isTrue();
