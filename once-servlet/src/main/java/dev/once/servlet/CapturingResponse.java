@@ -74,6 +74,9 @@ final class CapturingResponse extends HttpServletResponseWrapper {
 
   private @Nullable ServletOutputStream realStream;
 
+  /** Runs once, when the response starts to stream, before its first byte goes out. */
+  private Runnable beforeStreaming = () -> {};
+
   CapturingResponse(HttpServletResponse real, HttpServletRequest request, int cap) {
     super(real);
     this.real = real;
@@ -86,6 +89,15 @@ final class CapturingResponse extends HttpServletResponseWrapper {
   /** Whether the body went to the client as it was written, so it was not captured. */
   boolean isStreamed() {
     return streamed;
+  }
+
+  /**
+   * Runs {@code action} when the response starts to stream, on the thread that writes, before the
+   * first byte goes out (the exchange records the response as done then, see {@link
+   * GuardedExchange}).
+   */
+  void beforeStreaming(Runnable action) {
+    this.beforeStreaming = action;
   }
 
   @Override
@@ -371,6 +383,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
   private void stream() throws IOException {
     passingThrough = true;
     streamed = true;
+    beforeStreaming.run();
     if (declaredLength >= 0) {
       real.setContentLengthLong(declaredLength);
     }

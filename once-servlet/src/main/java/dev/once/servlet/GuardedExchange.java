@@ -13,10 +13,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Finishes one exchange exactly once, whichever comes first: the handler returning, an asynchronous
- * cycle completing, a timeout or an error. Every path settles the lease (DESIGN §2): once any byte
- * of the response may have reached the client, the handler ran and the outcome is "done, response
- * unavailable", whatever fails afterwards; only a failure before that releases the key.
+ * Finishes one exchange exactly once, whichever comes first: the response starting to stream, the
+ * handler returning, an asynchronous cycle completing, a timeout or an error. Every path settles
+ * the lease (DESIGN §2): once any byte of the response may have reached the client, the handler ran
+ * and the outcome is "done, response unavailable", whatever fails afterwards; only a failure before
+ * that releases the key.
+ *
+ * <p>A streamed response is recorded before its first byte goes out, as the gateway records one: a
+ * client that got the whole body may retry at once, and must learn that the response is gone (409
+ * response-unavailable), not that the request still runs.
  */
 final class GuardedExchange implements AsyncListener {
 
@@ -29,10 +34,40 @@ final class GuardedExchange implements AsyncListener {
   private @Nullable StoredResponse captured;
   private boolean transientOutcome;
 
+  /**
+   * What the exchange was finished with when the response started to stream; {@link #record} then
+   * answers it again, so that the tail of the response still goes out.
+   */
+  private volatile @Nullable Outcome recordedWhenStreaming;
+
   GuardedExchange(Exchange exchange, ServletRequest request, CapturingResponse response) {
     this.exchange = exchange;
     this.request = request;
     this.response = response;
+    response.beforeStreaming(this::streamingStarts);
+  }
+
+  /** The response starts to stream: its status is final, and it can never be captured. */
+  private void streamingStarts() {
+    if (finished.compareAndSet(false, true)) {
+      recordedWhenStreaming = finishStreamed();
+    }
+  }
+
+  /**
+   * Finishes the exchange of a response that streams: the handler's own verdict first (ambiguous,
+   * not handled), else done without a stored response, or released if its status is transient.
+   */
+  private Outcome finishStreamed() {
+    if (isAmbiguous()) {
+      exchange.abandon();
+      return Outcome.TRANSIENT;
+    }
+    if (isNotHandled()) {
+      exchange.fail(); // no handler ran: nothing happened that a retry could repeat
+      return Outcome.TRANSIENT;
+    }
+    return exchange.recordUnavailable(response.getStatus()).outcome();
   }
 
   CapturingResponse response() {
@@ -50,28 +85,24 @@ final class GuardedExchange implements AsyncListener {
   }
 
   /**
-   * Records the handler's outcome, unless the exchange is already finished (then null). A streamed
-   * response already went out: it only counts as done, or releases the key if its status is
-   * transient.
+   * Records the handler's outcome, unless the exchange is already finished: then what it was
+   * finished with when the response started to stream (whose tail {@link #send} lets out), or null.
    */
   @Nullable Outcome record() {
     if (!finished.compareAndSet(false, true)) {
-      return null;
+      return recordedWhenStreaming;
     }
     if (isAmbiguous()) {
       exchange.abandon();
-      captured = response.isStreamed() ? null : response.captured();
+      captured = response.captured();
       transientOutcome = true;
       return Outcome.TRANSIENT;
     }
     if (isNotHandled()) {
       exchange.fail(); // no handler ran: nothing happened that a retry could repeat
-      captured = response.isStreamed() ? null : response.captured();
+      captured = response.captured();
       transientOutcome = true;
       return Outcome.TRANSIENT;
-    }
-    if (response.isStreamed()) {
-      return exchange.recordUnavailable(response.getStatus()).outcome();
     }
     try {
       captured = response.captured();
@@ -106,8 +137,9 @@ final class GuardedExchange implements AsyncListener {
   /**
    * Finishes an exchange whose handler did not finish normally; from now on the container answers,
    * straight to the client. If part of the response already went out (a client that hung up
-   * mid-stream is the usual cause), the handler ran: it counts as done and is never run again.
-   * Otherwise {@code beforeAnyByteWentOut} decides.
+   * mid-stream is the usual cause), the exchange was finished when it started to stream: the
+   * handler ran, it counts as done and is never run again. Otherwise {@code beforeAnyByteWentOut}
+   * decides.
    */
   private void settle(Runnable beforeAnyByteWentOut) {
     if (!finished.compareAndSet(false, true)) {
@@ -118,8 +150,6 @@ final class GuardedExchange implements AsyncListener {
       exchange.abandon();
     } else if (isNotHandled()) {
       exchange.fail();
-    } else if (response.isStreamed()) {
-      exchange.recordUnavailable();
     } else {
       beforeAnyByteWentOut.run();
     }

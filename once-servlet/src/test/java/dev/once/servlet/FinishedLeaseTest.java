@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.once.http.ProblemType;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.RecordState;
+import java.net.http.HttpClient;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -42,6 +43,30 @@ class FinishedLeaseTest extends GuardedAppTest {
     assertThat(read).isEqualTo(4096);
     // The route waits for the first request to finish, so the retry sees how it was settled.
     assertRetryIsUnavailableAndTheHandlerRanOnce(path, key);
+  }
+
+  /**
+   * A response over the cap streams, and is recorded before its first byte goes out: a client that
+   * got the whole body and retries while the handler still runs learns that the response is gone,
+   * not that the request is in flight.
+   */
+  @Test
+  void aStreamedResponseIsRecordedBeforeItsFirstByteSoARetryWhileTheHandlerRunsIsUnavailable()
+      throws Exception {
+    String key = key();
+    String path = "/small/api/big-then-hold?bytes=10000&ms=3000";
+
+    HttpResponse<String> first = shop.postJson(path, key, "{}");
+    // On a connection of its own, answered while the handler still runs: on the first one, the
+    // server would read no request before the handler returned.
+    HttpResponse<String> retry =
+        HttpClient.newHttpClient()
+            .send(shop.post(path, key, "{}").build(), HttpResponse.BodyHandlers.ofString());
+
+    assertThat(first.statusCode()).isEqualTo(200);
+    assertThat(first.body()).hasSize(10_000);
+    assertProblem(retry, ProblemType.RESPONSE_UNAVAILABLE);
+    assertThat(shop.app.executions("/small/api/big-then-hold")).isEqualTo(1);
   }
 
   @Test

@@ -95,6 +95,18 @@ final class RecordingServlet extends HttpServlet {
           out.write(chunk, 0, Math.min(chunk.length, bytes - sent));
         }
       }
+      case "big-then-hold" -> {
+        // The whole body, with its length, reaches the client; then the handler keeps running.
+        int bytes = Integer.parseInt(req.getParameter("bytes"));
+        byte[] body = new byte[bytes];
+        java.util.Arrays.fill(body, (byte) 'x');
+        resp.setContentType("application/octet-stream");
+        resp.setContentLength(bytes);
+        ServletOutputStream out = resp.getOutputStream();
+        out.write(body);
+        out.flush();
+        sleep(Long.parseLong(req.getParameter("ms")));
+      }
       case "stream" -> {
         resp.setContentType("text/plain");
         ServletOutputStream out = resp.getOutputStream();

@@ -3,6 +3,7 @@ package dev.once.webflux;
 import dev.once.http.Headers;
 import dev.once.http.StoredResponse;
 import java.util.Arrays;
+import java.util.function.Supplier;
 import org.reactivestreams.Publisher;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -47,6 +48,9 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
   /** The handler has finished its body (written it whole, or completed without one). */
   private volatile boolean complete;
 
+  /** Subscribed once, when the response starts to stream, before its first byte goes out. */
+  private Supplier<Mono<Void>> beforeStreaming = Mono::empty;
+
   CapturingResponse(ServerHttpResponse real, int cap) {
     super(real);
     this.cap = cap;
@@ -56,6 +60,15 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
   /** Whether the body went (or began to go) to the client as it was written. */
   boolean isStreamed() {
     return streamed;
+  }
+
+  /**
+   * Subscribes to what {@code action} returns when the response starts to stream, and sends the
+   * first byte once it completes (the exchange records the response as done then, see {@link
+   * GuardedExchange}).
+   */
+  void beforeStreaming(Supplier<Mono<Void>> action) {
+    this.beforeStreaming = action;
   }
 
   /** The status the handler set; 200 if it set none, as the server would send. */
@@ -80,8 +93,11 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
   @Override
   public Mono<Void> writeAndFlushWith(Publisher<? extends Publisher<? extends DataBuffer>> body) {
     streamed = true;
-    return getDelegate()
-        .writeAndFlushWith(Flux.concat(Mono.fromSupplier(() -> Mono.just(releaseHeld())), body))
+    return Mono.defer(beforeStreaming)
+        .then(
+            getDelegate()
+                .writeAndFlushWith(
+                    Flux.concat(Mono.fromSupplier(() -> Mono.just(releaseHeld())), body)))
         .doOnSuccess(done -> complete = true);
   }
 
@@ -133,7 +149,8 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
 
   /** From now on the body goes to the client as it is written; what was held goes first. */
   private Mono<Void> stream(Flux<DataBuffer> rest) {
-    return getDelegate().writeWith(Flux.concat(Mono.fromSupplier(this::releaseHeld), rest));
+    return Mono.defer(beforeStreaming)
+        .then(getDelegate().writeWith(Flux.concat(Mono.fromSupplier(this::releaseHeld), rest)));
   }
 
   /** What was held, as a buffer of the real response's; the response keeps no copy. */

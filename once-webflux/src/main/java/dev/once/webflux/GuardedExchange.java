@@ -21,6 +21,10 @@ import reactor.core.publisher.Sinks;
  * and the outcome is "done, response unavailable", whatever fails afterwards; only a failure before
  * that can release the key, and only if the route's classifier calls it transient.
  *
+ * <p>A streamed response is recorded before its first byte goes out, as the gateway records one: a
+ * client that got the whole body may retry at once, and must learn that the response is gone (409
+ * response-unavailable), not that the request still runs.
+ *
  * <p>The handler runs to its end even if the client goes away before its response started, as it
  * would in a servlet container: cancelling it could stop it halfway through its effect, leaving an
  * outcome nobody knows. Its response is recorded, so the client's retry gets it. A client that goes
@@ -39,6 +43,22 @@ final class GuardedExchange {
     this.exchange = exchange;
     this.response = response;
     this.web = web;
+    response.beforeStreaming(this::streamingStarts);
+  }
+
+  /**
+   * The response starts to stream: its status is final, and it can never be captured. Its first
+   * byte waits for the record.
+   */
+  private Mono<Void> streamingStarts() {
+    if (!finished.compareAndSet(false, true)) {
+      return Mono.empty();
+    }
+    if (isAmbiguous()) {
+      exchange.abandon();
+      return Mono.empty();
+    }
+    return settle(exchange.recordUnavailableAsync(response.status()));
   }
 
   /**
@@ -126,12 +146,15 @@ final class GuardedExchange {
 
   /**
    * The client went away. If the response was streaming, part of it may have reached the client:
-   * the handler ran, so it is done, and its writes are stopped. Otherwise the handler runs on and
-   * is recorded.
+   * the handler ran, so it is done (recorded when streaming began, or now), and its writes are
+   * stopped. Otherwise the handler runs on and is recorded.
    */
   private void clientWentAway(Disposable work) {
-    if (response.isStreamed() && finished.compareAndSet(false, true)) {
-      work.dispose();
+    if (!response.isStreamed()) {
+      return;
+    }
+    work.dispose();
+    if (finished.compareAndSet(false, true)) {
       if (isAmbiguous()) {
         exchange.abandon();
       } else {

@@ -90,6 +90,14 @@ class OnceWebFilterTest {
       case "/api/events" ->
           response.writeAndFlushWith(
               Flux.just("data: 1\n\n", "data: 2\n\n").map(event -> Mono.just(buffer(event))));
+      case "/small/big-then-hold" -> {
+        // The whole body, with its length, reaches the client; then the handler keeps running.
+        response.getHeaders().setContentLength(2000);
+        yield response
+            .writeWith(Flux.range(0, 20).map(i -> buffer("x".repeat(100))))
+            .then(Mono.delay(Duration.ofSeconds(3)))
+            .then();
+      }
       case "/small/chunks" ->
           response.writeWith(
               Flux.range(0, 50)
@@ -134,6 +142,37 @@ class OnceWebFilterTest {
     assertThat(first.body()).isEqualTo(expected.toString());
     assertProblem(retry, ProblemType.RESPONSE_UNAVAILABLE);
     assertThat(runs("/small/chunks")).isEqualTo(1);
+  }
+
+  /**
+   * A response over the cap streams, and is recorded before its first byte goes out: a client that
+   * got the whole body and retries while the handler still runs learns that the response is gone,
+   * not that the request is in flight.
+   */
+  @Test
+  void aStreamedResponseIsRecordedBeforeItsFirstByteSoARetryWhileTheHandlerRunsIsUnavailable() {
+    String key = key();
+
+    HttpResponse<String> first = send(post("/small/big-then-hold", key, "{}"));
+    // On a connection of its own, answered while the handler still runs.
+    HttpResponse<String> retry;
+    try {
+      retry =
+          HttpClient.newHttpClient()
+              .send(
+                  post("/small/big-then-hold", key, "{}").build(),
+                  HttpResponse.BodyHandlers.ofString());
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+
+    assertThat(first.statusCode()).isEqualTo(200);
+    assertThat(first.body()).hasSize(2000);
+    assertProblem(retry, ProblemType.RESPONSE_UNAVAILABLE);
+    assertThat(runs("/small/big-then-hold")).isEqualTo(1);
   }
 
   @Test
