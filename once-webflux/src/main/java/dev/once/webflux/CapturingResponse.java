@@ -95,9 +95,11 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
     streamed = true;
     return Mono.defer(beforeStreaming)
         .then(
-            getDelegate()
-                .writeAndFlushWith(
-                    Flux.concat(Mono.fromSupplier(() -> Mono.just(releaseHeld())), body)))
+            Mono.defer(
+                () ->
+                    getDelegate()
+                        .writeAndFlushWith(
+                            Flux.concat(Mono.fromSupplier(() -> Mono.just(releaseHeld())), body))))
         .doOnSuccess(done -> complete = true);
   }
 
@@ -150,7 +152,11 @@ final class CapturingResponse extends ServerHttpResponseDecorator {
   /** From now on the body goes to the client as it is written; what was held goes first. */
   private Mono<Void> stream(Flux<DataBuffer> rest) {
     return Mono.defer(beforeStreaming)
-        .then(getDelegate().writeWith(Flux.concat(Mono.fromSupplier(this::releaseHeld), rest)));
+        .then(
+            Mono.defer(
+                () ->
+                    getDelegate()
+                        .writeWith(Flux.concat(Mono.fromSupplier(this::releaseHeld), rest))));
   }
 
   /** What was held, as a buffer of the real response's; the response keeps no copy. */

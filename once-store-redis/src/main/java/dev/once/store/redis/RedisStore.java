@@ -159,13 +159,18 @@ public final class RedisStore implements IdempotencyStore {
 
   @Override
   public ClaimResult claim(ClaimRequest request) {
-    return Replies.claim(
-        request.id(),
-        scripts.run(
-            LuaScript.CLAIM,
-            ScriptOutputType.MULTI,
-            keys.recordKey(request.id()),
-            claimArgs(request)));
+    List<Object> reply;
+    try {
+      reply =
+          scripts.run(
+              LuaScript.CLAIM,
+              ScriptOutputType.MULTI,
+              keys.recordKey(request.id()),
+              claimArgs(request));
+    } catch (StoreUnavailableException e) {
+      throw Replies.readFailure(request.id(), e);
+    }
+    return Replies.claim(request.id(), reply);
   }
 
   /**
@@ -179,7 +184,13 @@ public final class RedisStore implements IdempotencyStore {
             ScriptOutputType.MULTI,
             keys.recordKey(request.id()),
             claimArgs(request))
-        .thenApply(reply -> Replies.claim(request.id(), reply));
+        .handle(
+            (reply, failure) -> {
+              if (failure != null) {
+                throw Replies.readFailure(request.id(), failure);
+              }
+              return Replies.claim(request.id(), reply);
+            });
   }
 
   private byte[][] claimArgs(ClaimRequest request) {
@@ -196,7 +207,13 @@ public final class RedisStore implements IdempotencyStore {
   @Override
   public Optional<IdempotencyRecord> get(RecordId id) {
     Objects.requireNonNull(id, "id");
-    return Replies.get(id, scripts.run(LuaScript.GET, ScriptOutputType.MULTI, keys.recordKey(id)));
+    List<Object> reply;
+    try {
+      reply = scripts.run(LuaScript.GET, ScriptOutputType.MULTI, keys.recordKey(id));
+    } catch (StoreUnavailableException e) {
+      throw Replies.readFailure(id, e);
+    }
+    return Replies.get(id, reply);
   }
 
   @Override
@@ -204,7 +221,13 @@ public final class RedisStore implements IdempotencyStore {
     Objects.requireNonNull(id, "id");
     return scripts
         .<List<Object>>call(LuaScript.GET, ScriptOutputType.MULTI, keys.recordKey(id))
-        .thenApply(reply -> Replies.get(id, reply));
+        .handle(
+            (reply, failure) -> {
+              if (failure != null) {
+                throw Replies.readFailure(id, failure);
+              }
+              return Replies.get(id, reply);
+            });
   }
 
   @Override
@@ -563,7 +586,7 @@ public final class RedisStore implements IdempotencyStore {
                 for (int i = 0; i < group.items().size(); i++) {
                   Object reply = replies.get(i);
                   if (reply instanceof List<?> error) {
-                    StoreUnavailableException keyFailure =
+                    RuntimeException keyFailure =
                         Replies.failure(group.items().get(i).id(), "finish", error);
                     return CompletableFuture.failedFuture(
                         keyFailure != null

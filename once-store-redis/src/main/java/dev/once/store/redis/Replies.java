@@ -45,20 +45,59 @@ final class Replies {
 
   /**
    * The failure a batch script reports for one key ({@code {3, error}}: the key holds something
-   * that is not a record's hash), or {@code null} for any other reply.
+   * that is not a record's hash), or {@code null} for any other reply. For a claim, a key of
+   * another type is {@link #foreign}; any other failure, or one of a finishing write, is {@link
+   * StoreUnavailableException}.
    */
-  static @Nullable StoreUnavailableException failure(RecordId id, String operation, List<?> reply) {
+  static @Nullable RuntimeException failure(RecordId id, String operation, List<?> reply) {
     if (!reply.isEmpty() && Long.valueOf(FAILED).equals(reply.get(0))) {
       Object message = reply.get(1);
-      return new StoreUnavailableException(
-          "Redis could not "
-              + operation
-              + " "
-              + id
-              + ": "
-              + (message instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : message));
+      String why =
+          message instanceof byte[] b
+              ? new String(b, StandardCharsets.UTF_8)
+              : String.valueOf(message);
+      if (operation.equals("claim") && isWrongType(why)) {
+        return foreign(id, why);
+      }
+      return new StoreUnavailableException("Redis could not " + operation + " " + id + ": " + why);
     }
     return null;
+  }
+
+  /**
+   * What a claim or a read of {@code id} failed with: {@link #foreign} if Redis refused the script
+   * because the record's key holds a value of another type, else {@code failure} itself.
+   */
+  static RuntimeException readFailure(RecordId id, Throwable failure) {
+    Throwable cause =
+        failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+            ? failure.getCause()
+            : failure;
+    for (Throwable t = cause; t != null; t = t.getCause()) {
+      if (t instanceof io.lettuce.core.RedisCommandExecutionException e
+          && e.getMessage() != null
+          && isWrongType(e.getMessage())) {
+        return foreign(id, e.getMessage());
+      }
+    }
+    return cause instanceof RuntimeException r
+        ? r
+        : new java.util.concurrent.CompletionException(cause);
+  }
+
+  /**
+   * The record's key holds a value of another type: something else wrote there (another application
+   * on the same prefix, an operator). It is a record this version cannot read, never an outage: a
+   * claim that took it for one would let a fail-open policy run the work unguarded on every retry.
+   * The engine answers it as a record that may have run.
+   */
+  private static UnreadableRecordException foreign(RecordId id, String why) {
+    return UnreadableRecordException.recordFormat(
+        id, new IllegalStateException("the record's key holds a value of another type: " + why));
+  }
+
+  private static boolean isWrongType(String message) {
+    return message.startsWith("WRONGTYPE");
   }
 
   static Optional<IdempotencyRecord> get(RecordId id, List<Object> reply) {

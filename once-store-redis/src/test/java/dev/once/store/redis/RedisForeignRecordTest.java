@@ -58,6 +58,43 @@ class RedisForeignRecordTest {
     store.close();
   }
 
+  /**
+   * A record key that holds a value of another type (something else wrote there): a record this
+   * version cannot read, never an outage. Fail-open would run the work unguarded on every retry of
+   * an outage; here it is never run, and the value is left as it is.
+   */
+  @Test
+  void aKeyOfAnotherTypeIsNeverRunEvenFailOpenAndIsLeftAsItIs() throws Exception {
+    RecordId id = newId();
+    byte[] notAHash = "written by another application".getBytes(StandardCharsets.UTF_8);
+    redis.set(key(id), notAHash);
+    ExecutionPolicy failOpen =
+        POLICY.toBuilder().failureMode(dev.once.FailureMode.FAIL_OPEN).build();
+    AtomicInteger runs = new AtomicInteger();
+
+    try (Once once = Once.of(store)) {
+      for (int i = 0; i < 2; i++) {
+        dev.once.ExecutionResult<String> answer =
+            once.execute(
+                id.scope(),
+                id.key(),
+                newFingerprint(),
+                dev.once.ResultCodec.utf8(),
+                dev.once.OutcomeClassifier.defaults(),
+                failOpen,
+                ctx -> "ran " + runs.incrementAndGet());
+        assertThat(answer).isInstanceOf(dev.once.ExecutionResult.ResponseUnavailable.class);
+      }
+      Admission async =
+          once.beginAsync(id.scope(), id.key(), newFingerprint(), failOpen)
+              .toCompletableFuture()
+              .get(10, TimeUnit.SECONDS);
+      assertThat(async).isInstanceOf(Admission.ResponseUnavailable.class);
+    }
+    assertThat(runs).hasValue(0);
+    assertThat(redis.get(key(id))).isEqualTo(notAHash);
+  }
+
   /** A consumer's poll: the engine claims the others and answers the foreign one alone. */
   @Test
   void theEngineRunsTheOthersOfAPollAndAnswersTheForeignOneAsResponseUnavailable() {

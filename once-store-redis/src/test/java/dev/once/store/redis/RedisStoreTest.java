@@ -313,12 +313,12 @@ class RedisStoreTest {
   }
 
   /**
-   * One claim of a batch fails on the server (its key holds a string, so the script errors) while
-   * the others are granted: the batch fails, and the leases it was granted are released, blocking
-   * and asynchronously alike. (The contract kit cannot break one claim of a pipelined batch: a
-   * broken connection loses replies, and a lease whose reply is lost is held by nobody until it
-   * ends, as a single claim's would be.) A lease the batch stole is not released but ended: the
-   * next claim steals it at once, with the recovery point its first holder saved.
+   * One claim of a batch fails on the server (its key holds a string: a record this version cannot
+   * read) while the others are granted: the batch fails, and the leases it was granted are
+   * released, blocking and asynchronously alike. (The contract kit cannot break one claim of a
+   * pipelined batch: a broken connection loses replies, and a lease whose reply is lost is held by
+   * nobody until it ends, as a single claim's would be.) A lease the batch stole is not released
+   * but ended: the next claim steals it at once, with the recovery point its first holder saved.
    */
   @Test
   void aClaimBatchWithOneFailingClaimGivesBackTheClaimsTheOthersWereGranted()
@@ -351,7 +351,9 @@ class RedisStoreTest {
           .satisfies(
               e ->
                   assertThat(e instanceof CompletionException ? e.getCause() : e)
-                      .isInstanceOf(StoreUnavailableException.class));
+                      .isInstanceOfSatisfying(
+                          dev.once.store.UnreadableRecordException.class,
+                          u -> assertThat(u.id()).isEqualTo(broken)));
 
       for (ClaimRequest request : requests.subList(1, requests.size())) {
         if (!request.id().equals(broken)) {
@@ -415,6 +417,39 @@ class RedisStoreTest {
           .satisfies(r -> assertThat(r.state()).isEqualTo(RecordState.COMPLETED));
     }
     assertThat(redis.get(recordKey(broken))).isEqualTo(ascii("not a hash"));
+  }
+
+  /**
+   * A record key holding a value of another type is a record this version cannot read, for a claim
+   * and a read, blocking and asynchronous alike; never an outage, and never overwritten.
+   */
+  @Test
+  void aKeyOfAnotherTypeIsAnUnreadableRecordAndIsLeftAsItIs() {
+    RecordId id = newId();
+    redis.set(recordKey(id), ascii("not a hash"));
+    ClaimRequest request = new ClaimRequest(id, newFingerprint(), LONG, LONG);
+    java.util.List<org.assertj.core.api.ThrowableAssert.ThrowingCallable> calls =
+        java.util.List.of(
+            () -> store.claim(request),
+            () -> store.claimAsync(request, Runnable::run).toCompletableFuture().join(),
+            () -> store.get(id),
+            () -> store.getAsync(id, Runnable::run).toCompletableFuture().join());
+
+    for (org.assertj.core.api.ThrowableAssert.ThrowingCallable call : calls) {
+      assertThatThrownBy(call)
+          .satisfies(
+              e ->
+                  assertThat(e instanceof CompletionException ? e.getCause() : e)
+                      .isInstanceOfSatisfying(
+                          dev.once.store.UnreadableRecordException.class,
+                          u -> {
+                            assertThat(u.id()).isEqualTo(id);
+                            assertThat(u.reason())
+                                .isEqualTo(
+                                    dev.once.store.UnreadableRecordException.Reason.RECORD_FORMAT);
+                          }));
+    }
+    assertThat(redis.get(recordKey(id))).isEqualTo(ascii("not a hash"));
   }
 
   private byte[] recordKey(RecordId id) {
