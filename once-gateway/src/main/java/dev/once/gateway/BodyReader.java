@@ -43,8 +43,7 @@ final class BodyReader implements Runnable {
    */
   static void read(ProxyExchange exchange, int max, Duration timeout, Consumer<byte[]> then) {
     if (exchange.request.getLength() > max) {
-      exchange.response.getHeaders().put("Connection", "close");
-      exchange.answer(Problems.bodyTooLarge(max));
+      exchange.refuse(Problems.bodyTooLarge(max));
       return;
     }
     BodyReader reader = new BodyReader(exchange, max, timeout, then);
@@ -112,14 +111,21 @@ final class BodyReader implements Runnable {
     return true;
   }
 
+  /**
+   * The client is too slow: answered at once, and the connection closed without reading on (a read
+   * is still waiting for its bytes).
+   */
   private void timedOut() {
-    refuse(GatewayProblem.REQUEST_BODY_TIMEOUT.response());
-  }
-
-  private void refuse(StoredResponse problem) {
     if (finish()) {
       exchange.response.getHeaders().put("Connection", "close");
-      exchange.answer(problem);
+      exchange.answer(GatewayProblem.REQUEST_BODY_TIMEOUT.response());
+    }
+  }
+
+  /** A body too large to hold: refused, and what is still coming drained within bounds. */
+  private void refuse(StoredResponse problem) {
+    if (finish()) {
+      exchange.refuse(problem);
     }
   }
 

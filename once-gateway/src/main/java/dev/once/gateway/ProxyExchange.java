@@ -7,13 +7,16 @@ import dev.once.http.Route;
 import dev.once.http.StoredResponse;
 import java.nio.ByteBuffer;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.Scheduler;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,6 +30,17 @@ final class ProxyExchange {
 
   /** What an unread body counts as (IncomingRequest reads null as empty, too). */
   private static final byte[] NOT_READ = new byte[0];
+
+  /**
+   * How much of a refused body is read and dropped after the refusal, at most, and for how long.
+   * Closing a connection with request bytes still arriving makes the kernel reset it, and a reset
+   * can destroy the refusal before the client reads it: the client sees a dropped connection
+   * instead of its 413 or 503. Draining a little lets the answer through (as nginx's lingering
+   * close does); the bounds keep a client that goes on sending from holding the connection.
+   */
+  private static final long DRAIN_BYTES = 4L << 20;
+
+  private static final long DRAIN_MILLIS = 2_000;
 
   final Request request;
   final Response response;
@@ -141,6 +155,49 @@ final class ProxyExchange {
     writeHead(answer.status(), answer.headers(), answer.body().length);
     response.write(
         true, ByteBuffer.wrap(answer.body()), Callback.from(() -> complete(null), this::complete));
+  }
+
+  /**
+   * Refuses a request whose body will not be read (too large for the route or for the gateway's
+   * buffers): sends {@code problem} with {@code Connection: close}, then reads and drops what is
+   * still coming, within {@link #DRAIN_BYTES} and {@link #DRAIN_MILLIS}, before the connection
+   * closes. Only when no read of the body is under way.
+   */
+  void refuse(StoredResponse problem) {
+    response.getHeaders().put(HttpHeader.CONNECTION, "close");
+    writeHead(problem.status(), problem.headers(), problem.body().length);
+    response.write(
+        true, ByteBuffer.wrap(problem.body()), Callback.from(this::drain, this::complete));
+  }
+
+  private void drain() {
+    Scheduler.Task stop =
+        request
+            .getComponents()
+            .getScheduler()
+            .schedule(() -> complete(null), DRAIN_MILLIS, TimeUnit.MILLISECONDS);
+    new Runnable() {
+      private long drained;
+
+      @Override
+      public void run() {
+        while (!completed.get()) {
+          Content.Chunk chunk = request.read();
+          if (chunk == null) {
+            request.demand(this);
+            return;
+          }
+          drained += chunk.remaining();
+          boolean end = chunk.isLast() || Content.Chunk.isFailure(chunk);
+          chunk.release();
+          if (end || drained > DRAIN_BYTES) {
+            stop.cancel();
+            complete(null);
+            return;
+          }
+        }
+      }
+    }.run();
   }
 
   /**
