@@ -171,6 +171,7 @@ final class ProxyExchange {
   }
 
   private void drain() {
+    giveBack(); // nothing of the body is held while it drains
     Scheduler.Task stop =
         request
             .getComponents()
