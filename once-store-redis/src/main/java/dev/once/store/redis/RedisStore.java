@@ -487,7 +487,7 @@ public final class RedisStore implements IdempotencyStore {
                   @SuppressWarnings("unchecked")
                   List<Object> reply = (List<Object>) replies.get(i);
                   RecordId id = group.items().get(i).id();
-                  RuntimeException keyFailure = Replies.failure(id, "claim", reply);
+                  RuntimeException keyFailure = Replies.claimFailure(id, reply);
                   if (keyFailure == null) {
                     try {
                       results[group.positions().get(i)] = Replies.claim(id, reply);
@@ -586,8 +586,8 @@ public final class RedisStore implements IdempotencyStore {
                 for (int i = 0; i < group.items().size(); i++) {
                   Object reply = replies.get(i);
                   if (reply instanceof List<?> error) {
-                    RuntimeException keyFailure =
-                        Replies.failure(group.items().get(i).id(), "finish", error);
+                    StoreUnavailableException keyFailure =
+                        Replies.finishFailure(group.items().get(i).id(), error);
                     return CompletableFuture.failedFuture(
                         keyFailure != null
                             ? keyFailure

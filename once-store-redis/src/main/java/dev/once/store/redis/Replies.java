@@ -9,10 +9,12 @@ import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.store.StoreUnavailableException;
 import dev.once.store.UnreadableRecordException;
+import io.lettuce.core.RedisCommandExecutionException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletionException;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -44,24 +46,39 @@ final class Replies {
   }
 
   /**
-   * The failure a batch script reports for one key ({@code {3, error}}: the key holds something
-   * that is not a record's hash), or {@code null} for any other reply. For a claim, a key of
-   * another type is {@link #foreign}; any other failure, or one of a finishing write, is {@link
-   * StoreUnavailableException}.
+   * The failure a batch script reports for one claim ({@code {3, error}}: the key holds something
+   * that is not a record's hash), or {@code null} for any other reply: {@link #foreign} for a key
+   * of another type, else {@link StoreUnavailableException}.
    */
-  static @Nullable RuntimeException failure(RecordId id, String operation, List<?> reply) {
-    if (!reply.isEmpty() && Long.valueOf(FAILED).equals(reply.get(0))) {
-      Object message = reply.get(1);
-      String why =
-          message instanceof byte[] b
-              ? new String(b, StandardCharsets.UTF_8)
-              : String.valueOf(message);
-      if (operation.equals("claim") && isWrongType(why)) {
-        return foreign(id, why);
-      }
-      return new StoreUnavailableException("Redis could not " + operation + " " + id + ": " + why);
+  static @Nullable RuntimeException claimFailure(RecordId id, List<?> reply) {
+    String why = failureMessage(reply);
+    if (why == null) {
+      return null;
     }
-    return null;
+    return isWrongType(why) ? foreign(id, why) : unavailable(id, "claim", why);
+  }
+
+  /**
+   * The failure a batch script reports for one finishing write, or {@code null} for any other
+   * reply: always {@link StoreUnavailableException}, since a lease cannot be held on such a key.
+   */
+  static @Nullable StoreUnavailableException finishFailure(RecordId id, List<?> reply) {
+    String why = failureMessage(reply);
+    return why == null ? null : unavailable(id, "finish", why);
+  }
+
+  private static @Nullable String failureMessage(List<?> reply) {
+    if (reply.isEmpty() || !Long.valueOf(FAILED).equals(reply.get(0))) {
+      return null;
+    }
+    Object message = reply.get(1);
+    return message instanceof byte[] b
+        ? new String(b, StandardCharsets.UTF_8)
+        : String.valueOf(message);
+  }
+
+  private static StoreUnavailableException unavailable(RecordId id, String operation, String why) {
+    return new StoreUnavailableException("Redis could not " + operation + " " + id + ": " + why);
   }
 
   /**
@@ -70,19 +87,17 @@ final class Replies {
    */
   static RuntimeException readFailure(RecordId id, Throwable failure) {
     Throwable cause =
-        failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+        failure instanceof CompletionException && failure.getCause() != null
             ? failure.getCause()
             : failure;
     for (Throwable t = cause; t != null; t = t.getCause()) {
-      if (t instanceof io.lettuce.core.RedisCommandExecutionException e
+      if (t instanceof RedisCommandExecutionException e
           && e.getMessage() != null
           && isWrongType(e.getMessage())) {
         return foreign(id, e.getMessage());
       }
     }
-    return cause instanceof RuntimeException r
-        ? r
-        : new java.util.concurrent.CompletionException(cause);
+    return cause instanceof RuntimeException r ? r : new CompletionException(cause);
   }
 
   /**
