@@ -4,6 +4,7 @@ import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.Finish;
 import dev.once.store.IdempotencyStore;
+import dev.once.store.RecordId;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
@@ -15,6 +16,11 @@ final class BatchedCalls {
 
   record Claims(IdempotencyStore store, Executor blocking)
       implements Batcher.Calls<ClaimRequest, ClaimResult> {
+    @Override
+    public RecordId record(ClaimRequest request) {
+      return request.id();
+    }
+
     @Override
     public ClaimResult one(ClaimRequest request) {
       return store.claim(request);
@@ -38,6 +44,11 @@ final class BatchedCalls {
 
   record Finishes(IdempotencyStore store, Executor blocking)
       implements Batcher.Calls<Finish, Boolean> {
+    @Override
+    public RecordId record(Finish finish) {
+      return finish.id();
+    }
+
     @Override
     public Boolean one(Finish finish) {
       return finish.applyTo(store);

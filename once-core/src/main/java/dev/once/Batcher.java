@@ -1,10 +1,14 @@
 package dev.once;
 
+import dev.once.store.RecordId;
 import dev.once.store.StoreUnavailableException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -22,6 +26,10 @@ import org.jspecify.annotations.Nullable;
  * in it, who leads in turn. Only a batch of asynchronous callers alone goes through the store's
  * asynchronous call. So blocking callers need no free pool thread, and cannot starve each other of
  * one.
+ *
+ * <p>A batch holds at most one call per record ({@link #takeBatch}): concurrent duplicates of one
+ * key go to the store one batch after another, as concurrent single calls would, so gathering never
+ * changes an answer.
  *
  * <p>A batch that fails with {@link StoreUnavailableException} fails every call in it, as the store
  * would have failed each alone. Any other failure is one record's (an unreadable record, say): its
@@ -41,6 +49,9 @@ final class Batcher<Q, A> {
 
   /** The store calls behind it: one alone or a batch, blocking or asynchronous. */
   interface Calls<Q, A> {
+    /** The record the call is for: a batch holds at most one call per record. */
+    RecordId record(Q request);
+
     A one(Q request);
 
     CompletionStage<A> oneAsync(Q request);
@@ -205,11 +216,7 @@ final class Batcher<Q, A> {
         inFlight--;
         return;
       }
-      int n = Math.min(queue.size(), maxBatch);
-      batch = new ArrayList<>(n);
-      for (int i = 0; i < n; i++) {
-        batch.add(queue.poll());
-      }
+      batch = takeBatch();
     }
     for (Pending<Q, A> p : batch) {
       if (p.turn != null) {
@@ -218,6 +225,26 @@ final class Batcher<Q, A> {
       }
     }
     leadAsync(batch);
+  }
+
+  /**
+   * Takes the next batch from the queue, in arrival order, up to {@code maxBatch} calls and at most
+   * one per record: a later call for a record already in the batch stays queued for the next one,
+   * where the store answers it as a call made just after the first (in flight, a replay, a
+   * mismatch), never with the first's answer. One statement claiming a repeated record would grant
+   * both copies the same lease. The first call queued is always taken, so the queue never stalls.
+   */
+  private List<Pending<Q, A>> takeBatch() {
+    List<Pending<Q, A>> batch = new ArrayList<>(Math.min(queue.size(), maxBatch));
+    Set<RecordId> records = new HashSet<>();
+    for (Iterator<Pending<Q, A>> it = queue.iterator(); it.hasNext() && batch.size() < maxBatch; ) {
+      Pending<Q, A> p = it.next();
+      if (records.add(calls.record(p.request))) {
+        it.remove();
+        batch.add(p);
+      }
+    }
+    return batch;
   }
 
   private void answer(List<Pending<Q, A>> batch, List<A> answers) {

@@ -2,9 +2,11 @@ package dev.once;
 
 import dev.once.store.IdempotencyStore;
 import dev.once.store.LeaseToken;
+import dev.once.store.RecordId;
 import dev.once.store.StoreUnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -132,11 +134,17 @@ final class Heartbeats implements AutoCloseable {
     try {
       long now = System.nanoTime();
       List<HeldLease> due = new ArrayList<>();
+      // A batch names each record once (the SPI refuses it otherwise): two leases on one record
+      // (a zombie and its thief, both in this process) beat in different ticks.
+      Set<RecordId> records = new HashSet<>();
       for (HeldLease lease : cohort.leases) {
         if (lease.deadlinePassed(now)) {
           cohort.leases.remove(lease);
           lease.lapsedLocally();
-        } else if (lease.dueForBeat(now, cohort.periodNanos / 4) && lease.startBeat()) {
+        } else if (lease.dueForBeat(now, cohort.periodNanos / 4)
+            && !records.contains(lease.leaseToken().id())
+            && lease.startBeat()) {
+          records.add(lease.leaseToken().id());
           due.add(lease);
         }
       }

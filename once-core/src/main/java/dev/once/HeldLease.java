@@ -12,9 +12,12 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,7 +48,15 @@ final class HeldLease implements Lease {
   private final Executor blocking;
   private final @Nullable Batcher<Finish, Boolean> finishes;
   private final AtomicBoolean finished = new AtomicBoolean();
-  private final AtomicBoolean beating = new AtomicBoolean();
+
+  /**
+   * The beat under way for this lease, completed when it ends; null when none is. A lease that is
+   * finished starts no beat, and its give-back waits for the one under way: a beat that reached the
+   * store after an {@link IdempotencyStore#endLease} would extend the ended lease again (same
+   * token, record kept), and the hand-over would wait a whole lease.
+   */
+  private final AtomicReference<@Nullable CompletableFuture<Void>> beat = new AtomicReference<>();
+
   private volatile boolean lost;
 
   /**
@@ -118,13 +129,35 @@ final class HeldLease implements Lease {
     return now - extendedAt >= minGapNanos;
   }
 
-  /** Marks a beat under way; false if one already is (a slow store), so no second one piles on. */
+  /**
+   * Marks a beat under way; false if one already is (a slow store), so no second one piles on, or
+   * if the lease is finished. Marked before {@code finished} is read, and {@link #beginFinish} sets
+   * it before {@link #beatsOver} reads the mark: either this beat sees the lease finished, or the
+   * finish sees this beat and waits for it.
+   */
   boolean startBeat() {
-    return beating.compareAndSet(false, true);
+    CompletableFuture<Void> mine = new CompletableFuture<>();
+    if (!beat.compareAndSet(null, mine)) {
+      return false;
+    }
+    if (finished.get()) {
+      endBeat();
+      return false;
+    }
+    return true;
   }
 
   void endBeat() {
-    beating.set(false);
+    CompletableFuture<Void> ended = beat.getAndSet(null);
+    if (ended != null) {
+      ended.complete(null);
+    }
+  }
+
+  /** Completes once no beat of this lease is under way; called once it is finished. */
+  private CompletableFuture<Void> beatsOver() {
+    CompletableFuture<Void> underWay = beat.get();
+    return underWay == null ? CompletableFuture.completedFuture(null) : underWay;
   }
 
   /** The store extended the lease by a call sent at {@code sent}. */
@@ -308,7 +341,14 @@ final class HeldLease implements Lease {
     if (mayHaveHadAnEffect()) {
       abandon();
       try {
+        // A beat under way is bounded by the store's own timeout; a lease's length is plenty.
+        beatsOver().get(policy.lease().toNanos(), TimeUnit.NANOSECONDS);
         store.endLease(id, token);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (ExecutionException | TimeoutException e) {
+        // The beat never ended: the lease ends by itself, as without a hand-over.
+        handOverFailed(e);
       } catch (RuntimeException e) {
         handOverFailed(e);
       }
@@ -325,12 +365,16 @@ final class HeldLease implements Lease {
       } catch (IllegalStateException e) {
         return CompletableFuture.failedFuture(e);
       }
-      CompletionStage<Boolean> handedOver;
-      try {
-        handedOver = store.endLeaseAsync(id, token, blocking);
-      } catch (RuntimeException e) {
-        handedOver = CompletableFuture.failedFuture(e);
-      }
+      CompletionStage<Boolean> handedOver =
+          beatsOver()
+              .thenCompose(
+                  over -> {
+                    try {
+                      return store.endLeaseAsync(id, token, blocking);
+                    } catch (RuntimeException e) {
+                      return CompletableFuture.failedFuture(e);
+                    }
+                  });
       return handedOver.handle(
           (ended, failure) -> {
             if (failure != null) {

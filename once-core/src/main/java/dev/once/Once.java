@@ -62,6 +62,9 @@ public final class Once implements AutoCloseable {
    */
   private static final int BATCHES_IN_FLIGHT = 4;
 
+  /** How long {@link #close()} waits for the store calls under way, finishing writes above all. */
+  private static final Duration CLOSE_DRAIN = Duration.ofSeconds(5);
+
   private final IdempotencyStore store;
   private final ExecutionPolicy defaults;
   private final Events events;
@@ -69,6 +72,9 @@ public final class Once implements AutoCloseable {
 
   /** Where the asynchronous calls of a store without an asynchronous client block. */
   private final Executor blocking;
+
+  /** Where the finishing writes of admitted leases block: {@code blocking}, never refused. */
+  private final Executor finishing;
 
   /**
    * Gather concurrent callers' claims and finishing writes into batch calls, where the store
@@ -96,28 +102,73 @@ public final class Once implements AutoCloseable {
       this.ownExecutor = null;
       this.blocking = b.storeExecutor;
     }
+    this.finishing = new FinishingExecutor(blocking);
     if (store.batches()) {
       this.claims =
           new Batcher<>(new BatchedCalls.Claims(store, blocking), MAX_BATCH, BATCHES_IN_FLIGHT);
       this.finishes =
-          new Batcher<>(new BatchedCalls.Finishes(store, blocking), MAX_BATCH, BATCHES_IN_FLIGHT);
+          new Batcher<>(new BatchedCalls.Finishes(store, finishing), MAX_BATCH, BATCHES_IN_FLIGHT);
     } else {
       this.claims = null;
       this.finishes = null;
     }
   }
 
-  /** A single claim, gathered with concurrent ones where the store batches. */
+  /**
+   * A single claim, gathered with concurrent ones where the store batches; made again under the
+   * record's own fingerprint version where that alone keeps it from taking over an ended lease
+   * ({@link #underRecordedVersion}).
+   */
   private ClaimResult claim(ClaimRequest request) {
+    ClaimResult result = claimOnce(request);
+    ClaimRequest again = underRecordedVersion(request, result);
+    return again == null ? result : claimOnce(again);
+  }
+
+  private CompletionStage<ClaimResult> claimAsync(ClaimRequest request) {
+    return claimOnceAsync(request)
+        .thenCompose(
+            result -> {
+              ClaimRequest again = underRecordedVersion(request, result);
+              return again == null
+                  ? CompletableFuture.completedFuture(result)
+                  : claimOnceAsync(again);
+            });
+  }
+
+  private ClaimResult claimOnce(ClaimRequest request) {
     return claims != null && store.batchesOnThisThread()
         ? claims.call(request)
         : store.claim(request);
   }
 
-  private CompletionStage<ClaimResult> claimAsync(ClaimRequest request) {
+  private CompletionStage<ClaimResult> claimOnceAsync(ClaimRequest request) {
     return claims != null && store.batchesOnThisThread()
         ? claims.callAsync(request)
         : store.claimAsync(request, blocking);
+  }
+
+  /**
+   * The claim to make again when the store kept an ended lease from this request only because the
+   * record was written under an older fingerprint version: the request matches it (it carries that
+   * version, {@link Fingerprint#matches}), but the store compares encoded fingerprints, so without
+   * this every key running during an upgrade would answer "in flight" until its record expired.
+   * Claimed again under the record's own fingerprint, the same request takes the ended lease over
+   * as any retry would; null when there is nothing to claim again.
+   */
+  private static @Nullable ClaimRequest underRecordedVersion(
+      ClaimRequest request, ClaimResult result) {
+    if (result instanceof ClaimResult.Existing e) {
+      IdempotencyRecord record = e.record();
+      Fingerprint recorded = record.fingerprint();
+      if (record.state() == dev.once.store.RecordState.IN_PROGRESS
+          && record.isStealable()
+          && !recorded.equals(request.fingerprint())
+          && request.fingerprint().matches(recorded)) {
+        return new ClaimRequest(request.id(), recorded, request.lease(), request.ttl());
+      }
+    }
+    return null;
   }
 
   /** Starts building an engine over this store. */
@@ -309,40 +360,74 @@ public final class Once implements AutoCloseable {
       }
       return each;
     }
-    List<Admission> admissions = new ArrayList<>(requests.size());
+    // First every lease the store granted, so each is heartbeated from the moment the store
+    // answered: a claim waiting behind a duplicate's wait (up to maxWait) would otherwise lapse
+    // and be stolen before its caller got it. Then the keys that others hold, one at a time.
+    Admission[] answered = new Admission[requests.size()];
     int i = 0;
     try {
       for (; i < requests.size(); i++) {
-        ClaimRequest request = requests.get(i);
+        if (results.get(i) instanceof ClaimResult.Claimed c) {
+          answered[i] = proceed(requests.get(i).id(), c, policy, claimedAt);
+        }
+      }
+      for (int k = 0; k < requests.size(); k++) {
+        if (answered[k] != null) {
+          continue;
+        }
+        ClaimRequest request = requests.get(k);
         try {
-          admissions.add(
+          ClaimRequest again = underRecordedVersion(request, results.get(k));
+          answered[k] =
               answer(
                   request,
-                  results.get(i),
+                  again == null ? results.get(k) : claim(again),
                   policy,
                   claimedAt,
                   admission -> admission,
                   existing ->
                       policy.inFlight() instanceof InFlightPolicy.Wait w
                           ? awaitFirst(new Wait(request, policy, w.maxWait(), existing))
-                          : conflict(request.id(), existing)));
+                          : conflict(request.id(), existing));
         } catch (StoreUnavailableException e) {
-          admissions.add(storeUnavailable(request.id(), e, policy));
+          answered[k] = storeUnavailable(request.id(), e, policy);
         } catch (UnreadableRecordException e) {
-          admissions.add(unreadable(e));
+          answered[k] = unreadable(e);
         }
       }
-      return admissions;
     } catch (ClosedWhileClaiming e) {
       e.lease.giveBack();
-      releaseAll(admissions, requests, results, i + 1);
+      releaseAll(answered, requests, results, i + 1);
       throw e.reason;
     } catch (RuntimeException | Error e) {
       // Nothing was handed to the caller, so nothing ran under any lease of this batch: give them
       // all back rather than leave them to heartbeats that nobody would ever stop.
-      releaseAll(admissions, requests, results, i + 1);
+      releaseAll(answered, requests, results, i + 1);
       throw e;
     }
+    List<Admission> admissions = new ArrayList<>(answered.length);
+    for (int k = 0; k < answered.length; k++) {
+      admissions.add(
+          unlessLapsed(requests.get(k).id(), Objects.requireNonNull(answered[k]), policy));
+    }
+    return admissions;
+  }
+
+  /**
+   * The admission, unless it is a lease whose local deadline passed before its caller got it (the
+   * store was unreachable for a whole lease, or the claim's answer took that long): the key may be
+   * another's by now, so it is never handed to work. Nothing ran under it: it is given back, and
+   * the caller is told the key is in flight, to retry.
+   */
+  private Admission unlessLapsed(RecordId id, Admission admission, ExecutionPolicy policy) {
+    if (!(admission instanceof Admission.Proceed p) || !p.lease().leaseLost()) {
+      return admission;
+    }
+    log.warn("the lease on {} lapsed before its work began; giving it back", id);
+    p.lease().giveBackAsync();
+    events.inFlightConflict(id);
+    // Whoever took the key over holds it for a whole lease at most.
+    return new Admission.InFlight(Duration.ofSeconds(Math.max(1, policy.lease().toSeconds())));
   }
 
   /**
@@ -350,7 +435,10 @@ public final class Once implements AutoCloseable {
    * them ({@link Lease#giveBack}, {@link IdempotencyStore#giveBackUnused}).
    */
   private void releaseAll(
-      List<Admission> answered, List<ClaimRequest> requests, List<ClaimResult> results, int from) {
+      @Nullable Admission[] answered,
+      List<ClaimRequest> requests,
+      List<ClaimResult> results,
+      int from) {
     for (Admission a : answered) {
       if (a instanceof Admission.Proceed p) {
         p.lease().giveBack();
@@ -449,7 +537,9 @@ public final class Once implements AutoCloseable {
         new ClaimResult.Visitor<R>() {
           @Override
           public R claimed(ClaimResult.Claimed claimed) {
-            return settled.apply(proceed(request.id(), claimed, policy, claimedAt));
+            return settled.apply(
+                unlessLapsed(
+                    request.id(), proceed(request.id(), claimed, policy, claimedAt), policy));
           }
 
           @Override
@@ -557,10 +647,14 @@ public final class Once implements AutoCloseable {
       if (left <= 0) {
         return wait.giveUp();
       }
-      CompletableFuture<Void> change = store.awaitChange(id);
+      // Subscribed inside the try: a subscription that fails (Redis's SUBSCRIBE timed out) is the
+      // store failing while this duplicate waits on a request in flight, never a reason to run it
+      // unguarded.
+      CompletableFuture<Void> change = new CompletableFuture<>();
       try {
+        change = store.awaitChange(id);
         long claimedAt = System.nanoTime();
-        Optional<Admission> answer = wait.answer(store.claim(wait.request), claimedAt);
+        Optional<Admission> answer = wait.answer(claim(wait.request), claimedAt);
         if (answer.isPresent()) {
           return answer.get();
         }
@@ -585,7 +679,19 @@ public final class Once implements AutoCloseable {
     if (left <= 0) {
       return CompletableFuture.completedFuture(wait.giveUp());
     }
-    return subscribe(id).thenCompose(change -> reclaimAsync(wait, change, left));
+    return subscribe(id)
+        .handle(
+            (change, failure) -> {
+              if (failure == null) {
+                return reclaimAsync(wait, change, left);
+              }
+              Throwable cause = Causes.of(failure);
+              if (cause instanceof StoreUnavailableException e) {
+                return CompletableFuture.completedFuture(unavailableWhileWaiting(id, wait.last, e));
+              }
+              return CompletableFuture.<Admission>failedFuture(cause);
+            })
+        .thenCompose(stage -> stage);
   }
 
   /**
@@ -596,7 +702,11 @@ public final class Once implements AutoCloseable {
    */
   private CompletionStage<CompletableFuture<Void>> subscribe(RecordId id) {
     if (!store.notifiesChanges()) {
-      return CompletableFuture.completedFuture(store.awaitChange(id));
+      try {
+        return CompletableFuture.completedFuture(store.awaitChange(id));
+      } catch (RuntimeException e) {
+        return CompletableFuture.failedFuture(e);
+      }
     }
     try {
       return CompletableFuture.supplyAsync(() -> store.awaitChange(id), blocking);
@@ -611,8 +721,7 @@ public final class Once implements AutoCloseable {
       Wait wait, CompletableFuture<Void> change, long left) {
     RecordId id = wait.request.id();
     long claimedAt = System.nanoTime();
-    return store
-        .claimAsync(wait.request, blocking)
+    return claimAsync(wait.request)
         .handle(
             (claim, failure) -> {
               if (failure != null) {
@@ -762,7 +871,7 @@ public final class Once implements AutoCloseable {
             policy,
             claimedAt,
             policy.heartbeat() ? heartbeats : null,
-            blocking,
+            finishing,
             finishes);
     if (policy.heartbeat()) {
       try {
@@ -808,6 +917,10 @@ public final class Once implements AutoCloseable {
     } catch (Throwable error) {
       ErrorVerdict verdict = ErrorVerdict.of(id, classifier, error);
       Recording recording = verdict.finish(lease);
+      Error bug = verdict.bug();
+      if (bug != null) {
+        throw bug;
+      }
       if (verdict.failure() == null) {
         if (verdict.finish() == Finish.RELEASE) {
           events.executed(id, Outcome.TRANSIENT, recording, System.nanoTime() - start);
@@ -820,6 +933,10 @@ public final class Once implements AutoCloseable {
     ValueVerdict verdict = ValueVerdict.of(id, codec, classifier, value);
     Recording recording = verdict.finish(lease);
     events.executed(id, verdict.outcome(), recording, System.nanoTime() - start);
+    Error bug = verdict.bug();
+    if (bug != null) {
+      throw bug;
+    }
     return new ExecutionResult.Executed<>(value, verdict.outcome(), recording);
   }
 
@@ -939,6 +1056,10 @@ public final class Once implements AutoCloseable {
         .thenApply(
             recording -> {
               events.executed(id, verdict.outcome(), recording, System.nanoTime() - start);
+              Error bug = verdict.bug();
+              if (bug != null) {
+                throw bug;
+              }
               return new ExecutionResult.Executed<>(value, verdict.outcome(), recording);
             });
   }
@@ -954,6 +1075,10 @@ public final class Once implements AutoCloseable {
         .finishAsync(lease)
         .thenApply(
             recording -> {
+              Error bug = verdict.bug();
+              if (bug != null) {
+                throw bug;
+              }
               FinalFailure failure = verdict.failure();
               if (failure == null) {
                 if (verdict.finish() == Finish.RELEASE) {
@@ -1012,9 +1137,13 @@ public final class Once implements AutoCloseable {
    * @param outcome what the caller is told the value was
    * @param bytes the encoded value, for {@link Finish#COMPLETE} and {@link Finish#FAIL_FINAL}
    */
-  private record ValueVerdict(Outcome outcome, Finish finish, byte[] bytes) {
+  private record ValueVerdict(Outcome outcome, Finish finish, byte[] bytes, @Nullable Error bug) {
 
     private static final byte[] NONE = new byte[0];
+
+    ValueVerdict(Outcome outcome, Finish finish, byte[] bytes) {
+      this(outcome, finish, bytes, null);
+    }
 
     static <T> ValueVerdict of(
         RecordId id, ResultCodec<T> codec, OutcomeClassifier<? super T> classifier, T value) {
@@ -1022,15 +1151,17 @@ public final class Once implements AutoCloseable {
       try {
         outcome =
             Objects.requireNonNull(classifier.classify(value), "the classifier returned null");
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         // The operation returned, so its effect happened: record it as done without a result, as
         // for a codec failure, so a retry never runs it again; the bug is logged, not rethrown,
-        // because the caller's work did succeed.
+        // because the caller's work did succeed. An Error (an AssertionError, an
+        // OutOfMemoryError) is rethrown, but only once the lease is finished.
         log.error(
             "the classifier failed on the result of {}; recording it as done without a result",
             id,
             e);
-        return new ValueVerdict(Outcome.COMPLETED, Finish.WITHOUT_RESULT, NONE);
+        return new ValueVerdict(
+            Outcome.COMPLETED, Finish.WITHOUT_RESULT, NONE, e instanceof Error err ? err : null);
       }
       if (outcome == Outcome.TRANSIENT) {
         return new ValueVerdict(outcome, Finish.RELEASE, NONE);
@@ -1038,11 +1169,12 @@ public final class Once implements AutoCloseable {
       byte[] bytes;
       try {
         bytes = Objects.requireNonNull(codec.encode(value), "the codec encoded a value as null");
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         // The work is done; it must not run again just because its result cannot be encoded.
         log.warn(
             "could not encode the result of {}; retries will get 'response unavailable'", id, e);
-        return new ValueVerdict(outcome, Finish.WITHOUT_RESULT, NONE);
+        return new ValueVerdict(
+            outcome, Finish.WITHOUT_RESULT, NONE, e instanceof Error err ? err : null);
       }
       return new ValueVerdict(
           outcome, outcome == Outcome.COMPLETED ? Finish.COMPLETE : Finish.FAIL_FINAL, bytes);
@@ -1080,16 +1212,24 @@ public final class Once implements AutoCloseable {
    *     reported)
    * @param failure what is recorded and returned, for {@link Outcome#FAILED_FINAL} only
    */
-  private record ErrorVerdict(Outcome outcome, Finish finish, @Nullable FinalFailure failure) {
+  private record ErrorVerdict(
+      Outcome outcome, Finish finish, @Nullable FinalFailure failure, @Nullable Error bug) {
+
+    ErrorVerdict(Outcome outcome, Finish finish, @Nullable FinalFailure failure) {
+      this(outcome, finish, failure, null);
+    }
 
     static ErrorVerdict of(RecordId id, OutcomeClassifier<?> classifier, Throwable error) {
       Outcome outcome;
       try {
         outcome = OutcomeClassifier.outcomeOfError(classifier, error);
-      } catch (RuntimeException bug) {
-        error.addSuppressed(bug);
+      } catch (RuntimeException | Error bug) {
+        if (bug != error) {
+          error.addSuppressed(bug);
+        }
         log.error("the classifier failed on an error from {}; abandoning the lease", id, bug);
-        return new ErrorVerdict(Outcome.TRANSIENT, Finish.ABANDON, null);
+        return new ErrorVerdict(
+            Outcome.TRANSIENT, Finish.ABANDON, null, bug instanceof Error err ? err : null);
       }
       if (outcome == Outcome.TRANSIENT) {
         return new ErrorVerdict(outcome, Finish.RELEASE, null);
@@ -1206,11 +1346,20 @@ public final class Once implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    heartbeats.close();
     if (ownExecutor != null) {
-      // Calls under way finish (a lease being recorded is recorded); no new ones start.
+      // Calls under way finish (a lease being recorded is recorded) while the leases are still
+      // kept alive, for a bounded time; no new ones start on it, and a lease finished later
+      // writes on a thread of its own (FinishingExecutor).
       ownExecutor.shutdown();
+      try {
+        if (!ownExecutor.awaitTermination(CLOSE_DRAIN.toNanos(), TimeUnit.NANOSECONDS)) {
+          log.warn("store calls still under way {} after close; not waiting for them", CLOSE_DRAIN);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
+    heartbeats.close();
   }
 
   /**

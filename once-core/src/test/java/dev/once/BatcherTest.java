@@ -3,6 +3,7 @@ package dev.once;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.once.store.RecordId;
 import dev.once.store.StoreUnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -42,6 +43,12 @@ class BatcherTest {
     volatile CountDownLatch gate = new CountDownLatch(0);
     volatile RuntimeException failure;
     volatile int poison = -1;
+
+    /** n and n + 1000 (and n + 2000 …) are calls for the same record. */
+    @Override
+    public RecordId record(Integer request) {
+      return RecordId.of(Scope.GLOBAL, IdempotencyKey.of("k" + request % 1000));
+    }
 
     @Override
     public Integer one(Integer request) {
@@ -107,6 +114,55 @@ class BatcherTest {
     assertThat(batcher.callAsync(5).toCompletableFuture().join()).isEqualTo(50);
     assertThat(store.singles).hasValue(2);
     assertThat(store.batches).isEmpty();
+  }
+
+  /**
+   * Concurrent duplicates of one key never share a batch: one multi-row claim would grant every
+   * copy the same lease. The later copy waits for the next batch, the order of the queue kept.
+   */
+  @Test
+  void aBatchHoldsOneCallPerRecordAndTheRestGoInLaterBatchesInOrder() throws Exception {
+    Doubling store = new Doubling();
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
+    store.gate = new CountDownLatch(1);
+    Future<Integer> first = callers.submit(() -> batcher.call(1));
+    awaitSingles(store, 1);
+    List<CompletableFuture<Integer>> queued = new ArrayList<>();
+    for (int n : new int[] {2, 1002, 3, 2002, 1003, 4}) {
+      queued.add(batcher.callAsync(n).toCompletableFuture());
+    }
+    awaitQueued(batcher, 6);
+    store.gate.countDown();
+
+    assertThat(first.get()).isEqualTo(10);
+    int[] expected = {20, 10020, 30, 20020, 10030, 40};
+    for (int i = 0; i < expected.length; i++) {
+      assertThat(queued.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(expected[i]);
+    }
+    // The last, alone, is a single call.
+    assertThat(store.batches).containsExactly(List.of(2, 3, 4), List.of(1002, 1003));
+    assertThat(store.singles).hasValue(2);
+  }
+
+  /** Even when every queued call is for one record, each goes (alone) and none is stranded. */
+  @Test
+  void aHerdOfOneRecordIsAnsweredOneCallAfterAnother() throws Exception {
+    Doubling store = new Doubling();
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 2);
+    store.gate = new CountDownLatch(1);
+    List<Future<Integer>> herd = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      int n = 7 + 1000 * i;
+      herd.add(callers.submit(() -> batcher.call(n)));
+    }
+    awaitQueued(batcher, 6);
+    store.gate.countDown();
+
+    for (int i = 0; i < herd.size(); i++) {
+      assertThat(herd.get(i).get(10, TimeUnit.SECONDS)).isEqualTo((7 + 1000 * i) * 10);
+    }
+    assertThat(store.batches).isEmpty();
+    assertThat(store.singles).hasValue(8);
   }
 
   @Test

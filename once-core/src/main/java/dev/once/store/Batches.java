@@ -15,6 +15,7 @@ final class Batches {
    * them.
    */
   static List<ClaimResult> claimEach(IdempotencyStore store, List<ClaimRequest> requests) {
+    RecordId.requireDistinct(requests, ClaimRequest::id, "claims");
     List<ClaimResult> results = new ArrayList<>(requests.size());
     try {
       for (ClaimRequest request : requests) {

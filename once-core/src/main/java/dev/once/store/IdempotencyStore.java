@@ -92,6 +92,7 @@ public interface IdempotencyStore extends AutoCloseable {
    * most once; an empty collection returns an empty set without calling the store.
    */
   default Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
+    RecordId.requireDistinct(leases, LeaseToken::id, "leases");
     Set<LeaseToken> extended = new HashSet<>();
     for (LeaseToken held : leases) {
       if (heartbeat(held.id(), held.token(), lease)) {
@@ -159,12 +160,13 @@ public interface IdempotencyStore extends AutoCloseable {
    * pipeline); the default makes one {@code claim} call per request.
    *
    * <p>The requests name distinct records (a caller with two requests for one record sends them in
-   * separate calls). All or nothing on failure: if it throws, every record is as it was, or held by
-   * a lease nobody runs under, which a later claim steals when it ends. The claims it made are
-   * given back ({@link #giveBackUnused}): a fresh one is released, a stolen one keeps its record
-   * and has its lease ended. A claim whose answer was lost with the connection (nobody learned its
-   * token), and one whose give-back was lost the same way, are left to their leases. An empty list
-   * returns an empty list without calling the store.
+   * separate calls): a repeated record throws {@link IllegalArgumentException} before anything is
+   * claimed ({@link RecordId#requireDistinct}). All or nothing on failure: if it throws, every
+   * record is as it was, or held by a lease nobody runs under, which a later claim steals when it
+   * ends. The claims it made are given back ({@link #giveBackUnused}): a fresh one is released, a
+   * stolen one keeps its record and has its lease ended. A claim whose answer was lost with the
+   * connection (nobody learned its token), and one whose give-back was lost the same way, are left
+   * to their leases. An empty list returns an empty list without calling the store.
    */
   default List<ClaimResult> claimAll(List<ClaimRequest> requests) {
     return Batches.claimEach(this, requests);
@@ -174,13 +176,15 @@ public interface IdempotencyStore extends AutoCloseable {
    * Applies many finishing writes, each exactly as {@link #complete}, {@link #failFinal} or {@link
    * #release} would, and answers in order whether each applied. A store that {@link #batches} does
    * it in as few round trips as it can; the default makes one call per write. The writes name
-   * distinct records.
+   * distinct records: a repeated record throws {@link IllegalArgumentException} before anything is
+   * written.
    *
    * <p>If it throws {@link StoreUnavailableException}, any of the writes may or may not have
    * applied; the caller finds out per record, as after a single write whose answer was lost. An
    * empty list returns an empty list without calling the store.
    */
   default List<Boolean> finishAll(List<Finish> finishes) {
+    RecordId.requireDistinct(finishes, Finish::id, "finishing writes");
     List<Boolean> applied = new ArrayList<>(finishes.size());
     for (Finish finish : finishes) {
       applied.add(finish.applyTo(this));

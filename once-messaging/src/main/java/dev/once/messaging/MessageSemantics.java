@@ -411,16 +411,22 @@ final class MessageSemantics<M> {
     Outcome outcome;
     try {
       outcome = OutcomeClassifier.outcomeOfError(classifier, error);
-    } catch (RuntimeException bug) {
+    } catch (RuntimeException | Error bug) {
       // Whether the handler's effect happened before it threw is unknown: neither release (a
-      // redelivery could repeat it) nor record; abandon the lease to its end and redeliver.
-      error.addSuppressed(bug);
+      // redelivery could repeat it) nor record; abandon the lease to its end and redeliver. An
+      // Error from the classifier is rethrown, once the lease is abandoned.
+      if (bug != error) {
+        error.addSuppressed(bug);
+      }
       log.error(
           "the classifier failed on an error from message {}; abandoning its lease",
           target.key(),
           bug);
       lease.abandon();
       unit.discard();
+      if (bug instanceof Error e) {
+        throw e;
+      }
       return transientFailure(target, error);
     }
     if (outcome == Outcome.TRANSIENT) {

@@ -2,8 +2,10 @@ package dev.once.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.once.Admission;
+import dev.once.Claim;
 import dev.once.ExecutionPolicy;
 import dev.once.ExecutionResult;
 import dev.once.FailureMode;
@@ -24,6 +26,8 @@ import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.tck.FaultyStore.Call;
 import java.time.Duration;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
@@ -34,6 +38,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * What the engine promises over a store, whatever the store: every claim is finished — completed,
@@ -440,6 +446,300 @@ public abstract class EngineContract {
 
     assertThatThrownBy(() -> await(refused)).hasCauseInstanceOf(IllegalStateException.class);
     assertThat(store.calls(Call.CLAIM)).isZero();
+  }
+
+  // ------------------------------------------------------- herds: concurrency never changes the
+  // answer
+
+  /**
+   * Identical requests for a new key sent at once, through each entry point, mixed with other keys
+   * so that a store which gathers calls puts them in the same batches: the work runs once per key,
+   * under one token (DESIGN §2). On a store that gathers, the test shows that the herd did meet the
+   * gathering (a herd that never shared a batch with anything would test nothing), and that no
+   * batch held one record twice.
+   */
+  @ParameterizedTest
+  @EnumSource(EngineHerd.Entry.class)
+  void aHerdOfIdenticalRequestsRunsTheWorkOnceUnderOneToken(EngineHerd.Entry entry)
+      throws Exception {
+    FaultyStore gathered =
+        FaultyStore.wrap(underlying).gathering().latency(Duration.ofMillis(5), Call.CLAIM);
+    try (Once engine = Once.of(gathered)) {
+      EngineHerd herd = new EngineHerd(engine, engine.defaults());
+
+      List<RecordId> keys = herd.run(entry, 4, 8, 16);
+
+      assertThat(EngineHerd.duplicates(herd.ran())).as("keys whose work ran twice").isEmpty();
+      for (RecordId id : keys) {
+        assertThat(herd.ran().get(id)).as("the runs of %s", id).hasSize(1);
+      }
+      if (underlying.batches() || entry == EngineHerd.Entry.BEGIN_ALL) {
+        assertThat(EngineHerd.gathered(gathered.claimBatches(), keys))
+            .as("some batch held a herd key with other calls: %s", gathered.claimBatches())
+            .isTrue();
+      }
+      assertThat(gathered.claimBatches())
+          .allSatisfy(batch -> assertThat(Set.copyOf(batch)).hasSameSizeAs(batch));
+      assertThat(gathered.finishBatches())
+          .allSatisfy(batch -> assertThat(Set.copyOf(batch)).hasSameSizeAs(batch));
+    }
+  }
+
+  /**
+   * The same herd while the store loses the replies to claims that took effect, then heals: a claim
+   * whose answer was lost is held by nobody until its lease ends, so a key may run once or not yet,
+   * never twice.
+   */
+  @Test
+  void aHerdThatMeetsLostClaimRepliesStillRunsTheWorkAtMostOnce() throws Exception {
+    FaultyStore gathered =
+        FaultyStore.wrap(underlying).gathering().latency(Duration.ofMillis(5), Call.CLAIM);
+    gathered.loseReplies(Call.CLAIM);
+    ScheduledExecutorService healer = Executors.newSingleThreadScheduledExecutor();
+    try (Once engine = Once.of(gathered)) {
+      healer.schedule(gathered::heal, 30, TimeUnit.MILLISECONDS);
+      EngineHerd herd = new EngineHerd(engine, engine.defaults()).toleratingStoreFailures();
+
+      herd.run(EngineHerd.Entry.EXECUTE, 4, 8, 16);
+
+      assertThat(EngineHerd.duplicates(herd.ran())).as("keys whose work ran twice").isEmpty();
+    } finally {
+      healer.shutdownNow();
+    }
+  }
+
+  /**
+   * A seeded random concurrent history over a few keys, through every entry point, gathered where
+   * the store gathers: at most one effect per key, every replay answers it, and no key is left in
+   * flight ({@link EngineHistory}). A failure names its seed; {@code -Donce.history.seed} replays
+   * the same operations. Bounded to a few seconds here; the chaos profile runs it longer.
+   */
+  @Test
+  void aRandomConcurrentHistoryKeepsTheLedgerRule() throws Exception {
+    FaultyStore gathered = FaultyStore.wrap(underlying).gathering();
+    try (Once engine = Once.of(gathered)) {
+      EngineHistory history =
+          new EngineHistory(engine, underlying, 8, 6, 40, Duration.ofSeconds(6));
+
+      assertThat(history.run()).as("seed %d", history.seed()).isEmpty();
+    }
+  }
+
+  // ------------------------------------------------------- waiting, batches and give-backs
+
+  /**
+   * In wait mode a duplicate whose change subscription fails (Redis's SUBSCRIBE timed out) is
+   * answered as a store failure while waiting: "in flight", since the store said so, and never
+   * unguarded under fail-open, which would run the work a second time.
+   */
+  @Test
+  void aFailingChangeSubscriptionWhileWaitingNeverRunsTheDuplicateUnguarded() throws Exception {
+    RecordId id = Samples.newId();
+    Fingerprint fp = Samples.newFingerprint();
+    ExecutionPolicy waitOpen =
+        policy().toBuilder()
+            .inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(2)))
+            .failureMode(FailureMode.FAIL_OPEN)
+            .build();
+    Lease first = ((Admission.Proceed) once.begin(id.scope(), id.key(), fp, policy())).lease();
+    store.down(Call.WATCH);
+
+    assertThat(once.begin(id.scope(), id.key(), fp, waitOpen))
+        .isInstanceOf(Admission.InFlight.class);
+    assertThat(await(once.beginAsync(id.scope(), id.key(), fp, waitOpen)))
+        .isInstanceOf(Admission.InFlight.class);
+    store.heal();
+    first.complete(UTF8.encode("first"));
+  }
+
+  /**
+   * A consumer's batch in wait mode: the keys it won are kept alive while it waits for a key that
+   * another request holds, so none has lapsed (and been stolen) by the time the batch is answered.
+   */
+  @Test
+  void beginAllKeepsTheLeasesItWonAliveWhileItWaitsForAnotherKey() throws Exception {
+    Duration lease = shortLease();
+    ExecutionPolicy shortLeases = policy().toBuilder().lease(lease).build();
+    RecordId held = Samples.newId();
+    Fingerprint heldFp = Samples.newFingerprint();
+    Lease holder =
+        ((Admission.Proceed) once.begin(held.scope(), held.key(), heldFp, shortLeases)).lease();
+    ScheduledExecutorService finisher = Executors.newSingleThreadScheduledExecutor();
+    try {
+      finisher.schedule(
+          () -> holder.complete(UTF8.encode("held")), lease.toMillis() * 3, TimeUnit.MILLISECONDS);
+      RecordId won = Samples.newId();
+      Fingerprint wonFp = Samples.newFingerprint();
+
+      List<Admission> admissions =
+          once.beginAll(
+              List.of(
+                  new Claim(held.scope(), held.key(), heldFp),
+                  new Claim(won.scope(), won.key(), wonFp)),
+              shortLeases.toBuilder()
+                  .inFlight(InFlightPolicy.waitUpTo(lease.multipliedBy(10)))
+                  .build());
+
+      assertThat(admissions.get(0)).isInstanceOf(Admission.Replay.class);
+      assertThat(admissions.get(1)).isInstanceOf(Admission.Proceed.class);
+      Lease wonLease = ((Admission.Proceed) admissions.get(1)).lease();
+      assertThat(wonLease.leaseLost()).as("lease lost").isFalse();
+      assertThat(underlying.get(won).orElseThrow().token()).isEqualTo(wonLease.token());
+      assertThat(wonLease.complete(UTF8.encode("won"))).isEqualTo(Recording.RECORDED);
+    } finally {
+      finisher.shutdownNow();
+    }
+  }
+
+  /**
+   * A lease finished after {@link Once#close()} is still recorded: the store executor it would use
+   * was shut down, and a refused finishing write would leave work that ran to run again.
+   */
+  @Test
+  void anAsyncFinishAfterCloseIsStillRecorded() throws Exception {
+    RecordId id = Samples.newId();
+    Fingerprint fp = Samples.newFingerprint();
+    Lease lease = proceed(once.beginAsync(id.scope(), id.key(), fp, policy()));
+    once.close();
+
+    assertThat(await(lease.completeAsync(UTF8.encode("after close"))))
+        .isEqualTo(Recording.RECORDED);
+    assertThat(underlying.get(id).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+  }
+
+  /**
+   * An Error from a codec or a classifier (an AssertionError, an OutOfMemoryError while encoding)
+   * reaches the caller only after the lease is finished: the work ran, so the key is done, not left
+   * in flight under heartbeats until the engine closes.
+   */
+  @Test
+  void anErrorFromACodecOrAClassifierFinishesTheLeaseBeforeItIsRethrown() throws Exception {
+    ResultCodec<String> brokenCodec =
+        new ResultCodec<>() {
+          @Override
+          public byte[] encode(String value) {
+            throw new AssertionError("codec bug");
+          }
+
+          @Override
+          public String decode(byte[] bytes) {
+            return UTF8.decode(bytes);
+          }
+        };
+    OutcomeClassifier<String> brokenClassifier =
+        new OutcomeClassifier<>() {
+          @Override
+          public Outcome classify(String result) {
+            throw new AssertionError("classifier bug");
+          }
+        };
+    for (boolean async : new boolean[] {false, true}) {
+      for (int which = 0; which < 2; which++) {
+        RecordId id = Samples.newId();
+        Fingerprint fp = Samples.newFingerprint();
+        ResultCodec<String> codec = which == 0 ? brokenCodec : UTF8;
+        OutcomeClassifier<String> classifier =
+            which == 0 ? OutcomeClassifier.defaults() : brokenClassifier;
+        if (async) {
+          assertThatThrownBy(
+                  () ->
+                      await(
+                          once.executeAsync(
+                              id.scope(),
+                              id.key(),
+                              fp,
+                              codec,
+                              classifier,
+                              policy(),
+                              ctx -> CompletableFuture.completedFuture(run()))))
+              .hasRootCauseInstanceOf(AssertionError.class);
+        } else {
+          assertThatThrownBy(
+                  () ->
+                      once.execute(
+                          id.scope(), id.key(), fp, codec, classifier, policy(), ctx -> run()))
+              .isInstanceOf(AssertionError.class);
+        }
+        assertThat(underlying.get(id).orElseThrow().state())
+            .as("async %s, %s", async, which == 0 ? "codec" : "classifier")
+            .isEqualTo(RecordState.COMPLETED);
+        assertThat(once.execute(id.scope(), id.key(), fp, UTF8, ctx -> run()))
+            .isInstanceOf(ExecutionResult.ResponseUnavailable.class);
+      }
+    }
+  }
+
+  /**
+   * A give-back that ends the lease (the holder checkpointed) while a heartbeat of that lease is on
+   * its way to the store: the beat must not land after the end and extend the lease again, or the
+   * hand-over would wait a whole lease.
+   */
+  @Test
+  void aGiveBackEndsTheLeaseAfterTheHeartbeatUnderWayNotBeforeIt() throws Exception {
+    RecordId probe = Samples.newId();
+    long probeToken =
+        ((ClaimResult.Claimed)
+                underlying.claim(
+                    new dev.once.store.ClaimRequest(
+                        probe, Samples.newFingerprint(), shortLease(), Duration.ofHours(1))))
+            .token();
+    assumeTrue(underlying.endLease(probe, probeToken), "the store does not end leases early");
+    Duration lease = Duration.ofSeconds(3);
+    ExecutionPolicy policy = policy().toBuilder().lease(lease).build();
+    RecordId id = Samples.newId();
+    Fingerprint fp = Samples.newFingerprint();
+    store.latency(Duration.ofMillis(400), Call.HEARTBEAT);
+    Lease held = ((Admission.Proceed) once.begin(id.scope(), id.key(), fp, policy)).lease();
+    held.checkpoint(UTF8.encode("step 1"));
+    int answered = store.answered(Call.HEARTBEAT);
+    Eventually.assertThat(
+        "a heartbeat under way",
+        Duration.ofSeconds(5),
+        () -> store.calls(Call.HEARTBEAT) > answered);
+
+    held.giveBack();
+
+    Admission next = once.begin(id.scope(), id.key(), fp, policy);
+    assertThat(next)
+        .as("the next claim takes the key over at once")
+        .isInstanceOf(Admission.Proceed.class);
+    Lease thief = ((Admission.Proceed) next).lease();
+    assertThat(thief.stolen()).isTrue();
+    thief.complete(UTF8.encode("done"));
+  }
+
+  /**
+   * A request whose fingerprint is of a newer version takes over an ended lease of a record written
+   * under the version before (its retry after an upgrade): the record is compared under its own
+   * version, so the key is not stranded "in flight" until it expires.
+   */
+  @Test
+  void aRetryOfANewerFingerprintVersionTakesOverAnEndedLeaseOfTheOlderOne() throws Exception {
+    RecordId id = Samples.newId();
+    Fingerprint v1 = new Fingerprint(1, Samples.newFingerprint().hex());
+    Fingerprint v2 = new Fingerprint(2, Samples.newFingerprint().hex(), v1);
+    underlying.claim(new dev.once.store.ClaimRequest(id, v1, shortLease(), Duration.ofHours(1)));
+    Thread.sleep(shortLease().toMillis() + 50);
+
+    for (boolean async : new boolean[] {false, true}) {
+      Admission admission =
+          async
+              ? await(once.beginAsync(id.scope(), id.key(), v2, policy()))
+              : once.begin(id.scope(), id.key(), v2, policy());
+      assertThat(admission).as("async %s", async).isInstanceOf(Admission.Proceed.class);
+      Lease lease = ((Admission.Proceed) admission).lease();
+      assertThat(lease.stolen()).isTrue();
+      if (!async) {
+        // Leave it to end again, for the asynchronous round.
+        lease.abandon();
+        underlying.endLease(id, lease.token());
+        Thread.sleep(shortLease().toMillis() + 50);
+      } else {
+        lease.complete(UTF8.encode("done"));
+      }
+    }
+    assertThat(once.execute(id.scope(), id.key(), v2, UTF8, ctx -> run()))
+        .isInstanceOf(ExecutionResult.Replayed.class);
   }
 
   private static Lease proceed(CompletionStage<Admission> admission) throws Exception {

@@ -2,6 +2,7 @@ package dev.once.tck;
 
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
+import dev.once.store.Finish;
 import dev.once.store.ForwardingStore;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
@@ -9,19 +10,23 @@ import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.StoreUnavailableException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -57,7 +62,9 @@ public final class FaultyStore extends ForwardingStore {
     COMPLETE,
     FAIL_FINAL,
     RELEASE,
-    PURGE;
+    PURGE,
+    /** {@code awaitChange}: subscribing to a record's changes (Redis's SUBSCRIBE). */
+    WATCH;
 
     /** Every call that writes as a lease holder: what a lost reply applies to by default. */
     static final Set<Call> FENCED_WRITES =
@@ -76,6 +83,9 @@ public final class FaultyStore extends ForwardingStore {
   private final Map<Call, Long> latencyNanos = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile Map<Call, Fault> faults = Map.of();
   private volatile CountDownLatch paused = new CountDownLatch(0);
+  private volatile boolean gathers;
+  private final List<List<RecordId>> claimBatches = new CopyOnWriteArrayList<>();
+  private final List<List<RecordId>> finishBatches = new CopyOnWriteArrayList<>();
 
   private FaultyStore(IdempotencyStore delegate) {
     this.delegate = delegate;
@@ -93,6 +103,29 @@ public final class FaultyStore extends ForwardingStore {
   @Override
   protected IdempotencyStore delegate() {
     return delegate;
+  }
+
+  /**
+   * Lets an engine gather its calls over this store as it would over the store itself ({@link
+   * IdempotencyStore#batches()} passes through), and sends batch calls to the store's own batch
+   * calls, each a single {@link Call#CLAIM} (or {@link Call#COMPLETE} for a finishing batch) that
+   * pays the latency once and meets the faults once, as one round trip does. Without it a batch is
+   * made of single calls, and an engine never gathers. Each batch's records are kept ({@link
+   * #claimBatches()}), so a test can show that what it meant to gather did meet in one batch.
+   */
+  public FaultyStore gathering() {
+    gathers = true;
+    return this;
+  }
+
+  /** The records of every claim batch the store received, in order; with {@link #gathering()}. */
+  public List<List<RecordId>> claimBatches() {
+    return List.copyOf(claimBatches);
+  }
+
+  /** The records of every finishing batch the store received; with {@link #gathering()}. */
+  public List<List<RecordId>> finishBatches() {
+    return List.copyOf(finishBatches);
   }
 
   /**
@@ -261,6 +294,72 @@ public final class FaultyStore extends ForwardingStore {
   @Override
   public int purgeExpired(int batchSize) {
     return call(Call.PURGE, () -> delegate.purgeExpired(batchSize));
+  }
+
+  @Override
+  public CompletableFuture<Void> awaitChange(RecordId id) {
+    return call(Call.WATCH, () -> delegate.awaitChange(id));
+  }
+
+  @Override
+  public boolean batches() {
+    return gathers && delegate.batches();
+  }
+
+  @Override
+  public boolean batchesOnThisThread() {
+    return gathers && delegate.batchesOnThisThread();
+  }
+
+  @Override
+  public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+    if (!gathers) {
+      return super.claimAll(requests);
+    }
+    claimBatches.add(records(requests, ClaimRequest::id));
+    return call(Call.CLAIM, () -> delegate.claimAll(requests));
+  }
+
+  @Override
+  public List<Boolean> finishAll(List<Finish> finishes) {
+    if (!gathers) {
+      return super.finishAll(finishes);
+    }
+    finishBatches.add(records(finishes, Finish::id));
+    return call(Call.COMPLETE, () -> delegate.finishAll(finishes));
+  }
+
+  @Override
+  public CompletionStage<List<ClaimResult>> claimAllAsync(
+      List<ClaimRequest> requests, Executor blocking) {
+    if (!gathers) {
+      return super.claimAllAsync(requests, blocking);
+    }
+    claimBatches.add(records(requests, ClaimRequest::id));
+    return callAsync(
+        Call.CLAIM,
+        () -> delegate.claimAllAsync(requests, blocking),
+        () -> delegate.claimAll(requests));
+  }
+
+  @Override
+  public CompletionStage<List<Boolean>> finishAllAsync(List<Finish> finishes, Executor blocking) {
+    if (!gathers) {
+      return super.finishAllAsync(finishes, blocking);
+    }
+    finishBatches.add(records(finishes, Finish::id));
+    return callAsync(
+        Call.COMPLETE,
+        () -> delegate.finishAllAsync(finishes, blocking),
+        () -> delegate.finishAll(finishes));
+  }
+
+  private static <T> List<RecordId> records(List<T> batch, Function<T, RecordId> id) {
+    List<RecordId> ids = new ArrayList<>(batch.size());
+    for (T item : batch) {
+      ids.add(id.apply(item));
+    }
+    return ids;
   }
 
   // The asynchronous calls reach the store's own asynchronous client, so the kit tests a native

@@ -1662,6 +1662,52 @@ public abstract class IdempotencyStoreContract {
       assertThat(store.complete(wrong, tokens[3], utf8("the owner's"), TTL)).isTrue();
     }
 
+    /**
+     * A batch names each record once (DESIGN §2, "concurrency never changes the answer"): one
+     * multi-row statement would answer every copy of a repeated record alike, so two copies of a
+     * new key's claim would both be granted, under one token, and the work would run twice. A
+     * repeated record is refused before the store changes anything, in every batch call.
+     */
+    @Test
+    void aBatchThatNamesARecordTwiceIsRefusedAndChangesNothing() {
+      Fingerprint fingerprint = newFingerprint();
+      RecordId fresh = newId();
+      RecordId other = newId();
+      assertThatThrownBy(
+              () ->
+                  claimAll(
+                      store,
+                      List.of(
+                          request(other, fingerprint, LONG, TTL),
+                          request(fresh, fingerprint, LONG, TTL),
+                          request(fresh, fingerprint, LONG, TTL))))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(fresh.toString());
+      assertThat(store.get(fresh)).as("the repeated record").isEmpty();
+      assertThat(store.get(other)).as("the other record of the refused batch").isEmpty();
+
+      long token = claimed(store.claim(request(fresh, fingerprint, LONG, TTL))).token();
+      IdempotencyRecord before = present(fresh);
+      assertThatThrownBy(
+              () ->
+                  finishAll(
+                      store,
+                      List.of(
+                          Finish.complete(fresh, token, utf8("first"), TTL),
+                          Finish.release(fresh, token))))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining(fresh.toString());
+      assertUnchanged(fresh, before);
+      assertThatThrownBy(
+              () ->
+                  store.heartbeat(
+                      List.of(new LeaseToken(fresh, token), new LeaseToken(fresh, token + 1)),
+                      LONG))
+          .isInstanceOf(IllegalArgumentException.class);
+      assertUnchanged(fresh, before);
+      assertThat(store.complete(fresh, token, utf8("done"), TTL)).isTrue();
+    }
+
     @Test
     void emptyBatchesAnswerEmpty() {
       assertThat(claimAll(store, List.of())).isEmpty();

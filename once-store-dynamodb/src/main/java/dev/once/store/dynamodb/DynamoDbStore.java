@@ -293,6 +293,7 @@ public final class DynamoDbStore implements IdempotencyStore {
   @Override
   public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
     requests.forEach(request -> Objects.requireNonNull(request, "request"));
+    RecordId.requireDistinct(requests, ClaimRequest::id, "claims");
     if (requests.size() <= 1) {
       return requests.isEmpty() ? List.of() : List.of(claim(requests.get(0)));
     }
@@ -320,6 +321,7 @@ public final class DynamoDbStore implements IdempotencyStore {
   public CompletionStage<List<ClaimResult>> claimAllAsync(
       List<ClaimRequest> requests, Executor blocking) {
     requests.forEach(request -> Objects.requireNonNull(request, "request"));
+    RecordId.requireDistinct(requests, ClaimRequest::id, "claims");
     return batch.mapAsync(
         "claimAll",
         requests,
@@ -374,6 +376,7 @@ public final class DynamoDbStore implements IdempotencyStore {
   public Set<LeaseToken> heartbeat(Collection<LeaseToken> leases, Duration lease) {
     Objects.requireNonNull(leases, "leases");
     Arguments.positive("lease", lease);
+    RecordId.requireDistinct(leases, LeaseToken::id, "leases");
     List<LeaseToken> all = List.copyOf(leases);
     List<Boolean> extended =
         batch.map(

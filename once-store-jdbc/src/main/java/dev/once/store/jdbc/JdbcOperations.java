@@ -125,6 +125,7 @@ final class JdbcOperations implements IdempotencyStore {
     if (requests.isEmpty()) {
       return List.of();
     }
+    RecordId.requireDistinct(requests, ClaimRequest::id, "claims");
     Integer[] order = inKeyOrder(requests, ClaimRequest::id);
     ClaimResult[] results = new ClaimResult[requests.size()];
     try {
@@ -189,6 +190,7 @@ final class JdbcOperations implements IdempotencyStore {
     if (finishes.isEmpty()) {
       return List.of();
     }
+    RecordId.requireDistinct(finishes, Finish::id, "finishing writes");
     Integer[] order = inKeyOrder(finishes, Finish::id);
     boolean[] applied = new boolean[finishes.size()];
     run(

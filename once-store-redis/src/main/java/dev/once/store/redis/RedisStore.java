@@ -265,6 +265,7 @@ public final class RedisStore implements IdempotencyStore {
       Collection<LeaseToken> leases, Duration lease, Executor blocking) {
     Objects.requireNonNull(leases, "leases");
     Arguments.positive("lease", lease);
+    RecordId.requireDistinct(leases, LeaseToken::id, "leases");
     List<SlotGroups.Group<LeaseToken>> groups =
         SlotGroups.of(List.copyOf(leases), LeaseToken::id, keys, slotOf);
     byte[] leaseMicros = Micros.of(lease);
@@ -454,6 +455,7 @@ public final class RedisStore implements IdempotencyStore {
   public CompletionStage<List<ClaimResult>> claimAllAsync(
       List<ClaimRequest> requests, Executor blocking) {
     requests.forEach(r -> Objects.requireNonNull(r, "request"));
+    RecordId.requireDistinct(requests, ClaimRequest::id, "claims");
     List<SlotGroups.Group<ClaimRequest>> groups =
         SlotGroups.of(requests, ClaimRequest::id, keys, slotOf);
     List<CompletableFuture<List<Object>>> runs = new ArrayList<>(groups.size());
@@ -539,6 +541,7 @@ public final class RedisStore implements IdempotencyStore {
   @Override
   public CompletionStage<List<Boolean>> finishAllAsync(List<Finish> finishes, Executor blocking) {
     finishes.forEach(f -> Objects.requireNonNull(f, "finish"));
+    RecordId.requireDistinct(finishes, Finish::id, "finishing writes");
     List<Finish> writes = new ArrayList<>();
     List<Integer> written = new ArrayList<>(); // each write's place in the batch
     List<Integer> releases = new ArrayList<>();
