@@ -15,7 +15,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * java -jar once-chaos.jar --target gateway --store embedded|postgres|redis [--upstream chained|naive]
  * java -jar once-chaos.jar --target payments --payments-jar examples/payments/target/once-payments.jar
  *     [--operations 1000] [--clients 8] [--kills 2] [--store-restarts 1] [--drop-percent 5]
- *     [--slow-percent 2] [--lease-ms 2000] [--seed 1]
+ *     [--slow-percent 2] [--duplicates 1] [--lease-ms 2000] [--seed 1]
  * </pre>
  *
  * <p>Prints the table and exits 0 if the audit passed, 1 if it found a duplicate or missing effect,
@@ -64,6 +66,9 @@ public final class ChaosHarness {
   /** Findings about single operations logged in full; the table counts them all. */
   private static final int MAX_LOGGED = 20;
 
+  /** The most clients that send one operation at once. */
+  static final int MAX_DUPLICATES = 8;
+
   private final Settings settings;
 
   /**
@@ -78,6 +83,8 @@ public final class ChaosHarness {
    * @param storeRestarts SIGKILLs of the store during the load, 0–100 (0 for the embedded store)
    * @param dropPercent percent of operations whose response is dropped once, 0–100
    * @param slowPercent percent of operations whose upstream is slower than the lease, 0–100
+   * @param duplicates how many clients send each operation at the same moment, with its key, 1–8:
+   *     concurrent duplicates, which a store that gathers claims into batches must tell apart
    * @param lease the gateway's lease
    * @param gatewayMain the gateway's main class
    * @param jvmOptions extra options of the server JVMs
@@ -94,6 +101,7 @@ public final class ChaosHarness {
       int storeRestarts,
       int dropPercent,
       int slowPercent,
+      int duplicates,
       Duration lease,
       String gatewayMain,
       List<String> jvmOptions,
@@ -110,6 +118,7 @@ public final class ChaosHarness {
       requireRange("storeRestarts", storeRestarts, 0, 100);
       requireRange("dropPercent", dropPercent, 0, 100);
       requireRange("slowPercent", slowPercent, 0, 100);
+      requireRange("duplicates", duplicates, 1, MAX_DUPLICATES);
       if (lease == null || lease.toMillis() < 500 || lease.toMillis() > 600_000) {
         throw new IllegalArgumentException("lease must be between 500 ms and 10 min, was " + lease);
       }
@@ -171,6 +180,7 @@ public final class ChaosHarness {
                 Map.entry("store-restarts", "0"),
                 Map.entry("drop-percent", "5"),
                 Map.entry("slow-percent", "2"),
+                Map.entry("duplicates", "1"),
                 Map.entry("lease-ms", "2000"),
                 Map.entry("gateway-main", "dev.once.gateway.Gateway"),
                 Map.entry("jvm-options", ""),
@@ -189,6 +199,7 @@ public final class ChaosHarness {
         o.intValue("store-restarts", 0, 100),
         o.intValue("drop-percent", 0, 100),
         o.intValue("slow-percent", 0, 100),
+        o.intValue("duplicates", 1, MAX_DUPLICATES),
         Duration.ofMillis(o.intValue("lease-ms", 500, 600_000)),
         o.get("gateway-main"),
         o.get("jvm-options").isBlank()
@@ -247,6 +258,11 @@ public final class ChaosHarness {
     private final boolean[] slow = new boolean[n];
     private final boolean[] drop = new boolean[n];
     private final AtomicInteger done = new AtomicInteger();
+
+    /** The threads that send the concurrent duplicates, bounded by clients times duplicates. */
+    private final ExecutorService duplicateSenders =
+        Executors.newFixedThreadPool(settings.clients() * (settings.duplicates() - 1) + 1);
+
     private final AtomicLong retries = new AtomicLong();
     private final ConcurrentLinkedQueue<Long> crashes = new ConcurrentLinkedQueue<>();
     private int kills;
@@ -277,11 +293,12 @@ public final class ChaosHarness {
                 if (drop[i]) {
                   proxy.dropResponses(1);
                 }
-                send(client, base, i, attemptTimeout, false);
+                sendWithDuplicates(client, base, i, attemptTimeout);
                 done.incrementAndGet();
               });
       injectFaults();
       awaitClients(clients, "the clients");
+      duplicateSenders.shutdown();
       proxy.dropResponses(0);
     }
 
@@ -343,6 +360,44 @@ public final class ChaosHarness {
         }
         log.info("{}: back up", target.name());
       }
+    }
+
+    /**
+     * Sends the operation, and {@code duplicates - 1} copies of it with its key at the same moment
+     * from threads of their own, as clients that double-submit or retry early do. What the first
+     * client learns is the operation's; the copies' answers are left to the audit, which counts the
+     * effects the upstream saw whoever sent them.
+     */
+    private void sendWithDuplicates(OnceHttpClient client, URI base, int i, Duration timeout) {
+      int copies = settings.duplicates() - 1;
+      if (copies == 0) {
+        send(client, base, i, timeout, false);
+        return;
+      }
+      CountDownLatch go = new CountDownLatch(1);
+      List<CompletableFuture<Void>> sent = new ArrayList<>(copies);
+      for (int c = 0; c < copies; c++) {
+        sent.add(
+            CompletableFuture.runAsync(
+                () -> {
+                  try {
+                    go.await();
+                    client.send(
+                        target.request(base, i, slow[i]).timeout(timeout).build(),
+                        HttpResponse.BodyHandlers.ofString(),
+                        keys[i]);
+                  } catch (Exception e) {
+                    if (e instanceof InterruptedException) {
+                      Thread.currentThread().interrupt();
+                    }
+                    log.debug("a duplicate of operation {} failed: {}", i, String.valueOf(e));
+                  }
+                },
+                duplicateSenders));
+      }
+      go.countDown();
+      send(client, base, i, timeout, false);
+      CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).join();
     }
 
     private void send(

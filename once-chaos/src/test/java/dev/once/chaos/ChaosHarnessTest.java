@@ -46,6 +46,68 @@ class ChaosHarnessTest {
     assertThat(report.droppedResponses()).isPositive();
   }
 
+  /**
+   * Up to eight clients send each operation with its key at the same moment, while the gateway is
+   * killed and responses are lost: the embedded store never gathers two copies into one grant.
+   */
+  @Test
+  void gatewayOnTheEmbeddedStoreRunsConcurrentDuplicatesOnce() {
+    AuditReport report =
+        run(
+            "--target",
+            "gateway",
+            "--store",
+            "embedded",
+            "--operations",
+            "120",
+            "--clients",
+            "4",
+            "--duplicates",
+            "8",
+            "--kills",
+            "1",
+            "--drop-percent",
+            "5",
+            "--slow-percent",
+            "2");
+
+    assertThat(report.passed()).as(report.row()).isTrue();
+  }
+
+  /**
+   * The shared store users scale out on, which gathers concurrent claims into one transaction:
+   * concurrent duplicates of every operation, a kill of the gateway and a restart of PostgreSQL.
+   */
+  @Test
+  void gatewayOnPostgresRunsConcurrentDuplicatesOnceThroughAKillAndARestart() {
+    RequiredServices.assume(
+        PostgresCluster.available(), "PostgreSQL 15 binaries and the postgres OS user");
+
+    AuditReport report =
+        run(
+            "--target",
+            "gateway",
+            "--store",
+            "postgres",
+            "--operations",
+            "150",
+            "--clients",
+            "6",
+            "--duplicates",
+            "4",
+            "--kills",
+            "1",
+            "--store-restarts",
+            "1",
+            "--drop-percent",
+            "5",
+            "--slow-percent",
+            "2");
+
+    assertThat(report.passed()).as(report.row()).isTrue();
+    assertThat(report.storeRestarts()).isEqualTo(1);
+  }
+
   @Test
   void gatewayOnRedisSurvivesARestartOfRedis() {
     RequiredServices.assume(
@@ -132,6 +194,7 @@ class ChaosHarnessTest {
     assertThat(ChaosHarness.status(new String[] {"--store", "embedded", "--store-restarts", "1"}))
         .isEqualTo(2);
     assertThat(ChaosHarness.status(new String[] {"--frobnicate", "1"})).isEqualTo(2);
+    assertThat(ChaosHarness.status(new String[] {"--duplicates", "9"})).isEqualTo(2);
   }
 
   private static AuditReport run(String... args) {

@@ -1,5 +1,6 @@
 package dev.once.servlet;
 
+import dev.once.http.kit.RealStores;
 import dev.once.store.IdempotencyStore;
 
 /** {@link HerdTest} on the machine's Postgres. */
@@ -7,6 +8,6 @@ class PostgresHerdTest extends HerdTest {
 
   @Override
   IdempotencyStore backingStore() {
-    return RealStores.postgres();
+    return RealStores.postgres("once_servlet_test_");
   }
 }

@@ -1,5 +1,6 @@
 package dev.once.servlet;
 
+import dev.once.http.kit.RealStores;
 import dev.once.store.IdempotencyStore;
 
 /** {@link HerdTest} on the machine's Redis. */
@@ -7,6 +8,6 @@ class RedisHerdTest extends HerdTest {
 
   @Override
   IdempotencyStore backingStore() {
-    return RealStores.redis();
+    return RealStores.redis("once-servlet-test-");
   }
 }

@@ -1,5 +1,6 @@
 package dev.once.servlet;
 
+import dev.once.http.kit.RealStores;
 import dev.once.store.IdempotencyStore;
 
 /** The contract kit ({@link ServletSemanticsTest}) on the machine's Redis. */
@@ -7,6 +8,6 @@ class RedisServletSemanticsTest extends ServletSemanticsTest {
 
   @Override
   protected IdempotencyStore store() {
-    return RealStores.redis();
+    return RealStores.redis("once-servlet-test-");
   }
 }

@@ -36,6 +36,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -525,6 +526,20 @@ public abstract class EngineContract {
     }
   }
 
+  /** {@link #aRandomConcurrentHistoryKeepsTheLedgerRule}, for most of a minute: the chaos run. */
+  @Test
+  @Tag("chaos")
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void aLongRandomConcurrentHistoryKeepsTheLedgerRule() throws Exception {
+    FaultyStore gathered = FaultyStore.wrap(underlying).gathering();
+    try (Once engine = Once.of(gathered)) {
+      EngineHistory history =
+          new EngineHistory(engine, underlying, 16, 8, 1_000_000, Duration.ofSeconds(45));
+
+      assertThat(history.run()).as("seed %d", history.seed()).isEmpty();
+    }
+  }
+
   // ------------------------------------------------------- waiting, batches and give-backs
 
   /**
@@ -698,6 +713,11 @@ public abstract class EngineContract {
         () -> store.calls(Call.HEARTBEAT) > answered);
 
     held.giveBack();
+    // The beat has landed by now (whichever came first, it or the end of the lease).
+    Eventually.assertThat(
+        "the heartbeat answered",
+        Duration.ofSeconds(5),
+        () -> store.answered(Call.HEARTBEAT) > answered);
 
     Admission next = once.begin(id.scope(), id.key(), fp, policy);
     assertThat(next)

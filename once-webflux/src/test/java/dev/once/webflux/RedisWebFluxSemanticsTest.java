@@ -1,5 +1,6 @@
 package dev.once.webflux;
 
+import dev.once.http.kit.RealStores;
 import dev.once.store.IdempotencyStore;
 
 /**
@@ -10,6 +11,6 @@ class RedisWebFluxSemanticsTest extends WebFluxSemanticsTest {
 
   @Override
   protected IdempotencyStore store() {
-    return RedisStores.open();
+    return RealStores.redis("once-webflux-test-");
   }
 }

@@ -13,7 +13,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -73,6 +76,65 @@ public abstract class HttpSemanticsContract {
     } finally {
       if (store != null) {
         store.close();
+      }
+    }
+  }
+
+  // ---- concurrency never changes the answer ----
+
+  /**
+   * Identical requests for a few new keys at the same moment, mixed with requests for keys of their
+   * own: each key's handler runs once, and every other copy gets that first response replayed or
+   * 409 in flight. Over a store that gathers (PostgreSQL, Redis) the copies and the other keys are
+   * claimed in the same batches, where two copies of one key once both won, under one token.
+   */
+  @Test
+  void aHerdOfIdenticalRequestsRunsEachKeysHandlerOnce() throws Exception {
+    int keys = 4;
+    int copies = 8;
+    int loners = 16;
+    List<String> herd = new ArrayList<>();
+    List<HttpRequest.Builder> requests = new ArrayList<>();
+    for (int k = 0; k < keys; k++) {
+      String path = "/api/payments/herd-" + UUID.randomUUID();
+      String key = key();
+      herd.add(path);
+      for (int c = 0; c < copies; c++) {
+        requests.add(post(path, key, "{\"amount\":1000}"));
+      }
+    }
+    for (int i = 0; i < loners; i++) {
+      requests.add(post("/api/payments/herd-loner-" + UUID.randomUUID(), key(), "{}"));
+    }
+    Collections.shuffle(requests, new Random(herd.hashCode()));
+
+    List<CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
+    for (HttpRequest.Builder r : requests) {
+      sent.add(sendAsync(r));
+    }
+    CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new)).get(60, TimeUnit.SECONDS);
+
+    for (String path : herd) {
+      assertThat(runs(path)).as("runs of %s", path).isEqualTo(1);
+      List<HttpResponse<String>> answers =
+          sent.stream()
+              .map(CompletableFuture::join)
+              .filter(r -> r.uri().getPath().equals(path))
+              .toList();
+      List<HttpResponse<String>> firsts =
+          answers.stream()
+              .filter(
+                  r ->
+                      r.statusCode() == 201
+                          && r.headers().firstValue("Idempotent-Replayed").isEmpty())
+              .toList();
+      assertThat(firsts).as("first answers of %s", path).hasSize(1);
+      for (HttpResponse<String> r : answers) {
+        if (r.statusCode() == 201) {
+          assertThat(r.body()).isEqualTo(firsts.get(0).body());
+        } else {
+          assertProblem(r, ProblemType.IN_FLIGHT);
+        }
       }
     }
   }
