@@ -22,6 +22,7 @@ class IdempotentMethodsStartupTest {
               AutoConfigurations.of(
                   AopAutoConfiguration.class,
                   BootLine.JACKSON,
+                  OnceAutoConfiguration.class,
                   OnceMethodsAutoConfiguration.class));
 
   public static class BadSyntax {
