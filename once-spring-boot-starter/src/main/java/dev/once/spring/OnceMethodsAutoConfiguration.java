@@ -44,6 +44,13 @@ public class OnceMethodsAutoConfiguration {
     return new IdempotentMethods(beans, environment);
   }
 
+  /** A method the advisor could never reach stops startup instead of running unguarded. */
+  @Bean
+  @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+  static UnreachableMethods onceUnreachableMethods() {
+    return new UnreachableMethods();
+  }
+
   @Bean
   @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
   static AbstractPointcutAdvisor onceIdempotentMethodAdvisor(IdempotentMethods methods) {
