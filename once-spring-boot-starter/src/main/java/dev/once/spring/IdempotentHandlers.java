@@ -14,11 +14,12 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.Environment;
 import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.method.HandlerMethod;
-import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
-import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 /**
  * Finds the {@link Idempotent} handler methods and turns each path they are mapped to into a route.
+ * The same for Spring MVC and WebFlux: each web stack's auto-configuration lists its handler
+ * mappings as {@link Mapped} entries, and the rest is shared. It names spring-web's types only,
+ * which both stacks have, never one stack's own.
  */
 final class IdempotentHandlers {
 
@@ -27,50 +28,58 @@ final class IdempotentHandlers {
   private IdempotentHandlers() {}
 
   /**
+   * One handler method as its web stack maps it.
+   *
+   * @param methods the HTTP methods it is mapped to (empty: every method)
+   * @param patterns its Spring path patterns
+   */
+  record Mapped(HandlerMethod handler, Set<RequestMethod> methods, Set<String> patterns) {}
+
+  /**
    * The routes of every annotated handler, most specific pattern first, each pattern once. Handlers
    * that share a pattern (a POST and a PATCH on one path) share a route covering both methods; if
    * their settings differ otherwise, the application refuses to start.
+   *
+   * @param prefix put before every pattern: the {@code DispatcherServlet}'s path in a servlet
+   *     application, nothing in a reactive one (its filter matches paths within the application)
    */
   static Map<String, List<AnnotatedRoute>> scan(
-      List<RequestMappingHandlerMapping> mappings, String servletPrefix, Environment environment) {
+      List<Mapped> handlers, String prefix, Environment environment) {
     Map<String, List<AnnotatedRoute>> byPattern = new LinkedHashMap<>();
-    for (RequestMappingHandlerMapping mapping : mappings) {
-      for (Map.Entry<RequestMappingInfo, HandlerMethod> e :
-          mapping.getHandlerMethods().entrySet()) {
-        HandlerMethod handler = e.getValue();
-        Idempotent idempotent = annotationOf(handler);
-        if (idempotent == null || !idempotent.key().isEmpty()) {
-          // With a key expression the method is intercepted as a bean method (IdempotentMethods),
-          // not routed by the header.
-          continue;
-        }
-        String name = handler.getBeanType().getSimpleName() + "#" + handler.getMethod().getName();
-        Set<String> mapped = new TreeSet<>();
-        for (RequestMethod m : e.getKey().getMethodsCondition().getMethods()) {
-          mapped.add(m.name());
-        }
-        OnceProperties.Policy policy =
-            IdempotentAttributes.policyOf(
-                idempotent,
-                attribute -> "@Idempotent(" + attribute + ") on " + name,
-                environment,
-                mapped);
-        if (policy == null) {
-          log.warn(
-              "@Idempotent on {} is ignored: the handler only answers safe methods {}",
-              name,
-              mapped);
-          continue;
-        }
-        PolicyMapper.Layer layer =
-            new PolicyMapper.Layer(
-                policy, field -> "@Idempotent(" + PolicyMapper.camelCase(field) + ") on " + name);
-        for (String springPattern : e.getKey().getPatternValues()) {
-          String pattern = servletPrefix + SpringPatterns.toRoutePattern(springPattern);
-          byPattern
-              .computeIfAbsent(pattern, p -> new ArrayList<>())
-              .add(new AnnotatedRoute(pattern, layer, name));
-        }
+    for (Mapped mapped : handlers) {
+      HandlerMethod handler = mapped.handler();
+      Idempotent idempotent = annotationOf(handler);
+      if (idempotent == null || !idempotent.key().isEmpty()) {
+        // With a key expression the method is intercepted as a bean method (IdempotentMethods),
+        // not routed by the header.
+        continue;
+      }
+      String name = handler.getBeanType().getSimpleName() + "#" + handler.getMethod().getName();
+      Set<String> methods = new TreeSet<>();
+      for (RequestMethod m : mapped.methods()) {
+        methods.add(m.name());
+      }
+      OnceProperties.Policy policy =
+          IdempotentAttributes.policyOf(
+              idempotent,
+              attribute -> "@Idempotent(" + attribute + ") on " + name,
+              environment,
+              methods);
+      if (policy == null) {
+        log.warn(
+            "@Idempotent on {} is ignored: the handler only answers safe methods {}",
+            name,
+            methods);
+        continue;
+      }
+      PolicyMapper.Layer layer =
+          new PolicyMapper.Layer(
+              policy, field -> "@Idempotent(" + PolicyMapper.camelCase(field) + ") on " + name);
+      for (String springPattern : mapped.patterns()) {
+        String pattern = prefix + SpringPatterns.toRoutePattern(springPattern);
+        byPattern
+            .computeIfAbsent(pattern, p -> new ArrayList<>())
+            .add(new AnnotatedRoute(pattern, layer, name));
       }
     }
     Map<String, List<AnnotatedRoute>> sorted = new LinkedHashMap<>();

@@ -6,6 +6,8 @@ import dev.once.servlet.TransactionBoundary;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.jdbc.TransactionalStore;
 import jakarta.servlet.DispatcherType;
+import java.util.ArrayList;
+import java.util.List;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactory;
@@ -85,7 +87,26 @@ public class OnceServletAutoConfiguration {
         Environment environment) {
       return () ->
           IdempotentHandlers.scan(
-              mappings.orderedStream().toList(), DispatcherServletPrefix.of(beans), environment);
+              handlers(mappings.orderedStream().toList()),
+              DispatcherServletPrefix.of(beans),
+              environment);
+    }
+
+    private static List<IdempotentHandlers.Mapped> handlers(
+        List<RequestMappingHandlerMapping> mappings) {
+      List<IdempotentHandlers.Mapped> found = new ArrayList<>();
+      for (RequestMappingHandlerMapping mapping : mappings) {
+        mapping
+            .getHandlerMethods()
+            .forEach(
+                (info, handler) ->
+                    found.add(
+                        new IdempotentHandlers.Mapped(
+                            handler,
+                            info.getMethodsCondition().getMethods(),
+                            info.getPatternValues())));
+      }
+      return found;
     }
 
     /** A 404 or 405 that no handler produced is never recorded. */
