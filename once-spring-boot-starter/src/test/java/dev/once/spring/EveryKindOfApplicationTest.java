@@ -6,10 +6,13 @@ import dev.once.Once;
 import dev.once.http.HttpIdempotency;
 import dev.once.webflux.OnceWebFilter;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 
 /**
@@ -17,6 +20,7 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
  * own web stack and nothing of another. (once-spring-apps starts such applications on class paths
  * that really lack the servlet API; here the class loader only hides it from the conditions.)
  */
+@ExtendWith(OutputCaptureExtension.class)
 class EveryKindOfApplicationTest {
 
   private static final AutoConfigurations ALL =
@@ -38,6 +42,21 @@ class EveryKindOfApplicationTest {
               assertThat(context).hasSingleBean(OnceWebFilter.class);
               assertThat(context).hasSingleBean(OnceEndpoint.class);
               assertThat(context).doesNotHaveBean(FilterRegistrationBean.class);
+            });
+  }
+
+  @Test
+  void aReactiveApplicationWithoutOnceWebFluxIsToldWhichArtifactGuardsItsRequests(
+      CapturedOutput output) {
+    new ReactiveWebApplicationContextRunner()
+        .withConfiguration(ALL)
+        .withClassLoader(new FilteredClassLoader("jakarta.servlet", "dev.once.webflux"))
+        .withPropertyValues("once.store.type=memory")
+        .run(
+            context -> {
+              assertThat(context).hasNotFailed();
+              assertThat(context).hasSingleBean(Once.class);
+              assertThat(output).contains("dev.once:once-webflux is not on the class path");
             });
   }
 
