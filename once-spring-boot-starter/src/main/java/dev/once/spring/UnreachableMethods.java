@@ -25,9 +25,9 @@ import org.springframework.util.ReflectionUtils;
  * <p>It looks at each bean after the auto-proxy creator did (that one runs first, at the highest
  * precedence; this one last), so it judges the object the application will call: a subclass proxy
  * (CGLIB) reaches no {@code static}, {@code private} or {@code final} method; an interface proxy
- * (JDK, {@code spring.aop.proxy-target-class=false}) reaches only what an interface declares; a
- * bean that was not proxied at all reaches nothing. A final class is refused before the proxy
- * creator tries to subclass it.
+ * (JDK, {@code spring.aop.proxy-target-class=false}) reaches only what an interface declares; and
+ * in an application without an auto-proxy creator no bean is proxied at all. A final class is
+ * refused before the proxy creator tries to subclass it.
  */
 final class UnreachableMethods implements BeanPostProcessor, BeanFactoryAware, Ordered {
 
@@ -66,7 +66,7 @@ final class UnreachableMethods implements BeanPostProcessor, BeanFactoryAware, O
   @Override
   public Object postProcessAfterInitialization(Object bean, String beanName) {
     for (Method method : keyedMethods(ClassUtils.getUserClass(AopUtils.getTargetClass(bean)))) {
-      String why = unreachable(method, bean);
+      String why = unreachable(method, bean, proxyCreator() != null);
       if (why != null) {
         throw refusal(method, why + ", so every call would run unguarded");
       }
@@ -103,15 +103,25 @@ final class UnreachableMethods implements BeanPostProcessor, BeanFactoryAware, O
 
   /** Whether the application's auto-proxy creator proxies classes rather than interfaces. */
   private boolean proxiesBySubclassing() {
-    BeanFactory b = beans;
-    return b != null
-        && b.containsBean(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME)
-        && b.getBean(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME, ProxyConfig.class)
-            .isProxyTargetClass();
+    ProxyConfig creator = proxyCreator();
+    return creator != null && creator.isProxyTargetClass();
   }
 
-  /** Why no call through {@code bean} reaches {@code method}, or null if calls do. */
-  static @Nullable String unreachable(Method method, Object bean) {
+  /** The auto-proxy creator every Spring advisor shares, or null if the application has none. */
+  private @Nullable ProxyConfig proxyCreator() {
+    BeanFactory b = beans;
+    return b != null && b.containsBean(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME)
+        ? b.getBean(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME, ProxyConfig.class)
+        : null;
+  }
+
+  /**
+   * Why no call through {@code bean} reaches {@code method}, or null if calls do.
+   *
+   * @param anyProxyCreator whether the application has an auto-proxy creator: a bean it left alone
+   *     is then no proof of a problem (a test's mock, registered as it is), only a bean with none
+   */
+  static @Nullable String unreachable(Method method, Object bean, boolean anyProxyCreator) {
     int modifiers = method.getModifiers();
     if (Modifier.isStatic(modifiers)) {
       return "a static method is not called through the bean's proxy; make it an instance method";
@@ -129,10 +139,10 @@ final class UnreachableMethods implements BeanPostProcessor, BeanFactoryAware, O
     if (Modifier.isFinal(modifiers)) {
       return "a final method cannot be overridden by the bean's proxy (a subclass); remove final";
     }
-    if (!AopUtils.isAopProxy(bean)) {
-      return "the bean is not proxied: no auto-proxy creator wrapped it (spring.aop.auto=false, or"
-          + " spring.aop.proxy-target-class=false without AspectJ, leave Spring Boot none), or the"
-          + " bean was made before one existed (a dependency of a BeanPostProcessor)";
+    if (!anyProxyCreator && !AopUtils.isAopProxy(bean)) {
+      return "the bean is not proxied: the application has no auto-proxy creator"
+          + " (spring.aop.auto=false, or spring.aop.proxy-target-class=false without AspectJ, leave"
+          + " Spring Boot none)";
     }
     return null;
   }
