@@ -179,7 +179,7 @@ final class IdempotentMethods implements MethodInterceptor, SmartInitializingSin
     String name = plan.name();
     OnceProperties.Policy own =
         Objects.requireNonNull(
-            IdempotentHandlers.policyOf(
+            IdempotentAttributes.policyOf(
                 plan.annotation(),
                 attribute -> "@Idempotent(" + attribute + ") on " + name,
                 environment,

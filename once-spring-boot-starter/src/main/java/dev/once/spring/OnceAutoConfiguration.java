@@ -7,42 +7,47 @@ import dev.once.http.NewKeyLimit;
 import dev.once.http.ScopeResolver;
 import dev.once.micrometer.ObservedEvents;
 import dev.once.micrometer.ObservedStore;
-import dev.once.servlet.OnceFilter;
-import dev.once.servlet.TransactionBoundary;
 import dev.once.store.EncryptingStore;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.Keyring;
 import dev.once.store.jdbc.Purger;
-import dev.once.store.jdbc.TransactionalStore;
 import io.micrometer.observation.ObservationRegistry;
-import jakarta.servlet.DispatcherType;
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.util.List;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
-import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
-import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import org.springframework.core.env.Environment;
-import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.web.servlet.HandlerExceptionResolver;
-import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
 
 /**
- * Installs {@link OnceFilter} in a servlet application from the {@code once.*} properties and the
- * {@link Idempotent} handlers, over a store chosen from the beans present: the application's own
- * {@link IdempotencyStore} bean; else a PostgreSQL or MariaDB store on its {@link DataSource}; else
- * a Redis store on its Lettuce connection factory; else an in-memory store, with a warning.
+ * What every kind of application gets from the starter, a servlet, a reactive or a non-web one: the
+ * {@code once.*} properties, the store chosen from the beans present (the application's own {@link
+ * IdempotencyStore} bean; else a PostgreSQL or MariaDB store on its {@link DataSource}; else a
+ * Redis store on its Lettuce connection factory; else an in-memory store, with a warning), the
+ * engine, the routes, and encryption, observations, the purger, health and the {@code once}
+ * Actuator endpoint.
+ *
+ * <p>It names nothing of a web stack: the servlet filter ({@link OnceServletAutoConfiguration}),
+ * the reactive one ({@link OnceReactiveAutoConfiguration}) and {@code @Idempotent} bean methods
+ * ({@link OnceMethodsAutoConfiguration}) are auto-configurations of their own, each conditional on
+ * what it needs, and built on the beans made here. So an application without the servlet API never
+ * loads a class that names it.
  */
 @AutoConfiguration(
     afterName = {
@@ -52,51 +57,67 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
       "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
       "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
       "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
-      "org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration",
-      "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
-      "org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration",
-      "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
-      "org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration",
-      "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration",
-      "org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration",
-      "org.springframework.boot.webmvc.autoconfigure.WebMvcAutoConfiguration",
-      "org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration",
-      "org.springframework.boot.webmvc.autoconfigure.DispatcherServletAutoConfiguration",
       "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration",
       "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"
     })
-@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-@OnceInfrastructure.ConditionalOnOnceEnabled
-@Import(OnceInfrastructure.class)
+@OnceAutoConfiguration.ConditionalOnOnceEnabled
+@EnableConfigurationProperties(OnceProperties.class)
+@Import({
+  // The store choices in order of preference; imported, not nested, because Spring registers
+  // nested configuration classes in no guaranteed order.
+  StoreConfigurations.Jdbc.class,
+  StoreConfigurations.Redis.class,
+  StoreConfigurations.InMemory.class,
+  OnceHealthConfiguration.class
+})
 public class OnceAutoConfiguration {
 
   private static final org.slf4j.Logger log =
       org.slf4j.LoggerFactory.getLogger(OnceAutoConfiguration.class);
 
-  @Bean
-  OnceRoutes onceRoutes(OnceProperties properties, ObjectProvider<AnnotatedRoutes> annotated) {
-    return routes(properties, annotated);
+  /** Once's auto-configurations are on unless {@code once.enabled=false}. */
+  @Retention(RetentionPolicy.RUNTIME)
+  @Target(ElementType.TYPE)
+  @Documented
+  @ConditionalOnProperty(
+      prefix = "once",
+      name = "enabled",
+      havingValue = "true",
+      matchIfMissing = true)
+  @interface ConditionalOnOnceEnabled {}
+
+  /**
+   * Wraps the store the engine uses (observations); a separate type so that Micrometer stays
+   * optional.
+   */
+  @FunctionalInterface
+  interface StoreDecorator extends UnaryOperator<IdempotencyStore> {}
+
+  /**
+   * The routes of {@link Idempotent} handlers, found by the web stack's own auto-configuration; a
+   * separate type so that Spring MVC and WebFlux stay optional.
+   */
+  @FunctionalInterface
+  interface AnnotatedRoutes {
+    Map<String, List<AnnotatedRoute>> find();
   }
 
-  /** The routes from the properties and the annotated handlers; also the reactive side's. */
-  static OnceRoutes routes(OnceProperties properties, ObjectProvider<AnnotatedRoutes> annotated) {
+  /** The routes from the properties and the annotated handlers, if a web stack found some. */
+  @Bean
+  @ConditionalOnMissingBean
+  OnceRoutes onceRoutes(OnceProperties properties, ObjectProvider<AnnotatedRoutes> annotated) {
     AnnotatedRoutes found = annotated.getIfAvailable();
     return OnceRoutes.of(properties, found == null ? Map.of() : found.find());
   }
 
+  /**
+   * The engine over the chosen store, joined to a request's transaction where a transactional route
+   * opened one ({@link TransactionJoin}, servlet applications only), then wrapped by every {@link
+   * StoreDecorator} in order.
+   */
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   Once once(
-      IdempotencyStore store,
-      OnceRoutes routes,
-      ObjectProvider<TransactionJoin> join,
-      ObjectProvider<StoreDecorator> decorators,
-      ObjectProvider<OnceListener> listeners) {
-    return engine(store, routes, join, decorators, listeners);
-  }
-
-  /** The engine over the chosen store; also built by {@link OnceMethodsAutoConfiguration}. */
-  static Once engine(
       IdempotencyStore store,
       OnceRoutes routes,
       ObjectProvider<TransactionJoin> join,
@@ -113,8 +134,13 @@ public class OnceAutoConfiguration {
         .build();
   }
 
+  /**
+   * The HTTP layer over the engine, from the routes and properties, which the servlet and the
+   * reactive filter both use; an application without a web server has no requests to guard.
+   */
   @Bean
   @ConditionalOnMissingBean
+  @ConditionalOnWebApplication
   HttpIdempotency onceHttpIdempotency(
       Once once,
       OnceRoutes routes,
@@ -126,13 +152,11 @@ public class OnceAutoConfiguration {
   }
 
   /**
-   * The HTTP layer over the engine, from the routes and properties; also the reactive side's.
-   *
    * @param customScope the application's own {@link ScopeResolver} bean, which replaces {@code
    *     once.scope.*} and nothing else; null to build the scope from those properties
    * @param customizers the application's {@link OnceRouteCustomizer} beans, in order
    */
-  static HttpIdempotency http(
+  private static HttpIdempotency http(
       Once once,
       OnceRoutes routes,
       OnceProperties properties,
@@ -202,44 +226,21 @@ public class OnceAutoConfiguration {
     };
   }
 
-  @Bean
-  FilterRegistrationBean<OnceFilter> onceFilter(
-      HttpIdempotency http,
-      OnceRoutes routes,
-      OnceProperties properties,
-      ObjectProvider<TransactionBoundary> boundary) {
-    String transactional = routes.firstTransactionalProperty();
-    TransactionBoundary transactions = boundary.getIfAvailable(() -> TransactionBoundary.NONE);
-    if (transactional != null && transactions == TransactionBoundary.NONE) {
-      throw new InvalidOncePropertyException(
-          transactional,
-          true,
-          "transactional routes need a PostgreSQL or"
-              + " MariaDB store on the application's DataSource and a PlatformTransactionManager");
+  /**
+   * A reactive application without once-webflux gets no filter; said at startup, since its routes
+   * would otherwise pass unguarded without a word.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+  @ConditionalOnMissingClass("dev.once.webflux.OnceWebFilter")
+  static class MissingWebFluxAdapter {
+    MissingWebFluxAdapter() {
+      log.warn(
+          "Once: this is a reactive (WebFlux) application, but dev.once:once-webflux is not on the"
+              + " class path, so no HTTP request is guarded (once.routes and once.defaults do not"
+              + " apply). Add the dependency (docs/webflux.md); @Idempotent(key) methods work"
+              + " without it.");
     }
-    FilterRegistrationBean<OnceFilter> registration =
-        new FilterRegistrationBean<>(OnceFilter.builder(http).transactions(transactions).build());
-    registration.setName("onceFilter");
-    registration.setOrder(properties.getFilter().getOrder());
-    registration.setUrlPatterns(properties.getFilter().getUrlPatterns());
-    registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);
-    registration.setAsyncSupported(true);
-    return registration;
-  }
-
-  /**
-   * Wraps the store the engine uses (observations); a separate type so that Micrometer stays
-   * optional.
-   */
-  @FunctionalInterface
-  interface StoreDecorator extends UnaryOperator<IdempotencyStore> {}
-
-  /**
-   * The routes of {@link Idempotent} handlers; a separate type so that Spring MVC stays optional.
-   */
-  @FunctionalInterface
-  interface AnnotatedRoutes {
-    Map<String, List<IdempotentHandlers.Found>> find();
   }
 
   /**
@@ -261,59 +262,6 @@ public class OnceAutoConfiguration {
       }
       boolean readPlaintext = properties.getEncryption().isReadPlaintext();
       return store -> EncryptingStore.builder(store, keyring).readPlaintext(readPlaintext).build();
-    }
-  }
-
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(RequestMappingHandlerMapping.class)
-  static class HandlerConfiguration {
-    @Bean
-    AnnotatedRoutes onceAnnotatedRoutes(
-        ObjectProvider<RequestMappingHandlerMapping> mappings,
-        BeanFactory beans,
-        Environment environment) {
-      return () ->
-          IdempotentHandlers.scan(
-              mappings.orderedStream().toList(), DispatcherServletPrefix.of(beans), environment);
-    }
-
-    /** A 404 or 405 that no handler produced is never recorded. */
-    @Bean
-    HandlerExceptionResolver onceUnhandledRequests() {
-      return new UnhandledRequests();
-    }
-  }
-
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(
-      name = {
-        "dev.once.store.jdbc.TransactionalStore",
-        "org.springframework.jdbc.datasource.DataSourceUtils"
-      })
-  @ConditionalOnBean({DataSource.class, PlatformTransactionManager.class})
-  static class TransactionConfiguration {
-    @Bean
-    @Nullable TransactionJoin onceTransactionJoin(
-        IdempotencyStore store, ObjectProvider<DataSource> dataSource) {
-      TransactionalStore transactional = JdbcStores.transactional(store);
-      DataSource ds = dataSource.getIfUnique();
-      // Without a transactional view, or with several DataSources to choose from, no route can
-      // join.
-      return transactional == null || ds == null
-          ? null
-          : new TransactionJoin(transactional::on, ds);
-    }
-
-    @Bean
-    @ConditionalOnMissingBean(TransactionBoundary.class)
-    TransactionBoundary onceTransactionBoundary(
-        ObjectProvider<TransactionJoin> join,
-        PlatformTransactionManager transactions,
-        OnceRoutes routes) {
-      TransactionJoin j = join.getIfAvailable();
-      return j == null
-          ? TransactionBoundary.NONE
-          : new SpringTransactionBoundary(transactions, j, routes.transactionalPatterns());
     }
   }
 

@@ -1,21 +1,14 @@
 package dev.once.spring;
 
-import dev.once.Once;
-import dev.once.OnceListener;
-import dev.once.store.IdempotencyStore;
 import java.lang.reflect.Method;
-import java.util.Map;
 import org.aopalliance.aop.Advice;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
@@ -23,26 +16,18 @@ import org.springframework.core.env.Environment;
 /**
  * {@code @Idempotent(key = ...)} on any bean method: an advisor that Spring's auto-proxy creator
  * applies, as it applies {@code @Transactional}'s, so no AspectJ is needed. It runs in every kind
- * of application (a Kafka consumer has no web server); where {@link OnceAutoConfiguration} does not
- * apply, this class chooses the store and builds the engine the same way.
+ * of application (a Kafka consumer has no web server), over the engine {@link
+ * OnceAutoConfiguration} built.
  */
 @AutoConfiguration(
     after = OnceAutoConfiguration.class,
     afterName = {
-      "dev.once.spring.OnceReactiveAutoConfiguration",
       // Boot 3's name, then Boot 4's, as in OnceAutoConfiguration.
-      "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
-      "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
-      "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
-      "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
       "org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration",
       "org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
-      "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration",
-      "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration",
-      "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"
+      "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration"
     })
-@OnceInfrastructure.ConditionalOnOnceEnabled
-@Import(OnceInfrastructure.class)
+@OnceAutoConfiguration.ConditionalOnOnceEnabled
 public class OnceMethodsAutoConfiguration {
 
   /**
@@ -57,6 +42,13 @@ public class OnceMethodsAutoConfiguration {
   static IdempotentMethods onceIdempotentMethods(
       ListableBeanFactory beans, Environment environment) {
     return new IdempotentMethods(beans, environment);
+  }
+
+  /** A method the advisor could never reach stops startup instead of running unguarded. */
+  @Bean
+  @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+  static UnreachableMethods onceUnreachableMethods() {
+    return new UnreachableMethods();
   }
 
   @Bean
@@ -83,24 +75,5 @@ public class OnceMethodsAutoConfiguration {
         };
     advisor.setOrder(ORDER);
     return advisor;
-  }
-
-  /** The routes' defaults, where no servlet auto-configuration made them. */
-  @Bean
-  @ConditionalOnMissingBean
-  OnceRoutes onceRoutes(OnceProperties properties) {
-    return OnceRoutes.of(properties, Map.of());
-  }
-
-  /** The engine, where no servlet auto-configuration (nor the application) made one. */
-  @Bean(destroyMethod = "close")
-  @ConditionalOnMissingBean
-  Once once(
-      IdempotencyStore store,
-      OnceRoutes routes,
-      ObjectProvider<TransactionJoin> join,
-      ObjectProvider<OnceAutoConfiguration.StoreDecorator> decorators,
-      ObjectProvider<OnceListener> listeners) {
-    return OnceAutoConfiguration.engine(store, routes, join, decorators, listeners);
   }
 }

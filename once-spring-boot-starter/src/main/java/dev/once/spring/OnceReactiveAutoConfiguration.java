@@ -1,54 +1,48 @@
 package dev.once.spring;
 
-import dev.once.Once;
-import dev.once.OnceListener;
 import dev.once.http.HttpIdempotency;
-import dev.once.store.IdempotencyStore;
 import dev.once.webflux.OnceWebFilter;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.web.reactive.result.method.annotation.RequestMappingHandlerMapping;
 import org.springframework.web.server.WebFilter;
+import org.springframework.web.util.pattern.PathPattern;
 
 /**
- * Installs {@link OnceWebFilter} in a reactive (WebFlux) application from the same {@code once.*}
- * properties as {@link OnceAutoConfiguration} does {@code OnceFilter} in a servlet one, over the
- * same store choice. The two never both apply: each is conditional on its kind of web application.
+ * Installs {@link OnceWebFilter} in a reactive (WebFlux) application, over the HTTP layer {@link
+ * OnceAutoConfiguration} built from the same {@code once.*} properties and store choice as a
+ * servlet application's. It names nothing of the servlet API: a WebFlux application has none.
  *
- * <p>Nothing is mapped twice: the engine, the routes and the HTTP semantics are built by {@link
- * OnceAutoConfiguration}'s own bean methods, and its store, encryption, observation, purge and
- * health configurations are imported as they are. What a reactive application does not get: {@link
- * Idempotent} handlers (they are found through Spring MVC's handler mappings; use {@code
- * once.routes}), transactional routes (a transaction is bound to a thread, a reactive handler is
- * not: a route that asks for one stops startup) and {@code once.filter.url-patterns} (the routes
- * alone say which requests are guarded).
+ * <p>{@link Idempotent} WebFlux handlers make routes as Spring MVC ones do. What a reactive
+ * application does not get: transactional routes (a transaction is bound to a thread, a reactive
+ * handler is not: a route that asks for one stops startup) and {@code once.filter.url-patterns}
+ * (the routes alone say which requests are guarded).
  */
 @AutoConfiguration(
+    after = OnceAutoConfiguration.class,
     afterName = {
       // Boot 3's name, then Boot 4's, as in OnceAutoConfiguration.
-      "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
-      "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
-      "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration",
-      "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
       "org.springframework.boot.autoconfigure.web.reactive.WebFluxAutoConfiguration",
-      "org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration",
-      "org.springframework.boot.actuate.autoconfigure.observation.ObservationAutoConfiguration",
-      "org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration"
+      "org.springframework.boot.webflux.autoconfigure.WebFluxAutoConfiguration"
     })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnClass({WebFilter.class, OnceWebFilter.class})
-@OnceInfrastructure.ConditionalOnOnceEnabled
-@Import(OnceInfrastructure.class)
+@OnceAutoConfiguration.ConditionalOnOnceEnabled
 public class OnceReactiveAutoConfiguration {
 
   @Bean
-  OnceRoutes onceRoutes(
-      OnceProperties properties, ObjectProvider<OnceAutoConfiguration.AnnotatedRoutes> annotated) {
-    OnceRoutes routes = OnceAutoConfiguration.routes(properties, annotated);
+  @ConditionalOnMissingBean
+  OnceWebFilter onceWebFilter(HttpIdempotency http, OnceRoutes routes, OnceProperties properties) {
     String transactional = routes.firstTransactionalProperty();
     if (transactional != null) {
       throw new InvalidOncePropertyException(
@@ -57,35 +51,39 @@ public class OnceReactiveAutoConfiguration {
           "transactional routes need a servlet application: a reactive handler is not bound to"
               + " the thread a transaction is");
     }
-    return routes;
-  }
-
-  @Bean(destroyMethod = "close")
-  @ConditionalOnMissingBean
-  Once once(
-      IdempotencyStore store,
-      OnceRoutes routes,
-      ObjectProvider<TransactionJoin> join,
-      ObjectProvider<OnceAutoConfiguration.StoreDecorator> decorators,
-      ObjectProvider<OnceListener> listeners) {
-    return OnceAutoConfiguration.engine(store, routes, join, decorators, listeners);
-  }
-
-  @Bean
-  @ConditionalOnMissingBean
-  HttpIdempotency onceHttpIdempotency(
-      Once once,
-      OnceRoutes routes,
-      OnceProperties properties,
-      ObjectProvider<dev.once.http.ScopeResolver> scope,
-      ObjectProvider<OnceRouteCustomizer> customizers) {
-    return OnceAutoConfiguration.http(
-        once, routes, properties, scope.getIfUnique(), customizers.orderedStream().toList());
-  }
-
-  @Bean
-  @ConditionalOnMissingBean
-  OnceWebFilter onceWebFilter(HttpIdempotency http, OnceProperties properties) {
     return OnceWebFilter.builder(http).order(properties.getFilter().getOrder()).build();
+  }
+
+  /** The routes of {@link Idempotent} WebFlux handlers, as of Spring MVC ones. */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnClass(RequestMappingHandlerMapping.class)
+  static class HandlerConfiguration {
+    @Bean
+    OnceAutoConfiguration.AnnotatedRoutes onceAnnotatedRoutes(
+        ObjectProvider<RequestMappingHandlerMapping> mappings, Environment environment) {
+      // No prefix: the filter matches paths within the application, as the handlers are mapped.
+      return () ->
+          IdempotentHandlers.scan(handlers(mappings.orderedStream().toList()), "", environment);
+    }
+
+    private static List<IdempotentHandlers.Mapped> handlers(
+        List<RequestMappingHandlerMapping> mappings) {
+      List<IdempotentHandlers.Mapped> found = new ArrayList<>();
+      for (RequestMappingHandlerMapping mapping : mappings) {
+        mapping
+            .getHandlerMethods()
+            .forEach(
+                (info, handler) -> {
+                  Set<String> patterns = new LinkedHashSet<>();
+                  for (PathPattern pattern : info.getPatternsCondition().getPatterns()) {
+                    patterns.add(pattern.getPatternString());
+                  }
+                  found.add(
+                      new IdempotentHandlers.Mapped(
+                          handler, info.getMethodsCondition().getMethods(), patterns));
+                });
+      }
+      return found;
+    }
   }
 }

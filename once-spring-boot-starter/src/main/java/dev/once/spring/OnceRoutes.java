@@ -45,8 +45,7 @@ final class OnceRoutes {
     this.coverage = coverage;
   }
 
-  static OnceRoutes of(
-      OnceProperties properties, Map<String, List<IdempotentHandlers.Found>> annotated) {
+  static OnceRoutes of(OnceProperties properties, Map<String, List<AnnotatedRoute>> annotated) {
     PolicyMapper.Layer defaultsLayer =
         PolicyMapper.Layer.properties("once.defaults", properties.getDefaults());
     Entry defaults = entry(FALLBACK, "once.defaults", List.of(defaultsLayer));
@@ -79,10 +78,10 @@ final class OnceRoutes {
    * policy.
    */
   private static Entry merged(
-      String pattern, List<IdempotentHandlers.Found> handlers, PolicyMapper.Layer defaults) {
+      String pattern, List<AnnotatedRoute> handlers, PolicyMapper.Layer defaults) {
     Entry first = null;
     Set<String> methods = new TreeSet<>();
-    for (IdempotentHandlers.Found h : handlers) {
+    for (AnnotatedRoute h : handlers) {
       Entry e = entry(pattern, h.handler(), List.of(defaults, h.layer()));
       methods.addAll(e.policy().methods());
       if (first == null) {

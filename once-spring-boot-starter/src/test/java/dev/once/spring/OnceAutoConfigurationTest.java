@@ -33,7 +33,9 @@ class OnceAutoConfigurationTest {
       new WebApplicationContextRunner()
           .withConfiguration(
               AutoConfigurations.of(
-                  OnceAutoConfiguration.class, OnceMetricsAutoConfiguration.class));
+                  OnceAutoConfiguration.class,
+                  OnceServletAutoConfiguration.class,
+                  OnceMetricsAutoConfiguration.class));
 
   private static InvalidOncePropertyException refusal(AssertableWebApplicationContext context) {
     assertThat(context).hasFailed();

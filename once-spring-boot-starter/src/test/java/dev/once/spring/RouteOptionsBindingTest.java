@@ -162,7 +162,7 @@ class RouteOptionsBindingTest {
     Idempotent all = getClass().getDeclaredMethod("everything").getAnnotation(Idempotent.class);
 
     OnceProperties.Policy policy =
-        IdempotentHandlers.policyOf(all, a -> a, new StandardEnvironment(), Set.of("PUT"));
+        IdempotentAttributes.policyOf(all, a -> a, new StandardEnvironment(), Set.of("PUT"));
 
     BeanWrapper read = PropertyAccessorFactory.forBeanPropertyAccess(policy);
     Set<String> unset =
@@ -171,7 +171,7 @@ class RouteOptionsBindingTest {
             .filter(p -> read.getPropertyValue(p) == null)
             .collect(Collectors.toCollection(TreeSet::new));
     assertThat(unset)
-        .as("properties IdempotentHandlers.policyOf leaves unset when every attribute is given")
+        .as("properties IdempotentAttributes.policyOf leaves unset when every attribute is given")
         .isEmpty();
   }
 }

@@ -63,6 +63,26 @@ class StarterReactiveTest {
   }
 
   @Test
+  void anIdempotentWebFluxHandlerIsARouteOfItsOwn() throws Exception {
+    try (ConfigurableApplicationContext app = start()) {
+      String key = UUID.randomUUID().toString();
+
+      HttpResponse<String> noKey = send(app, post(app, "/refunds/pay_1", null, "{}"));
+      HttpResponse<String> first = send(app, post(app, "/refunds/pay_1", key, "{}"));
+      HttpResponse<String> retry = send(app, post(app, "/refunds/pay_1", key, "{}"));
+
+      assertThat(noKey.statusCode()).as("keyRequired = true").isEqualTo(400);
+      assertThat(noKey.body()).contains(ProblemType.KEY_MISSING.uri());
+      assertThat(first.statusCode()).isEqualTo(200);
+      assertThat(first.body()).isEqualTo("pay_1:1");
+      assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+      assertThat(retry.body()).isEqualTo(first.body());
+      assertThat(app.getBean(FakeReactiveApplication.RefundsController.class).refunded())
+          .isEqualTo(1);
+    }
+  }
+
+  @Test
   void aTransactionalRouteStopsAReactiveApplicationNamingTheProperty() {
     assertThatThrownBy(() -> start("once.routes[0].transactional=true").close())
         .hasStackTraceContaining("once.routes[0].transactional");

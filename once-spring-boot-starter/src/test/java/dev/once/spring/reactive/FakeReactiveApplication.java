@@ -1,19 +1,21 @@
 package dev.once.spring.reactive;
 
 import dev.once.spring.BootLine;
+import dev.once.spring.Idempotent;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.context.annotation.Import;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 import reactor.core.publisher.Mono;
 
 /**
- * A reactive Spring Boot application with one annotated WebFlux controller; nothing in it knows
- * about idempotency: the starter guards it from properties alone.
+ * A reactive Spring Boot application with two WebFlux controllers: one that knows nothing about
+ * idempotency (the starter guards it from properties alone), and one {@code @Idempotent} handler.
  */
 @SpringBootApplication
 @Import(
@@ -40,6 +42,24 @@ public class FakeReactiveApplication {
                 .header("Location", "/api/payments/pay_" + id)
                 .body("{\"id\":\"pay_" + id + "\",\"received_bytes\":" + json.length() + "}");
           });
+    }
+  }
+
+  /** A handler whose route comes from its annotation alone: no {@code once.routes} names it. */
+  @RestController
+  public static class RefundsController {
+
+    private final AtomicInteger refunded = new AtomicInteger();
+
+    /** How often a refund really ran. */
+    public int refunded() {
+      return refunded.get();
+    }
+
+    @PostMapping("/refunds/{payment}")
+    @Idempotent(keyRequired = true)
+    Mono<String> refund(@PathVariable String payment) {
+      return Mono.fromSupplier(() -> payment + ":" + refunded.incrementAndGet());
     }
   }
 }
