@@ -487,18 +487,20 @@ public abstract class EngineContract {
   }
 
   /**
-   * The same herd while the store loses the replies to claims that took effect, then heals: a claim
-   * whose answer was lost is held by nobody until its lease ends, so a key may run once or not yet,
-   * never twice.
+   * The same herd while the store loses the replies to claims that took effect, then is down for a
+   * moment, then heals: a claim whose answer was lost is held by nobody until its lease ends, and a
+   * finishing write that meets the outage is tried again, so a key may run once or not yet, never
+   * twice.
    */
   @Test
-  void aHerdThatMeetsLostClaimRepliesStillRunsTheWorkAtMostOnce() throws Exception {
+  void aHerdThatMeetsLostClaimRepliesAndAnOutageStillRunsTheWorkAtMostOnce() throws Exception {
     FaultyStore gathered =
         FaultyStore.wrap(underlying).gathering().latency(Duration.ofMillis(5), Call.CLAIM);
     gathered.loseReplies(Call.CLAIM);
     ScheduledExecutorService healer = Executors.newSingleThreadScheduledExecutor();
     try (Once engine = Once.of(gathered)) {
-      healer.schedule(gathered::heal, 30, TimeUnit.MILLISECONDS);
+      healer.schedule(() -> gathered.heal().down(), 30, TimeUnit.MILLISECONDS);
+      healer.schedule(gathered::heal, 80, TimeUnit.MILLISECONDS);
       EngineHerd herd = new EngineHerd(engine, engine.defaults()).toleratingStoreFailures();
 
       herd.run(EngineHerd.Entry.EXECUTE, 4, 8, 16);
