@@ -121,9 +121,24 @@ final class ProxyExchange {
     this.guard = exchange;
   }
 
-  /** Reserves buffer space for this exchange until it completes; false if the gateway is full. */
-  synchronized boolean reserve(int bytes) {
-    if (returned || !budget.reserve(bytes)) {
+  /**
+   * Reserves buffer space for this exchange's request body until it completes; false if request
+   * bodies fill their share of the budget.
+   */
+  boolean reserveRequest(int bytes) {
+    return reserve(bytes, true);
+  }
+
+  /**
+   * Reserves buffer space for this exchange's response body until it completes; false if the budget
+   * is full.
+   */
+  boolean reserveResponse(int bytes) {
+    return reserve(bytes, false);
+  }
+
+  private synchronized boolean reserve(int bytes, boolean request) {
+    if (returned || !(request ? budget.reserveRequest(bytes) : budget.reserveResponse(bytes))) {
       return false;
     }
     reserved += bytes;

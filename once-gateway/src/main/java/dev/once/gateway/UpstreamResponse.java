@@ -188,10 +188,8 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
     if (needed <= buffer.length) {
       return true;
     }
-    int capacity =
-        (int)
-            Math.min(cap, Math.max(needed, Math.min((long) buffer.length * 2, Integer.MAX_VALUE)));
-    if (!exchange.reserve(capacity - buffer.length)) {
+    int capacity = BufferBudget.grow(buffer.length, needed, cap, exchange::reserveResponse);
+    if (capacity < 0) {
       return false;
     }
     buffer = Arrays.copyOf(buffer, capacity);
