@@ -9,7 +9,10 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.ContinueProtocolHandler;
+import org.eclipse.jetty.client.EarlyHintsProtocolHandler;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.ProcessingProtocolHandler;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
 import org.eclipse.jetty.http.HttpCookieStore;
@@ -87,11 +90,27 @@ final class Upstream implements AutoCloseable {
     // rather than a broken connection (which may not have).
     client.setMaxResponseHeadersSize(4 * config.maxHeaderBytes());
     client.setResponseBufferSize(Math.max(16 << 10, config.maxHeaderBytes() + HEADER_SLACK));
-    client.getContentDecoderFactories().clear();
-    client.getProtocolHandlers().clear();
     client.start();
+    faithful(client);
     return new Upstream(
         client, config.upstream(), config.upstreamTimeout().toMillis(), config.maxHeaderBytes());
+  }
+
+  /**
+   * Leaves the client nothing that changes what the upstream said. {@link HttpClient#doStart()}
+   * installs its protocol handlers and content decoders, so this runs after it: a decoder would add
+   * {@code Accept-Encoding} and decode bodies (dropping {@code Content-Encoding}, keeping a {@code
+   * Content-Range} for bytes the client never gets), and the authentication handlers buffer a 401
+   * or 407 body (16 KiB at most, else the exchange fails after the upstream acted). Only the
+   * handlers of interim responses (100, 102, 103) stay, which Jetty consumes before the final
+   * response, as an intermediary may; any other 1xx reaches {@link UpstreamResponse} as final.
+   */
+  static void faithful(HttpClient client) {
+    client.getContentDecoderFactories().clear();
+    client.getProtocolHandlers().clear();
+    client.getProtocolHandlers().put(new ContinueProtocolHandler());
+    client.getProtocolHandlers().put(new ProcessingProtocolHandler());
+    client.getProtocolHandlers().put(new EarlyHintsProtocolHandler());
   }
 
   /**
@@ -121,6 +140,7 @@ final class Upstream implements AutoCloseable {
       return;
     }
     request.onRequestBegin(response::sent);
+    request.onResponseBegin(response::began);
     request.onResponseHeaders(response::headers);
     // send() registers the listener for every event it implements: complete and content.
     request.send(response);

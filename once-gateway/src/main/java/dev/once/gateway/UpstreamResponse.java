@@ -29,7 +29,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Failures are judged by whether the request may have reached the upstream: before it was handed
  * to a connection, nothing did (the key is released); after, something may have, even on a reused
- * connection that turns out broken, so the key is abandoned to its lease.
+ * connection that turns out broken, so the key is abandoned to its lease. Once the response's
+ * status line has arrived the upstream acted: whatever fails afterwards (the body breaks off, the
+ * status is no final one, a listener throws) ends the exchange as done without a stored response,
+ * never as "maybe not run".
+ *
+ * <p>Jetty catches what a listener throws and goes on without it, which would leave the client
+ * unanswered, the lease heartbeated and the reservation held: so each listener here catches its own
+ * failures and ends the exchange itself.
  */
 final class UpstreamResponse implements Response.AsyncContentListener, Response.CompleteListener {
 
@@ -39,6 +46,7 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
   private final int maxHeaderBytes;
   private final int cap;
   private volatile boolean sent;
+  private volatile boolean began;
   private byte[] buffer = new byte[0];
   private int size;
   private volatile boolean streaming;
@@ -57,22 +65,49 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
     sent = true;
   }
 
+  /** The status line arrived: the upstream acted on the request. */
+  void began(Response response) {
+    began = true;
+  }
+
   /**
-   * Headers over the limit cannot be delivered (the client's hop allows no more), so they must not
-   * be recorded either: the response is cut here, and counts as done without a stored response.
+   * A status that is no final one (a 1xx that is not interim, or one outside 100-599) and headers
+   * over the limit (the client's hop allows no more) cannot be delivered, so they must not be
+   * recorded either: the response is cut here, and counts as done without a stored response.
    */
   void headers(Response response) {
-    long bytes = 16; // the status line
-    for (HttpField f : response.getHeaders()) {
-      bytes += f.getName().length() + f.getValue().length() + 4;
-    }
-    if (bytes > maxHeaderBytes) {
-      response.abort(new HeadersTooLarge(bytes));
+    try {
+      int status = response.getStatus();
+      if (status < 200 || status > 599) {
+        response.abort(
+            new Undeliverable(GatewayProblem.UPSTREAM_PROTOCOL_ERROR, "status " + status));
+        return;
+      }
+      long bytes = 16; // the status line
+      for (HttpField f : response.getHeaders()) {
+        bytes += f.getName().length() + f.getValue().length() + 4;
+      }
+      if (bytes > maxHeaderBytes) {
+        response.abort(
+            new Undeliverable(
+                GatewayProblem.UPSTREAM_HEADERS_TOO_LARGE,
+                "response headers of " + bytes + " bytes, over the limit"));
+      }
+    } catch (RuntimeException | Error e) {
+      response.abort(e);
     }
   }
 
   @Override
   public void onContent(Response response, Content.Chunk chunk, Runnable demander) {
+    try {
+      content(response, chunk, demander);
+    } catch (RuntimeException | Error e) {
+      response.abort(e);
+    }
+  }
+
+  private void content(Response response, Content.Chunk chunk, Runnable demander) {
     if (streaming) {
       stream(response, chunk, demander);
       return;
@@ -105,6 +140,16 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
 
   @Override
   public void onComplete(Result result) {
+    try {
+      complete(result);
+    } catch (RuntimeException | Error e) {
+      log.error("ending {} failed", exchange, e);
+      began = true; // the response arrived whole: the upstream acted
+      failed(e);
+    }
+  }
+
+  private void complete(Result result) {
     Response response = result.getResponse();
     if (result.isFailed()) {
       failed(result.getFailure());
@@ -131,15 +176,18 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
       exchange.settle(Endings.UNAVAILABLE, () -> exchange.complete(failure));
       return;
     }
-    if (failure instanceof HeadersTooLarge) {
+    if (began) {
+      GatewayProblem problem =
+          failure instanceof Undeliverable undeliverable
+              ? undeliverable.problem
+              : GatewayProblem.UPSTREAM_RESPONSE_INCOMPLETE;
       log.warn(
-          "upstream answered {} {} with {}",
+          "upstream answered {} {} with {}: {}",
           exchange.method,
           Logs.safe(exchange.path),
+          problem.name().toLowerCase(Locale.ROOT).replace('_', ' '),
           failure.getMessage());
-      exchange.settle(
-          Endings.UNAVAILABLE,
-          () -> exchange.answer(GatewayProblem.UPSTREAM_HEADERS_TOO_LARGE.response()));
+      exchange.settle(Endings.UNAVAILABLE, () -> answerOrCut(problem, failure));
       return;
     }
     GatewayProblem problem = GatewayProblem.ofUpstream(failure, sent);
@@ -196,12 +244,24 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
     return true;
   }
 
-  /** The upstream's header section is larger than the gateway delivers. */
-  private static final class HeadersTooLarge extends RuntimeException {
+  /** Answers the problem, or, if a failure came after the client's answer began, cuts it. */
+  private void answerOrCut(GatewayProblem problem, Throwable failure) {
+    if (exchange.response.isCommitted()) {
+      exchange.complete(failure);
+    } else {
+      exchange.answer(problem.response());
+    }
+  }
+
+  /** A response the upstream gave that the gateway cannot deliver, and the problem it answers. */
+  private static final class Undeliverable extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    HeadersTooLarge(long bytes) {
-      super("response headers of " + bytes + " bytes, over the limit", null, false, false);
+    final GatewayProblem problem;
+
+    Undeliverable(GatewayProblem problem, String message) {
+      super(message, null, false, false);
+      this.problem = problem;
     }
   }
 }
