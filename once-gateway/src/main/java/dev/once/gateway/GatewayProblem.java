@@ -66,6 +66,15 @@ enum GatewayProblem {
       "The upstream processed the request but answered with a status that is no final HTTP status (a"
           + " 1xx, or one outside 100-599). Do not retry with this key; its retries are answered 409"
           + " idempotency-response-unavailable."),
+  /**
+   * CONNECT (a tunnel) and TRACE (which would echo the client's cookies and credentials back
+   * through the upstream) are not proxied: answered here, never forwarded.
+   */
+  METHOD_NOT_SUPPORTED(
+      501,
+      "method-not-supported",
+      "Method is not supported by the gateway",
+      "The gateway does not forward CONNECT or TRACE requests; nothing was sent upstream."),
   /** The gateway failed (a defect) after it claimed the key; the request may have been sent. */
   GATEWAY_FAILED(
       500,

@@ -20,6 +20,7 @@ import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The upstream, reached with Jetty's asynchronous {@link HttpClient}: no thread waits for it. It
@@ -80,6 +81,8 @@ final class Upstream implements AutoCloseable {
     HttpClient client = new HttpClient(new HttpClientTransportOverHTTP(connector));
     client.setExecutor(threads);
     client.setFollowRedirects(false);
+    // A body without a Content-Type goes upstream without one.
+    client.setDefaultRequestContentType(null);
     client.setUserAgentField(null);
     client.setHttpCookieStore(new HttpCookieStore.Empty());
     client.setIdleTimeout(config.upstreamIdleTimeout().toMillis());
@@ -130,11 +133,11 @@ final class Upstream implements AutoCloseable {
                           + (query == null ? "" : "?" + query)))
               .method(exchange.method)
               .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
-              .headers(h -> copyHeaders(exchange, h))
-              .body(
-                  exchange.body() != null
-                      ? new BytesRequestContent(exchange.body())
-                      : new StreamedBody(exchange.request));
+              .headers(h -> copyHeaders(exchange, h));
+      Request.Content body = bodyOf(exchange);
+      if (body != null) {
+        request.body(body);
+      }
     } catch (RuntimeException e) {
       response.failed(e); // nothing was sent
       return;
@@ -146,11 +149,30 @@ final class Upstream implements AutoCloseable {
     request.send(response);
   }
 
+  /**
+   * The request's body as it goes upstream: none if the client sent none (no {@code Content-Length}
+   * nor {@code Transfer-Encoding}), so a bodiless GET or DELETE is not given a {@code
+   * Content-Length: 0}; and never with a {@code Content-Type} the client did not send.
+   */
+  private static Request.@Nullable Content bodyOf(ProxyExchange exchange) {
+    if (exchange.headers.first("Content-Length").isEmpty()
+        && exchange.headers.first("Transfer-Encoding").isEmpty()) {
+      return null; // HTTP/1.1: a request without either has no body (RFC 9112 §6.3)
+    }
+    byte[] read = exchange.body();
+    return read != null
+        ? new BytesRequestContent((String) null, read)
+        : new StreamedBody(exchange.request);
+  }
+
   private static void copyHeaders(ProxyExchange exchange, HttpFields.Mutable out) {
     // The key goes upstream under the route's own header name, in its one canonical spelling.
     String keyHeader = exchange.route.policy().keyHeader();
     for (Headers.Field f : exchange.headers.endToEnd()) {
+      // A name with '_' is dropped, as nginx does: CGI-style servers (WSGI, Rack, PHP) read '-' and
+      // '_' alike, so Once_Token would reach them as the Once-Token the gateway strips.
       if (!NOT_FORWARDED.contains(f.name().toLowerCase(Locale.ROOT))
+          && f.name().indexOf('_') < 0
           && !f.name().equalsIgnoreCase(keyHeader)) {
         out.add(f.name(), f.value());
       }
@@ -204,6 +226,11 @@ final class Upstream implements AutoCloseable {
     @Override
     public long getLength() {
       return source.getLength();
+    }
+
+    @Override
+    public @Nullable String getContentType() {
+      return null; // the client's own Content-Type, if any, is among the forwarded headers
     }
 
     @Override
