@@ -93,17 +93,23 @@ class HeadFloodTest {
         assertThat(health.statusCode()).isEqualTo(200);
 
         // Twelve of them send their 4 MiB, 48 MiB in all, over a budget of a quarter of 96 MiB.
-        ExecutorService senders = Executors.newFixedThreadPool(12);
+        // Each answer is read while its body is still being written: a refusal comes mid-body.
+        ExecutorService senders = Executors.newFixedThreadPool(24);
         try {
+          List<Future<Void>> writes = new ArrayList<>();
           List<Future<String>> statuses = new ArrayList<>();
           for (Socket socket : heads.subList(0, 12)) {
-            statuses.add(senders.submit(() -> finishBody(socket)));
+            writes.add(senders.submit(() -> finishBody(socket)));
+            statuses.add(senders.submit(() -> status(socket)));
           }
           List<String> seen = new ArrayList<>();
           for (Future<String> status : statuses) {
             seen.add(status.get());
           }
           assertThat(seen).allMatch(s -> s.equals("201") || s.equals("503"), "201 or 503");
+          for (Future<Void> write : writes) {
+            write.get();
+          }
         } finally {
           senders.shutdownNow();
         }
@@ -156,18 +162,26 @@ class HeadFloodTest {
         HttpResponse.BodyHandlers.ofString());
   }
 
-  /** Sends the rest of a flooding body (the head and 8 bytes went first); the answer's status. */
-  private static String finishBody(Socket socket) throws IOException {
+  /** Sends the rest of a flooding body (the head and 8 bytes went first). */
+  private static Void finishBody(Socket socket) {
     byte[] pad = new byte[FOUR_MIB - 8 - 2];
     Arrays.fill(pad, (byte) 'x');
     try {
       socket.getOutputStream().write(pad);
       socket.getOutputStream().write("\"}".getBytes(StandardCharsets.US_ASCII));
     } catch (IOException e) {
-      // Refused mid-body and closed after the drain: the answer was sent before, read it below.
+      // Refused mid-body and closed after the drain: the answer was read as it came.
     }
-    InputStream in = socket.getInputStream();
-    byte[] status = in.readNBytes(12);
-    return new String(status, StandardCharsets.US_ASCII).substring(9);
+    return null;
+  }
+
+  /** The status code of the answer on {@code socket}, or the failure that took its place. */
+  private static String status(Socket socket) {
+    try {
+      InputStream in = socket.getInputStream();
+      return new String(in.readNBytes(12), StandardCharsets.US_ASCII).substring(9);
+    } catch (IOException | StringIndexOutOfBoundsException e) {
+      return e.toString();
+    }
   }
 }

@@ -108,6 +108,27 @@ class UpstreamFidelityTest {
   }
 
   @Test
+  void aCompleteResponseGivenBeforeTheBodyWasSentIsRelayedAndRecorded() throws Exception {
+    try (RawUpstream upstream =
+            RawUpstream.answeringBeforeTheBody(
+                "HTTP/1.1 413 Content Too Large\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 15\r\nConnection: close\r\n\r\n{\"error\":\"big\"}");
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      String key = key();
+      String body = "{\"pad\":\"" + "x".repeat(8 << 20) + "\"}";
+
+      HttpResponse<String> first = gw.client.postJson("/large/early", key, body);
+      HttpResponse<String> retry = gw.client.postJson("/large/early", key, body);
+
+      assertThat(first.statusCode()).isEqualTo(413);
+      assertThat(first.body()).isEqualTo("{\"error\":\"big\"}");
+      assertThat(retry.statusCode()).isEqualTo(413);
+      assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+      assertThat(upstream.runs(key)).isEqualTo(1);
+    }
+  }
+
+  @Test
   void aFinalSwitchingProtocolsToAPostIs502AndDone() throws Exception {
     assertProtocolErrorAndDone(
         "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n");
