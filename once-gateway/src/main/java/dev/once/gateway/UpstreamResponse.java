@@ -47,6 +47,10 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
   private final int cap;
   private volatile boolean sent;
   private volatile boolean began;
+
+  /** The response's Content-Length, or -1: the buffer never grows past it. */
+  private volatile long declaredLength = -1;
+
   private byte[] buffer = new byte[0];
   private int size;
   private volatile boolean streaming;
@@ -83,6 +87,7 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
             new Undeliverable(GatewayProblem.UPSTREAM_PROTOCOL_ERROR, "status " + status));
         return;
       }
+      declaredLength = response.getHeaders().getLongField("Content-Length");
       long bytes = 16; // the status line
       for (HttpField f : response.getHeaders()) {
         bytes += f.getName().length() + f.getValue().length() + 4;
@@ -236,7 +241,8 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
     if (needed <= buffer.length) {
       return true;
     }
-    int capacity = BufferBudget.grow(buffer.length, needed, cap, exchange::reserveResponse);
+    int ceiling = declaredLength >= needed ? (int) Math.min(cap, declaredLength) : cap;
+    int capacity = BufferBudget.grow(buffer.length, needed, ceiling, exchange::reserveResponse);
     if (capacity < 0) {
       return false;
     }
