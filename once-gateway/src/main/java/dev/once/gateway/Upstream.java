@@ -60,12 +60,16 @@ final class Upstream implements AutoCloseable {
 
   private final HttpClient client;
   private final URI base;
+  private final int port;
+  private final String basePath;
   private final long timeoutMillis;
   private final int maxHeaderBytes;
 
   private Upstream(HttpClient client, URI base, long timeoutMillis, int maxHeaderBytes) {
     this.client = client;
     this.base = base;
+    this.port = base.getPort() >= 0 ? base.getPort() : base.getScheme().equals("https") ? 443 : 80;
+    this.basePath = base.getRawPath() == null ? "" : base.getRawPath();
     this.timeoutMillis = timeoutMillis;
     this.maxHeaderBytes = maxHeaderBytes;
   }
@@ -124,13 +128,17 @@ final class Upstream implements AutoCloseable {
     Request request;
     try {
       String query = exchange.request.getHttpURI().getQuery();
+      // The target goes as the client wrote it: Jetty's client sends a path it cannot parse as a
+      // java.net.URI unchanged, where URI.create would refuse characters Jetty's server accepted
+      // (a '|' or '{' in a query) and the request would fail as "not sent" on every retry.
       request =
           client
-              .newRequest(
-                  URI.create(
-                      base
-                          + exchange.request.getHttpURI().getPath()
-                          + (query == null ? "" : "?" + query)))
+              .newRequest(base.getHost(), port)
+              .scheme(base.getScheme())
+              .path(
+                  basePath
+                      + exchange.request.getHttpURI().getPath()
+                      + (query == null ? "" : "?" + query))
               .method(exchange.method)
               .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
               .headers(h -> copyHeaders(exchange, h));

@@ -78,6 +78,33 @@ class RequestFidelityTest {
   }
 
   @Test
+  void aTargetJavaNetUriRefusesIsForwardedAsTheClientWroteIt() throws Exception {
+    try (RawUpstream upstream = new RawUpstream(OK);
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+
+      String answer =
+          exchange(gw, "GET /things/a%20b?q=a|b&r={x}&s=%7C HTTP/1.1\r\nHost: gateway\r\n\r\n");
+
+      assertThat(answer).startsWith("HTTP/1.1 200 ");
+      assertThat(upstream.heads()).hasSize(1);
+      assertThat(upstream.heads().get(0))
+          .startsWith("GET /things/a%20b?q=a|b&r={x}&s=%7C HTTP/1.1\r\n");
+    }
+  }
+
+  @Test
+  void theUpstreamsBasePathPrefixesTheTarget() throws Exception {
+    try (RawUpstream upstream = new RawUpstream(OK);
+        TestGateway gw = TestGateway.start("--upstream", upstream.url() + "/base/")) {
+
+      assertThat(exchange(gw, "GET /things?q=1 HTTP/1.1\r\nHost: gateway\r\n\r\n"))
+          .startsWith("HTTP/1.1 200 ");
+
+      assertThat(upstream.heads().get(0)).startsWith("GET /base/things?q=1 HTTP/1.1\r\n");
+    }
+  }
+
+  @Test
   void connectAndTraceAreAnswered501AndNeverForwarded() throws Exception {
     try (RawUpstream upstream = new RawUpstream(OK);
         TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
