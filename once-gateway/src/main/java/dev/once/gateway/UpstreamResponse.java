@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The upstream's answer to one {@link ProxyExchange}, and how the exchange ends because of it.
  *
- * <p>The body is held until it is complete, so the whole response can be recorded before the client
- * sees any of it. Held bytes count against the route's response cap (the body only, never the
+ * <p>The body of a guarded response is held until it is complete, so the whole response can be
+ * recorded before the client sees any of it; the response to a request without a lease streams from
+ * its first byte. Held bytes count against the route's response cap (the body only, never the
  * headers) and the gateway's {@link BufferBudget}; past either, the response <em>streams</em>: what
  * was held goes to the client, then each chunk as it comes, the upstream asked for the next one
  * only once the client took the last (so a slow client slows the upstream, never fills memory). A
@@ -119,7 +120,9 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
     }
     ByteBuffer bytes = chunk.getByteBuffer();
     int n = bytes.remaining();
-    if (size + n <= cap && grow(size + n)) {
+    // Only a guarded response is held, to be recorded before the client sees it; any other streams
+    // at once (server-sent events arrive as they are sent) and holds no budget.
+    if (exchange.guard() != null && size + n <= cap && grow(size + n)) {
       bytes.get(buffer, size, n);
       size += n;
       demander.run();

@@ -5,11 +5,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -101,6 +105,54 @@ class RequestFidelityTest {
           .startsWith("HTTP/1.1 200 ");
 
       assertThat(upstream.heads().get(0)).startsWith("GET /base/things?q=1 HTTP/1.1\r\n");
+    }
+  }
+
+  @Test
+  void anUnguardedResponseStreamsFromItsFirstByte() throws Exception {
+    CountDownLatch end = new CountDownLatch(1);
+    try (ServerSocket events = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        TestGateway gw =
+            TestGateway.start("--upstream", "http://127.0.0.1:" + events.getLocalPort())) {
+      Thread upstream =
+          new Thread(
+              () -> {
+                try (Socket socket = events.accept()) {
+                  socket.getInputStream().read(new byte[8192]); // the head of a GET
+                  socket
+                      .getOutputStream()
+                      .write(
+                          ("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                                  + "Transfer-Encoding: chunked\r\n\r\nb\r\ndata: one\n\n\r\n")
+                              .getBytes(StandardCharsets.US_ASCII));
+                  socket.getOutputStream().flush();
+                  end.await(10, TimeUnit.SECONDS); // the stream goes on: no last chunk yet
+                } catch (IOException e) {
+                  // the gateway went away
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              "event-stream-upstream");
+      upstream.setDaemon(true);
+      upstream.start();
+      try (Socket socket = new Socket("127.0.0.1", gw.gateway.port())) {
+        socket.setSoTimeout(10_000);
+        socket
+            .getOutputStream()
+            .write(
+                "GET /events HTTP/1.1\r\nHost: gateway\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+        InputStream in = socket.getInputStream();
+        StringBuilder seen = new StringBuilder();
+        for (int b; seen.indexOf("data: one") < 0 && (b = in.read()) >= 0; ) {
+          seen.append((char) b);
+        }
+
+        assertThat(seen.toString()).startsWith("HTTP/1.1 200 ").contains("data: one");
+      } finally {
+        end.countDown();
+      }
     }
   }
 
