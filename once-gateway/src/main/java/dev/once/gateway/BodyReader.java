@@ -17,11 +17,20 @@ import org.eclipse.jetty.util.thread.Scheduler;
  * body must fit the route's limit (else 413), the gateway's {@link BufferBudget} (else 503) and
  * arrive within the deadline (else 408); the connection is closed after any of these, since the
  * rest of the body stays unread.
+ *
+ * <p>The buffer grows as bytes arrive, and is reserved from the budget as it grows: never on the
+ * strength of a declared {@code Content-Length}. A head costs nothing, so a flood of heads that
+ * declare large bodies and send none can neither exhaust the heap nor fill the budget against
+ * honest requests; the declared length only stops the buffer from growing past it.
  */
 final class BodyReader implements Runnable {
 
   private final ProxyExchange exchange;
   private final int max;
+
+  /** The most the buffer may grow to: the route's limit, or the declared length if smaller. */
+  private final int ceiling;
+
   private final Consumer<byte[]> then;
   private final AtomicBoolean done = new AtomicBoolean();
   private final Scheduler.Task deadline;
@@ -31,6 +40,8 @@ final class BodyReader implements Runnable {
   private BodyReader(ProxyExchange exchange, int max, Duration timeout, Consumer<byte[]> then) {
     this.exchange = exchange;
     this.max = max;
+    long declared = exchange.request.getLength();
+    this.ceiling = declared >= 0 ? (int) Math.min(max, declared) : max;
     this.then = then;
     this.buffer = new byte[0];
     Scheduler scheduler = exchange.request.getComponents().getScheduler();
@@ -46,11 +57,7 @@ final class BodyReader implements Runnable {
       exchange.refuse(Problems.bodyTooLarge(max));
       return;
     }
-    BodyReader reader = new BodyReader(exchange, max, timeout, then);
-    // A declared length is reserved at once: one allocation, and the budget counts what it holds.
-    if (reader.grow((int) Math.max(exchange.request.getLength(), 0))) {
-      reader.run();
-    }
+    new BodyReader(exchange, max, timeout, then).run();
   }
 
   /** Reads what has arrived; called again by Jetty when more does. */
@@ -90,7 +97,7 @@ final class BodyReader implements Runnable {
       refuse(Problems.bodyTooLarge(max));
       return false;
     }
-    if (size + n > buffer.length && !grow(Math.min(max, Math.max(size + n, buffer.length * 2)))) {
+    if (size + n > buffer.length && !grow(size + n)) {
       return false;
     }
     bytes.get(buffer, size, n);
@@ -98,12 +105,14 @@ final class BodyReader implements Runnable {
     return true;
   }
 
-  /** Makes the buffer {@code capacity} long, within the budget; else answers 503. */
-  private boolean grow(int capacity) {
-    if (capacity <= buffer.length) {
-      return true;
-    }
-    if (!exchange.reserve(capacity - buffer.length)) {
+  /**
+   * Makes room for {@code needed} bytes, reserving what the buffer grows by from the budget; else
+   * answers 503. It doubles, so the copies are few, but never past the declared length, and takes
+   * only what is needed when the budget has no room for the double.
+   */
+  private boolean grow(int needed) {
+    int capacity = BufferBudget.grow(buffer.length, needed, ceiling, exchange::reserveRequest);
+    if (capacity < 0) {
       refuse(GatewayProblem.OVERLOADED.response());
       return false;
     }

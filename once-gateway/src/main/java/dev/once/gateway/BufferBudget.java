@@ -1,31 +1,65 @@
 package dev.once.gateway;
 
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntPredicate;
 
 /**
  * The bytes of request and response bodies held in memory by all exchanges together, and their cap.
- * An exchange reserves before it buffers and gives everything back when it ends, so a burst of
- * large or slow requests is refused (503) instead of exhausting the heap.
+ * An exchange reserves as its buffers grow, byte by arriving byte, and gives everything back when
+ * it ends, so a burst of large or slow requests is refused (503) instead of exhausting the heap.
+ *
+ * <p>Request bodies may fill only {@link #REQUEST_SHARE} of the cap: the rest is kept for the
+ * responses of requests already admitted, so that bodies still arriving (the cheap thing for a
+ * client to send) cannot make an admitted request's small response stream, unrecorded, instead of
+ * being stored for its retry.
  */
 final class BufferBudget {
 
+  /** The share of the cap request bodies may hold, in quarters. */
+  static final int REQUEST_SHARE = 3;
+
   private final long cap;
+  private final long requestCap;
   private final AtomicLong used = new AtomicLong();
 
   BufferBudget(long cap) {
     this.cap = cap;
+    this.requestCap = cap / 4 * REQUEST_SHARE;
   }
 
-  /** Reserves {@code bytes}; false, reserving nothing, if that would pass the cap. */
-  boolean reserve(long bytes) {
+  /** Reserves {@code bytes} of a request body; false, reserving nothing, if over its share. */
+  boolean reserveRequest(long bytes) {
+    return reserve(bytes, requestCap);
+  }
+
+  /** Reserves {@code bytes} of a response body; false, reserving nothing, if over the cap. */
+  boolean reserveResponse(long bytes) {
+    return reserve(bytes, cap);
+  }
+
+  private boolean reserve(long bytes, long limit) {
     long now;
     do {
       now = used.get();
-      if (now + bytes > cap) {
+      if (now + bytes > limit) {
         return false;
       }
     } while (!used.compareAndSet(now, now + bytes));
     return true;
+  }
+
+  /**
+   * The capacity a buffer of {@code length} bytes grows to so that it holds {@code needed}: double,
+   * up to {@code ceiling}, so the copies are few; only {@code needed} when {@code reserve} refuses
+   * the growth to the double; -1 when it refuses that too. {@code reserve} is given the bytes the
+   * buffer grows by.
+   */
+  static int grow(int length, int needed, int ceiling, IntPredicate reserve) {
+    int doubled = (int) Math.max(needed, Math.min(ceiling, 2L * length));
+    if (reserve.test(doubled - length)) {
+      return doubled;
+    }
+    return needed < doubled && reserve.test(needed - length) ? needed : -1;
   }
 
   void release(long bytes) {

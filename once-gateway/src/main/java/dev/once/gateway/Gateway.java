@@ -105,13 +105,11 @@ public final class Gateway implements AutoCloseable {
       HttpIdempotency http = idempotency(config, once);
       purger = Purger.builder(records).interval(config.purgeInterval()).start();
       upstream = Upstream.start(config);
+      BufferBudget budget = new BufferBudget(config.maxBufferedBytes());
+      Metrics.bindBudget(registry, budget);
       ProxyHandler proxy =
           new ProxyHandler(
-              http,
-              config.idempotency(),
-              upstream::forward,
-              new BufferBudget(config.maxBufferedBytes()),
-              config.requestBodyTimeout());
+              http, config.idempotency(), upstream::forward, budget, config.requestBodyTimeout());
       server = GatewayServer.create(config, proxy, records, purger, registry);
       server.start();
     } catch (Exception | Error e) {

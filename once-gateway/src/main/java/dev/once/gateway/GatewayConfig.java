@@ -67,7 +67,7 @@ public final class GatewayConfig {
   private final int upstreamMaxConnections;
   private final int maxHeaderBytes;
   private final Duration requestBodyTimeout;
-  private final int maxBufferedBytes;
+  private final long maxBufferedBytes;
   private final int storeThreads;
   private final Duration stopTimeout;
   private final Duration purgeInterval;
@@ -106,7 +106,8 @@ public final class GatewayConfig {
     this.upstreamMaxConnections = b.upstreamMaxConnections;
     this.maxHeaderBytes = b.maxHeaderBytes;
     this.requestBodyTimeout = b.requestBodyTimeout;
-    this.maxBufferedBytes = b.maxBufferedBytes;
+    this.maxBufferedBytes =
+        b.maxBufferedBytes > 0 ? b.maxBufferedBytes : defaultMaxBufferedBytes(b.heapBytes);
     this.storeThreads = b.storeThreads;
     this.stopTimeout = b.stopTimeout;
     this.purgeInterval = b.purgeInterval;
@@ -222,9 +223,20 @@ public final class GatewayConfig {
     return requestBodyTimeout;
   }
 
-  /** The most bytes of bodies held in memory across all requests in flight; over it, 503. */
-  public int maxBufferedBytes() {
+  /**
+   * The most bytes of bodies held in memory across all requests in flight; over it, 503. Unless
+   * configured, a quarter of the heap ({@code -Xmx}, or the container's share of memory).
+   */
+  public long maxBufferedBytes() {
     return maxBufferedBytes;
+  }
+
+  /**
+   * A quarter of the heap: room for the bodies, with the rest left to what is not counted (Jetty's
+   * network buffers, the copies a store makes while it encodes a record, the rest of the process).
+   */
+  static long defaultMaxBufferedBytes(long heapBytes) {
+    return heapBytes / 4;
   }
 
   /**
@@ -311,7 +323,13 @@ public final class GatewayConfig {
     private int upstreamMaxConnections = 256;
     private int maxHeaderBytes = 8 << 10;
     private Duration requestBodyTimeout = Duration.ofSeconds(10);
-    private int maxBufferedBytes = 256 << 20;
+
+    /** 0: a quarter of the heap. */
+    private int maxBufferedBytes;
+
+    /** The heap the budget is measured against: this JVM's, unless a test says otherwise. */
+    private long heapBytes = Runtime.getRuntime().maxMemory();
+
     private int storeThreads = Once.Builder.DEFAULT_STORE_THREADS;
     private Duration stopTimeout = Duration.ofSeconds(30);
     private Duration purgeInterval = Duration.ofMinutes(1);
@@ -529,6 +547,12 @@ public final class GatewayConfig {
       return this;
     }
 
+    /** For tests: the heap that {@code max-buffered-bytes} is checked against and follows. */
+    Builder heapBytes(long heapBytes) {
+      this.heapBytes = heapBytes;
+      return this;
+    }
+
     public Builder storeThreads(int n) {
       this.storeThreads = checkCount("store-threads", n, Once.Builder.MAX_STORE_THREADS);
       return this;
@@ -575,7 +599,8 @@ public final class GatewayConfig {
     }
 
     /**
-     * @throws IllegalStateException if the upstream is missing or the two ports collide
+     * @throws IllegalStateException if the upstream is missing, the two ports collide or the buffer
+     *     budget is over half of the heap
      */
     public GatewayConfig build() {
       if (upstream == null) {
@@ -588,6 +613,16 @@ public final class GatewayConfig {
       }
       if (port != 0 && port == managementPort) {
         throw new IllegalStateException("port and management-port must differ, both are " + port);
+      }
+      // Bodies are not all the heap holds: a budget the heap cannot honour ends in an
+      // OutOfMemoryError that kills Jetty's selector threads, not in a 503.
+      if (maxBufferedBytes > heapBytes / 2) {
+        throw new IllegalStateException(
+            "max-buffered-bytes "
+                + Sizes.format(maxBufferedBytes)
+                + " is over half of the heap ("
+                + (heapBytes / (1 << 20))
+                + "MiB): lower it, or raise -Xmx; unset, it is a quarter of the heap");
       }
       return new GatewayConfig(this);
     }

@@ -45,6 +45,36 @@ enum GatewayProblem {
       "Upstream response headers are too large",
       "The upstream processed the request but its response headers are larger than the gateway delivers."
           + " Do not retry with this key; its retries are answered 409 idempotency-response-unavailable."),
+  /**
+   * The upstream's status line arrived, so it acted, and its response broke off before it was
+   * complete: never recorded, never run again.
+   */
+  UPSTREAM_RESPONSE_INCOMPLETE(
+      502,
+      "upstream-response-incomplete",
+      "Upstream response is incomplete",
+      "The upstream processed the request but its response broke off before it was complete. Do not"
+          + " retry with this key; its retries are answered 409 idempotency-response-unavailable."),
+  /**
+   * The upstream answered with a status no intermediary may relay as final: a 1xx, or one outside
+   * 100-599. It acted, so the key is done.
+   */
+  UPSTREAM_PROTOCOL_ERROR(
+      502,
+      "upstream-protocol-error",
+      "Upstream broke the HTTP protocol",
+      "The upstream processed the request but answered with a status that is no final HTTP status (a"
+          + " 1xx, or one outside 100-599). Do not retry with this key; its retries are answered 409"
+          + " idempotency-response-unavailable."),
+  /**
+   * CONNECT (a tunnel) and TRACE (which would echo the client's cookies and credentials back
+   * through the upstream) are not proxied: answered here, never forwarded.
+   */
+  METHOD_NOT_SUPPORTED(
+      501,
+      "method-not-supported",
+      "Method is not supported by the gateway",
+      "The gateway does not forward CONNECT or TRACE requests; nothing was sent upstream."),
   /** The gateway failed (a defect) after it claimed the key; the request may have been sent. */
   GATEWAY_FAILED(
       500,

@@ -2,8 +2,10 @@ package dev.once.gateway;
 
 import dev.once.OnceListener;
 import dev.once.micrometer.OnceMetrics;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.binder.BaseUnits;
 import io.micrometer.core.instrument.binder.jetty.JettyConnectionMetrics;
 import io.micrometer.core.instrument.binder.jetty.JettyServerThreadPoolMetrics;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -25,6 +27,14 @@ final class Metrics {
   /** The idempotency listener: counts every event and times every store call (once-micrometer). */
   static OnceListener listener(MeterRegistry registry) {
     return OnceMetrics.of(registry);
+  }
+
+  /** The bytes of bodies held now ({@code once_gateway_buffered_bytes}), against the budget. */
+  static void bindBudget(MeterRegistry registry, BufferBudget budget) {
+    Gauge.builder("once.gateway.buffered", budget, BufferBudget::used)
+        .baseUnit(BaseUnits.BYTES)
+        .description("request and response body bytes held in memory; max-buffered-bytes caps it")
+        .register(registry);
   }
 
   /** JVM and process meters. */

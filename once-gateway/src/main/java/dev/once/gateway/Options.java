@@ -109,8 +109,8 @@ final class Options {
               (b, v) -> b.requestBodyTimeout(Durations.parse(v))),
           new Option(
               "max-buffered-bytes",
-              "256MiB",
-              "request and response bodies held in memory at most, all requests together; over it 503",
+              "a quarter of the heap",
+              "request and response bodies held in memory at most, all requests together; over it 503; at most half of the heap",
               (b, v) -> b.maxBufferedBytes(Sizes.parse(v))),
           new Option(
               "store-threads",

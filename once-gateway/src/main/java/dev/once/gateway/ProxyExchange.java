@@ -15,6 +15,7 @@ import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.Scheduler;
 import org.jspecify.annotations.Nullable;
@@ -121,9 +122,24 @@ final class ProxyExchange {
     this.guard = exchange;
   }
 
-  /** Reserves buffer space for this exchange until it completes; false if the gateway is full. */
-  synchronized boolean reserve(int bytes) {
-    if (returned || !budget.reserve(bytes)) {
+  /**
+   * Reserves buffer space for this exchange's request body until it completes; false if request
+   * bodies fill their share of the budget.
+   */
+  boolean reserveRequest(int bytes) {
+    return reserve(bytes, true);
+  }
+
+  /**
+   * Reserves buffer space for this exchange's response body until it completes; false if the budget
+   * is full.
+   */
+  boolean reserveResponse(int bytes) {
+    return reserve(bytes, false);
+  }
+
+  private synchronized boolean reserve(int bytes, boolean request) {
+    if (returned || !(request ? budget.reserveRequest(bytes) : budget.reserveResponse(bytes))) {
       return false;
     }
     reserved += bytes;
@@ -153,8 +169,17 @@ final class ProxyExchange {
   void answer(StoredResponse answer) {
     closeIfTheBodyIsUnread();
     writeHead(answer.status(), answer.headers(), answer.body().length);
-    response.write(
-        true, ByteBuffer.wrap(answer.body()), Callback.from(() -> complete(null), this::complete));
+    Callback done = Callback.from(() -> complete(null), this::complete);
+    if (answer.status() == 304 && !response.getHeaders().contains(HttpHeader.CONTENT_LENGTH)) {
+      // Jetty gives a response written whole in one write the length of what it wrote, 0 here,
+      // which for a 304 would claim an empty representation: committed first, it gets none.
+      response.write(
+          false,
+          BufferUtil.EMPTY_BUFFER,
+          Callback.from(() -> response.write(true, BufferUtil.EMPTY_BUFFER, done), this::complete));
+      return;
+    }
+    response.write(true, ByteBuffer.wrap(answer.body()), done);
   }
 
   /**
@@ -220,7 +245,9 @@ final class ProxyExchange {
 
   /**
    * Sets the status and the end-to-end headers of a response; the length is the body's, or -1 if it
-   * streams. {@code Date} is Jetty's own and hop-by-hop fields never cross the proxy.
+   * streams. {@code Date} is Jetty's own and hop-by-hop fields never cross the proxy. The answer to
+   * a HEAD and a 304 carry no body, and their {@code Content-Length}, if any, is the upstream's:
+   * the length of the representation (RFC 9110 §8.6), never the 0 of the empty body.
    */
   void writeHead(int status, Headers fields, long contentLength) {
     response.setStatus(status);
@@ -231,12 +258,12 @@ final class ProxyExchange {
         out.add(name, f.value());
       }
     }
-    if (contentLength >= 0 && !method.equals("HEAD")) {
-      out.put(HttpHeader.CONTENT_LENGTH, contentLength);
-    } else if (method.equals("HEAD")) {
+    if (method.equals("HEAD") || status == 304) {
       fields
           .first("Content-Length")
           .ifPresent(length -> out.put(HttpHeader.CONTENT_LENGTH, length));
+    } else if (contentLength >= 0) {
+      out.put(HttpHeader.CONTENT_LENGTH, contentLength);
     }
   }
 

@@ -4,6 +4,7 @@ import dev.once.http.Decision;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.Route;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
@@ -42,6 +43,9 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
 
   private static final Logger log = LoggerFactory.getLogger(ProxyHandler.class);
 
+  /** Methods answered 501, never forwarded: see {@link GatewayProblem#METHOD_NOT_SUPPORTED}. */
+  private static final Set<String> NOT_FORWARDED = Set.of("CONNECT", "TRACE");
+
   private final HttpIdempotency http;
   private final boolean guarding;
   private final Forwarder upstream;
@@ -66,7 +70,9 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
     String path = Request.getPathInContext(request);
     Route route = http.route(path);
     ProxyExchange exchange = new ProxyExchange(request, response, callback, path, route, budget);
-    if (!guarding || !route.covers(exchange.method)) {
+    if (NOT_FORWARDED.contains(exchange.method)) {
+      exchange.answer(GatewayProblem.METHOD_NOT_SUPPORTED.response());
+    } else if (!guarding || !route.covers(exchange.method)) {
       upstream.forward(exchange);
     } else if (exchange.headers.first(route.policy().keyHeader()).isEmpty()) {
       // Nothing to fingerprint nor store, so no store call: pass through, or 400 if a key is

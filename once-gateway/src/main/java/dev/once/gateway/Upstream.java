@@ -9,7 +9,10 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.client.BytesRequestContent;
+import org.eclipse.jetty.client.ContinueProtocolHandler;
+import org.eclipse.jetty.client.EarlyHintsProtocolHandler;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.ProcessingProtocolHandler;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
 import org.eclipse.jetty.http.HttpCookieStore;
@@ -17,6 +20,7 @@ import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The upstream, reached with Jetty's asynchronous {@link HttpClient}: no thread waits for it. It
@@ -56,12 +60,16 @@ final class Upstream implements AutoCloseable {
 
   private final HttpClient client;
   private final URI base;
+  private final int port;
+  private final String basePath;
   private final long timeoutMillis;
   private final int maxHeaderBytes;
 
   private Upstream(HttpClient client, URI base, long timeoutMillis, int maxHeaderBytes) {
     this.client = client;
     this.base = base;
+    this.port = base.getPort() >= 0 ? base.getPort() : base.getScheme().equals("https") ? 443 : 80;
+    this.basePath = base.getRawPath() == null ? "" : base.getRawPath();
     this.timeoutMillis = timeoutMillis;
     this.maxHeaderBytes = maxHeaderBytes;
   }
@@ -77,6 +85,8 @@ final class Upstream implements AutoCloseable {
     HttpClient client = new HttpClient(new HttpClientTransportOverHTTP(connector));
     client.setExecutor(threads);
     client.setFollowRedirects(false);
+    // A body without a Content-Type goes upstream without one.
+    client.setDefaultRequestContentType(null);
     client.setUserAgentField(null);
     client.setHttpCookieStore(new HttpCookieStore.Empty());
     client.setIdleTimeout(config.upstreamIdleTimeout().toMillis());
@@ -87,11 +97,27 @@ final class Upstream implements AutoCloseable {
     // rather than a broken connection (which may not have).
     client.setMaxResponseHeadersSize(4 * config.maxHeaderBytes());
     client.setResponseBufferSize(Math.max(16 << 10, config.maxHeaderBytes() + HEADER_SLACK));
-    client.getContentDecoderFactories().clear();
-    client.getProtocolHandlers().clear();
     client.start();
+    faithful(client);
     return new Upstream(
         client, config.upstream(), config.upstreamTimeout().toMillis(), config.maxHeaderBytes());
+  }
+
+  /**
+   * Leaves the client nothing that changes what the upstream said. {@link HttpClient#doStart()}
+   * installs its protocol handlers and content decoders, so this runs after it: a decoder would add
+   * {@code Accept-Encoding} and decode bodies (dropping {@code Content-Encoding}, keeping a {@code
+   * Content-Range} for bytes the client never gets), and the authentication handlers buffer a 401
+   * or 407 body (16 KiB at most, else the exchange fails after the upstream acted). Only the
+   * handlers of interim responses (100, 102, 103) stay, which Jetty consumes before the final
+   * response, as an intermediary may; any other 1xx reaches {@link UpstreamResponse} as final.
+   */
+  static void faithful(HttpClient client) {
+    client.getContentDecoderFactories().clear();
+    client.getProtocolHandlers().clear();
+    client.getProtocolHandlers().put(new ContinueProtocolHandler());
+    client.getProtocolHandlers().put(new ProcessingProtocolHandler());
+    client.getProtocolHandlers().put(new EarlyHintsProtocolHandler());
   }
 
   /**
@@ -102,35 +128,59 @@ final class Upstream implements AutoCloseable {
     Request request;
     try {
       String query = exchange.request.getHttpURI().getQuery();
+      // The target goes as the client wrote it: Jetty's client sends a path it cannot parse as a
+      // java.net.URI unchanged, where URI.create would refuse characters Jetty's server accepted
+      // (a '|' or '{' in a query) and the request would fail as "not sent" on every retry.
       request =
           client
-              .newRequest(
-                  URI.create(
-                      base
-                          + exchange.request.getHttpURI().getPath()
-                          + (query == null ? "" : "?" + query)))
+              .newRequest(base.getHost(), port)
+              .scheme(base.getScheme())
+              .path(
+                  basePath
+                      + exchange.request.getHttpURI().getPath()
+                      + (query == null ? "" : "?" + query))
               .method(exchange.method)
               .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
-              .headers(h -> copyHeaders(exchange, h))
-              .body(
-                  exchange.body() != null
-                      ? new BytesRequestContent(exchange.body())
-                      : new StreamedBody(exchange.request));
+              .headers(h -> copyHeaders(exchange, h));
+      Request.Content body = bodyOf(exchange);
+      if (body != null) {
+        request.body(body);
+      }
     } catch (RuntimeException e) {
       response.failed(e); // nothing was sent
       return;
     }
     request.onRequestBegin(response::sent);
+    request.onResponseBegin(response::began);
     request.onResponseHeaders(response::headers);
     // send() registers the listener for every event it implements: complete and content.
     request.send(response);
+  }
+
+  /**
+   * The request's body as it goes upstream: none if the client sent none (no {@code Content-Length}
+   * nor {@code Transfer-Encoding}), so a bodiless GET or DELETE is not given a {@code
+   * Content-Length: 0}; and never with a {@code Content-Type} the client did not send.
+   */
+  private static Request.@Nullable Content bodyOf(ProxyExchange exchange) {
+    if (exchange.headers.first("Content-Length").isEmpty()
+        && exchange.headers.first("Transfer-Encoding").isEmpty()) {
+      return null; // HTTP/1.1: a request without either has no body (RFC 9112 §6.3)
+    }
+    byte[] read = exchange.body();
+    return read != null
+        ? new BytesRequestContent((String) null, read)
+        : new StreamedBody(exchange.request);
   }
 
   private static void copyHeaders(ProxyExchange exchange, HttpFields.Mutable out) {
     // The key goes upstream under the route's own header name, in its one canonical spelling.
     String keyHeader = exchange.route.policy().keyHeader();
     for (Headers.Field f : exchange.headers.endToEnd()) {
+      // A name with '_' is dropped, as nginx does: CGI-style servers (WSGI, Rack, PHP) read '-' and
+      // '_' alike, so Once_Token would reach them as the Once-Token the gateway strips.
       if (!NOT_FORWARDED.contains(f.name().toLowerCase(Locale.ROOT))
+          && f.name().indexOf('_') < 0
           && !f.name().equalsIgnoreCase(keyHeader)) {
         out.add(f.name(), f.value());
       }
@@ -184,6 +234,11 @@ final class Upstream implements AutoCloseable {
     @Override
     public long getLength() {
       return source.getLength();
+    }
+
+    @Override
+    public @Nullable String getContentType() {
+      return null; // the client's own Content-Type, if any, is among the forwarded headers
     }
 
     @Override

@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The upstream's answer to one {@link ProxyExchange}, and how the exchange ends because of it.
  *
- * <p>The body is held until it is complete, so the whole response can be recorded before the client
- * sees any of it. Held bytes count against the route's response cap (the body only, never the
+ * <p>The body of a guarded response is held until it is complete, so the whole response can be
+ * recorded before the client sees any of it; the response to a request without a lease streams from
+ * its first byte. Held bytes count against the route's response cap (the body only, never the
  * headers) and the gateway's {@link BufferBudget}; past either, the response <em>streams</em>: what
  * was held goes to the client, then each chunk as it comes, the upstream asked for the next one
  * only once the client took the last (so a slow client slows the upstream, never fills memory). A
@@ -29,7 +30,14 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Failures are judged by whether the request may have reached the upstream: before it was handed
  * to a connection, nothing did (the key is released); after, something may have, even on a reused
- * connection that turns out broken, so the key is abandoned to its lease.
+ * connection that turns out broken, so the key is abandoned to its lease. Once the response's
+ * status line has arrived the upstream acted: whatever fails afterwards (the body breaks off, the
+ * status is no final one, a listener throws) ends the exchange as done without a stored response,
+ * never as "maybe not run".
+ *
+ * <p>Jetty catches what a listener throws and goes on without it, which would leave the client
+ * unanswered, the lease heartbeated and the reservation held: so each listener here catches its own
+ * failures and ends the exchange itself.
  */
 final class UpstreamResponse implements Response.AsyncContentListener, Response.CompleteListener {
 
@@ -39,6 +47,11 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
   private final int maxHeaderBytes;
   private final int cap;
   private volatile boolean sent;
+  private volatile boolean began;
+
+  /** The response's Content-Length, or -1: the buffer never grows past it. */
+  private volatile long declaredLength = -1;
+
   private byte[] buffer = new byte[0];
   private int size;
   private volatile boolean streaming;
@@ -57,29 +70,59 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
     sent = true;
   }
 
+  /** The status line arrived: the upstream acted on the request. */
+  void began(Response response) {
+    began = true;
+  }
+
   /**
-   * Headers over the limit cannot be delivered (the client's hop allows no more), so they must not
-   * be recorded either: the response is cut here, and counts as done without a stored response.
+   * A status that is no final one (a 1xx that is not interim, or one outside 100-599) and headers
+   * over the limit (the client's hop allows no more) cannot be delivered, so they must not be
+   * recorded either: the response is cut here, and counts as done without a stored response.
    */
   void headers(Response response) {
-    long bytes = 16; // the status line
-    for (HttpField f : response.getHeaders()) {
-      bytes += f.getName().length() + f.getValue().length() + 4;
-    }
-    if (bytes > maxHeaderBytes) {
-      response.abort(new HeadersTooLarge(bytes));
+    try {
+      int status = response.getStatus();
+      if (status < 200 || status > 599) {
+        response.abort(
+            new Undeliverable(GatewayProblem.UPSTREAM_PROTOCOL_ERROR, "status " + status));
+        return;
+      }
+      declaredLength = response.getHeaders().getLongField("Content-Length");
+      long bytes = 16; // the status line
+      for (HttpField f : response.getHeaders()) {
+        bytes += f.getName().length() + f.getValue().length() + 4;
+      }
+      if (bytes > maxHeaderBytes) {
+        response.abort(
+            new Undeliverable(
+                GatewayProblem.UPSTREAM_HEADERS_TOO_LARGE,
+                "response headers of " + bytes + " bytes, over the limit"));
+      }
+    } catch (RuntimeException | Error e) {
+      response.abort(e);
     }
   }
 
   @Override
   public void onContent(Response response, Content.Chunk chunk, Runnable demander) {
+    try {
+      content(response, chunk, demander);
+    } catch (RuntimeException | Error e) {
+      response.abort(e);
+    }
+  }
+
+  private void content(Response response, Content.Chunk chunk, Runnable demander) {
     if (streaming) {
       stream(response, chunk, demander);
       return;
     }
     ByteBuffer bytes = chunk.getByteBuffer();
     int n = bytes.remaining();
-    if (size + n <= cap && grow(size + n)) {
+    // Only a guarded response is held, to be recorded before the client sees it; any other streams
+    // at once (server-sent events arrive as they are sent) and holds no budget.
+    if (exchange.guard() != null && size + n <= cap && grow(size + n)) {
       bytes.get(buffer, size, n);
       size += n;
       demander.run();
@@ -105,6 +148,16 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
 
   @Override
   public void onComplete(Result result) {
+    try {
+      complete(result);
+    } catch (RuntimeException | Error e) {
+      log.error("ending {} failed", exchange, e);
+      began = true; // the response arrived whole: the upstream acted
+      failed(e);
+    }
+  }
+
+  private void complete(Result result) {
     Response response = result.getResponse();
     if (result.isFailed()) {
       failed(result.getFailure());
@@ -131,15 +184,18 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
       exchange.settle(Endings.UNAVAILABLE, () -> exchange.complete(failure));
       return;
     }
-    if (failure instanceof HeadersTooLarge) {
+    if (began) {
+      GatewayProblem problem =
+          failure instanceof Undeliverable undeliverable
+              ? undeliverable.problem
+              : GatewayProblem.UPSTREAM_RESPONSE_INCOMPLETE;
       log.warn(
-          "upstream answered {} {} with {}",
+          "upstream answered {} {} with {}: {}",
           exchange.method,
           Logs.safe(exchange.path),
+          problem.name().toLowerCase(Locale.ROOT).replace('_', ' '),
           failure.getMessage());
-      exchange.settle(
-          Endings.UNAVAILABLE,
-          () -> exchange.answer(GatewayProblem.UPSTREAM_HEADERS_TOO_LARGE.response()));
+      exchange.settle(Endings.UNAVAILABLE, () -> answerOrCut(problem, failure));
       return;
     }
     GatewayProblem problem = GatewayProblem.ofUpstream(failure, sent);
@@ -188,22 +244,33 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
     if (needed <= buffer.length) {
       return true;
     }
-    int capacity =
-        (int)
-            Math.min(cap, Math.max(needed, Math.min((long) buffer.length * 2, Integer.MAX_VALUE)));
-    if (!exchange.reserve(capacity - buffer.length)) {
+    int ceiling = declaredLength >= needed ? (int) Math.min(cap, declaredLength) : cap;
+    int capacity = BufferBudget.grow(buffer.length, needed, ceiling, exchange::reserveResponse);
+    if (capacity < 0) {
       return false;
     }
     buffer = Arrays.copyOf(buffer, capacity);
     return true;
   }
 
-  /** The upstream's header section is larger than the gateway delivers. */
-  private static final class HeadersTooLarge extends RuntimeException {
+  /** Answers the problem, or, if a failure came after the client's answer began, cuts it. */
+  private void answerOrCut(GatewayProblem problem, Throwable failure) {
+    if (exchange.response.isCommitted()) {
+      exchange.complete(failure);
+    } else {
+      exchange.answer(problem.response());
+    }
+  }
+
+  /** A response the upstream gave that the gateway cannot deliver, and the problem it answers. */
+  private static final class Undeliverable extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
-    HeadersTooLarge(long bytes) {
-      super("response headers of " + bytes + " bytes, over the limit", null, false, false);
+    final GatewayProblem problem;
+
+    Undeliverable(GatewayProblem problem, String message) {
+      super(message, null, false, false);
+      this.problem = problem;
     }
   }
 }

@@ -20,29 +20,37 @@ import java.util.regex.Pattern;
 final class ChildGateway implements AutoCloseable {
 
   private static final Pattern STARTED =
-      Pattern.compile("once-gateway started: proxy (http://\\S+) ");
+      Pattern.compile("once-gateway started: proxy (http://\\S+) .* management (http://\\S+) ");
 
   private final Process process;
   private final URI uri;
+  private final URI management;
 
-  private ChildGateway(Process process, URI uri) {
+  private ChildGateway(Process process, URI uri, URI management) {
     this.process = process;
     this.uri = uri;
+    this.management = management;
   }
 
-  /** Starts the process and waits (at most 60 s) until it says it is listening. */
+  /** Starts the process with a 256 MiB heap and waits (at most 60 s) until it is listening. */
   static ChildGateway start(List<String> args) throws IOException, InterruptedException {
+    return start("256m", args);
+  }
+
+  /** Starts the process with this {@code -Xmx} and waits (at most 60 s) until it is listening. */
+  static ChildGateway start(String heap, List<String> args)
+      throws IOException, InterruptedException {
     List<String> command =
         new ArrayList<>(
             List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m",
+                "-Xmx" + heap,
                 "-cp",
                 System.getProperty("java.class.path"),
                 Gateway.class.getName()));
     command.addAll(args);
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    CompletableFuture<URI> started = new CompletableFuture<>();
+    CompletableFuture<URI[]> started = new CompletableFuture<>();
     Thread reader =
         new Thread(
             () -> {
@@ -53,7 +61,7 @@ final class ChildGateway implements AutoCloseable {
                   System.out.println("[child gateway] " + line);
                   Matcher m = STARTED.matcher(line);
                   if (m.find()) {
-                    started.complete(URI.create(m.group(1)));
+                    started.complete(new URI[] {URI.create(m.group(1)), URI.create(m.group(2))});
                   }
                 }
               } catch (IOException e) {
@@ -66,7 +74,8 @@ final class ChildGateway implements AutoCloseable {
     reader.setDaemon(true);
     reader.start();
     try {
-      return new ChildGateway(process, started.get(60, TimeUnit.SECONDS));
+      URI[] uris = started.get(60, TimeUnit.SECONDS);
+      return new ChildGateway(process, uris[0], uris[1]);
     } catch (Exception e) {
       process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
       throw new IllegalStateException("the gateway process did not start", e);
@@ -75,6 +84,11 @@ final class ChildGateway implements AutoCloseable {
 
   URI uri() {
     return uri;
+  }
+
+  /** The management server: {@code /health}, {@code /metrics}. */
+  URI management() {
+    return management;
   }
 
   /** SIGKILL: no shutdown hook runs, nothing is flushed that was not already. */

@@ -30,6 +30,9 @@ final class RawUpstream implements AutoCloseable {
   private final byte[] response;
   private final byte[] late;
   private final boolean resetAfterHead;
+  private final boolean closeAfterResponse;
+  private final boolean answerBeforeBody;
+  private final List<String> heads = new CopyOnWriteArrayList<>();
   private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
   private final List<Socket> connections = new CopyOnWriteArrayList<>();
 
@@ -38,7 +41,7 @@ final class RawUpstream implements AutoCloseable {
   }
 
   RawUpstream(String response, String late) throws IOException {
-    this(response, late, false);
+    this(response, late, false, false, false);
   }
 
   /**
@@ -46,14 +49,39 @@ final class RawUpstream implements AutoCloseable {
    * reading the body: it had the request, while the sender may still be writing it.
    */
   static RawUpstream resettingAfterTheHead() throws IOException {
-    return new RawUpstream("", "", true);
+    return new RawUpstream("", "", true, false, false);
   }
 
-  private RawUpstream(String response, String late, boolean resetAfterHead) throws IOException {
+  /**
+   * An upstream that writes {@code response} and closes the connection: a response cut short after
+   * its status line, when the bytes promise more than they hold.
+   */
+  static RawUpstream closingAfter(String response) throws IOException {
+    return new RawUpstream(response, "", false, true, false);
+  }
+
+  /**
+   * An upstream that answers as soon as it has a request's head, while the body is still coming (as
+   * servers refuse a body too large or unauthorised), then reads the body and closes: an early
+   * response, complete before the request is.
+   */
+  static RawUpstream answeringBeforeTheBody(String response) throws IOException {
+    return new RawUpstream(response, "", false, true, true);
+  }
+
+  private RawUpstream(
+      String response,
+      String late,
+      boolean resetAfterHead,
+      boolean closeAfterResponse,
+      boolean answerBeforeBody)
+      throws IOException {
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     this.response = response.getBytes(StandardCharsets.ISO_8859_1);
     this.late = late.getBytes(StandardCharsets.ISO_8859_1);
     this.resetAfterHead = resetAfterHead;
+    this.closeAfterResponse = closeAfterResponse;
+    this.answerBeforeBody = answerBeforeBody;
     Thread acceptor = new Thread(this::accept, "raw-upstream");
     acceptor.setDaemon(true);
     acceptor.start();
@@ -67,6 +95,11 @@ final class RawUpstream implements AutoCloseable {
   int runs(String key) {
     AtomicInteger n = runs.get(key);
     return n == null ? 0 : n.get();
+  }
+
+  /** The request lines and header fields received, in order. */
+  List<String> heads() {
+    return heads;
   }
 
   private void accept() {
@@ -92,6 +125,7 @@ final class RawUpstream implements AutoCloseable {
         if (head == null) {
           return;
         }
+        heads.add(head);
         int length = 0;
         for (String line : head.split("\r\n")) {
           String lower = line.toLowerCase(Locale.ROOT);
@@ -106,12 +140,22 @@ final class RawUpstream implements AutoCloseable {
           socket.setSoLinger(true, 0);
           return;
         }
+        if (answerBeforeBody) {
+          out.write(response);
+          out.flush();
+          // Read what comes, so that closing resets nothing the gateway has yet to read.
+          in.readNBytes(length);
+          return;
+        }
         in.readNBytes(length);
         if (!first) {
           out.write(late);
         }
         out.write(response);
         out.flush();
+        if (closeAfterResponse) {
+          return;
+        }
       }
     } catch (IOException e) {
       // the gateway closed the connection

@@ -1,0 +1,275 @@
+package dev.once.gateway;
+
+import static dev.once.gateway.Client.key;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What the gateway forwards of a request, and what it refuses (issue 30, items 11-13): header names
+ * with '_' stay behind, a request without a body goes without one and without an invented {@code
+ * Content-Type}, CONNECT and TRACE are answered 501 and never forwarded, and a 304 keeps the
+ * upstream's fields without an invented {@code Content-Length: 0}.
+ */
+@Timeout(60)
+class RequestFidelityTest {
+
+  private static final String OK = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}";
+
+  @Test
+  void headerNamesWithAnUnderscoreAreNotForwarded() throws Exception {
+    try (RawUpstream upstream = new RawUpstream(OK);
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+
+      HttpResponse<String> response =
+          gw.client.postJson(
+              "/payments/underscore", key(), "{}", "Once_Token", "999", "X-Fine", "yes");
+
+      assertThat(response.statusCode()).isEqualTo(200);
+      String head = lower(upstream.heads().get(0));
+      assertThat(head).contains("\r\nx-fine: yes\r\n").doesNotContain("once_token");
+      assertThat(head).contains("\r\nonce-token: "); // the gateway's own, for the lease
+    }
+  }
+
+  @Test
+  void bodilessGetDeleteAndOptionsGoUpstreamWithoutContentTypeOrLength() throws Exception {
+    try (RawUpstream upstream = new RawUpstream(OK);
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      for (String method : List.of("GET", "DELETE", "OPTIONS")) {
+        String answer = exchange(gw, method + " /things/1 HTTP/1.1\r\nHost: gateway\r\n\r\n");
+
+        assertThat(answer).as(method).startsWith("HTTP/1.1 200 ");
+      }
+
+      assertThat(upstream.heads()).hasSize(3);
+      for (String head : upstream.heads()) {
+        assertThat(lower(head)).doesNotContain("content-type").doesNotContain("content-length");
+      }
+    }
+  }
+
+  @Test
+  void aPostWithoutContentTypeGoesUpstreamWithoutOne() throws Exception {
+    try (RawUpstream upstream = new RawUpstream(OK);
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      String unkeyed = "POST /things HTTP/1.1\r\nHost: gateway\r\nContent-Length: 3\r\n\r\nabc";
+      String keyed =
+          "POST /things HTTP/1.1\r\nHost: gateway\r\nIdempotency-Key: "
+              + key()
+              + "\r\nContent-Length: 3\r\n\r\nabc";
+
+      assertThat(exchange(gw, unkeyed)).startsWith("HTTP/1.1 200 ");
+      assertThat(exchange(gw, keyed)).startsWith("HTTP/1.1 200 ");
+
+      assertThat(upstream.heads()).hasSize(2);
+      for (String head : upstream.heads()) {
+        assertThat(lower(head)).contains("content-length: 3").doesNotContain("content-type");
+      }
+    }
+  }
+
+  @Test
+  void aTargetJavaNetUriRefusesIsForwardedAsTheClientWroteIt() throws Exception {
+    try (RawUpstream upstream = new RawUpstream(OK);
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+
+      String answer =
+          exchange(gw, "GET /things/a%20b?q=a|b&r={x}&s=%7C HTTP/1.1\r\nHost: gateway\r\n\r\n");
+
+      assertThat(answer).startsWith("HTTP/1.1 200 ");
+      assertThat(upstream.heads()).hasSize(1);
+      assertThat(upstream.heads().get(0))
+          .startsWith("GET /things/a%20b?q=a|b&r={x}&s=%7C HTTP/1.1\r\n");
+    }
+  }
+
+  @Test
+  void theUpstreamsBasePathPrefixesTheTarget() throws Exception {
+    try (RawUpstream upstream = new RawUpstream(OK);
+        TestGateway gw = TestGateway.start("--upstream", upstream.url() + "/base/")) {
+
+      assertThat(exchange(gw, "GET /things?q=1 HTTP/1.1\r\nHost: gateway\r\n\r\n"))
+          .startsWith("HTTP/1.1 200 ");
+
+      assertThat(upstream.heads().get(0)).startsWith("GET /base/things?q=1 HTTP/1.1\r\n");
+    }
+  }
+
+  @Test
+  void anUnguardedResponseStreamsFromItsFirstByte() throws Exception {
+    CountDownLatch end = new CountDownLatch(1);
+    try (ServerSocket events = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        TestGateway gw =
+            TestGateway.start("--upstream", "http://127.0.0.1:" + events.getLocalPort())) {
+      Thread upstream =
+          new Thread(
+              () -> {
+                try (Socket socket = events.accept()) {
+                  socket.getInputStream().read(new byte[8192]); // the head of a GET
+                  socket
+                      .getOutputStream()
+                      .write(
+                          ("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                                  + "Transfer-Encoding: chunked\r\n\r\nb\r\ndata: one\n\n\r\n")
+                              .getBytes(StandardCharsets.US_ASCII));
+                  socket.getOutputStream().flush();
+                  end.await(10, TimeUnit.SECONDS); // the stream goes on: no last chunk yet
+                } catch (IOException e) {
+                  // the gateway went away
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              },
+              "event-stream-upstream");
+      upstream.setDaemon(true);
+      upstream.start();
+      try (Socket socket = new Socket("127.0.0.1", gw.gateway.port())) {
+        socket.setSoTimeout(10_000);
+        socket
+            .getOutputStream()
+            .write(
+                "GET /events HTTP/1.1\r\nHost: gateway\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+        InputStream in = socket.getInputStream();
+        StringBuilder seen = new StringBuilder();
+        for (int b; seen.indexOf("data: one") < 0 && (b = in.read()) >= 0; ) {
+          seen.append((char) b);
+        }
+
+        assertThat(seen.toString()).startsWith("HTTP/1.1 200 ").contains("data: one");
+      } finally {
+        end.countDown();
+      }
+    }
+  }
+
+  @Test
+  void connectAndTraceAreAnswered501AndNeverForwarded() throws Exception {
+    try (RawUpstream upstream = new RawUpstream(OK);
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+
+      String connect =
+          exchange(gw, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n");
+      String trace =
+          exchange(gw, "TRACE /things HTTP/1.1\r\nHost: gateway\r\nCookie: session=s1\r\n\r\n");
+
+      assertThat(connect).startsWith("HTTP/1.1 501 ").contains("method-not-supported");
+      assertThat(trace).startsWith("HTTP/1.1 501 ").contains("method-not-supported");
+      assertThat(upstream.heads()).isEmpty();
+    }
+  }
+
+  @Test
+  void a304KeepsTheUpstreamsFieldsWithoutAnInventedContentLength() throws Exception {
+    try (RawUpstream upstream =
+            new RawUpstream(
+                "HTTP/1.1 304 Not Modified\r\nETag: \"v1\"\r\nCache-Control: max-age=60\r\n\r\n");
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      String key = key();
+
+      String passedThrough =
+          exchange(gw, "GET /things/1 HTTP/1.1\r\nHost: gateway\r\nIf-None-Match: \"v1\"\r\n\r\n");
+      HttpResponse<String> first = gw.client.postJson("/payments/cached", key, "{}");
+      HttpResponse<String> replay = gw.client.postJson("/payments/cached", key, "{}");
+
+      assertThat(passedThrough)
+          .startsWith("HTTP/1.1 304 ")
+          .contains("\r\nETag: \"v1\"\r\n")
+          .doesNotContainIgnoringCase("Content-Length");
+      for (HttpResponse<String> response : List.of(first, replay)) {
+        assertThat(response.statusCode()).isEqualTo(304);
+        assertThat(response.headers().firstValue("ETag")).contains("\"v1\"");
+        assertThat(response.headers().firstValue("Cache-Control")).contains("max-age=60");
+        assertThat(response.headers().firstValue("Content-Length")).isEmpty();
+      }
+      assertThat(replay.headers().firstValue("Idempotent-Replayed")).contains("true");
+    }
+  }
+
+  @Test
+  void a304KeepsTheContentLengthOfTheRepresentationTheUpstreamGave() throws Exception {
+    try (RawUpstream upstream =
+            new RawUpstream(
+                "HTTP/1.1 304 Not Modified\r\nETag: \"v2\"\r\nContent-Length: 1234\r\n\r\n");
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      String key = key();
+
+      String passedThrough = exchange(gw, "GET /things/2 HTTP/1.1\r\nHost: gateway\r\n\r\n");
+      String keyed =
+          "POST /payments/cached-length HTTP/1.1\r\nHost: gateway\r\nIdempotency-Key: "
+              + key
+              + "\r\nContent-Length: 2\r\n\r\n{}";
+      String first = exchange(gw, keyed);
+      String replay = exchange(gw, keyed);
+
+      for (String answer : List.of(passedThrough, first)) {
+        assertThat(answer).startsWith("HTTP/1.1 304 ").contains("\r\nContent-Length: 1234\r\n");
+      }
+      // once-http stores no framing fields, so the replay has no length at all: never a false 0.
+      assertThat(replay)
+          .startsWith("HTTP/1.1 304 ")
+          .contains("\r\nIdempotent-Replayed: true\r\n")
+          .doesNotContainIgnoringCase("Content-Length: 0");
+    }
+  }
+
+  /**
+   * Sends {@code request} on a fresh connection and returns the answer's head and whatever of its
+   * body came with it, up to the end of the head plus 1 KiB.
+   */
+  private static String exchange(TestGateway gw, String request) throws IOException {
+    try (Socket socket = new Socket("127.0.0.1", gw.gateway.port())) {
+      socket.setSoTimeout(10_000);
+      socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+      InputStream in = socket.getInputStream();
+      StringBuilder answer = new StringBuilder();
+      int afterHead = -1;
+      for (int b; answer.length() < afterHead + 1024 || afterHead < 0; ) {
+        b = in.read();
+        if (b < 0) {
+          break;
+        }
+        answer.append((char) b);
+        if (afterHead < 0 && answer.indexOf("\r\n\r\n") >= 0) {
+          afterHead = answer.length();
+          int length = contentLength(answer.toString());
+          if (length >= 0) {
+            answer.append(new String(in.readNBytes(length), StandardCharsets.ISO_8859_1));
+            break;
+          }
+        }
+      }
+      return answer.toString();
+    }
+  }
+
+  /** The Content-Length of a response head, or -1; a 304's is the representation's: no body. */
+  private static int contentLength(String head) {
+    if (head.startsWith("HTTP/1.1 304 ")) {
+      return 0;
+    }
+    for (String line : head.split("\r\n")) {
+      if (lower(line).startsWith("content-length:")) {
+        return Integer.parseInt(line.substring(15).trim());
+      }
+    }
+    return -1;
+  }
+
+  private static String lower(String text) {
+    return text.toLowerCase(Locale.ROOT);
+  }
+}

@@ -1,0 +1,185 @@
+package dev.once.gateway;
+
+import static dev.once.gateway.Client.key;
+import static dev.once.gateway.Problem.assertProblem;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.once.http.ProblemType;
+import dev.once.tck.Eventually;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.zip.GZIPOutputStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The gateway relays what the upstream said, and once the upstream's status line has arrived the
+ * upstream acted (issue 30, items 1-4): content codings and large 401 bodies pass untouched; a
+ * response that breaks off, a final 1xx and a status outside 100-599 each end the exchange as done
+ * (a retry is told the response is unavailable, the upstream never runs twice), with a 502 and the
+ * buffer reservation returned.
+ */
+@Timeout(60)
+class UpstreamFidelityTest {
+
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(5))
+          .build();
+
+  @Test
+  void a401WithABodyOver16KiBPassesThroughAndIsReplayed() throws Exception {
+    String body = "a".repeat(20_000);
+    try (RawUpstream upstream =
+            new RawUpstream(
+                "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"once\"\r\n"
+                    + "Content-Length: 20000\r\n\r\n"
+                    + body);
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      String key = key();
+
+      HttpResponse<String> first = gw.client.postJson("/payments/auth", key, "{}");
+      HttpResponse<String> retry = gw.client.postJson("/payments/auth", key, "{}");
+
+      assertThat(first.statusCode()).isEqualTo(401);
+      assertThat(first.body()).isEqualTo(body);
+      assertThat(first.headers().firstValue("WWW-Authenticate")).contains("Basic realm=\"once\"");
+      assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+      assertThat(retry.body()).isEqualTo(body);
+      assertThat(upstream.runs(key)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aGzipResponsePassesThroughUndecodedAndNoAcceptEncodingIsAdded() throws Exception {
+    byte[] gzip = gzip("{\"id\":\"pay_1\"}".repeat(100));
+    try (RawUpstream upstream =
+            new RawUpstream(
+                "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n"
+                    + "ETag: \"v1\"\r\nContent-Length: "
+                    + gzip.length
+                    + "\r\n\r\n"
+                    + new String(gzip, StandardCharsets.ISO_8859_1));
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+
+      HttpResponse<byte[]> response =
+          http.send(
+              HttpRequest.newBuilder(gw.gateway.uri().resolve("/payments/gzip"))
+                  .timeout(Duration.ofSeconds(30))
+                  .header("Api-Key", Client.MERCHANT)
+                  .header("Idempotency-Key", key())
+                  .header("Content-Type", "application/json")
+                  .POST(HttpRequest.BodyPublishers.ofString("{}"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofByteArray());
+
+      assertThat(response.statusCode()).isEqualTo(201);
+      assertThat(response.headers().firstValue("Content-Encoding")).contains("gzip");
+      assertThat(response.headers().firstValue("ETag")).contains("\"v1\"");
+      assertThat(response.body()).isEqualTo(gzip);
+      assertThat(upstream.heads()).hasSize(1);
+      assertThat(upstream.heads().get(0).toLowerCase(java.util.Locale.ROOT))
+          .doesNotContain("accept-encoding");
+    }
+  }
+
+  @Test
+  void aResponseThatBreaksOffAfterItsStatusLineIsDoneNotMaybeNotRun() throws Exception {
+    try (RawUpstream upstream =
+            RawUpstream.closingAfter(
+                "HTTP/1.1 201 Created\r\nContent-Length: 100\r\n\r\n{\"id\":\"pay_1\"");
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      String key = key();
+
+      HttpResponse<String> first = gw.client.postJson("/payments/cut", key, "{}");
+      HttpResponse<String> retry = gw.client.postJson("/payments/cut", key, "{}");
+
+      assertProblem(first, 502, "upstream-response-incomplete");
+      assertProblem(retry, ProblemType.RESPONSE_UNAVAILABLE);
+      assertThat(upstream.runs(key)).isEqualTo(1);
+      assertNothingHeld(gw);
+    }
+  }
+
+  @Test
+  void aCompleteResponseGivenBeforeTheBodyWasSentIsRelayedAndRecorded() throws Exception {
+    try (RawUpstream upstream =
+            RawUpstream.answeringBeforeTheBody(
+                "HTTP/1.1 413 Content Too Large\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 15\r\nConnection: close\r\n\r\n{\"error\":\"big\"}");
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      String key = key();
+      String body = "{\"pad\":\"" + "x".repeat(8 << 20) + "\"}";
+
+      HttpResponse<String> first = gw.client.postJson("/large/early", key, body);
+      HttpResponse<String> retry = gw.client.postJson("/large/early", key, body);
+
+      assertThat(first.statusCode()).isEqualTo(413);
+      assertThat(first.body()).isEqualTo("{\"error\":\"big\"}");
+      assertThat(retry.statusCode()).isEqualTo(413);
+      assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+      assertThat(upstream.runs(key)).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aFinalSwitchingProtocolsToAPostIs502AndDone() throws Exception {
+    assertProtocolErrorAndDone(
+        "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n");
+  }
+
+  @Test
+  void aStatusOutside100To599Is502AndDone() throws Exception {
+    assertProtocolErrorAndDone("HTTP/1.1 999 Request Denied\r\nContent-Length: 2\r\n\r\n{}");
+  }
+
+  private static void assertProtocolErrorAndDone(String response) throws Exception {
+    try (RawUpstream upstream = RawUpstream.closingAfter(response);
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      String key = key();
+
+      HttpResponse<String> first = gw.client.postJson("/payments/odd", key, "{}");
+      HttpResponse<String> retry = gw.client.postJson("/payments/odd", key, "{}");
+
+      assertProblem(first, 502, "upstream-protocol-error");
+      assertProblem(retry, ProblemType.RESPONSE_UNAVAILABLE);
+      assertThat(upstream.runs(key)).isEqualTo(1);
+      assertNothingHeld(gw);
+    }
+  }
+
+  /** Every exchange ended: the buffer budget is back to zero. */
+  private static void assertNothingHeld(TestGateway gw) {
+    Eventually.assertThat(
+        "once_gateway_buffered_bytes is back to 0",
+        Duration.ofSeconds(10),
+        () -> {
+          try {
+            return gw.management()
+                .get("/metrics")
+                .body()
+                .lines()
+                .anyMatch(l -> l.matches("once_gateway_buffered_bytes(\\{[^}]*\\})? 0(\\.0)?"));
+          } catch (IOException e) {
+            return false;
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+          }
+        });
+  }
+
+  private static byte[] gzip(String text) throws IOException {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (GZIPOutputStream out = new GZIPOutputStream(bytes)) {
+      out.write(text.getBytes(StandardCharsets.UTF_8));
+    }
+    return bytes.toByteArray();
+  }
+}
