@@ -519,10 +519,12 @@ public abstract class EngineContract {
    */
   @Test
   void aRandomConcurrentHistoryKeepsTheLedgerRule() throws Exception {
-    FaultyStore gathered = FaultyStore.wrap(underlying).gathering();
+    // A few milliseconds a claim, so that concurrent claims queue and are gathered into batches.
+    FaultyStore gathered =
+        FaultyStore.wrap(underlying).gathering().latency(Duration.ofMillis(3), Call.CLAIM);
     try (Once engine = Once.of(gathered)) {
       EngineHistory history =
-          new EngineHistory(engine, underlying, 8, 6, 40, Duration.ofSeconds(6));
+          new EngineHistory(engine, underlying, 12, 6, 150, Duration.ofSeconds(6));
 
       assertThat(history.run()).as("seed %d", history.seed()).isEmpty();
     }
@@ -533,7 +535,8 @@ public abstract class EngineContract {
   @Tag("chaos")
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void aLongRandomConcurrentHistoryKeepsTheLedgerRule() throws Exception {
-    FaultyStore gathered = FaultyStore.wrap(underlying).gathering();
+    FaultyStore gathered =
+        FaultyStore.wrap(underlying).gathering().latency(Duration.ofMillis(3), Call.CLAIM);
     try (Once engine = Once.of(gathered)) {
       EngineHistory history =
           new EngineHistory(engine, underlying, 16, 8, 1_000_000, Duration.ofSeconds(45));
