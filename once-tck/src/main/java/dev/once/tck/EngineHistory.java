@@ -7,6 +7,7 @@ import dev.once.ExecutionResult;
 import dev.once.Fingerprint;
 import dev.once.InFlightPolicy;
 import dev.once.Once;
+import dev.once.Operation;
 import dev.once.OutcomeClassifier;
 import dev.once.ResultCodec;
 import dev.once.store.IdempotencyRecord;
@@ -133,17 +134,7 @@ final class EngineHistory {
                 .build()
             : once.defaults();
     switch (random.nextInt(OPERATIONS)) {
-      case 0, 1 ->
-          replayed(
-              k,
-              once.execute(
-                  id.scope(),
-                  id.key(),
-                  fp,
-                  UTF8,
-                  OutcomeClassifier.defaults(),
-                  policy,
-                  ctx -> effect(k)));
+      case 0, 1 -> replayed(k, execute(id, fp, policy, ctx -> effect(k)));
       case 2 ->
           replayed(
               k,
@@ -183,12 +174,9 @@ final class EngineHistory {
         try {
           replayed(
               k,
-              once.execute(
-                  id.scope(),
-                  id.key(),
+              execute(
+                  id,
                   fp,
-                  UTF8,
-                  OutcomeClassifier.defaults(),
                   policy,
                   ctx -> {
                     throw new IllegalStateException("transient, before any effect");
@@ -207,6 +195,12 @@ final class EngineHistory {
         }
       }
     }
+  }
+
+  private ExecutionResult<String> execute(
+      RecordId id, Fingerprint fp, ExecutionPolicy policy, Operation<String> operation) {
+    return once.execute(
+        id.scope(), id.key(), fp, UTF8, OutcomeClassifier.defaults(), policy, operation);
   }
 
   private String effect(int k) {

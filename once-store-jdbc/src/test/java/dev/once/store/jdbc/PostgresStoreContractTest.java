@@ -6,6 +6,7 @@ import dev.once.store.RecordId;
 import dev.once.tck.EngineContract;
 import dev.once.tck.FaultProxy;
 import dev.once.tck.IdempotencyStoreContract;
+import dev.once.tck.OwnedStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
@@ -60,9 +61,10 @@ class PostgresStoreContractTest extends IdempotencyStoreContract {
 
   @Override
   protected IdempotencyStore createStoreThrough(FaultProxy proxy) {
-    return new OwnPoolStore(
-        TestDatabase.POSTGRESQL.poolVia(proxy.port(), 1, 2_000),
-        ds -> PostgresStore.builder(ds).tableName(TABLE).build());
+    // A pool of its own, closed with the store; batches forwarded, so the kit tests the store's
+    // own.
+    HikariDataSource pool = TestDatabase.POSTGRESQL.poolVia(proxy.port(), 1, 2_000);
+    return OwnedStore.of(PostgresStore.builder(pool).tableName(TABLE).build(), pool::close);
   }
 
   /**
