@@ -109,7 +109,7 @@ class ChaosHarnessTest {
   }
 
   @Test
-  void gatewayOnRedisSurvivesARestartOfRedis() {
+  void gatewayOnRedisSurvivesARestartOfRedisAndConcurrentDuplicates() {
     RequiredServices.assume(
         RedisServer.available(), "redis-server (to start one the harness owns)");
 
@@ -130,7 +130,9 @@ class ChaosHarnessTest {
             "--drop-percent",
             "5",
             "--slow-percent",
-            "2");
+            "2",
+            "--duplicates",
+            "4");
 
     assertThat(report.passed()).as(report.row()).isTrue();
     assertThat(report.storeRestarts()).isEqualTo(1);

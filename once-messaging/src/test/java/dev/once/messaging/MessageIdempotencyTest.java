@@ -361,6 +361,44 @@ class MessageIdempotencyTest {
         () -> store.get(id).map(r -> r.isStealable()).orElse(false));
   }
 
+  /**
+   * A classifier that throws an {@code Error} (an {@code AssertionError}, Kotlin's {@code TODO()})
+   * abandons the lease before the Error propagates: it is never left in flight under heartbeats
+   * until the engine closes.
+   */
+  @Test
+  void aClassifierThatThrowsAnErrorAbandonsTheLeaseBeforeTheErrorPropagates() {
+    ExecutionPolicy shortLease = ExecutionPolicy.builder().lease(Duration.ofMillis(300)).build();
+    MessageIdempotency<TestMessage> messages =
+        builder()
+            .policy(shortLease)
+            .classifier(
+                new OutcomeClassifier<>() {
+                  @Override
+                  public Outcome classifyError(Throwable error) {
+                    throw new AssertionError("classifier bug");
+                  }
+                })
+            .build();
+    String key = newKey();
+    RecordId id = RecordId.of(SCOPE, IdempotencyKey.of(key));
+
+    assertThatThrownBy(
+            () ->
+                messages.process(
+                    TestMessage.keyed(key, "{}"),
+                    (m, ctx) -> {
+                      throw new IllegalArgumentException("handler failed");
+                    }))
+        .isInstanceOf(AssertionError.class)
+        .hasMessage("classifier bug");
+    assertThat(stateOf(key)).isEqualTo(RecordState.IN_PROGRESS);
+    dev.once.tck.Eventually.assertThat(
+        "the abandoned lease ended",
+        Duration.ofSeconds(10),
+        () -> store.get(id).map(r -> r.isStealable()).orElse(false));
+  }
+
   @Test
   void storeUnavailableRedeliversWithoutRunning() {
     FakeUnavailableStore down = new FakeUnavailableStore();
