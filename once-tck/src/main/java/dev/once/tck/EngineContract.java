@@ -539,7 +539,7 @@ public abstract class EngineContract {
         FaultyStore.wrap(underlying).gathering().latency(Duration.ofMillis(3), Call.CLAIM);
     try (Once engine = Once.of(gathered)) {
       EngineHistory history =
-          new EngineHistory(engine, underlying, 16, 8, 1_000_000, Duration.ofSeconds(45));
+          new EngineHistory(engine, underlying, 16, 8, 1_000_000, Duration.ofSeconds(30));
 
       assertThat(history.run()).as("seed %d", history.seed()).isEmpty();
     }
