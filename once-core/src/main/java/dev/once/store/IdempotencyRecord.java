@@ -99,8 +99,14 @@ public record IdempotencyRecord(
         null);
   }
 
-  /** The time left on the lease by the store's clock; zero once it has ended. */
+  /**
+   * The time left on the lease by the store's clock; zero once it has ended, and for a finished
+   * record, which no lease holds any more (its stored lease end is the one it was finished under).
+   */
   public Duration leaseRemaining() {
+    if (state.isTerminal()) {
+      return Duration.ZERO;
+    }
     Duration d = Duration.between(observedAt, leaseUntil);
     return d.isNegative() ? Duration.ZERO : d;
   }

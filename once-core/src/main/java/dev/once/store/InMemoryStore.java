@@ -399,15 +399,30 @@ public final class InMemoryStore implements IdempotencyStore {
     }
     // Records that expire while the scan runs wait for the next call; the scan never blocks claims.
     Instant now = clock.instant();
-    int purged = 0;
+    return remove(stored -> stored.isExpiredAt(now), batchSize);
+  }
+
+  /**
+   * Forgets every record, live or finished, as if the store were new: for tests that share one
+   * store (a Spring application context, say) and start each with no keys. The token counter keeps
+   * counting, so no token is ever granted twice; a holder of a forgotten lease learns that it lost
+   * it at its next write. Waiters are woken.
+   */
+  public void clear() {
+    remove(stored -> true, Integer.MAX_VALUE);
+  }
+
+  /** Removes up to {@code most} records that {@code which} accepts, each in its own compute. */
+  private int remove(java.util.function.Predicate<StoredRecord> which, int most) {
+    int removedCount = 0;
     Iterator<RecordId> ids = records.keySet().iterator();
-    while (purged < batchSize && ids.hasNext()) {
+    while (removedCount < most && ids.hasNext()) {
       RecordId id = ids.next();
       boolean[] removed = {false};
       records.computeIfPresent(
           id,
           (k, stored) -> {
-            if (!stored.isExpiredAt(now)) {
+            if (!which.test(stored)) {
               return stored;
             }
             removed[0] = true;
@@ -415,11 +430,11 @@ public final class InMemoryStore implements IdempotencyStore {
             return null;
           });
       if (removed[0]) {
-        purged++;
+        removedCount++;
         waiters.changed(id);
       }
     }
-    return purged;
+    return removedCount;
   }
 
   /**

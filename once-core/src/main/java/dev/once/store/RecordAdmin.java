@@ -118,7 +118,8 @@ public final class RecordAdmin {
   /**
    * A record's metadata for an operator, in order: never its stored result nor its recovery point,
    * which may hold personal data; only their presence and size. The token is text ({@link
-   * #tokenText}).
+   * #tokenText}). A finished record shows no lease: {@code leaseUntil} null, {@code
+   * leaseRemainingMillis} 0.
    */
   public static Map<String, Object> describe(IdempotencyRecord r) {
     Map<String, Object> out = new LinkedHashMap<>();
@@ -127,7 +128,8 @@ public final class RecordAdmin {
     out.put("state", r.state().name());
     out.put("token", tokenText(r.token()));
     out.put("fingerprint", r.fingerprint().encoded());
-    out.put("leaseUntil", r.leaseUntil().toString());
+    // A finished record has no lease: no end in the future to mislead an operator.
+    out.put("leaseUntil", r.state().isTerminal() ? null : r.leaseUntil().toString());
     out.put("leaseRemainingMillis", r.leaseRemaining().toMillis());
     out.put("expiresAt", r.expiresAt().toString());
     out.put("resultBytes", r.result() == null ? null : r.result().length);

@@ -69,4 +69,30 @@ class RecordAdminTest {
     assertThat(new RecordAdmin.Release(RecordAdmin.Result.NOT_IN_PROGRESS, 1L).resultName())
         .isEqualTo("not-in-progress");
   }
+
+  @Test
+  void aFinishedRecordShowsNoLease() {
+    Instant now = Instant.parse("2026-11-27T12:00:00Z");
+    for (RecordState finished :
+        new RecordState[] {RecordState.COMPLETED, RecordState.FAILED_FINAL}) {
+      IdempotencyRecord record =
+          new IdempotencyRecord(
+              ID,
+              finished,
+              new Fingerprint(1, "aa".repeat(32)),
+              7,
+              now.plusSeconds(25), // the lease it was finished under, not yet ended
+              now.plusSeconds(3600),
+              null,
+              new byte[] {1},
+              now,
+              now);
+
+      assertThat(record.leaseRemaining()).as(finished.name()).isZero();
+      assertThat(RecordAdmin.describe(record))
+          .as(finished.name())
+          .containsEntry("leaseUntil", null)
+          .containsEntry("leaseRemainingMillis", 0L);
+    }
+  }
 }

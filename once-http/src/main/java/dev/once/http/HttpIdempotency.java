@@ -98,6 +98,18 @@ public final class HttpIdempotency {
     return fallback;
   }
 
+  /**
+   * The scope a request's key is recorded under: its route's operation, owned by the tenant the
+   * scope resolver finds in it. For consoles, which find a record from what a client sent instead
+   * of from the encoded scope.
+   *
+   * @throws TenantException if the resolver refuses the request (two tenants, or none where one is
+   *     required)
+   */
+  public Scope scopeOf(IncomingRequest request) {
+    return scopeOf(scopes.tenantOf(request), route(request.path()), request.method());
+  }
+
   /** Decides what to do with a request whose whole body has been read. */
   public Decision begin(Route route, IncomingRequest request) {
     return prepare(route, request)

@@ -7,6 +7,7 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Makes a method idempotent, in one of two ways chosen by {@link #key()}.
@@ -39,6 +40,9 @@ import java.lang.annotation.Target;
  * @Idempotent(key = "#order.id", fingerprint = {"#order.amount", "#order.currency"})
  * public Receipt charge(Order order) { ... }
  * }</pre>
+ *
+ * <p>A caller that must tell a replay from a first run calls a method that returns {@link Result}
+ * (or a {@code CompletableFuture} or {@code Mono} of one).
  *
  * <p>See docs/spring-boot.md, "Idempotent service methods", for return types, exceptions and the
  * self-invocation caveat.
@@ -139,4 +143,32 @@ public @interface Idempotent {
    * Whether the claim, the handler's writes and the recorded response commit in one transaction.
    */
   boolean[] transactional() default {};
+
+  /**
+   * What an {@code @Idempotent(key)} method returns when its callers must know whether this call
+   * ran it: the method returns {@code Result.of(value)}, and the caller gets the value with {@link
+   * #replayed()} false on the call that ran it, true on every call answered from the record (as
+   * {@code Idempotent-Replayed: true} tells an HTTP client). Works the same inside a {@code
+   * CompletionStage}, {@code CompletableFuture} or {@code Mono}. Only {@link #value()} is recorded:
+   * the codec reads and writes the value's type, and a method may switch between {@code T} and
+   * {@code Result<T>} without changing its records.
+   *
+   * <pre>{@code
+   * @Idempotent(key = "#order.id")
+   * public Idempotent.Result<Receipt> charge(Order order) {
+   *   return Idempotent.Result.of(bank.charge(order));
+   * }
+   * }</pre>
+   *
+   * @param value the method's value (a replay's is the recorded one, decoded)
+   * @param replayed whether the method did not run for this call and the value is the recorded one
+   * @param <T> the value's type
+   */
+  record Result<T>(@Nullable T value, boolean replayed) {
+
+    /** What the method returns: its value; the call that runs it tells its caller so. */
+    public static <T> Result<T> of(@Nullable T value) {
+      return new Result<>(value, false);
+    }
+  }
 }

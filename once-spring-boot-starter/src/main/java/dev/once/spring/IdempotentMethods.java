@@ -199,8 +199,17 @@ final class IdempotentMethods implements MethodInterceptor, SmartInitializingSin
         .execution();
   }
 
-  @SuppressWarnings("unchecked")
+  /**
+   * The codec of the method's value; for a method returning {@link Idempotent.Result}, it records
+   * the value inside, so the record is the same as if the method returned the value itself.
+   */
   private ResultCodec<Object> codec(MethodPlan plan, Json json) {
+    ResultCodec<Object> value = valueCodec(plan, json);
+    return plan.tellsReplays() ? new ResultValueCodec(value) : value;
+  }
+
+  @SuppressWarnings("unchecked")
+  private ResultCodec<Object> valueCodec(MethodPlan plan, Json json) {
     String bean = plan.annotation().codec();
     if (!bean.isEmpty()) {
       try {
@@ -217,6 +226,23 @@ final class IdempotentMethods implements MethodInterceptor, SmartInitializingSin
       return NO_VALUE;
     }
     return json.codecs().apply(type);
+  }
+
+  /**
+   * Writes the value inside the method's {@link Idempotent.Result}; reads the value alone, which
+   * {@link Answers} hands back as a replay.
+   */
+  private record ResultValueCodec(ResultCodec<Object> value) implements ResultCodec<Object> {
+    @Override
+    @SuppressWarnings("NullAway") // a null value is recorded as a method's null value always is
+    public byte[] encode(@Nullable Object result) {
+      return value.encode(result instanceof Idempotent.Result<?> r ? r.value() : result);
+    }
+
+    @Override
+    public Object decode(byte[] bytes) {
+      return value.decode(bytes);
+    }
   }
 
   private Wiring runtime(MethodPlan plan) {
@@ -414,12 +440,12 @@ final class IdempotentMethods implements MethodInterceptor, SmartInitializingSin
 
     @Override
     public Answer executed(ExecutionResult.Executed<Object> executed) {
-      return Answer.of(executed.value());
+      return Answer.of(plan.firstRun(executed.value()));
     }
 
     @Override
     public Answer replayed(ExecutionResult.Replayed<Object> replayed) {
-      return Answer.of(replayed.value());
+      return Answer.of(plan.replay(replayed.value()));
     }
 
     @Override

@@ -73,6 +73,7 @@ final class MethodPlan {
   private final Idempotent annotation;
   private final Kind kind;
   private final Type resultType;
+  private final boolean tellsReplays;
   private final Expression key;
   private final @Nullable Expression scope;
   private final Scope defaultScope;
@@ -85,7 +86,9 @@ final class MethodPlan {
     this.method = method;
     this.annotation = annotation;
     this.kind = kindOf(method, name);
-    this.resultType = resultTypeOf(method, kind);
+    Type value = valueTypeOf(method, kind);
+    this.tellsReplays = isResult(value);
+    this.resultType = tellsReplays ? typeArgument(value) : value;
     this.key = parse("key", annotation.key());
     this.scope = annotation.scope().isEmpty() ? null : parse("scope", annotation.scope());
     this.defaultScope = Scope.of(method.getDeclaringClass().getName() + "#" + method.getName());
@@ -130,9 +133,33 @@ final class MethodPlan {
     return annotation;
   }
 
-  /** The type the codec reads a recorded result back as: the value inside a stage or a Mono. */
+  /**
+   * The type the codec reads a recorded result back as: the value inside a stage or a Mono, and
+   * inside an {@link Idempotent.Result}.
+   */
   Type resultType() {
     return resultType;
+  }
+
+  /** Whether the method returns {@link Idempotent.Result}: its callers learn what was a replay. */
+  boolean tellsReplays() {
+    return tellsReplays;
+  }
+
+  /**
+   * What the caller gets for the call that ran the method: its own value, or a {@link
+   * Idempotent.Result} saying it was not a replay (whatever the method put in it).
+   */
+  @Nullable Object firstRun(@Nullable Object value) {
+    if (!tellsReplays) {
+      return value;
+    }
+    return Idempotent.Result.of(value instanceof Idempotent.Result<?> r ? r.value() : value);
+  }
+
+  /** What the caller gets for a call answered from the record, whose value the codec decoded. */
+  @Nullable Object replay(@Nullable Object decoded) {
+    return tellsReplays ? new Idempotent.Result<>(decoded, true) : decoded;
   }
 
   NoRetryFor classifier() {
@@ -322,11 +349,21 @@ final class MethodPlan {
     return false;
   }
 
-  private static Type resultTypeOf(Method method, Kind kind) {
+  /**
+   * The type of the value the method produces: its return type, or what its stage or Mono holds.
+   */
+  private static Type valueTypeOf(Method method, Kind kind) {
     Type type = method.getGenericReturnType();
-    if (kind == Kind.BLOCKING) {
-      return type;
-    }
+    return kind == Kind.BLOCKING ? type : typeArgument(type);
+  }
+
+  private static boolean isResult(Type type) {
+    return type == Idempotent.Result.class
+        || type instanceof ParameterizedType p && p.getRawType() == Idempotent.Result.class;
+  }
+
+  /** The one type argument of a generic type; {@code Object} for a raw one. */
+  private static Type typeArgument(Type type) {
     return type instanceof ParameterizedType p ? p.getActualTypeArguments()[0] : Object.class;
   }
 }

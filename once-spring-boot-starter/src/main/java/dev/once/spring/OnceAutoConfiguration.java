@@ -293,8 +293,9 @@ public class OnceAutoConfiguration {
   static class EndpointConfiguration {
     @Bean
     @ConditionalOnMissingBean
-    OnceEndpoint onceEndpoint(IdempotencyStore store) {
-      return new OnceEndpoint(store);
+    OnceEndpoint onceEndpoint(
+        IdempotencyStore store, ObjectProvider<HttpIdempotency> http, OnceProperties properties) {
+      return new OnceEndpoint(store, http::getIfAvailable, properties.getScope().getHeader());
     }
   }
 

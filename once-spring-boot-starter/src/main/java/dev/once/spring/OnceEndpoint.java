@@ -3,6 +3,10 @@ package dev.once.spring;
 import dev.once.IdempotencyKey;
 import dev.once.Scope;
 import dev.once.http.Durations;
+import dev.once.http.Headers;
+import dev.once.http.HttpIdempotency;
+import dev.once.http.IncomingRequest;
+import dev.once.http.TenantException;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.InFlight;
 import dev.once.store.RecordAdmin;
@@ -10,7 +14,9 @@ import dev.once.store.RecordId;
 import java.security.Principal;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,9 +35,12 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
  *
  * <ul>
  *   <li>{@code GET /actuator/once?scope=S&key=K}: a record's metadata, never its stored result (404
- *       if there is none);
- *   <li>{@code POST /actuator/once} with {@code {"scope":S,"key":K}}: force-releases a key stuck in
- *       progress, fenced by its token;
+ *       if there is none); or, for a record of an HTTP request, {@code
+ *       ?tenant=T&method=POST&path=/api/orders&key=K} with the tenant as the client sent it (its
+ *       {@code Api-Key}, say): the scope is derived as the filter derives it;
+ *   <li>{@code POST /actuator/once} with {@code {"scope":S,"key":K}} (or {@code tenant}, {@code
+ *       method}, {@code path} in place of {@code scope}): force-releases a key stuck in progress,
+ *       fenced by its token;
  *   <li>{@code GET /actuator/once/in-flight?olderThan=30s&limit=100}: in-progress records running
  *       at least {@code olderThan} since their first claim, oldest first, at most {@code limit} (1
  *       to 1000; both required), metadata only, with {@code complete} saying whether the store
@@ -53,15 +62,39 @@ public class OnceEndpoint {
   private static final int PURGE_BATCH_SIZE = 1000;
 
   private final RecordAdmin records;
+  private final Supplier<@Nullable HttpIdempotency> http;
+  private final String tenantHeader;
 
-  OnceEndpoint(IdempotencyStore store) {
+  /**
+   * @param http the HTTP layer whose routes and scope resolver derive a request's scope; null in an
+   *     application that guards no HTTP requests
+   * @param tenantHeader the header a tenant given by name is sent in ({@code once.scope.header})
+   */
+  OnceEndpoint(
+      IdempotencyStore store, Supplier<@Nullable HttpIdempotency> http, String tenantHeader) {
     this.records = new RecordAdmin(store);
+    this.http = http;
+    this.tenantHeader = tenantHeader;
   }
 
-  /** The record's metadata; null, which Actuator answers with 404, if there is none. */
+  /**
+   * The record's metadata; null, which Actuator answers with 404, if there is none. The record is
+   * named by its scope as stored, or by the request that made it: tenant (optional), method
+   * (default POST) and path. The optional parameters carry Spring's {@code @Nullable}, the mark
+   * Boot 3's Actuator reads (Boot 4's reads any {@code @Nullable}); JSpecify's alone would leave
+   * them required on Boot 3.
+   */
   @ReadOperation
-  public @Nullable Map<String, Object> record(String scope, String key) {
-    return records.lookup(recordId(scope, key)).map(RecordAdmin::describe).orElse(null);
+  public @Nullable Map<String, Object> record(
+      @org.springframework.lang.Nullable String scope,
+      @org.springframework.lang.Nullable String tenant,
+      @org.springframework.lang.Nullable String method,
+      @org.springframework.lang.Nullable String path,
+      String key) {
+    return records
+        .lookup(recordId(scopeOf(scope, tenant, method, path), key))
+        .map(RecordAdmin::describe)
+        .orElse(null);
   }
 
   /**
@@ -102,8 +135,14 @@ public class OnceEndpoint {
   private static final String IN_FLIGHT = "in-flight";
 
   @WriteOperation
-  public Map<String, Object> release(String scope, String key, SecurityContext caller) {
-    RecordId id = recordId(scope, key);
+  public Map<String, Object> release(
+      @org.springframework.lang.Nullable String scope,
+      @org.springframework.lang.Nullable String tenant,
+      @org.springframework.lang.Nullable String method,
+      @org.springframework.lang.Nullable String path,
+      String key,
+      SecurityContext caller) {
+    RecordId id = recordId(scopeOf(scope, tenant, method, path), key);
     RecordAdmin.Release release = records.forceRelease(id);
     audit.warn(
         "actuator action=release scope={} key={} token={} principal={} result={}",
@@ -127,6 +166,52 @@ public class OnceEndpoint {
     out.put("purged", purged.purged());
     out.put("more", purged.more());
     return out;
+  }
+
+  /**
+   * The stored scope: {@code scope} as given, or derived from a request with the tenant, method and
+   * path given, through the routes and the scope resolver the filter uses (so a header tenant is
+   * hashed and the route's pattern found as for the request itself). The tenant is sent both as the
+   * {@code once.scope.header} header and as the principal's name, so it works whichever of them the
+   * resolver reads.
+   */
+  private String scopeOf(
+      @Nullable String scope,
+      @Nullable String tenant,
+      @Nullable String method,
+      @Nullable String path) {
+    if (path == null) {
+      if (scope == null || tenant != null || method != null) {
+        throw badRequest("name the record by scope, or by path (with tenant and method)");
+      }
+      return scope;
+    }
+    if (scope != null) {
+      throw badRequest("name the record by scope or by path, not both");
+    }
+    HttpIdempotency requests = http.get();
+    if (requests == null) {
+      throw badRequest("this application guards no HTTP requests: name the record by scope");
+    }
+    IncomingRequest request =
+        new IncomingRequest(
+            method == null ? "POST" : method.trim().toUpperCase(Locale.ROOT),
+            path,
+            "",
+            tenant == null ? Headers.EMPTY : Headers.of(tenantHeader, tenant),
+            new byte[0],
+            tenant);
+    try {
+      return requests.scopeOf(request).value();
+    } catch (TenantException e) {
+      throw badRequest(String.valueOf(e.getMessage())); // names the header, never a value
+    } catch (IllegalArgumentException e) {
+      throw badRequest("path or tenant is malformed");
+    }
+  }
+
+  private static InvalidEndpointRequestException badRequest(String reason) {
+    return new InvalidEndpointRequestException(reason, reason);
   }
 
   /** A malformed scope or key is the caller's mistake: 400, and its text is not echoed. */

@@ -53,7 +53,10 @@ final class RedisStores {
       "Start Redis, or point spring.data.redis.* at one that is up; or set once.store.type"
           + " (jdbc, memory), or define an IdempotencyStore bean.";
 
-  /** The Redis the factory connects to, by its nodes: never its password. */
+  /**
+   * The Redis the factory connects to, by its nodes and, but for a Cluster (which has only database
+   * 0), the database it selects: never its password.
+   */
   private static ChosenStore describe(LettuceConnectionFactory factory, String namespace) {
     if (factory.getClusterConfiguration() != null) {
       return new ChosenStore(
@@ -67,9 +70,15 @@ final class RedisStores {
         && factory.getSentinelConfiguration().getMaster() != null) {
       return new ChosenStore(
           "Redis (Sentinel)",
-          "master " + factory.getSentinelConfiguration().getMaster().getName(),
+          "master "
+              + factory.getSentinelConfiguration().getMaster().getName()
+              + " database "
+              + factory.getDatabase(),
           namespace);
     }
-    return new ChosenStore("Redis", factory.getHostName() + ":" + factory.getPort(), namespace);
+    return new ChosenStore(
+        "Redis",
+        factory.getHostName() + ":" + factory.getPort() + " database " + factory.getDatabase(),
+        namespace);
   }
 }

@@ -88,12 +88,16 @@ final class StoreConfigurations {
     }
   }
 
-  /** The last resort: in memory, with a warning unless the application asked for it. */
+  /**
+   * The last resort: in memory, with a warning unless the application asked for it. Declared as
+   * {@link InMemoryStore} so that a test can inject it by that type and {@link InMemoryStore#clear}
+   * it (docs/testing.md).
+   */
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnMissingBean(IdempotencyStore.class)
   static class InMemory {
     @Bean(destroyMethod = "close")
-    IdempotencyStore onceStore(OnceProperties properties) {
+    InMemoryStore onceStore(OnceProperties properties) {
       return create(properties, null);
     }
 
@@ -101,8 +105,7 @@ final class StoreConfigurations {
      * The in-memory store; {@code unsupportedDatabase} names a DataSource the JDBC store could not
      * use.
      */
-    static IdempotencyStore create(
-        OnceProperties properties, @Nullable String unsupportedDatabase) {
+    static InMemoryStore create(OnceProperties properties, @Nullable String unsupportedDatabase) {
       OnceProperties.StoreType type = properties.getStore().getType();
       // An explicit choice that cannot be honoured is a misconfiguration, never a silent downgrade.
       if (type == OnceProperties.StoreType.JDBC) {

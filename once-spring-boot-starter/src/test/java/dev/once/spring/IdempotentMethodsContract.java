@@ -272,4 +272,61 @@ abstract class IdempotentMethodsContract {
     StepVerifier.create(payments.nothingReactive(id)).verifyComplete();
     assertThat(charges()).isEqualTo(before + 1);
   }
+
+  @Test
+  void aCallerOfAMethodReturningResultTellsTheFirstRunFromAReplay() {
+    String id = newId();
+    int before = charges();
+
+    Idempotent.Result<Receipt> first = payments.chargeOrReplay(id);
+    Idempotent.Result<Receipt> second = payments.chargeOrReplay(id);
+
+    assertThat(first.replayed()).isFalse();
+    assertThat(second.replayed()).isTrue();
+    assertThat(second.value()).isEqualTo(first.value());
+    assertThat(charges()).isEqualTo(before + 1);
+  }
+
+  @Test
+  void aResultRecordsTheValueAloneSoTheMethodMayStopTellingWithoutLosingItsRecords() {
+    String id = newId();
+
+    Idempotent.Result<Receipt> told = payments.chargeOrReplay(id);
+
+    assertThat(payments.chargeValueOnly(id)).isEqualTo(told.value());
+  }
+
+  @Test
+  void aMethodCannotClaimItsOwnRunWasAReplay() {
+    assertThat(payments.chargeClaimingReplay(newId()).replayed()).isFalse();
+  }
+
+  @Test
+  void aStageOfResultTellsTheFirstRunFromAReplay() throws Exception {
+    String id = newId();
+    int before = charges();
+
+    Idempotent.Result<Receipt> first = payments.chargeLaterOrReplay(id).get(20, TimeUnit.SECONDS);
+    Idempotent.Result<Receipt> second = payments.chargeLaterOrReplay(id).get(20, TimeUnit.SECONDS);
+
+    assertThat(first.replayed()).isFalse();
+    assertThat(second).isEqualTo(new Idempotent.Result<>(first.value(), true));
+    assertThat(charges()).isEqualTo(before + 1);
+  }
+
+  @Test
+  void aMonoOfResultTellsTheFirstRunFromAReplay() {
+    String id = newId();
+    int before = charges();
+
+    Idempotent.Result<Receipt> first =
+        payments.chargeReactiveOrReplay(id).block(Duration.ofSeconds(20));
+
+    assertThat(first).isNotNull();
+    assertThat(first.replayed()).isFalse();
+    StepVerifier.create(payments.chargeReactiveOrReplay(id))
+        .expectNext(new Idempotent.Result<>(first.value(), true))
+        .verifyComplete();
+    assertThat(charges()).isEqualTo(before + 1);
+  }
 }

@@ -96,6 +96,73 @@ class OnceEndpointTest {
   }
 
   @Test
+  void aRequestsRecordIsFoundByTheTenantAndPathTheClientSentAndShowsNoLeaseOnceFinished()
+      throws Exception {
+    String key = "order-" + UUID.randomUUID();
+    HttpResponse<String> created =
+        send(
+            at("/api/orders/42/refunds")
+                .header("Api-Key", "shop-1")
+                .header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.noBody()));
+    assertThat(created.statusCode()).isEqualTo(201);
+
+    HttpResponse<String> found =
+        send(
+            at("/actuator/once?tenant=shop-1&method=post&path="
+                    + q("/api/orders/42/refunds")
+                    + "&key="
+                    + q(key))
+                .GET());
+
+    assertThat(found.statusCode()).isEqualTo(200);
+    assertThat(found.body())
+        .contains(
+            "\"scope\":\""
+                + Scope.of(Scope.hash("shop-1"), "POST /api/orders/{id}/refunds").value()
+                + "\"")
+        .contains("\"state\":\"COMPLETED\"")
+        .contains("\"leaseUntil\":null")
+        .contains("\"leaseRemainingMillis\":0");
+    HttpResponse<String> otherTenant =
+        send(at("/actuator/once?tenant=shop-2&path=/api/orders/42/refunds&key=" + q(key)).GET());
+    assertThat(otherTenant.statusCode()).isEqualTo(404);
+  }
+
+  @Test
+  void aStuckKeyIsReleasedByTheTenantAndPathMethodPostByDefault() throws Exception {
+    RecordId id =
+        RecordId.of(
+            Scope.of(Scope.hash("shop-2"), "POST /api/orders"),
+            IdempotencyKey.of("stuck-" + UUID.randomUUID()));
+    store.claim(
+        new ClaimRequest(
+            id,
+            Fingerprint.parse("1:" + "ab".repeat(32)),
+            Duration.ofMinutes(5),
+            Duration.ofHours(1)));
+    String json =
+        "{\"tenant\":\"shop-2\",\"path\":\"/api/orders\",\"key\":\"" + id.key().value() + "\"}";
+
+    HttpResponse<String> released =
+        send(
+            at("/actuator/once")
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)));
+
+    assertThat(released.body()).contains("\"result\":\"released\"");
+    assertThat(store.get(id)).isEmpty();
+  }
+
+  @Test
+  void aRecordIsNamedByScopeOrByPathNotBothNorNeither() throws Exception {
+    for (String query :
+        new String[] {"scope=s&path=/api/orders&key=k", "key=k", "scope=s&tenant=t&key=k"}) {
+      assertThat(send(at("/actuator/once?" + query).GET()).statusCode()).as(query).isEqualTo(400);
+    }
+  }
+
+  @Test
   void stuckKeysAreListedOldestFirstWithHowLongTheyHaveRunAndFinishedOnesAreNot() throws Exception {
     RecordId first = inFlight();
     Thread.sleep(20); // a later creation time on the store's (system) clock

@@ -56,12 +56,15 @@ class StoreUnreachableAtStartupTest {
             "once.store.type=redis",
             "spring.data.redis.host=127.0.0.1",
             "spring.data.redis.port=" + port,
+            "spring.data.redis.database=5",
             "spring.data.redis.password=" + PASSWORD);
 
     assertThat(causes(failure)).hasAtLeastOneElementOfType(OnceStoreUnreachableException.class);
     assertThat(output.getAll())
         .contains(
-            "Once: the Redis store at 127.0.0.1:" + port + " is unreachable (connection refused)")
+            "Once: the Redis store at 127.0.0.1:"
+                + port
+                + " database 5 is unreachable (connection refused)")
         .contains("Start Redis, or point spring.data.redis.* at one that is up")
         .doesNotContain(PASSWORD);
   }
@@ -87,6 +90,23 @@ class StoreUnreachableAtStartupTest {
         throw new IllegalStateException(e);
       }
     }
+  }
+
+  @Test
+  void aRedisStoreIsNamedWithTheDatabaseItUses(CapturedOutput output) {
+    String prefix = "once-named-" + java.util.UUID.randomUUID() + ":";
+
+    Throwable failure =
+        start(
+            "once.store.type=redis",
+            "spring.data.redis.host=127.0.0.1",
+            "spring.data.redis.port=6379",
+            "spring.data.redis.database=3",
+            "once.store.redis.key-prefix=" + prefix);
+
+    assertThat(failure).isNull();
+    assertThat(output.getAll())
+        .containsOnlyOnce("Once store: Redis at 127.0.0.1:6379 database 3, key prefix " + prefix);
   }
 
   /** Starts the application (and stops it if it started); the failure, or null. */

@@ -75,6 +75,28 @@ class InMemoryStoreTest {
     assertThat(b).isEqualTo(2);
   }
 
+  // ---------------------------------------------------------------- clear
+
+  @Test
+  void clearForgetsEveryRecordButNeverGrantsATokenTwice() {
+    InMemoryStore store = storeOf(10);
+    long finished = ((Claimed) store.claim(request(id("a"), LEASE))).token();
+    assertThat(store.complete(id("a"), finished, new byte[] {1}, TTL)).isTrue();
+    long running = ((Claimed) store.claim(request(id("b"), LEASE))).token();
+    CompletableFuture<Void> waiting = store.awaitChange(id("b"));
+
+    store.clear();
+
+    assertThat(store.get(id("a"))).isEmpty();
+    assertThat(store.get(id("b"))).isEmpty();
+    assertThat(waiting).as("a waiter is woken").isDone();
+    assertThat(store.complete(id("b"), running, new byte[0], TTL))
+        .as("the forgotten lease is lost")
+        .isFalse();
+    long again = ((Claimed) store.claim(request(id("a"), LEASE))).token();
+    assertThat(again).isGreaterThan(running);
+  }
+
   // ---------------------------------------------------------------- bounded capacity
 
   @Test

@@ -80,6 +80,36 @@ public class Payments {
     return Mono.fromSupplier(() -> new Receipt(orderId, charges.incrementAndGet()));
   }
 
+  /** Tells its caller whether the charge ran in this call: the record holds the receipt alone. */
+  @Idempotent(key = "#orderId", scope = "'told'")
+  public Idempotent.Result<Receipt> chargeOrReplay(String orderId) {
+    return Idempotent.Result.of(new Receipt(orderId, charges.incrementAndGet()));
+  }
+
+  /** The same key space as {@link #chargeOrReplay}, without telling. */
+  @Idempotent(key = "#orderId", scope = "'told'")
+  public Receipt chargeValueOnly(String orderId) {
+    return new Receipt(orderId, charges.incrementAndGet());
+  }
+
+  @Idempotent(key = "#orderId")
+  public CompletableFuture<Idempotent.Result<Receipt>> chargeLaterOrReplay(String orderId) {
+    return CompletableFuture.supplyAsync(
+        () -> Idempotent.Result.of(new Receipt(orderId, charges.incrementAndGet())));
+  }
+
+  @Idempotent(key = "#orderId")
+  public Mono<Idempotent.Result<Receipt>> chargeReactiveOrReplay(String orderId) {
+    return Mono.fromSupplier(
+        () -> Idempotent.Result.of(new Receipt(orderId, charges.incrementAndGet())));
+  }
+
+  /** Claims to be a replay: the proxy knows better. */
+  @Idempotent(key = "#orderId")
+  public Idempotent.Result<Receipt> chargeClaimingReplay(String orderId) {
+    return new Idempotent.Result<>(new Receipt(orderId, charges.incrementAndGet()), true);
+  }
+
   @Idempotent(key = "#orderId")
   public Mono<Receipt> nothingReactive(String orderId) {
     return Mono.fromRunnable(charges::incrementAndGet);
