@@ -11,8 +11,6 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -76,15 +74,9 @@ class BudgetStarvationTest {
     }
   }
 
-  /** {@code once_gateway_buffered_bytes}, as {@code /metrics} shows it. */
   private static long buffered(TestGateway gw) {
     try {
-      String metrics = gw.management().get("/metrics").body();
-      Matcher m =
-          Pattern.compile("(?m)^once_gateway_buffered_bytes(?:\\{[^}]*\\})? (\\S+)$")
-              .matcher(metrics);
-      assertThat(m.find()).as("/metrics shows once_gateway_buffered_bytes").isTrue();
-      return (long) Double.parseDouble(m.group(1));
+      return Client.bufferedBytes(gw.management());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     } catch (InterruptedException e) {

@@ -107,4 +107,18 @@ final class Client {
       HttpRequest.Builder request) {
     return http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString());
   }
+
+  /**
+   * {@code once_gateway_buffered_bytes}, as {@code /metrics} on this management client shows it.
+   */
+  static long bufferedBytes(Client management) throws IOException, InterruptedException {
+    String metrics = management.get("/metrics").body();
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("(?m)^once_gateway_buffered_bytes(?:\\{[^}]*\\})? (\\S+)$")
+            .matcher(metrics);
+    if (!m.find()) {
+      throw new IllegalStateException("/metrics shows no once_gateway_buffered_bytes");
+    }
+    return (long) Double.parseDouble(m.group(1));
+  }
 }
