@@ -24,8 +24,10 @@ import org.slf4j.LoggerFactory;
  *       the route's size limit, the gateway's buffer budget and the body deadline;
  *   <li><b>decide</b> ({@link HttpIdempotency#beginAsync}, no thread waiting for the store):
  *       replay, refuse, or claim the key;
- *   <li><b>forward</b> ({@link Upstream}): the request goes upstream; a request without a key
- *       streams its body there unread;
+ *   <li><b>forward</b> ({@link Upstream}): the request goes upstream; a request without a key whose
+ *       declared body fits the route's limit has it read whole first, under the same deadline (so a
+ *       slow client holds a buffer, never an upstream connection); a larger or chunked body streams
+ *       there unread, within {@code upstream-timeout};
  *   <li><b>finish</b> ({@link UpstreamResponse}): the lease is settled, then the client answered.
  * </ol>
  *
@@ -73,7 +75,7 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
     if (NOT_FORWARDED.contains(exchange.method)) {
       exchange.answer(GatewayProblem.METHOD_NOT_SUPPORTED.response());
     } else if (!guarding || !route.covers(exchange.method)) {
-      upstream.forward(exchange);
+      forward(exchange);
     } else if (exchange.headers.first(route.policy().keyHeader()).isEmpty()) {
       // Nothing to fingerprint nor store, so no store call: pass through, or 400 if a key is
       // required.
@@ -145,9 +147,33 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
           @Override
           public Void passThrough(Decision.PassThrough passThrough) {
             // No key on an optional route, or fail-open with the store down.
-            upstream.forward(exchange);
+            forward(exchange);
             return null;
           }
+        });
+  }
+
+  /**
+   * Forwards a request that holds no lease. A body declared no larger than the route's limit is
+   * read whole first, as a keyed one is (budget, deadline, 408): the upstream connection is taken
+   * only once the body is here, so clients that trickle their uploads cannot hold the pool's
+   * connections while others wait (as nginx buffers request bodies). A body declared larger, or
+   * chunked, streams: holding it would cost more memory than a connection.
+   */
+  private void forward(ProxyExchange exchange) {
+    long declared = exchange.request.getLength();
+    int max = exchange.route.policy().maxRequestBytes();
+    if (exchange.body() != null || declared <= 0 || declared > max) {
+      upstream.forward(exchange);
+      return;
+    }
+    BodyReader.read(
+        exchange,
+        max,
+        bodyTimeout,
+        body -> {
+          exchange.body(body);
+          upstream.forward(exchange);
         });
   }
 }
