@@ -66,6 +66,7 @@ public final class GatewayConfig {
   private final Duration upstreamTimeout;
   private final int upstreamMaxConnections;
   private final int maxHeaderBytes;
+  private final Forwarding forwarding;
   private final Duration requestBodyTimeout;
   private final long maxBufferedBytes;
   private final int storeThreads;
@@ -105,6 +106,7 @@ public final class GatewayConfig {
     this.upstreamTimeout = b.upstreamTimeout;
     this.upstreamMaxConnections = b.upstreamMaxConnections;
     this.maxHeaderBytes = b.maxHeaderBytes;
+    this.forwarding = b.forwarding;
     this.requestBodyTimeout = b.requestBodyTimeout;
     this.maxBufferedBytes =
         b.maxBufferedBytes > 0 ? b.maxBufferedBytes : defaultMaxBufferedBytes(b.heapBytes);
@@ -216,6 +218,11 @@ public final class GatewayConfig {
     return maxHeaderBytes;
   }
 
+  /** Whose forwarding fields the upstream gets as they came ({@code trusted-proxies}). */
+  Forwarding forwarding() {
+    return forwarding;
+  }
+
   /**
    * The longest a client may take to send a request body the gateway reads; slower ones get 408.
    */
@@ -290,6 +297,8 @@ public final class GatewayConfig {
         + dataDir
         + ", routes="
         + routes.size()
+        + ", trustedProxies="
+        + forwarding
         + ", admin="
         + (adminToken == null ? "off" : "on")
         + ", encryption="
@@ -322,6 +331,7 @@ public final class GatewayConfig {
     private Duration upstreamTimeout = Duration.ofSeconds(30);
     private int upstreamMaxConnections = 256;
     private int maxHeaderBytes = 8 << 10;
+    private Forwarding forwarding = Forwarding.NONE;
     private Duration requestBodyTimeout = Duration.ofSeconds(10);
 
     /** 0: a quarter of the heap. */
@@ -462,6 +472,16 @@ public final class GatewayConfig {
     /** Whether paths no route matches are guarded with the defaults (the default) or not. */
     public Builder coverage(Coverage coverage) {
       this.coverage = java.util.Objects.requireNonNull(coverage, "coverage");
+      return this;
+    }
+
+    /**
+     * The proxies (IP addresses, comma-separated) whose {@code Forwarded} and {@code X-Forwarded-*}
+     * fields reach the upstream as they came; from anyone else the gateway writes its own. Empty:
+     * nobody (the default).
+     */
+    public Builder trustedProxies(String addresses) {
+      this.forwarding = Forwarding.parse(addresses);
       return this;
     }
 

@@ -108,6 +108,11 @@ final class Options {
               "longest a client may take to send a request body; slower gets 408",
               (b, v) -> b.requestBodyTimeout(Durations.parse(v))),
           new Option(
+              Forwarding.OPTION,
+              "(none)",
+              "IP addresses, comma-separated, of proxies in front of the gateway whose Forwarded and X-Forwarded-* fields are kept; from others the gateway sets its own",
+              GatewayConfig.Builder::trustedProxies),
+          new Option(
               "max-buffered-bytes",
               "a quarter of the heap",
               "request and response bodies held in memory at most, all requests together; over it 503; at most half of the heap",

@@ -68,6 +68,10 @@ final class ProxyExchange {
   private boolean returned;
 
   private volatile byte @Nullable [] body;
+
+  /** Set when the body streaming upstream broke on the client's side (see {@link Upstream}). */
+  private volatile boolean bodyBroken;
+
   private volatile @Nullable Exchange guard;
 
   ProxyExchange(
@@ -111,6 +115,15 @@ final class ProxyExchange {
 
   void body(byte[] body) {
     this.body = body;
+  }
+
+  /** The body streaming upstream broke on the client's side: a bad chunk, or an early end. */
+  void bodyBroke() {
+    bodyBroken = true;
+  }
+
+  boolean bodyBroken() {
+    return bodyBroken;
   }
 
   /** The lease this request runs under, or null if it is not guarded. */

@@ -1,9 +1,14 @@
 package dev.once.gateway;
 
+import dev.once.IdempotencyKey;
+import dev.once.InvalidIdempotencyKeyException;
 import dev.once.http.Decision;
+import dev.once.http.Headers;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.Route;
+import dev.once.http.StoredResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import org.eclipse.jetty.server.Handler;
@@ -48,6 +53,11 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
   /** Methods answered 501, never forwarded: see {@link GatewayProblem#METHOD_NOT_SUPPORTED}. */
   private static final Set<String> NOT_FORWARDED = Set.of("CONNECT", "TRACE");
 
+  /** The answer to {@code OPTIONS *}: the methods the gateway forwards. */
+  private static final StoredResponse SERVER_OPTIONS =
+      new StoredResponse(
+          200, Headers.of("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"), new byte[0]);
+
   private final HttpIdempotency http;
   private final boolean guarding;
   private final Forwarder upstream;
@@ -74,11 +84,15 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
     ProxyExchange exchange = new ProxyExchange(request, response, callback, path, route, budget);
     if (NOT_FORWARDED.contains(exchange.method)) {
       exchange.answer(GatewayProblem.METHOD_NOT_SUPPORTED.response());
+    } else if (exchange.method.equals("OPTIONS") && "*".equals(request.getHttpURI().getPath())) {
+      // The target of the whole server, which no upstream path can express: the gateway answers.
+      exchange.answer(SERVER_OPTIONS);
     } else if (!guarding || !route.covers(exchange.method)) {
       forward(exchange);
-    } else if (exchange.headers.first(route.policy().keyHeader()).isEmpty()) {
-      // Nothing to fingerprint nor store, so no store call: pass through, or 400 if a key is
-      // required.
+    } else if (refusedBeforeTheBody(exchange, route)) {
+      // No key (nothing to fingerprint nor store: pass through, or 400 if one is required) or a key
+      // refused whatever the body (400): answered without a store call and before a byte of the
+      // body is read, so a client that sent Expect: 100-continue is never asked for it.
       decide(exchange, http.begin(route, exchange.incoming()));
     } else {
       BodyReader.read(
@@ -97,6 +111,24 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
           });
     }
     return true;
+  }
+
+  /**
+   * Whether {@link HttpIdempotency#begin} answers this request whatever its body says: no key, more
+   * than one, or one that does not parse. It gives the answer; this only says that the body need
+   * not be read for it.
+   */
+  private static boolean refusedBeforeTheBody(ProxyExchange exchange, Route route) {
+    List<String> keys = exchange.headers.all(route.policy().keyHeader());
+    if (keys.size() != 1) {
+      return true;
+    }
+    try {
+      IdempotencyKey.parseHeader(keys.get(0));
+      return false;
+    } catch (InvalidIdempotencyKeyException e) {
+      return true;
+    }
   }
 
   /**

@@ -217,8 +217,17 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
           exchange.method,
           Logs.safe(exchange.path),
           problem.name().toLowerCase(Locale.ROOT).replace('_', ' '),
-          failure.getMessage());
+          // The gateway's own reason, or only what failed: a message may carry the query.
+          failure instanceof Undeliverable ? failure.getMessage() : Logs.failure(failure));
       exchange.settle(Endings.UNAVAILABLE, () -> answerOrCut(problem, failure));
+      return;
+    }
+    if (exchange.bodyBroken()) {
+      // The client's body broke off on its way upstream: its fault, answered 400 (a body that
+      // streams holds no lease; were there one, the upstream had part of the request).
+      exchange.response.getHeaders().put("Connection", "close");
+      exchange.settle(
+          Endings.AMBIGUOUS, () -> answerOrCut(GatewayProblem.REQUEST_BODY_MALFORMED, failure));
       return;
     }
     GatewayProblem problem = GatewayProblem.ofUpstream(failure, sent);
@@ -227,7 +236,7 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
         problem.name().toLowerCase(Locale.ROOT).replace('_', ' '),
         exchange.method,
         Logs.safe(exchange.path),
-        failure.toString());
+        Logs.failure(failure));
     exchange.settle(
         problem.ambiguous() ? Endings.AMBIGUOUS : Endings.NOT_SENT,
         () -> exchange.answer(problem.response()));
