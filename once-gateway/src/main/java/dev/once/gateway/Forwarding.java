@@ -81,6 +81,43 @@ record Forwarding(Set<InetAddress> trusted) {
         && trusted.contains(inet.getAddress());
   }
 
+  /**
+   * The client a request is counted for ({@code max-buffered-bytes-per-client}): the peer's
+   * address, or, from a trusted proxy, the nearest address in its {@code X-Forwarded-For} that is
+   * not itself a trusted proxy (the rightmost one: addresses further left are the client's own
+   * word).
+   */
+  String client(SocketAddress peer, String peerAddress, Headers in) {
+    if (!trusts(peer)) {
+      return peerAddress;
+    }
+    List<String> hops = new ArrayList<>();
+    for (String field : in.all("X-Forwarded-For")) {
+      for (String hop : field.split(",")) {
+        if (!hop.isBlank()) {
+          hops.add(hop.strip());
+        }
+      }
+    }
+    for (int i = hops.size() - 1; i >= 0; i--) {
+      if (!trustedLiteral(hops.get(i))) {
+        return hops.get(i);
+      }
+    }
+    return peerAddress;
+  }
+
+  private boolean trustedLiteral(String address) {
+    if (!LITERAL.matcher(address).matches()) {
+      return false;
+    }
+    try {
+      return trusted.contains(InetAddress.getByName(address)); // a literal: no lookup
+    } catch (UnknownHostException e) {
+      return false;
+    }
+  }
+
   /** Writes the four fields for a request from {@code peer} over {@code scheme}. */
   void write(
       Headers in, SocketAddress peer, String peerAddress, String scheme, HttpFields.Mutable out) {

@@ -69,6 +69,7 @@ public final class GatewayConfig {
   private final Forwarding forwarding;
   private final Duration requestBodyTimeout;
   private final long maxBufferedBytes;
+  private final long maxBufferedBytesPerClient;
   private final int storeThreads;
   private final Duration stopTimeout;
   private final Duration purgeInterval;
@@ -110,6 +111,8 @@ public final class GatewayConfig {
     this.requestBodyTimeout = b.requestBodyTimeout;
     this.maxBufferedBytes =
         b.maxBufferedBytes > 0 ? b.maxBufferedBytes : defaultMaxBufferedBytes(b.heapBytes);
+    this.maxBufferedBytesPerClient =
+        b.maxBufferedBytesPerClient > 0 ? b.maxBufferedBytesPerClient : maxBufferedBytes / 2;
     this.storeThreads = b.storeThreads;
     this.stopTimeout = b.stopTimeout;
     this.purgeInterval = b.purgeInterval;
@@ -239,6 +242,14 @@ public final class GatewayConfig {
   }
 
   /**
+   * The request-body bytes one client address may hold in memory at once, all its connections
+   * together; by default half of {@link #maxBufferedBytes()}.
+   */
+  public long maxBufferedBytesPerClient() {
+    return maxBufferedBytesPerClient;
+  }
+
+  /**
    * A quarter of the heap: room for the bodies, with the rest left to what is not counted (Jetty's
    * network buffers, the copies a store makes while it encodes a record, the rest of the process).
    */
@@ -336,6 +347,8 @@ public final class GatewayConfig {
 
     /** 0: a quarter of the heap. */
     private int maxBufferedBytes;
+
+    private int maxBufferedBytesPerClient;
 
     /** The heap the budget is measured against: this JVM's, unless a test says otherwise. */
     private long heapBytes = Runtime.getRuntime().maxMemory();
@@ -562,6 +575,17 @@ public final class GatewayConfig {
       return this;
     }
 
+    /**
+     * The request-body bytes one client may hold in memory at once, all its connections together
+     * (the peer's address, or the client a trusted proxy names); more gets 503. At most {@code
+     * max-buffered-bytes}; by default half of it.
+     */
+    public Builder maxBufferedBytesPerClient(int bytes) {
+      this.maxBufferedBytesPerClient =
+          checkSize("max-buffered-bytes-per-client", bytes, 64 << 10, Integer.MAX_VALUE);
+      return this;
+    }
+
     public Builder maxBufferedBytes(int bytes) {
       this.maxBufferedBytes = checkSize("max-buffered-bytes", bytes, 64 << 10, Integer.MAX_VALUE);
       return this;
@@ -643,6 +667,15 @@ public final class GatewayConfig {
                 + " is over half of the heap ("
                 + (heapBytes / (1 << 20))
                 + "MiB): lower it, or raise -Xmx; unset, it is a quarter of the heap");
+      }
+      long budget = maxBufferedBytes > 0 ? maxBufferedBytes : defaultMaxBufferedBytes(heapBytes);
+      if (maxBufferedBytesPerClient > budget) {
+        throw new IllegalStateException(
+            "max-buffered-bytes-per-client "
+                + Sizes.format(maxBufferedBytesPerClient)
+                + " is over max-buffered-bytes ("
+                + (budget >> 10)
+                + "KiB)");
       }
       return new GatewayConfig(this);
     }

@@ -118,6 +118,11 @@ final class Options {
               "request and response bodies held in memory at most, all requests together; over it 503; at most half of the heap",
               (b, v) -> b.maxBufferedBytes(Sizes.parse(v))),
           new Option(
+              "max-buffered-bytes-per-client",
+              "half of max-buffered-bytes",
+              "request bodies one client address may hold in memory at once, all its connections together (behind a trusted proxy, the client it names); over it 503",
+              (b, v) -> b.maxBufferedBytesPerClient(Sizes.parse(v))),
+          new Option(
               "store-threads",
               String.valueOf(Once.Builder.DEFAULT_STORE_THREADS),
               "threads that call a blocking store (embedded, PostgreSQL); Redis needs none, and no thread waits for a duplicate",

@@ -61,6 +61,12 @@ final class ProxyExchange {
   /** Bytes reserved from the budget; guarded by this, with {@link #returned}. */
   private long reserved;
 
+  /** Of {@link #reserved}, those of the request body, counted against {@link #client}. */
+  private long reservedForRequest;
+
+  /** Whose request bodies this one counts with: see {@link Forwarding#client}. */
+  private final String client;
+
   /**
    * Whether the reservation was given back: a late reservation (a read racing a timeout) is
    * refused.
@@ -80,7 +86,8 @@ final class ProxyExchange {
       Callback callback,
       String path,
       Route route,
-      BufferBudget budget) {
+      BufferBudget budget,
+      Forwarding forwarding) {
     this.request = request;
     this.response = response;
     this.callback = callback;
@@ -89,6 +96,11 @@ final class ProxyExchange {
     this.path = path;
     this.headers = headersOf(request.getHeaders());
     this.budget = budget;
+    this.client =
+        forwarding.client(
+            request.getConnectionMetaData().getRemoteSocketAddress(),
+            Request.getRemoteAddr(request),
+            headers);
   }
 
   /**
@@ -152,17 +164,23 @@ final class ProxyExchange {
   }
 
   private synchronized boolean reserve(int bytes, boolean request) {
-    if (returned || !(request ? budget.reserveRequest(bytes) : budget.reserveResponse(bytes))) {
+    if (returned
+        || !(request ? budget.reserveRequest(client, bytes) : budget.reserveResponse(bytes))) {
       return false;
     }
     reserved += bytes;
+    if (request) {
+      reservedForRequest += bytes;
+    }
     return true;
   }
 
   private synchronized void giveBack() {
     returned = true;
     budget.release(reserved);
+    budget.releaseRequest(client, reservedForRequest);
     reserved = 0;
+    reservedForRequest = 0;
   }
 
   /**

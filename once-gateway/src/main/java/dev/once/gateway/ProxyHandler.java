@@ -63,25 +63,29 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
   private final Forwarder upstream;
   private final BufferBudget budget;
   private final Duration bodyTimeout;
+  private final Forwarding forwarding;
 
   ProxyHandler(
       HttpIdempotency http,
       boolean guarding,
       Forwarder upstream,
       BufferBudget budget,
-      Duration bodyTimeout) {
+      Duration bodyTimeout,
+      Forwarding forwarding) {
     this.http = http;
     this.guarding = guarding;
     this.upstream = upstream;
     this.budget = budget;
     this.bodyTimeout = bodyTimeout;
+    this.forwarding = forwarding;
   }
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
     String path = Request.getPathInContext(request);
     Route route = http.route(path);
-    ProxyExchange exchange = new ProxyExchange(request, response, callback, path, route, budget);
+    ProxyExchange exchange =
+        new ProxyExchange(request, response, callback, path, route, budget, forwarding);
     if (NOT_FORWARDED.contains(exchange.method)) {
       exchange.answer(GatewayProblem.METHOD_NOT_SUPPORTED.response());
     } else if (exchange.method.equals("OPTIONS") && "*".equals(request.getHttpURI().getPath())) {
