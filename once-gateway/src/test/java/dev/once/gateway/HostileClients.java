@@ -310,7 +310,7 @@ final class HostileClients {
     if (act.key() != null) {
       s.append("Idempotency-Key: ").append(act.key()).append("\r\n");
     }
-    if (!act.method().equals("GET")) {
+    if (act.method().equals("POST")) {
       s.append("Content-Type: application/octet-stream\r\nContent-Length: ")
           .append(length)
           .append("\r\n");

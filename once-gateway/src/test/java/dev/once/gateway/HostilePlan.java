@@ -189,9 +189,9 @@ record HostilePlan(long seed, List<UpstreamAct> acts, List<ClientAct> clients) {
       boolean keyed = k < keys;
       boolean malformed = keyed && random.nextInt(20) == 0;
       String key = !keyed ? null : malformed ? "bad key " + k : "h" + seed + "-" + k;
-      String method = keyed || random.nextBoolean() ? "POST" : "GET";
+      String method = keyed ? "POST" : new String[] {"POST", "GET", "HEAD"}[random.nextInt(3)];
       int bodyBytes =
-          method.equals("GET") ? 0 : 1 + random.nextInt(random.nextInt(8) == 0 ? MAX_BODY : 512);
+          !method.equals("POST") ? 0 : 1 + random.nextInt(random.nextInt(8) == 0 ? MAX_BODY : 512);
       int attempts = keyed && !malformed ? 1 + random.nextInt(3) : 1;
       long first = (long) (random.nextDouble() * spreadMillis);
       for (int a = 0; a < attempts; a++) {
@@ -214,11 +214,11 @@ record HostilePlan(long seed, List<UpstreamAct> acts, List<ClientAct> clients) {
     }
     Kind[] all = Kind.values();
     Kind kind = all[random.nextInt(all.length)];
-    if (method.equals("GET")
+    if (!method.equals("POST")
         && kind != Kind.COMPLETE
         && kind != Kind.ABORT_AFTER_REQUEST
         && kind != Kind.ABORT_AFTER_STATUS) {
-      return Kind.COMPLETE; // a GET without a body has nothing to trickle or expect
+      return Kind.COMPLETE; // a GET or HEAD without a body has nothing to trickle or expect
     }
     return kind;
   }
