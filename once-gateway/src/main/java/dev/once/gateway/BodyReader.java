@@ -72,7 +72,10 @@ final class BodyReader implements Runnable {
       if (Content.Chunk.isFailure(chunk)) {
         chunk.release();
         if (finish()) {
-          exchange.complete(chunk.getFailure());
+          // A bad chunk or an early end: a problem of the client's (Jetty's own answer would be an
+          // HTML 400), and the connection closes, as the rest of the body is no longer readable.
+          exchange.response.getHeaders().put("Connection", "close");
+          exchange.answer(GatewayProblem.REQUEST_BODY_MALFORMED.response());
         }
         return;
       }

@@ -1,5 +1,7 @@
 package dev.once.gateway;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.IntPredicate;
 
@@ -12,6 +14,11 @@ import java.util.function.IntPredicate;
  * responses of requests already admitted, so that bodies still arriving (the cheap thing for a
  * client to send) cannot make an admitted request's small response stream, unrecorded, instead of
  * being stored for its retry.
+ *
+ * <p>One client (an address, or the client a trusted proxy names: {@link Forwarding#client}) may
+ * hold at most {@code perClient} of request bodies, all its connections together, so one client
+ * opening many connections cannot take the share from everyone else. (One connection serves one
+ * exchange at a time, so it holds at most its route's request and response limits.)
  */
 final class BufferBudget {
 
@@ -20,16 +27,49 @@ final class BufferBudget {
 
   private final long cap;
   private final long requestCap;
+  private final long perClient;
   private final AtomicLong used = new AtomicLong();
 
-  BufferBudget(long cap) {
+  /** Request-body bytes held per client; a client holding none has no entry. */
+  private final Map<String, Long> byClient = new ConcurrentHashMap<>();
+
+  BufferBudget(long cap, long perClient) {
     this.cap = cap;
     this.requestCap = cap / 4 * REQUEST_SHARE;
+    this.perClient = perClient;
   }
 
-  /** Reserves {@code bytes} of a request body; false, reserving nothing, if over its share. */
-  boolean reserveRequest(long bytes) {
-    return reserve(bytes, requestCap);
+  /**
+   * Reserves {@code bytes} of a request body of {@code client}'s; false, reserving nothing, if over
+   * the requests' share or the client's.
+   */
+  boolean reserveRequest(String client, long bytes) {
+    boolean[] admitted = {false};
+    byClient.compute(
+        client,
+        (k, held) -> {
+          long now = held == null ? 0 : held;
+          if (now + bytes > perClient) {
+            return held;
+          }
+          admitted[0] = true;
+          return now + bytes;
+        });
+    if (!admitted[0]) {
+      return false;
+    }
+    if (!reserve(bytes, requestCap)) {
+      releaseRequest(client, bytes);
+      return false;
+    }
+    return true;
+  }
+
+  /** Gives back {@code bytes} of {@code client}'s request bodies, reserved with it. */
+  void releaseRequest(String client, long bytes) {
+    if (bytes > 0) {
+      byClient.computeIfPresent(client, (k, held) -> held == bytes ? null : held - bytes);
+    }
   }
 
   /** Reserves {@code bytes} of a response body; false, reserving nothing, if over the cap. */

@@ -105,11 +105,17 @@ public final class Gateway implements AutoCloseable {
       HttpIdempotency http = idempotency(config, once);
       purger = Purger.builder(records).interval(config.purgeInterval()).start();
       upstream = Upstream.start(config);
-      BufferBudget budget = new BufferBudget(config.maxBufferedBytes());
+      BufferBudget budget =
+          new BufferBudget(config.maxBufferedBytes(), config.maxBufferedBytesPerClient());
       Metrics.bindBudget(registry, budget);
       ProxyHandler proxy =
           new ProxyHandler(
-              http, config.idempotency(), upstream::forward, budget, config.requestBodyTimeout());
+              http,
+              config.idempotency(),
+              upstream::forward,
+              budget,
+              config.requestBodyTimeout(),
+              config.forwarding());
       server = GatewayServer.create(config, proxy, records, purger, registry);
       server.start();
     } catch (Exception | Error e) {

@@ -66,8 +66,10 @@ public final class GatewayConfig {
   private final Duration upstreamTimeout;
   private final int upstreamMaxConnections;
   private final int maxHeaderBytes;
+  private final Forwarding forwarding;
   private final Duration requestBodyTimeout;
   private final long maxBufferedBytes;
+  private final long maxBufferedBytesPerClient;
   private final int storeThreads;
   private final Duration stopTimeout;
   private final Duration purgeInterval;
@@ -105,9 +107,12 @@ public final class GatewayConfig {
     this.upstreamTimeout = b.upstreamTimeout;
     this.upstreamMaxConnections = b.upstreamMaxConnections;
     this.maxHeaderBytes = b.maxHeaderBytes;
+    this.forwarding = b.forwarding;
     this.requestBodyTimeout = b.requestBodyTimeout;
     this.maxBufferedBytes =
         b.maxBufferedBytes > 0 ? b.maxBufferedBytes : defaultMaxBufferedBytes(b.heapBytes);
+    this.maxBufferedBytesPerClient =
+        b.maxBufferedBytesPerClient > 0 ? b.maxBufferedBytesPerClient : maxBufferedBytes / 2;
     this.storeThreads = b.storeThreads;
     this.stopTimeout = b.stopTimeout;
     this.purgeInterval = b.purgeInterval;
@@ -216,6 +221,11 @@ public final class GatewayConfig {
     return maxHeaderBytes;
   }
 
+  /** Whose forwarding fields the upstream gets as they came ({@code trusted-proxies}). */
+  Forwarding forwarding() {
+    return forwarding;
+  }
+
   /**
    * The longest a client may take to send a request body the gateway reads; slower ones get 408.
    */
@@ -229,6 +239,14 @@ public final class GatewayConfig {
    */
   public long maxBufferedBytes() {
     return maxBufferedBytes;
+  }
+
+  /**
+   * The request-body bytes one client address may hold in memory at once, all its connections
+   * together; by default half of {@link #maxBufferedBytes()}.
+   */
+  public long maxBufferedBytesPerClient() {
+    return maxBufferedBytesPerClient;
   }
 
   /**
@@ -290,6 +308,8 @@ public final class GatewayConfig {
         + dataDir
         + ", routes="
         + routes.size()
+        + ", trustedProxies="
+        + forwarding
         + ", admin="
         + (adminToken == null ? "off" : "on")
         + ", encryption="
@@ -322,10 +342,13 @@ public final class GatewayConfig {
     private Duration upstreamTimeout = Duration.ofSeconds(30);
     private int upstreamMaxConnections = 256;
     private int maxHeaderBytes = 8 << 10;
+    private Forwarding forwarding = Forwarding.NONE;
     private Duration requestBodyTimeout = Duration.ofSeconds(10);
 
     /** 0: a quarter of the heap. */
     private int maxBufferedBytes;
+
+    private int maxBufferedBytesPerClient;
 
     /** The heap the budget is measured against: this JVM's, unless a test says otherwise. */
     private long heapBytes = Runtime.getRuntime().maxMemory();
@@ -465,6 +488,16 @@ public final class GatewayConfig {
       return this;
     }
 
+    /**
+     * The proxies (IP addresses, comma-separated) whose {@code Forwarded} and {@code X-Forwarded-*}
+     * fields reach the upstream as they came; from anyone else the gateway writes its own. Empty:
+     * nobody (the default).
+     */
+    public Builder trustedProxies(String addresses) {
+      this.forwarding = Forwarding.parse(addresses);
+      return this;
+    }
+
     /** Turns the admin API on, guarded by this bearer token (at least 16 characters). */
     public Builder adminToken(String adminToken) {
       if (adminToken != null
@@ -539,6 +572,17 @@ public final class GatewayConfig {
     public Builder requestBodyTimeout(Duration d) {
       this.requestBodyTimeout =
           checkDuration("request-body-timeout", d, Duration.ofMillis(100), Duration.ofHours(1));
+      return this;
+    }
+
+    /**
+     * The request-body bytes one client may hold in memory at once, all its connections together
+     * (the peer's address, or the client a trusted proxy names); more gets 503. At most {@code
+     * max-buffered-bytes}; by default half of it.
+     */
+    public Builder maxBufferedBytesPerClient(int bytes) {
+      this.maxBufferedBytesPerClient =
+          checkSize("max-buffered-bytes-per-client", bytes, 64 << 10, Integer.MAX_VALUE);
       return this;
     }
 
@@ -623,6 +667,15 @@ public final class GatewayConfig {
                 + " is over half of the heap ("
                 + (heapBytes / (1 << 20))
                 + "MiB): lower it, or raise -Xmx; unset, it is a quarter of the heap");
+      }
+      long budget = maxBufferedBytes > 0 ? maxBufferedBytes : defaultMaxBufferedBytes(heapBytes);
+      if (maxBufferedBytesPerClient > budget) {
+        throw new IllegalStateException(
+            "max-buffered-bytes-per-client "
+                + Sizes.format(maxBufferedBytesPerClient)
+                + " is over max-buffered-bytes ("
+                + (budget >> 10)
+                + "KiB)");
       }
       return new GatewayConfig(this);
     }

@@ -88,6 +88,16 @@ enum GatewayProblem {
       "request-body-timeout",
       "Request body timed out",
       "The request body did not arrive in time; nothing was executed."),
+  /**
+   * The client's request body broke the HTTP framing (a bad chunk) or ended before its length: the
+   * client's fault, not the upstream's. Nothing was run, or, for a body streamed without a key, the
+   * upstream got part of a request it cannot have completed.
+   */
+  REQUEST_BODY_MALFORMED(
+      400,
+      "request-body-malformed",
+      "Request body is malformed",
+      "The request body broke the HTTP framing or ended early; nothing was executed."),
   /** The bodies in memory reached the gateway's cap. Nothing was run. */
   OVERLOADED(
       503,

@@ -25,6 +25,21 @@ final class Logs {
     return out == null ? s : out.toString();
   }
 
+  /**
+   * What failed, for a log line: the class names along the cause chain ({@code EOFException <-
+   * ClosedChannelException}). Never the messages: Jetty's carry the request line, query string
+   * included, and a query may hold secrets.
+   */
+  static String failure(Throwable failure) {
+    StringBuilder s = new StringBuilder(failure.getClass().getSimpleName());
+    Throwable seen = failure;
+    for (int depth = 0; depth < 8 && seen.getCause() != null && seen.getCause() != seen; depth++) {
+      seen = seen.getCause();
+      s.append(" <- ").append(seen.getClass().getSimpleName());
+    }
+    return s.toString();
+  }
+
   /** A JSON string literal of {@code s}. */
   static String jsonString(String s) {
     StringBuilder out = new StringBuilder(s.length() + 2).append('"');

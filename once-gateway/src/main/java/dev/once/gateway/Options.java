@@ -108,10 +108,20 @@ final class Options {
               "longest a client may take to send a request body; slower gets 408",
               (b, v) -> b.requestBodyTimeout(Durations.parse(v))),
           new Option(
+              Forwarding.OPTION,
+              "(none)",
+              "IP addresses, comma-separated, of proxies in front of the gateway whose Forwarded and X-Forwarded-* fields are kept; from others the gateway sets its own",
+              GatewayConfig.Builder::trustedProxies),
+          new Option(
               "max-buffered-bytes",
               "a quarter of the heap",
               "request and response bodies held in memory at most, all requests together; over it 503; at most half of the heap",
               (b, v) -> b.maxBufferedBytes(Sizes.parse(v))),
+          new Option(
+              "max-buffered-bytes-per-client",
+              "half of max-buffered-bytes",
+              "request bodies one client address may hold in memory at once, all its connections together (behind a trusted proxy, the client it names); over it 503",
+              (b, v) -> b.maxBufferedBytesPerClient(Sizes.parse(v))),
           new Option(
               "store-threads",
               String.valueOf(Once.Builder.DEFAULT_STORE_THREADS),

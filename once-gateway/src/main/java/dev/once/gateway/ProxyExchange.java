@@ -61,6 +61,12 @@ final class ProxyExchange {
   /** Bytes reserved from the budget; guarded by this, with {@link #returned}. */
   private long reserved;
 
+  /** Of {@link #reserved}, those of the request body, counted against {@link #client}. */
+  private long reservedForRequest;
+
+  /** Whose request bodies this one counts with: see {@link Forwarding#client}. */
+  private final String client;
+
   /**
    * Whether the reservation was given back: a late reservation (a read racing a timeout) is
    * refused.
@@ -68,6 +74,10 @@ final class ProxyExchange {
   private boolean returned;
 
   private volatile byte @Nullable [] body;
+
+  /** Set when the body streaming upstream broke on the client's side (see {@link Upstream}). */
+  private volatile boolean bodyBroken;
+
   private volatile @Nullable Exchange guard;
 
   ProxyExchange(
@@ -76,7 +86,8 @@ final class ProxyExchange {
       Callback callback,
       String path,
       Route route,
-      BufferBudget budget) {
+      BufferBudget budget,
+      Forwarding forwarding) {
     this.request = request;
     this.response = response;
     this.callback = callback;
@@ -85,6 +96,11 @@ final class ProxyExchange {
     this.path = path;
     this.headers = headersOf(request.getHeaders());
     this.budget = budget;
+    this.client =
+        forwarding.client(
+            request.getConnectionMetaData().getRemoteSocketAddress(),
+            Request.getRemoteAddr(request),
+            headers);
   }
 
   /**
@@ -113,6 +129,15 @@ final class ProxyExchange {
     this.body = body;
   }
 
+  /** The body streaming upstream broke on the client's side: a bad chunk, or an early end. */
+  void bodyBroke() {
+    bodyBroken = true;
+  }
+
+  boolean bodyBroken() {
+    return bodyBroken;
+  }
+
   /** The lease this request runs under, or null if it is not guarded. */
   @Nullable Exchange guard() {
     return guard;
@@ -139,17 +164,23 @@ final class ProxyExchange {
   }
 
   private synchronized boolean reserve(int bytes, boolean request) {
-    if (returned || !(request ? budget.reserveRequest(bytes) : budget.reserveResponse(bytes))) {
+    if (returned
+        || !(request ? budget.reserveRequest(client, bytes) : budget.reserveResponse(bytes))) {
       return false;
     }
     reserved += bytes;
+    if (request) {
+      reservedForRequest += bytes;
+    }
     return true;
   }
 
   private synchronized void giveBack() {
     returned = true;
     budget.release(reserved);
+    budget.releaseRequest(client, reservedForRequest);
     reserved = 0;
+    reservedForRequest = 0;
   }
 
   /**

@@ -1,9 +1,14 @@
 package dev.once.gateway;
 
+import dev.once.IdempotencyKey;
+import dev.once.InvalidIdempotencyKeyException;
 import dev.once.http.Decision;
+import dev.once.http.Headers;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.Route;
+import dev.once.http.StoredResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import org.eclipse.jetty.server.Handler;
@@ -24,8 +29,10 @@ import org.slf4j.LoggerFactory;
  *       the route's size limit, the gateway's buffer budget and the body deadline;
  *   <li><b>decide</b> ({@link HttpIdempotency#beginAsync}, no thread waiting for the store):
  *       replay, refuse, or claim the key;
- *   <li><b>forward</b> ({@link Upstream}): the request goes upstream; a request without a key
- *       streams its body there unread;
+ *   <li><b>forward</b> ({@link Upstream}): the request goes upstream; a request without a key whose
+ *       declared body fits the route's limit has it read whole first, under the same deadline (so a
+ *       slow client holds a buffer, never an upstream connection); a larger or chunked body streams
+ *       there unread, within {@code upstream-timeout};
  *   <li><b>finish</b> ({@link UpstreamResponse}): the lease is settled, then the client answered.
  * </ol>
  *
@@ -46,37 +53,50 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
   /** Methods answered 501, never forwarded: see {@link GatewayProblem#METHOD_NOT_SUPPORTED}. */
   private static final Set<String> NOT_FORWARDED = Set.of("CONNECT", "TRACE");
 
+  /** The answer to {@code OPTIONS *}: the methods the gateway forwards. */
+  private static final StoredResponse SERVER_OPTIONS =
+      new StoredResponse(
+          200, Headers.of("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS"), new byte[0]);
+
   private final HttpIdempotency http;
   private final boolean guarding;
   private final Forwarder upstream;
   private final BufferBudget budget;
   private final Duration bodyTimeout;
+  private final Forwarding forwarding;
 
   ProxyHandler(
       HttpIdempotency http,
       boolean guarding,
       Forwarder upstream,
       BufferBudget budget,
-      Duration bodyTimeout) {
+      Duration bodyTimeout,
+      Forwarding forwarding) {
     this.http = http;
     this.guarding = guarding;
     this.upstream = upstream;
     this.budget = budget;
     this.bodyTimeout = bodyTimeout;
+    this.forwarding = forwarding;
   }
 
   @Override
   public boolean handle(Request request, Response response, Callback callback) {
     String path = Request.getPathInContext(request);
     Route route = http.route(path);
-    ProxyExchange exchange = new ProxyExchange(request, response, callback, path, route, budget);
+    ProxyExchange exchange =
+        new ProxyExchange(request, response, callback, path, route, budget, forwarding);
     if (NOT_FORWARDED.contains(exchange.method)) {
       exchange.answer(GatewayProblem.METHOD_NOT_SUPPORTED.response());
+    } else if (exchange.method.equals("OPTIONS") && "*".equals(request.getHttpURI().getPath())) {
+      // The target of the whole server, which no upstream path can express: the gateway answers.
+      exchange.answer(SERVER_OPTIONS);
     } else if (!guarding || !route.covers(exchange.method)) {
-      upstream.forward(exchange);
-    } else if (exchange.headers.first(route.policy().keyHeader()).isEmpty()) {
-      // Nothing to fingerprint nor store, so no store call: pass through, or 400 if a key is
-      // required.
+      forward(exchange);
+    } else if (refusedBeforeTheBody(exchange, route)) {
+      // No key (nothing to fingerprint nor store: pass through, or 400 if one is required) or a key
+      // refused whatever the body (400): answered without a store call and before a byte of the
+      // body is read, so a client that sent Expect: 100-continue is never asked for it.
       decide(exchange, http.begin(route, exchange.incoming()));
     } else {
       BodyReader.read(
@@ -95,6 +115,24 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
           });
     }
     return true;
+  }
+
+  /**
+   * Whether {@link HttpIdempotency#begin} answers this request whatever its body says: no key, more
+   * than one, or one that does not parse. It gives the answer; this only says that the body need
+   * not be read for it.
+   */
+  private static boolean refusedBeforeTheBody(ProxyExchange exchange, Route route) {
+    List<String> keys = exchange.headers.all(route.policy().keyHeader());
+    if (keys.size() != 1) {
+      return true;
+    }
+    try {
+      IdempotencyKey.parseHeader(keys.get(0));
+      return false;
+    } catch (InvalidIdempotencyKeyException e) {
+      return true;
+    }
   }
 
   /**
@@ -145,9 +183,33 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
           @Override
           public Void passThrough(Decision.PassThrough passThrough) {
             // No key on an optional route, or fail-open with the store down.
-            upstream.forward(exchange);
+            forward(exchange);
             return null;
           }
+        });
+  }
+
+  /**
+   * Forwards a request that holds no lease. A body declared no larger than the route's limit is
+   * read whole first, as a keyed one is (budget, deadline, 408): the upstream connection is taken
+   * only once the body is here, so clients that trickle their uploads cannot hold the pool's
+   * connections while others wait (as nginx buffers request bodies). A body declared larger, or
+   * chunked, streams: holding it would cost more memory than a connection.
+   */
+  private void forward(ProxyExchange exchange) {
+    long declared = exchange.request.getLength();
+    int max = exchange.route.policy().maxRequestBytes();
+    if (exchange.body() != null || declared <= 0 || declared > max) {
+      upstream.forward(exchange);
+      return;
+    }
+    BodyReader.read(
+        exchange,
+        max,
+        bodyTimeout,
+        body -> {
+          exchange.body(body);
+          upstream.forward(exchange);
         });
   }
 }

@@ -64,14 +64,17 @@ final class Upstream implements AutoCloseable {
   private final String basePath;
   private final long timeoutMillis;
   private final int maxHeaderBytes;
+  private final Forwarding forwarding;
 
-  private Upstream(HttpClient client, URI base, long timeoutMillis, int maxHeaderBytes) {
+  private Upstream(
+      HttpClient client, URI base, long timeoutMillis, int maxHeaderBytes, Forwarding forwarding) {
     this.client = client;
     this.base = base;
     this.port = base.getPort() >= 0 ? base.getPort() : base.getScheme().equals("https") ? 443 : 80;
     this.basePath = base.getRawPath() == null ? "" : base.getRawPath();
     this.timeoutMillis = timeoutMillis;
     this.maxHeaderBytes = maxHeaderBytes;
+    this.forwarding = forwarding;
   }
 
   static Upstream start(GatewayConfig config) throws Exception {
@@ -100,7 +103,11 @@ final class Upstream implements AutoCloseable {
     client.start();
     faithful(client);
     return new Upstream(
-        client, config.upstream(), config.upstreamTimeout().toMillis(), config.maxHeaderBytes());
+        client,
+        config.upstream(),
+        config.upstreamTimeout().toMillis(),
+        config.maxHeaderBytes(),
+        config.forwarding());
   }
 
   /**
@@ -141,7 +148,7 @@ final class Upstream implements AutoCloseable {
                       + (query == null ? "" : "?" + query))
               .method(exchange.method)
               .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
-              .headers(h -> copyHeaders(exchange, h));
+              .headers(h -> copyHeaders(exchange, h, forwarding));
       Request.Content body = bodyOf(exchange);
       if (body != null) {
         request.body(body);
@@ -168,18 +175,19 @@ final class Upstream implements AutoCloseable {
       return null; // HTTP/1.1: a request without either has no body (RFC 9112 §6.3)
     }
     byte[] read = exchange.body();
-    return read != null
-        ? new BytesRequestContent((String) null, read)
-        : new StreamedBody(exchange.request);
+    return read != null ? new BytesRequestContent((String) null, read) : new StreamedBody(exchange);
   }
 
-  private static void copyHeaders(ProxyExchange exchange, HttpFields.Mutable out) {
+  private static void copyHeaders(
+      ProxyExchange exchange, HttpFields.Mutable out, Forwarding forwarding) {
     // The key goes upstream under the route's own header name, in its one canonical spelling.
     String keyHeader = exchange.route.policy().keyHeader();
     for (Headers.Field f : exchange.headers.endToEnd()) {
       // A name with '_' is dropped, as nginx does: CGI-style servers (WSGI, Rack, PHP) read '-' and
       // '_' alike, so Once_Token would reach them as the Once-Token the gateway strips.
-      if (!NOT_FORWARDED.contains(f.name().toLowerCase(Locale.ROOT))
+      String lower = f.name().toLowerCase(Locale.ROOT);
+      if (!NOT_FORWARDED.contains(lower)
+          && !Forwarding.FIELDS.contains(lower)
           && f.name().indexOf('_') < 0
           && !f.name().equalsIgnoreCase(keyHeader)) {
         out.add(f.name(), f.value());
@@ -191,10 +199,12 @@ final class Upstream implements AutoCloseable {
       out.put(SCOPE_HEADER, guard.scope().value());
       out.put(TOKEN_HEADER, Long.toString(guard.token()));
     }
-    String forwardedFor = org.eclipse.jetty.server.Request.getRemoteAddr(exchange.request);
-    out.add("X-Forwarded-For", forwardedFor);
-    out.put("X-Forwarded-Proto", exchange.request.getHttpURI().getScheme());
-    exchange.headers.first("Host").ifPresent(host -> out.put("X-Forwarded-Host", host));
+    forwarding.write(
+        exchange.headers,
+        exchange.request.getConnectionMetaData().getRemoteSocketAddress(),
+        org.eclipse.jetty.server.Request.getRemoteAddr(exchange.request),
+        exchange.request.getHttpURI().getScheme(),
+        out);
   }
 
   /**
@@ -225,10 +235,12 @@ final class Upstream implements AutoCloseable {
    * waits for it.
    */
   private static final class StreamedBody implements Request.Content {
+    private final ProxyExchange exchange;
     private final Content.Source source;
 
-    StreamedBody(Content.Source source) {
-      this.source = source;
+    StreamedBody(ProxyExchange exchange) {
+      this.exchange = exchange;
+      this.source = exchange.request;
     }
 
     @Override
@@ -243,7 +255,11 @@ final class Upstream implements AutoCloseable {
 
     @Override
     public Content.Chunk read() {
-      return source.read();
+      Content.Chunk chunk = source.read();
+      if (Content.Chunk.isFailure(chunk)) {
+        exchange.bodyBroke(); // the client's fault: UpstreamResponse answers 400, not 502
+      }
+      return chunk;
     }
 
     @Override

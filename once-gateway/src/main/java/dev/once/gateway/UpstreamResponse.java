@@ -8,7 +8,10 @@ import java.util.concurrent.CompletableFuture;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.client.Result;
+import org.eclipse.jetty.client.transport.HttpResponse;
 import org.eclipse.jetty.http.HttpField;
+import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
@@ -89,6 +92,7 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
         return;
       }
       declaredLength = response.getHeaders().getLongField("Content-Length");
+      closeAfterABodilessAnswerThatAnnouncesABody(response, status);
       long bytes = 16; // the status line
       for (HttpField f : response.getHeaders()) {
         bytes += f.getName().length() + f.getValue().length() + 4;
@@ -101,6 +105,25 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
       }
     } catch (RuntimeException | Error e) {
       response.abort(e);
+    }
+  }
+
+  /**
+   * The answer to a HEAD, a 204 and a 304 ends with its head (RFC 9112 section 6.3), whatever its
+   * {@code Content-Length} or {@code Transfer-Encoding} say. Bytes an upstream sends after one are
+   * no part of it, and on a pooled connection they would be parsed as the answer to the next
+   * request sent there: another client's answer, recorded under its key and replayed. Where the
+   * head announces a body, the gateway cannot tell an honest length (a HEAD's, a 304's) from such
+   * bytes, so the connection is not reused: Jetty closes it after this exchange when the answer
+   * says {@code Connection: close}, which as a hop-by-hop field goes no further.
+   */
+  private void closeAfterABodilessAnswerThatAnnouncesABody(Response response, int status) {
+    boolean bodiless = status == 204 || status == 304 || exchange.method.equals("HEAD");
+    HttpFields fields = response.getHeaders();
+    boolean announced =
+        fields.contains(HttpHeader.TRANSFER_ENCODING) || fields.getLongField("Content-Length") > 0;
+    if (bodiless && announced && response instanceof HttpResponse mutable) {
+      mutable.headers(h -> h.put(HttpHeader.CONNECTION, "close"));
     }
   }
 
@@ -194,8 +217,17 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
           exchange.method,
           Logs.safe(exchange.path),
           problem.name().toLowerCase(Locale.ROOT).replace('_', ' '),
-          failure.getMessage());
+          // The gateway's own reason, or only what failed: a message may carry the query.
+          failure instanceof Undeliverable ? failure.getMessage() : Logs.failure(failure));
       exchange.settle(Endings.UNAVAILABLE, () -> answerOrCut(problem, failure));
+      return;
+    }
+    if (exchange.bodyBroken()) {
+      // The client's body broke off on its way upstream: its fault, answered 400 (a body that
+      // streams holds no lease; were there one, the upstream had part of the request).
+      exchange.response.getHeaders().put("Connection", "close");
+      exchange.settle(
+          Endings.AMBIGUOUS, () -> answerOrCut(GatewayProblem.REQUEST_BODY_MALFORMED, failure));
       return;
     }
     GatewayProblem problem = GatewayProblem.ofUpstream(failure, sent);
@@ -204,7 +236,7 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
         problem.name().toLowerCase(Locale.ROOT).replace('_', ' '),
         exchange.method,
         Logs.safe(exchange.path),
-        failure.toString());
+        Logs.failure(failure));
     exchange.settle(
         problem.ambiguous() ? Endings.AMBIGUOUS : Endings.NOT_SENT,
         () -> exchange.answer(problem.response()));

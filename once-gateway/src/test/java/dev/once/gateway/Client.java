@@ -37,12 +37,19 @@ final class Client {
    * control when the rest comes.
    */
   static byte[] rawPost(String path, String key, int contentLength, String bodyStart) {
+    return rawPost(path, key, contentLength, bodyStart, new String[0]);
+  }
+
+  /** {@link #rawPost}, with more header lines ({@code "Name: value"}). */
+  static byte[] rawPost(
+      String path, String key, int contentLength, String bodyStart, String... headerLines) {
     return ("POST "
             + path
             + " HTTP/1.1\r\nHost: gateway\r\nApi-Key: "
             + MERCHANT
             + "\r\n"
             + (key == null ? "" : "Idempotency-Key: " + key + "\r\n")
+            + String.join("", java.util.Arrays.stream(headerLines).map(l -> l + "\r\n").toList())
             + "Content-Type: application/json\r\nContent-Length: "
             + contentLength
             + "\r\n\r\n"
@@ -106,5 +113,19 @@ final class Client {
   java.util.concurrent.CompletableFuture<HttpResponse<String>> sendAsync(
       HttpRequest.Builder request) {
     return http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * {@code once_gateway_buffered_bytes}, as {@code /metrics} on this management client shows it.
+   */
+  static long bufferedBytes(Client management) throws IOException, InterruptedException {
+    String metrics = management.get("/metrics").body();
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("(?m)^once_gateway_buffered_bytes(?:\\{[^}]*\\})? (\\S+)$")
+            .matcher(metrics);
+    if (!m.find()) {
+      throw new IllegalStateException("/metrics shows no once_gateway_buffered_bytes");
+    }
+    return (long) Double.parseDouble(m.group(1));
   }
 }

@@ -63,8 +63,9 @@ class ProxyDefectTest {
             HttpIdempotency.builder(once).build(),
             true,
             forwarder,
-            new BufferBudget(1 << 20),
-            Duration.ofSeconds(5));
+            new BufferBudget(1 << 20, 1 << 20),
+            Duration.ofSeconds(5),
+            Forwarding.NONE);
     server = new Server();
     ServerConnector connector = new ServerConnector(server);
     connector.setHost("127.0.0.1");

@@ -62,10 +62,12 @@ class UpstreamFailureTest extends GatewayTest {
   @Test
   void strayBytesLeftOnAPooledConnectionMakeTheNextRequestAmbiguousSoNoKeyEverRunsTwice()
       throws Exception {
-    // A 204 has no body; five bytes of one arrive late, once the connection is back in the pool,
-    // and break the next exchange on it: that request was sent, so its outcome is unknown.
+    // A complete answer with an empty body; five stray bytes arrive late, once the connection is
+    // back in the pool, and break the next exchange on it: that request was sent, so its outcome is
+    // unknown. (After a 204 or 304 that announces a body the connection is not reused at all: see
+    // UpstreamFidelityTest.)
     try (RawUpstream upstream =
-            new RawUpstream("HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n", "hello");
+            new RawUpstream("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", "hello");
         TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
       List<Integer> statuses = new ArrayList<>();
       for (int i = 0; i < 6; i++) {
@@ -76,7 +78,7 @@ class UpstreamFailureTest extends GatewayTest {
 
         statuses.add(first.statusCode());
         assertThat(upstream.runs(key)).as("runs of key %d", i).isEqualTo(1);
-        if (first.statusCode() == 204) {
+        if (first.statusCode() == 200) {
           assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
         } else {
           assertProblem(first, 502, "upstream-failed");
@@ -84,7 +86,7 @@ class UpstreamFailureTest extends GatewayTest {
           assertProblem(retry, ProblemType.IN_FLIGHT);
         }
       }
-      assertThat(statuses).as("some request met the stray bytes").contains(204, 502);
+      assertThat(statuses).as("some request met the stray bytes").contains(200, 502);
     }
   }
 

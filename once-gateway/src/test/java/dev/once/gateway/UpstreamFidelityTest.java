@@ -16,6 +16,8 @@ import java.time.Duration;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The gateway relays what the upstream said, and once the upstream's status line has arrived the
@@ -125,6 +127,30 @@ class UpstreamFidelityTest {
       assertThat(retry.statusCode()).isEqualTo(413);
       assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
       assertThat(upstream.runs(key)).isEqualTo(1);
+    }
+  }
+
+  /**
+   * A 204 or 304 has no body, whatever its head says (RFC 9112 section 6.3): bytes the upstream
+   * sends after one are no part of it, and on a pooled connection they would be read as the answer
+   * to the next request, recorded under that request's key and replayed. Found by {@link
+   * HostileTrafficTest}.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"204 No Content", "304 Not Modified"})
+  void bytesAfterABodilessAnswerNeverBecomeTheNextRequestsAnswer(String status) throws Exception {
+    String smuggled = "HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\nsmuggled";
+    try (RawUpstream upstream =
+            new RawUpstream(
+                "HTTP/1.1 " + status + "\r\nContent-Length: " + smuggled.length() + "\r\n\r\n",
+                smuggled);
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      for (int i = 0; i < 3; i++) {
+        HttpResponse<String> answer = gw.client.postJson("/payments/" + i, key(), "{}");
+
+        assertThat(answer.statusCode()).isEqualTo(Integer.parseInt(status.substring(0, 3)));
+        assertThat(answer.body()).isEmpty();
+      }
     }
   }
 

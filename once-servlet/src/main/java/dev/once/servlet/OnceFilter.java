@@ -1,5 +1,7 @@
 package dev.once.servlet;
 
+import dev.once.IdempotencyKey;
+import dev.once.InvalidIdempotencyKeyException;
 import dev.once.Outcome;
 import dev.once.http.Decision;
 import dev.once.http.Exchange;
@@ -18,7 +20,9 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
 import java.security.Principal;
+import java.util.Collections;
 import java.util.Enumeration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -137,6 +141,24 @@ public final class OnceFilter implements Filter {
     }
   }
 
+  /**
+   * Whether {@link HttpIdempotency#begin} answers this request whatever its body: no key, more than
+   * one, or one that does not parse. It gives the answer; this only says that the body need not be
+   * read for it.
+   */
+  private static boolean refusedBeforeTheBody(HttpServletRequest request, Route route) {
+    List<String> keys = Collections.list(request.getHeaders(route.policy().keyHeader()));
+    if (keys.size() != 1) {
+      return true;
+    }
+    try {
+      IdempotencyKey.parseHeader(keys.get(0));
+      return false;
+    } catch (InvalidIdempotencyKeyException e) {
+      return true;
+    }
+  }
+
   private void guard(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws IOException, ServletException {
     String path = pathOf(request);
@@ -146,8 +168,10 @@ public final class OnceFilter implements Filter {
       chain.doFilter(request, response);
       return;
     }
-    if (request.getHeader(route.policy().keyHeader()) == null) {
-      // Nothing to fingerprint nor store: the body stays unread for the handler to stream.
+    if (refusedBeforeTheBody(request, route)) {
+      // No key (nothing to fingerprint nor store: the body stays unread for the handler to stream),
+      // or a key refused whatever the body (400) before it is read, so a client that sent Expect:
+      // 100-continue is never asked for its body.
       http.begin(route, incoming(request, method, path, new byte[0]))
           .accept(
               new Decision.Visitor<Send>() {

@@ -257,4 +257,29 @@ class BadInputTest extends GuardedAppTest {
             shop.postJson("/api/payments/alive", UUID.randomUUID().toString(), "{}").statusCode())
         .isEqualTo(201);
   }
+
+  /**
+   * A malformed key is refused before the body is read, so a client that sent {@code Expect:
+   * 100-continue} gets its 400 and is never told to send the body (issue 30, item 14).
+   */
+  @Test
+  void aMalformedKeyWithExpectContinueIs400WithoutAskingForTheBody() throws Exception {
+    try (java.net.Socket socket = new java.net.Socket("127.0.0.1", shop.server.port())) {
+      socket.setSoTimeout(10_000);
+      socket
+          .getOutputStream()
+          .write(
+              ("POST /api/payments/expect HTTP/1.1\r\nHost: localhost\r\nApi-Key: sk_bad_input\r\n"
+                      + "Idempotency-Key: bad key\r\nContent-Type: application/json\r\n"
+                      + "Content-Length: 2\r\nExpect: 100-continue\r\n\r\n")
+                  .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+
+      String first =
+          new String(
+              socket.getInputStream().readNBytes(12), java.nio.charset.StandardCharsets.US_ASCII);
+
+      assertThat(first).isEqualTo("HTTP/1.1 400");
+      assertThat(shop.app.executions("/api/payments/expect")).isZero();
+    }
+  }
 }

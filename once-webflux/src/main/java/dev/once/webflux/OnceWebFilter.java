@@ -1,16 +1,22 @@
 package dev.once.webflux;
 
+import dev.once.IdempotencyKey;
+import dev.once.InvalidIdempotencyKeyException;
 import dev.once.http.Decision;
 import dev.once.http.Exchange;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.IncomingRequest;
 import dev.once.http.Problems;
 import dev.once.http.Route;
+import dev.once.http.StoredResponse;
 import java.security.Principal;
+import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -78,12 +84,20 @@ public final class OnceWebFilter implements WebFilter, Ordered {
 
   private static final byte[] NO_BODY = new byte[0];
 
+  /** The default of {@link Builder#bodyTimeout}: the gateway's {@code request-body-timeout}. */
+  public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(10);
+
+  private static final StoredResponse BODY_TIMEOUT =
+      Problems.forStatus(408, "The request body did not arrive in time; nothing was executed.");
+
   private final HttpIdempotency http;
   private final int order;
+  private final Duration bodyTimeout;
 
   private OnceWebFilter(Builder b) {
     this.http = b.http;
     this.order = b.order;
+    this.bodyTimeout = b.bodyTimeout;
   }
 
   /** A filter applying these semantics, in order 0. */
@@ -113,22 +127,41 @@ public final class OnceWebFilter implements WebFilter, Ordered {
     if (!route.covers(method)) {
       return chain.filter(exchange);
     }
-    // getFirst, not containsKey: see Responses on HttpHeaders in Spring 6 and 7.
-    if (request.getHeaders().getFirst(route.policy().keyHeader()) == null) {
-      // Nothing to fingerprint nor store, so no store call: the body stays unread for the handler.
+    if (refusedBeforeTheBody(request, route)) {
+      // No key (nothing to fingerprint nor store, so no store call: the body stays unread for the
+      // handler), or a key refused whatever the body (400) before it is read, so a client that
+      // sent Expect: 100-continue is never asked for its body.
       return decide(route, incoming(request, method, path, NO_BODY, null))
           .flatMap(decision -> decision.accept(new Unkeyed(exchange, chain)));
     }
     int max = route.policy().maxRequestBytes();
     if (request.getHeaders().getContentLength() > max) {
-      return refuseBody(exchange, max);
+      return refuseBody(exchange, Problems.bodyTooLarge(max));
     }
-    return read(request, max)
+    return read(request, max, bodyTimeout)
         .flatMap(
             body ->
-                body.isPresent()
-                    ? guard(exchange, chain, route, method, path, body.get())
-                    : refuseBody(exchange, max));
+                body.refusal() == null
+                    ? guard(exchange, chain, route, method, path, body.bytes())
+                    : refuseBody(exchange, body.refusal()));
+  }
+
+  /**
+   * Whether {@link HttpIdempotency#begin} answers this request whatever its body: no key, more than
+   * one, or one that does not parse. It gives the answer; this only says that the body need not be
+   * read for it.
+   */
+  private static boolean refusedBeforeTheBody(ServerHttpRequest request, Route route) {
+    List<String> keys = request.getHeaders().getOrEmpty(route.policy().keyHeader());
+    if (keys.size() != 1) {
+      return true;
+    }
+    try {
+      IdempotencyKey.parseHeader(keys.get(0));
+      return false;
+    } catch (InvalidIdempotencyKeyException e) {
+      return true;
+    }
   }
 
   /** Decides on a request with a key whose whole body was read, and acts on the decision. */
@@ -148,30 +181,39 @@ public final class OnceWebFilter implements WebFilter, Ordered {
         .flatMap(decision -> decision.accept(new Keyed(exchange, chain, route, body)));
   }
 
+  /** A body read whole ({@code bytes}), or the problem that refuses it. */
+  private record Body(byte[] bytes, @Nullable StoredResponse refusal) {}
+
   /**
-   * The whole body, or empty if it is larger than {@code max} bytes: aggregated as it arrives,
-   * giving up (and releasing what was held) at the first byte over.
+   * The whole body, aggregated as it arrives; refused (413), releasing what was held, at the first
+   * byte over {@code max}, or (408) if it has not all arrived within {@code timeout}: Reactor Netty
+   * puts no deadline on a request body, so without one a client that stops sending holds its
+   * buffers and its connection for ever.
    */
-  private static Mono<Optional<byte[]>> read(ServerHttpRequest request, int max) {
+  private static Mono<Body> read(ServerHttpRequest request, int max, Duration timeout) {
     return DataBufferUtils.join(request.getBody(), max)
         .map(
             joined -> {
               try {
                 byte[] bytes = new byte[joined.readableByteCount()];
                 joined.read(bytes);
-                return Optional.of(bytes);
+                return new Body(bytes, null);
               } finally {
                 DataBufferUtils.release(joined);
               }
             })
-        .defaultIfEmpty(Optional.of(NO_BODY))
-        .onErrorResume(DataBufferLimitException.class, tooLarge -> Mono.just(Optional.empty()));
+        .defaultIfEmpty(new Body(NO_BODY, null))
+        .timeout(timeout)
+        .onErrorResume(
+            DataBufferLimitException.class,
+            tooLarge -> Mono.just(new Body(NO_BODY, Problems.bodyTooLarge(max))))
+        .onErrorResume(TimeoutException.class, late -> Mono.just(new Body(NO_BODY, BODY_TIMEOUT)));
   }
 
   /** The rest of the body stays unread: the connection cannot be reused. */
-  private static Mono<Void> refuseBody(ServerWebExchange exchange, int max) {
+  private static Mono<Void> refuseBody(ServerWebExchange exchange, StoredResponse problem) {
     exchange.getResponse().getHeaders().set(HttpHeaders.CONNECTION, "close");
-    return Responses.write(exchange.getResponse(), Problems.bodyTooLarge(max));
+    return Responses.write(exchange.getResponse(), problem);
   }
 
   private static Mono<Optional<String>> principalOf(ServerWebExchange exchange) {
@@ -355,6 +397,7 @@ public final class OnceWebFilter implements WebFilter, Ordered {
   public static final class Builder {
     private final HttpIdempotency http;
     private int order;
+    private Duration bodyTimeout = DEFAULT_BODY_TIMEOUT;
 
     private Builder(HttpIdempotency http) {
       this.http = Objects.requireNonNull(http, "http");
@@ -363,6 +406,19 @@ public final class OnceWebFilter implements WebFilter, Ordered {
     /** Where the filter runs among the application's (default 0); see {@link #getOrder()}. */
     public Builder order(int order) {
       this.order = order;
+      return this;
+    }
+
+    /**
+     * How long a client may take to send the body of a request with a key, which the filter reads
+     * whole (default {@link #DEFAULT_BODY_TIMEOUT}); slower gets 408 and the connection is closed.
+     */
+    public Builder bodyTimeout(Duration bodyTimeout) {
+      Objects.requireNonNull(bodyTimeout, "bodyTimeout");
+      if (bodyTimeout.isNegative() || bodyTimeout.isZero()) {
+        throw new IllegalArgumentException("bodyTimeout must be positive, was " + bodyTimeout);
+      }
+      this.bodyTimeout = bodyTimeout;
       return this;
     }
 
