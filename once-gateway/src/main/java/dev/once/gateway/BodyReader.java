@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.util.thread.Scheduler;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reads a request body without holding a thread: it takes what has arrived, asks Jetty to call back
@@ -33,7 +34,14 @@ final class BodyReader implements Runnable {
 
   private final Consumer<byte[]> then;
   private final AtomicBoolean done = new AtomicBoolean();
-  private final Scheduler.Task deadline;
+  private final Duration timeout;
+
+  /**
+   * Scheduled the first time the reader has to wait for bytes: a body that arrived with its head
+   * (most small ones) is read without a timer set and cancelled.
+   */
+  private volatile Scheduler.@Nullable Task deadline;
+
   private byte[] buffer;
   private int size;
 
@@ -44,8 +52,7 @@ final class BodyReader implements Runnable {
     this.ceiling = declared >= 0 ? (int) Math.min(max, declared) : max;
     this.then = then;
     this.buffer = new byte[0];
-    Scheduler scheduler = exchange.request.getComponents().getScheduler();
-    this.deadline = scheduler.schedule(this::timedOut, timeout.toMillis(), TimeUnit.MILLISECONDS);
+    this.timeout = timeout;
   }
 
   /**
@@ -66,6 +73,10 @@ final class BodyReader implements Runnable {
     while (!done.get()) {
       Content.Chunk chunk = exchange.request.read();
       if (chunk == null) {
+        if (deadline == null) {
+          Scheduler scheduler = exchange.request.getComponents().getScheduler();
+          deadline = scheduler.schedule(this::timedOut, timeout.toMillis(), TimeUnit.MILLISECONDS);
+        }
         exchange.request.demand(this);
         return;
       }
@@ -146,7 +157,10 @@ final class BodyReader implements Runnable {
     if (!done.compareAndSet(false, true)) {
       return false;
     }
-    deadline.cancel();
+    Scheduler.Task set = deadline;
+    if (set != null) {
+      set.cancel();
+    }
     return true;
   }
 }

@@ -41,9 +41,15 @@ record Forwarding(Set<InetAddress> trusted) {
   static final Set<String> FIELDS =
       Set.of("forwarded", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host");
 
-  /** An IP literal: four decimal groups, or hex digits and colons (never a name to resolve). */
+  /**
+   * An IP literal: four decimal groups of 0-255, or hex digits and colons. Only such text reaches
+   * {@link InetAddress#getByName}, which parses a literal and would resolve anything else (a group
+   * over 255 included) through DNS.
+   */
   private static final Pattern LITERAL =
-      Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*");
+      Pattern.compile(
+          "((25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)"
+              + "|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*");
 
   Forwarding {
     trusted = Set.copyOf(trusted);

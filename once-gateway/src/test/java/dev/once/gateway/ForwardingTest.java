@@ -55,9 +55,12 @@ class ForwardingTest {
 
   @Test
   void trustedProxiesAreAddressesNeverNamesToResolve() {
-    assertThatThrownBy(() -> GatewayConfig.builder().trustedProxies("lb.internal"))
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("trusted-proxies");
+    for (String notAnAddress : List.of("lb.internal", "10.0.0.256", "10.0.0.5,lb.internal")) {
+      assertThatThrownBy(() -> GatewayConfig.builder().trustedProxies(notAnAddress))
+          .as(notAnAddress)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("trusted-proxies");
+    }
   }
 
   private static List<String> lines(String head, String prefix) {
