@@ -152,7 +152,8 @@ public final class OnceWebFilter implements WebFilter, Ordered {
    * read for it.
    */
   private static boolean refusedBeforeTheBody(ServerHttpRequest request, Route route) {
-    List<String> keys = request.getHeaders().getOrEmpty(route.policy().keyHeader());
+    // Not HttpHeaders.getOrEmpty: its signature differs between Spring 6 and 7 (see Responses).
+    List<String> keys = Responses.headersOf(request.getHeaders()).all(route.policy().keyHeader());
     if (keys.size() != 1) {
       return true;
     }
