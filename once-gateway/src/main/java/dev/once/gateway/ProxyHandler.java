@@ -1,14 +1,11 @@
 package dev.once.gateway;
 
-import dev.once.IdempotencyKey;
-import dev.once.InvalidIdempotencyKeyException;
 import dev.once.http.Decision;
 import dev.once.http.Headers;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.Route;
 import dev.once.http.StoredResponse;
 import java.time.Duration;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import org.eclipse.jetty.server.Handler;
@@ -93,7 +90,7 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
       exchange.answer(SERVER_OPTIONS);
     } else if (!guarding || !route.covers(exchange.method)) {
       forward(exchange);
-    } else if (refusedBeforeTheBody(exchange, route)) {
+    } else if (route.decidedWithoutTheBody(exchange.headers.all(route.policy().keyHeader()))) {
       // No key (nothing to fingerprint nor store: pass through, or 400 if one is required) or a key
       // refused whatever the body (400): answered without a store call and before a byte of the
       // body is read, so a client that sent Expect: 100-continue is never asked for it.
@@ -115,24 +112,6 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
           });
     }
     return true;
-  }
-
-  /**
-   * Whether {@link HttpIdempotency#begin} answers this request whatever its body says: no key, more
-   * than one, or one that does not parse. It gives the answer; this only says that the body need
-   * not be read for it.
-   */
-  private static boolean refusedBeforeTheBody(ProxyExchange exchange, Route route) {
-    List<String> keys = exchange.headers.all(route.policy().keyHeader());
-    if (keys.size() != 1) {
-      return true;
-    }
-    try {
-      IdempotencyKey.parseHeader(keys.get(0));
-      return false;
-    } catch (InvalidIdempotencyKeyException e) {
-      return true;
-    }
   }
 
   /**

@@ -1,8 +1,11 @@
 package dev.once.http;
 
 import dev.once.ExecutionPolicy;
+import dev.once.IdempotencyKey;
 import dev.once.InFlightPolicy;
+import dev.once.InvalidIdempotencyKeyException;
 import dev.once.fingerprint.Fingerprinter;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -145,5 +148,23 @@ public final class Route {
   @Override
   public String toString() {
     return "Route[" + pattern + "]";
+  }
+
+  /**
+   * Whether {@link HttpIdempotency#begin} answers a request with these values of the route's key
+   * header whatever its body says: no key, more than one, or one that does not parse. An adapter
+   * need not read (nor ask for, with {@code Expect: 100-continue}) the body before deciding such a
+   * request; it still lets {@code begin} give the answer.
+   */
+  public boolean decidedWithoutTheBody(List<String> keyHeaderValues) {
+    if (keyHeaderValues.size() != 1) {
+      return true;
+    }
+    try {
+      IdempotencyKey.parseHeader(keyHeaderValues.get(0));
+      return false;
+    } catch (InvalidIdempotencyKeyException e) {
+      return true;
+    }
   }
 }

@@ -1,7 +1,5 @@
 package dev.once.servlet;
 
-import dev.once.IdempotencyKey;
-import dev.once.InvalidIdempotencyKeyException;
 import dev.once.Outcome;
 import dev.once.http.Decision;
 import dev.once.http.Exchange;
@@ -22,7 +20,6 @@ import java.io.IOException;
 import java.security.Principal;
 import java.util.Collections;
 import java.util.Enumeration;
-import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -141,24 +138,6 @@ public final class OnceFilter implements Filter {
     }
   }
 
-  /**
-   * Whether {@link HttpIdempotency#begin} answers this request whatever its body: no key, more than
-   * one, or one that does not parse. It gives the answer; this only says that the body need not be
-   * read for it.
-   */
-  private static boolean refusedBeforeTheBody(HttpServletRequest request, Route route) {
-    List<String> keys = Collections.list(request.getHeaders(route.policy().keyHeader()));
-    if (keys.size() != 1) {
-      return true;
-    }
-    try {
-      IdempotencyKey.parseHeader(keys.get(0));
-      return false;
-    } catch (InvalidIdempotencyKeyException e) {
-      return true;
-    }
-  }
-
   private void guard(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
       throws IOException, ServletException {
     String path = pathOf(request);
@@ -168,7 +147,8 @@ public final class OnceFilter implements Filter {
       chain.doFilter(request, response);
       return;
     }
-    if (refusedBeforeTheBody(request, route)) {
+    if (route.decidedWithoutTheBody(
+        Collections.list(request.getHeaders(route.policy().keyHeader())))) {
       // No key (nothing to fingerprint nor store: the body stays unread for the handler to stream),
       // or a key refused whatever the body (400) before it is read, so a client that sent Expect:
       // 100-continue is never asked for its body.

@@ -1,7 +1,5 @@
 package dev.once.webflux;
 
-import dev.once.IdempotencyKey;
-import dev.once.InvalidIdempotencyKeyException;
 import dev.once.http.Decision;
 import dev.once.http.Exchange;
 import dev.once.http.HttpIdempotency;
@@ -11,7 +9,6 @@ import dev.once.http.Route;
 import dev.once.http.StoredResponse;
 import java.security.Principal;
 import java.time.Duration;
-import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -127,7 +124,8 @@ public final class OnceWebFilter implements WebFilter, Ordered {
     if (!route.covers(method)) {
       return chain.filter(exchange);
     }
-    if (refusedBeforeTheBody(request, route)) {
+    if (route.decidedWithoutTheBody(
+        Responses.headersOf(request.getHeaders()).all(route.policy().keyHeader()))) {
       // No key (nothing to fingerprint nor store, so no store call: the body stays unread for the
       // handler), or a key refused whatever the body (400) before it is read, so a client that
       // sent Expect: 100-continue is never asked for its body.
@@ -144,25 +142,6 @@ public final class OnceWebFilter implements WebFilter, Ordered {
                 body.refusal() == null
                     ? guard(exchange, chain, route, method, path, body.bytes())
                     : refuseBody(exchange, body.refusal()));
-  }
-
-  /**
-   * Whether {@link HttpIdempotency#begin} answers this request whatever its body: no key, more than
-   * one, or one that does not parse. It gives the answer; this only says that the body need not be
-   * read for it.
-   */
-  private static boolean refusedBeforeTheBody(ServerHttpRequest request, Route route) {
-    // Not HttpHeaders.getOrEmpty: its signature differs between Spring 6 and 7 (see Responses).
-    List<String> keys = Responses.headersOf(request.getHeaders()).all(route.policy().keyHeader());
-    if (keys.size() != 1) {
-      return true;
-    }
-    try {
-      IdempotencyKey.parseHeader(keys.get(0));
-      return false;
-    } catch (InvalidIdempotencyKeyException e) {
-      return true;
-    }
   }
 
   /** Decides on a request with a key whose whole body was read, and acts on the decision. */
