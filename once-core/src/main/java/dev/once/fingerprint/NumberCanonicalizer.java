@@ -196,6 +196,12 @@ final class NumberCanonicalizer {
           start);
     }
     long n = (first < intEnd ? intEnd - first : intEnd + 1 - first) + exponent;
+    if (n - 1 <= -EXPONENT_LIMIT) {
+      // The form written is d.ddd×10^(n-1): an exponent the input kept in range may leave it once
+      // leading zeros move into it (0.0002e-999999999), and the output must read back the same.
+      throw new InvalidJsonException(
+          "an exponent below -" + (EXPONENT_LIMIT - 1) + " is not supported", start);
+    }
     if (n > MAX_DOUBLE_EXPONENT
         || (n == MAX_DOUBLE_EXPONENT && Double.isInfinite(parse(in, start, expEnd)))) {
       throw new InvalidJsonException("number is too large for a double", start);
