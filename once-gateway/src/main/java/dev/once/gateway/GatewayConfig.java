@@ -68,6 +68,7 @@ public final class GatewayConfig {
   private final int maxHeaderBytes;
   private final Forwarding forwarding;
   private final Duration requestBodyTimeout;
+  private final int minRequestDataRate;
   private final long maxBufferedBytes;
   private final long maxBufferedBytesPerClient;
   private final int storeThreads;
@@ -109,6 +110,7 @@ public final class GatewayConfig {
     this.maxHeaderBytes = b.maxHeaderBytes;
     this.forwarding = b.forwarding;
     this.requestBodyTimeout = b.requestBodyTimeout;
+    this.minRequestDataRate = b.minRequestDataRate;
     this.maxBufferedBytes =
         b.maxBufferedBytes > 0 ? b.maxBufferedBytes : defaultMaxBufferedBytes(b.heapBytes);
     this.maxBufferedBytesPerClient =
@@ -234,6 +236,14 @@ public final class GatewayConfig {
   }
 
   /**
+   * The slowest, in bytes per second, a client may send a body that streams upstream unread, after
+   * {@link #requestBodyTimeout()} of grace (see {@link BodyPace}); slower gets 408. 0: no minimum.
+   */
+  public int minRequestDataRate() {
+    return minRequestDataRate;
+  }
+
+  /**
    * The most bytes of bodies held in memory across all requests in flight; over it, 503. Unless
    * configured, a quarter of the heap ({@code -Xmx}, or the container's share of memory).
    */
@@ -344,6 +354,7 @@ public final class GatewayConfig {
     private int maxHeaderBytes = 8 << 10;
     private Forwarding forwarding = Forwarding.NONE;
     private Duration requestBodyTimeout = Duration.ofSeconds(10);
+    private int minRequestDataRate = 1 << 10;
 
     /** 0: a quarter of the heap. */
     private int maxBufferedBytes;
@@ -572,6 +583,13 @@ public final class GatewayConfig {
     public Builder requestBodyTimeout(Duration d) {
       this.requestBodyTimeout =
           checkDuration("request-body-timeout", d, Duration.ofMillis(100), Duration.ofHours(1));
+      return this;
+    }
+
+    /** See {@link GatewayConfig#minRequestDataRate()}. */
+    public Builder minRequestDataRate(int bytesPerSecond) {
+      this.minRequestDataRate =
+          checkSize("min-request-data-rate", bytesPerSecond, 0, Integer.MAX_VALUE);
       return this;
     }
 

@@ -108,6 +108,11 @@ final class Options {
               "longest a client may take to send a request body; slower gets 408",
               (b, v) -> b.requestBodyTimeout(Durations.parse(v))),
           new Option(
+              "min-request-data-rate",
+              "1KiB",
+              "slowest a client may send a body that streams upstream unread, in bytes per second, after request-body-timeout of grace; slower gets 408; 0 for no minimum",
+              (b, v) -> b.minRequestDataRate(Sizes.parse(v))),
+          new Option(
               Forwarding.OPTION,
               "(none)",
               "IP addresses, comma-separated, of proxies in front of the gateway whose Forwarded and X-Forwarded-* fields are kept; from others the gateway sets its own",

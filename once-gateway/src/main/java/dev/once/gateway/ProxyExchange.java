@@ -75,8 +75,11 @@ final class ProxyExchange {
 
   private volatile byte @Nullable [] body;
 
-  /** Set when the body streaming upstream broke on the client's side (see {@link Upstream}). */
-  private volatile boolean bodyBroken;
+  /**
+   * Set when the body streaming upstream failed on the client's side (see {@link Upstream}): what
+   * the client is answered, unless the upstream already answered.
+   */
+  private volatile @Nullable GatewayProblem bodyFault;
 
   private volatile @Nullable Exchange guard;
 
@@ -129,13 +132,19 @@ final class ProxyExchange {
     this.body = body;
   }
 
-  /** The body streaming upstream broke on the client's side: a bad chunk, or an early end. */
-  void bodyBroke() {
-    bodyBroken = true;
+  /**
+   * The body streaming upstream failed on the client's side: a bad chunk or an early end ({@link
+   * GatewayProblem#REQUEST_BODY_MALFORMED}), or too slow ({@link
+   * GatewayProblem#REQUEST_BODY_TIMEOUT}). The first fault stays.
+   */
+  synchronized void bodyFailed(GatewayProblem fault) {
+    if (bodyFault == null) {
+      bodyFault = fault;
+    }
   }
 
-  boolean bodyBroken() {
-    return bodyBroken;
+  @Nullable GatewayProblem bodyFault() {
+    return bodyFault;
   }
 
   /** The lease this request runs under, or null if it is not guarded. */

@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
  *   <li><b>forward</b> ({@link Upstream}): the request goes upstream; a request without a key whose
  *       declared body fits the route's limit has it read whole first, under the same deadline (so a
  *       slow client holds a buffer, never an upstream connection); a larger or chunked body streams
- *       there unread, within {@code upstream-timeout};
+ *       there unread, within {@code upstream-timeout} and at a {@link BodyPace};
  *   <li><b>finish</b> ({@link UpstreamResponse}): the lease is settled, then the client answered.
  * </ol>
  *

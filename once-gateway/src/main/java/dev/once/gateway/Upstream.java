@@ -8,6 +8,7 @@ import java.net.URI;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.ContinueProtocolHandler;
 import org.eclipse.jetty.client.EarlyHintsProtocolHandler;
@@ -65,16 +66,20 @@ final class Upstream implements AutoCloseable {
   private final long timeoutMillis;
   private final int maxHeaderBytes;
   private final Forwarding forwarding;
+  private final long bodyGraceNanos;
+  private final long minBodyRate;
 
-  private Upstream(
-      HttpClient client, URI base, long timeoutMillis, int maxHeaderBytes, Forwarding forwarding) {
+  private Upstream(HttpClient client, GatewayConfig config) {
+    URI base = config.upstream();
     this.client = client;
     this.base = base;
     this.port = base.getPort() >= 0 ? base.getPort() : base.getScheme().equals("https") ? 443 : 80;
     this.basePath = base.getRawPath() == null ? "" : base.getRawPath();
-    this.timeoutMillis = timeoutMillis;
-    this.maxHeaderBytes = maxHeaderBytes;
-    this.forwarding = forwarding;
+    this.timeoutMillis = config.upstreamTimeout().toMillis();
+    this.maxHeaderBytes = config.maxHeaderBytes();
+    this.forwarding = config.forwarding();
+    this.bodyGraceNanos = config.requestBodyTimeout().toNanos();
+    this.minBodyRate = config.minRequestDataRate();
   }
 
   static Upstream start(GatewayConfig config) throws Exception {
@@ -102,12 +107,7 @@ final class Upstream implements AutoCloseable {
     client.setResponseBufferSize(Math.max(16 << 10, config.maxHeaderBytes() + HEADER_SLACK));
     client.start();
     faithful(client);
-    return new Upstream(
-        client,
-        config.upstream(),
-        config.upstreamTimeout().toMillis(),
-        config.maxHeaderBytes(),
-        config.forwarding());
+    return new Upstream(client, config);
   }
 
   /**
@@ -149,7 +149,7 @@ final class Upstream implements AutoCloseable {
               .method(exchange.method)
               .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
               .headers(h -> copyHeaders(exchange, h, forwarding));
-      Request.Content body = bodyOf(exchange);
+      Request.Content body = bodyOf(exchange, request);
       if (body != null) {
         request.body(body);
       }
@@ -169,13 +169,27 @@ final class Upstream implements AutoCloseable {
    * nor {@code Transfer-Encoding}), so a bodiless GET or DELETE is not given a {@code
    * Content-Length: 0}; and never with a {@code Content-Type} the client did not send.
    */
-  private static Request.@Nullable Content bodyOf(ProxyExchange exchange) {
+  private Request.@Nullable Content bodyOf(ProxyExchange exchange, Request request) {
     if (exchange.headers.first("Content-Length").isEmpty()
         && exchange.headers.first("Transfer-Encoding").isEmpty()) {
       return null; // HTTP/1.1: a request without either has no body (RFC 9112 §6.3)
     }
     byte[] read = exchange.body();
-    return read != null ? new BytesRequestContent((String) null, read) : new StreamedBody(exchange);
+    if (read != null) {
+      return new BytesRequestContent((String) null, read);
+    }
+    BodyPace pace =
+        minBodyRate <= 0
+            ? null
+            : new BodyPace(
+                exchange.request.getComponents().getScheduler(),
+                bodyGraceNanos,
+                minBodyRate,
+                () -> {
+                  exchange.bodyFailed(GatewayProblem.REQUEST_BODY_TIMEOUT);
+                  request.abort(new TimeoutException("the request body fell behind its pace"));
+                });
+    return new StreamedBody(exchange, pace);
   }
 
   private static void copyHeaders(
@@ -232,15 +246,17 @@ final class Upstream implements AutoCloseable {
 
   /**
    * The client's request body, streamed upstream as it arrives, with Jetty's demand: no thread
-   * waits for it.
+   * waits for it. With a {@link BodyPace}, a client that falls behind is cut and answered 408.
    */
   private static final class StreamedBody implements Request.Content {
     private final ProxyExchange exchange;
     private final Content.Source source;
+    private final @Nullable BodyPace pace;
 
-    StreamedBody(ProxyExchange exchange) {
+    StreamedBody(ProxyExchange exchange, @Nullable BodyPace pace) {
       this.exchange = exchange;
       this.source = exchange.request;
+      this.pace = pace;
     }
 
     @Override
@@ -257,18 +273,28 @@ final class Upstream implements AutoCloseable {
     public Content.Chunk read() {
       Content.Chunk chunk = source.read();
       if (Content.Chunk.isFailure(chunk)) {
-        exchange.bodyBroke(); // the client's fault: UpstreamResponse answers 400, not 502
+        // The client's fault: UpstreamResponse answers 400, not 502.
+        exchange.bodyFailed(GatewayProblem.REQUEST_BODY_MALFORMED);
+      }
+      if (pace != null && chunk != null) {
+        pace.read(chunk.remaining());
+        if (chunk.isLast()) {
+          pace.stop();
+        }
       }
       return chunk;
     }
 
     @Override
     public void demand(Runnable demandCallback) {
-      source.demand(demandCallback);
+      source.demand(pace == null ? demandCallback : pace.demanding(demandCallback));
     }
 
     @Override
     public void fail(Throwable failure) {
+      if (pace != null) {
+        pace.stop();
+      }
       source.fail(failure);
     }
   }

@@ -222,12 +222,13 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
       exchange.settle(Endings.UNAVAILABLE, () -> answerOrCut(problem, failure));
       return;
     }
-    if (exchange.bodyBroken()) {
-      // The client's body broke off on its way upstream: its fault, answered 400 (a body that
-      // streams holds no lease; were there one, the upstream had part of the request).
+    GatewayProblem bodyFault = exchange.bodyFault();
+    if (bodyFault != null) {
+      // The client's body broke off or fell behind on its way upstream: its fault, answered 400 or
+      // 408 (a body that streams holds no lease; were there one, the upstream had part of the
+      // request). The rest of the body is unread: the connection closes.
       exchange.response.getHeaders().put("Connection", "close");
-      exchange.settle(
-          Endings.AMBIGUOUS, () -> answerOrCut(GatewayProblem.REQUEST_BODY_MALFORMED, failure));
+      exchange.settle(Endings.AMBIGUOUS, () -> answerOrCut(bodyFault, failure));
       return;
     }
     GatewayProblem problem = GatewayProblem.ofUpstream(failure, sent);

@@ -304,11 +304,18 @@ final class CapturingResponse extends HttpServletResponseWrapper {
     return new StoredResponse(real.getStatus(), realHeaders(), content);
   }
 
-  /** The header fields the handler set, as they are now. */
+  /**
+   * The header fields the handler set, as they are now; with a 304's declared length, which is the
+   * representation's, for the first answer (the filter counts every other body's length itself; a
+   * record stores no length, so a replayed 304 goes without one).
+   */
   private Headers realHeaders() {
     Headers now = fieldsOf(real);
     Headers.Builder headers = Headers.builder();
     now.since(outer).forEach(f -> headers.add(f.name(), f.value()));
+    if (real.getStatus() == SC_NOT_MODIFIED && declaredLength >= 0) {
+      headers.add("Content-Length", Long.toString(declaredLength));
+    }
     // Tomcat keeps the content type apart from the other fields until it commits.
     String contentType = real.getContentType();
     if (now.first("Content-Type").isEmpty()
@@ -341,7 +348,7 @@ final class CapturingResponse extends HttpServletResponseWrapper {
       real.sendError(errorStatus, errorMessage);
       return;
     }
-    Responses.writeBody(real, captured.status(), captured.body());
+    Responses.writeBody(real, captured);
   }
 
   /** Lets the last characters of a streamed response out. */
