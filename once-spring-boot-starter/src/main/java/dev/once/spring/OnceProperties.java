@@ -239,6 +239,12 @@ public class OnceProperties {
     /** The URL patterns the filter is mapped to. */
     private List<String> urlPatterns = new ArrayList<>(List.of("/*"));
 
+    /**
+     * Reactive applications: how long a client may take to send the body of a keyed request, which
+     * the filter reads whole; slower gets 408. Unset: the filter's default (10s).
+     */
+    private @Nullable Duration bodyTimeout;
+
     public int getOrder() {
       return order;
     }
@@ -253,6 +259,14 @@ public class OnceProperties {
 
     public void setUrlPatterns(List<String> urlPatterns) {
       this.urlPatterns = urlPatterns;
+    }
+
+    public @Nullable Duration getBodyTimeout() {
+      return bodyTimeout;
+    }
+
+    public void setBodyTimeout(@Nullable Duration bodyTimeout) {
+      this.bodyTimeout = bodyTimeout;
     }
   }
 

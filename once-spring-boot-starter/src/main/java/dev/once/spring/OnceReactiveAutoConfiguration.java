@@ -2,6 +2,7 @@ package dev.once.spring;
 
 import dev.once.http.HttpIdempotency;
 import dev.once.webflux.OnceWebFilter;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -51,7 +52,18 @@ public class OnceReactiveAutoConfiguration {
           "transactional routes need a servlet application: a reactive handler is not bound to"
               + " the thread a transaction is");
     }
-    return OnceWebFilter.builder(http).order(properties.getFilter().getOrder()).build();
+    OnceWebFilter.Builder filter =
+        OnceWebFilter.builder(http).order(properties.getFilter().getOrder());
+    Duration bodyTimeout = properties.getFilter().getBodyTimeout();
+    if (bodyTimeout != null) {
+      try {
+        filter.bodyTimeout(bodyTimeout);
+      } catch (IllegalArgumentException e) {
+        throw new InvalidOncePropertyException(
+            "once.filter.body-timeout", bodyTimeout, e.getMessage());
+      }
+    }
+    return filter.build();
   }
 
   /** The routes of {@link Idempotent} WebFlux handlers, as of Spring MVC ones. */

@@ -6,10 +6,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.once.http.ProblemType;
 import dev.once.spring.reactive.FakeReactiveApplication;
 import dev.once.webflux.OnceWebFilter;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -86,6 +88,37 @@ class StarterReactiveTest {
   void aTransactionalRouteStopsAReactiveApplicationNamingTheProperty() {
     assertThatThrownBy(() -> start("once.routes[0].transactional=true").close())
         .hasStackTraceContaining("once.routes[0].transactional");
+  }
+
+  @Test
+  void theBodyTimeoutIsAProperty() throws Exception {
+    try (ConfigurableApplicationContext app = start("once.filter.body-timeout=500ms");
+        Socket socket = new Socket("127.0.0.1", port(app))) {
+      socket.setSoTimeout(20_000);
+      // A keyed head that declares a body, then silence: 408 after half a second, not ten.
+      socket
+          .getOutputStream()
+          .write(
+              ("POST /api/payments HTTP/1.1\r\nHost: localhost\r\nApi-Key: sk_merchant_1\r\n"
+                      + "Idempotency-Key: k-slow\r\nContent-Type: application/json\r\n"
+                      + "Content-Length: 20\r\n\r\n{")
+                  .getBytes(StandardCharsets.US_ASCII));
+      long start = System.nanoTime();
+      String status = new String(socket.getInputStream().readNBytes(12), StandardCharsets.US_ASCII);
+
+      assertThat(status).isEqualTo("HTTP/1.1 408");
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(8));
+    }
+  }
+
+  @Test
+  void aBodyTimeoutThatIsNotPositiveStopsStartupNamingTheProperty() {
+    assertThatThrownBy(() -> start("once.filter.body-timeout=0s").close())
+        .hasStackTraceContaining("once.filter.body-timeout");
+  }
+
+  private static int port(ConfigurableApplicationContext app) {
+    return app.getEnvironment().getRequiredProperty("local.server.port", Integer.class);
   }
 
   private static ConfigurableApplicationContext start(String... more) {
