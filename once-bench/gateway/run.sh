@@ -10,7 +10,9 @@
 # Usage (from the repository root, after building the jar):
 #   mvn -B -q -pl once-gateway -am package -DskipTests
 #   once-bench/gateway/run.sh            # DURATION=10s ROUNDS=3 CONNECTIONS=50 THREADS=2 WARMUP=5s GATEWAY_WARMUP=20s
-#   CASES="b c e" JAR=/tmp/other.jar once-bench/gateway/run.sh   # some cases only, another build (A/B)
+#   CASES="b c e" JAR=/tmp/other.jar once-bench/gateway/run.sh   # some cases only, another build
+#   BASE_JAR=/tmp/old.jar once-bench/gateway/run.sh   # A/B: every gateway case also runs on BASE_JAR,
+#                                                     # right after, as "<case>@base", in the same round
 #   GATEWAY_JAVA_OPTS="-XX:StartFlightRecording=filename=/tmp/gw-%p.jfr,settings=profile" ...   # profile each gateway
 #
 # Every case runs once per round, the cases interleaved, and the table shows each case's median
@@ -36,6 +38,7 @@ UPSTREAM_PORT=19000 NGINX_PORT=19001 GATEWAY_PORT=19002 MANAGEMENT_PORT=19003
 WORK="$(mktemp -d /tmp/once-gateway-bench.XXXXXX)"
 PIDS=()
 
+[ -z "${BASE_JAR:-}" ] || [ -f "$BASE_JAR" ] || { echo "missing $BASE_JAR" >&2; exit 1; }
 [ -f "$JAR" ] || { echo "missing $JAR: build it first (mvn -B -q -pl once-gateway -am package -DskipTests)" >&2; exit 1; }
 if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
   echo "installing wrk and nginx from Debian" >&2
@@ -98,11 +101,19 @@ measure() { # name url [warm-up]   (BENCH_CYCLE=N: replays, see keys.lua)
 }
 
 gateway() { # name extra-args...
-  local name="$1"; shift
+  run_gateway "$JAR" "$@"
+  if [ -n "${BASE_JAR:-}" ]; then
+    local name="$1"; shift
+    run_gateway "$BASE_JAR" "$name@base" "$@"
+  fi
+}
+
+run_gateway() { # jar name extra-args...
+  local jar="$1" name="$2"; shift 2
   rm -rf "$WORK/data"
   # GATEWAY_JAVA_OPTS, e.g. a JFR recording: -XX:StartFlightRecording=filename=/tmp/gw-%p.jfr,settings=profile
   # shellcheck disable=SC2086
-  java -Xms512m -Xmx512m ${GATEWAY_JAVA_OPTS:-} -jar "$JAR" --bind 127.0.0.1 --port "$GATEWAY_PORT" --management-port "$MANAGEMENT_PORT" \
+  java -Xms512m -Xmx512m ${GATEWAY_JAVA_OPTS:-} -jar "$jar" --bind 127.0.0.1 --port "$GATEWAY_PORT" --management-port "$MANAGEMENT_PORT" \
     --upstream "http://127.0.0.1:$UPSTREAM_PORT" --data-dir "$WORK/data" --access-log false "$@" \
     >"$WORK/gateway-$name.log" 2>&1 &
   local pid=$!
@@ -152,11 +163,16 @@ for round in $(seq 1 "$ROUNDS"); do
   else printf 'e-gateway-redis\tn/a\tn/a\tn/a\tRedis not reachable\n' | tee -a "$RESULTS"; fi
   if ! want f; then :
   elif reachable 5432; then
-    TABLE="once_gateway_bench_$$_$round"
-    gateway "f-gateway-postgres" --store postgres://postgres@127.0.0.1:5432/test --store-table "$TABLE"
-    if command -v psql >/dev/null; then
-      psql -q -h 127.0.0.1 -U postgres -d test -c "DROP TABLE IF EXISTS $TABLE CASCADE; DROP SEQUENCE IF EXISTS ${TABLE}_seq" >/dev/null 2>&1 || true
-    fi
+    # A table of its own per build: the two may not share a schema.
+    for build in new base; do
+      [ "$build" = base ] && [ -z "${BASE_JAR:-}" ] && continue
+      TABLE="once_gateway_bench_$$_${round}_$build"
+      if [ "$build" = new ]; then jar="$JAR" name="f-gateway-postgres"; else jar="$BASE_JAR" name="f-gateway-postgres@base"; fi
+      run_gateway "$jar" "$name" --store postgres://postgres@127.0.0.1:5432/test --store-table "$TABLE"
+      if command -v psql >/dev/null; then
+        psql -q -h 127.0.0.1 -U postgres -d test -c "DROP TABLE IF EXISTS $TABLE CASCADE; DROP SEQUENCE IF EXISTS ${TABLE}_seq" >/dev/null 2>&1 || true
+      fi
+    done
   else printf 'f-gateway-postgres\tn/a\tn/a\tn/a\tPostgreSQL not reachable\n' | tee -a "$RESULTS"; fi
   if want g; then BENCH_CYCLE=64 gateway "g-gateway-embedded-replays" --store embedded; fi
   if want h; then SLOW_CLIENTS=1000 gateway "h-gateway-embedded-1000-slow-clients" --store embedded; fi

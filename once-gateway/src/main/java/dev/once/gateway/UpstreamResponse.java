@@ -59,6 +59,15 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
   private int size;
   private volatile boolean streaming;
 
+  /** Bytes of the body passed on while streaming (content callbacks come one at a time). */
+  private long streamed;
+
+  /**
+   * Whether the write that ends the client's response went out with the body's last bytes: a small
+   * streamed answer of known length then leaves in one write, head and body together.
+   */
+  private volatile boolean endWritten;
+
   /** The client's writes, one after the other: Jetty allows one pending write per response. */
   private CompletableFuture<Void> writes = CompletableFuture.completedFuture(null);
 
@@ -165,7 +174,11 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
         response.getStatus(),
         ProxyExchange.headersOf(response.getHeaders()),
         response.getHeaders().getLongField("Content-Length"));
-    write(false, ByteBuffer.wrap(buffer, 0, size));
+    if (size > 0) {
+      // An empty write would send the head on its own.
+      streamed = size;
+      write(false, ByteBuffer.wrap(buffer, 0, size));
+    }
     stream(response, chunk, demander);
   }
 
@@ -186,10 +199,12 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
       failed(result.getFailure());
     } else if (streaming) {
       // Recorded when streaming began; this settle only completes the answer.
-      write(true, BufferUtil.EMPTY_BUFFER)
-          .whenComplete(
-              (v, failure) ->
-                  exchange.settle(Endings.UNAVAILABLE, () -> exchange.complete(failure)));
+      CompletableFuture<Void> ended;
+      synchronized (this) {
+        ended = endWritten ? writes : write(true, BufferUtil.EMPTY_BUFFER);
+      }
+      ended.whenComplete(
+          (v, failure) -> exchange.settle(Endings.UNAVAILABLE, () -> exchange.complete(failure)));
     } else {
       StoredResponse answer =
           new StoredResponse(
@@ -248,7 +263,13 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
    */
   private void stream(Response response, Content.Chunk chunk, Runnable demander) {
     chunk.retain();
-    write(false, chunk.getByteBuffer())
+    ByteBuffer bytes = chunk.getByteBuffer();
+    streamed += bytes.remaining();
+    boolean end = declaredLength >= 0 && streamed >= declaredLength;
+    if (end) {
+      endWritten = true;
+    }
+    write(end, bytes)
         .whenComplete(
             (v, failure) -> {
               chunk.release();
