@@ -6,6 +6,8 @@
 #       requests are replays), (h) the embedded case while 1,000 slow clients trickle request bodies
 #       (trickle.py), with /health probed twice a second meanwhile,
 # all in one run, with wrk on loopback. Every POST carries a fresh Idempotency-Key (keys.lua) but in (g).
+# Each row also gives the serving process's own CPU time per request (utime+stime from /proc over the
+# measured requests; the upstream's for (a), nginx's worker's for (b), the gateway's for the rest).
 #
 # Usage (from the repository root, after building the jar):
 #   mvn -B -q -pl once-gateway -am package -DskipTests
@@ -61,7 +63,8 @@ wait_for() { # url
 }
 
 java -Xms256m -Xmx512m -cp "$JAR" dev.once.gateway.DemoUpstream "$UPSTREAM_PORT" >"$WORK/upstream.log" 2>&1 &
-PIDS+=($!)
+UPSTREAM_PID=$!
+PIDS+=("$UPSTREAM_PID")
 wait_for "http://127.0.0.1:$UPSTREAM_PORT/ping"
 
 cat >"$WORK/nginx.conf" <<NGINX
@@ -88,16 +91,27 @@ printf 'defaults:\n  methods: [DELETE]\n' >"$WORK/uncovered.yaml"
 RESULTS="$WORK/results.tsv"
 : >"$RESULTS"
 
-measure() { # name url [warm-up]   (BENCH_CYCLE=N: replays, see keys.lua)
-  local name="$1" url="$2" warmup="${3:-$WARMUP}" cycle="${BENCH_CYCLE:-0}" out
+# CPU time (utime + stime, in clock ticks) a process has used so far.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+measure() { # name url [warm-up] [pid]   (BENCH_CYCLE=N: replays, see keys.lua)
+  local name="$1" url="$2" warmup="${3:-$WARMUP}" pid="${4:-}" cycle="${BENCH_CYCLE:-0}" out
   BENCH_CYCLE="$cycle" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$warmup" -s "$HERE/keys.lua" "$url" >/dev/null 2>&1 || true
+  local before=0 after=0
+  [ -n "$pid" ] && before="$(cpu_ticks "$pid")"
   out="$(BENCH_CYCLE="$cycle" BENCH_RUN="$name-$RANDOM$RANDOM" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$HERE/keys.lua" "$url")"
-  local rps p50 p99 errors
+  [ -n "$pid" ] && after="$(cpu_ticks "$pid")"
+  local rps p50 p99 errors requests cpu="n/a"
   rps="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
   p50="$(awk '$1 == "50%" {print $2}' <<<"$out")"
   p99="$(awk '$1 == "99%" {print $2}' <<<"$out")"
   errors="$(awk '/Non-2xx or 3xx/ {print $5} /Socket errors/ {print "socket:" $0}' <<<"$out" | paste -sd' ')"
-  printf '%s\t%s\t%s\t%s\t%s\n' "$name" "$rps" "$p50" "$p99" "${errors:-0}" | tee -a "$RESULTS"
+  requests="$(awk '/requests in/ {print $1}' <<<"$out")"
+  if [ -n "$pid" ] && [ "${requests:-0}" -gt 0 ]; then
+    # The serving process's own CPU per request, in microseconds: what the machine pays for it.
+    cpu="$(awk -v t="$((after - before))" -v hz="$(getconf CLK_TCK)" -v n="$requests" 'BEGIN {printf "%.0f", t / hz * 1e6 / n}')"
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rps" "$p50" "$p99" "$cpu" "${errors:-0}" | tee -a "$RESULTS"
 }
 
 gateway() { # name extra-args...
@@ -130,7 +144,7 @@ run_gateway() { # jar name extra-args...
         done ) >"$WORK/health-$name.txt" &
       probe_pid=$!
     fi
-    measure "$name" "http://127.0.0.1:$GATEWAY_PORT/ping" "$GATEWAY_WARMUP"
+    measure "$name" "http://127.0.0.1:$GATEWAY_PORT/ping" "$GATEWAY_WARMUP" "$pid"
     if [ -n "$slow_pid" ]; then
       kill "$probe_pid" 2>/dev/null || true; wait "$slow_pid" 2>/dev/null || true
       printf '# %s: /health during the run, %s probes: median %s s, max %s s; %s\n' "$name" \
@@ -139,7 +153,7 @@ run_gateway() { # jar name extra-args...
         "$(sort -g "$WORK/health-$name.txt" | tail -n 1)" "$(cat "$WORK/trickle-$name.log")" >&2
     fi
   else
-    printf '%s\tn/a\tn/a\tn/a\tgateway did not start (see log)\n' "$name" | tee -a "$RESULTS"
+    printf '%s\tn/a\tn/a\tn/a\tn/a\tgateway did not start (see log)\n' "$name" | tee -a "$RESULTS"
     cat "$WORK/gateway-$name.log" >&2
   fi
   kill "$pid"; wait "$pid" 2>/dev/null || true
@@ -153,14 +167,14 @@ want() { [[ " $CASES " == *" $1 "* ]]; }
 echo "# wrk -t$THREADS -c$CONNECTIONS -d$DURATION (after a $WARMUP warm-up), POST /ping with a fresh key each, $ROUNDS rounds" >&2
 for round in $(seq 1 "$ROUNDS"); do
   echo "# round $round (load average: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
-  if want a; then measure "a-direct" "http://127.0.0.1:$UPSTREAM_PORT/ping"; fi
-  if want b; then measure "b-nginx" "http://127.0.0.1:$NGINX_PORT/ping"; fi
+  if want a; then measure "a-direct" "http://127.0.0.1:$UPSTREAM_PORT/ping" "$WARMUP" "$UPSTREAM_PID"; fi
+  if want b; then measure "b-nginx" "http://127.0.0.1:$NGINX_PORT/ping" "$WARMUP" "$(pgrep -P "$(cat "$WORK/nginx.pid")" | head -n 1)"; fi
   if want c; then gateway "c-gateway-uncovered" --config "$WORK/uncovered.yaml"; fi
   if want d; then gateway "d-gateway-embedded" --store embedded; fi
   if want d2; then gateway "d2-gateway-embedded-process-crash" --store embedded --durability process-crash; fi
   if ! want e; then :
   elif reachable 6379; then gateway "e-gateway-redis" --store redis://127.0.0.1:6379
-  else printf 'e-gateway-redis\tn/a\tn/a\tn/a\tRedis not reachable\n' | tee -a "$RESULTS"; fi
+  else printf 'e-gateway-redis\tn/a\tn/a\tn/a\tn/a\tRedis not reachable\n' | tee -a "$RESULTS"; fi
   if ! want f; then :
   elif reachable 5432; then
     # A table of its own per build: the two may not share a schema.
@@ -173,14 +187,14 @@ for round in $(seq 1 "$ROUNDS"); do
         psql -q -h 127.0.0.1 -U postgres -d test -c "DROP TABLE IF EXISTS $TABLE CASCADE; DROP SEQUENCE IF EXISTS ${TABLE}_seq" >/dev/null 2>&1 || true
       fi
     done
-  else printf 'f-gateway-postgres\tn/a\tn/a\tn/a\tPostgreSQL not reachable\n' | tee -a "$RESULTS"; fi
+  else printf 'f-gateway-postgres\tn/a\tn/a\tn/a\tn/a\tPostgreSQL not reachable\n' | tee -a "$RESULTS"; fi
   if want g; then BENCH_CYCLE=64 gateway "g-gateway-embedded-replays" --store embedded; fi
   if want h; then SLOW_CLIENTS=1000 gateway "h-gateway-embedded-1000-slow-clients" --store embedded; fi
 done
 
 echo >&2
 echo "median round per case (by req/s):" >&2
-printf 'case\treq/s\tp50\tp99\terrors\n'
+printf 'case\treq/s\tp50\tp99\tcpu_us/req\terrors\n'
 sort -t$'\t' -k1,1 -k2,2g "$RESULTS" | awk -F'\t' -v r="$ROUNDS" '
   { rows[$1] = rows[$1] $0 "\n"; n[$1]++ }
   END { for (c in rows) { split(rows[c], lines, "\n"); print lines[int((n[c] + 1) / 2)] } }' | sort
