@@ -1,31 +1,40 @@
 package dev.once.architecture;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.nio.file.FileSystem;
-import java.nio.file.FileSystems;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.Dependency;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaCodeUnit;
+import com.tngtech.archunit.core.domain.JavaField;
+import com.tngtech.archunit.core.domain.JavaMember;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.domain.JavaType;
+import com.tngtech.archunit.lang.ArchCondition;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
+import com.tngtech.archunit.lang.conditions.ArchConditions;
+import com.tngtech.archunit.library.Architectures.LayeredArchitecture;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The module boundaries, declared once here and checked against the compiled classes, so that
- * {@code mvn verify} fails when a module reaches into another's internals, an internal type appears
- * in a public signature, a new package is neither API nor internal, or a module starts to depend on
- * one it should not (the client on the engine, say).
+ * The module boundaries, declared once here and checked by ArchUnit against the compiled classes
+ * (as {@link ProductClasses} finds them on the test class path), so that {@code mvn verify} fails
+ * when a module reaches into another's internals, an internal type appears in a public signature, a
+ * new package is neither API nor internal, or a module starts to depend on one it should not (the
+ * client on the engine, say), or a module that must run in any application starts to use Jakarta,
+ * Spring, Jetty or Reactor.
  *
  * <p>Once has no {@code module-info} yet (its users are on the classpath, and several integrations
  * rely on automatic-module dependencies); these rules are what {@code exports} would say.
@@ -132,186 +141,233 @@ class BoundariesTest {
                       "once-core",
                       "once-protocol"))));
 
-  /** A module's class files, by module name (the artifactId). */
-  static final Map<String, List<ClassFile>> CLASSES = new TreeMap<>();
+  /**
+   * The modules that must run in any application, whatever framework it is built on, if any: the
+   * wire protocol, the engine, its contract kit, every store, the broker-neutral consumer semantics
+   * and the client. New store modules are covered by their name.
+   */
+  static final Set<String> FRAMEWORK_FREE =
+      MODULES.keySet().stream()
+          .filter(
+              m ->
+                  m.startsWith("once-store-")
+                      || Set.of(
+                              "once-protocol",
+                              "once-core",
+                              "once-tck",
+                              "once-messaging",
+                              "once-client")
+                          .contains(m))
+          .collect(Collectors.toCollection(TreeSet::new));
 
-  /** Which module each package belongs to. */
-  static final Map<String, String> OWNER = new TreeMap<>();
+  /** The frameworks FRAMEWORK_FREE modules may not touch, as ArchUnit package patterns. */
+  static final String[] FRAMEWORKS = {
+    "jakarta..", "org.springframework..", "org.eclipse.jetty..", "reactor.."
+  };
 
-  @BeforeAll
-  static void readClassFiles() throws IOException {
-    for (String entry : System.getProperty("java.class.path").split(java.io.File.pathSeparator)) {
-      Path path = Path.of(entry);
-      String module = moduleOf(path);
-      if (module != null) {
-        CLASSES.put(module, read(path));
-      }
-    }
-    CLASSES.forEach((module, classes) -> classes.forEach(c -> OWNER.put(c.packageName(), module)));
-  }
+  private static final ProductClasses PRODUCT = ProductClasses.get();
+  private static final JavaClasses CLASSES = PRODUCT.classes();
 
   @Test
   void everyProductModuleIsDeclaredAndFound() {
-    assertThat(CLASSES.keySet())
+    assertThat(PRODUCT.modules())
         .as("modules on the test class path; declare a new one in MODULES and the pom")
         .isEqualTo(MODULES.keySet());
   }
 
   @Test
   void everyPackageIsDeclaredApiOrInternal() {
-    List<String> undeclared = new ArrayList<>();
-    CLASSES.forEach(
-        (module, classes) ->
-            classes.stream()
-                .map(ClassFile::packageName)
-                .distinct()
-                .filter(
-                    p ->
-                        !MODULES.get(module).api().contains(p)
-                            && !MODULES.get(module).internal().contains(p))
-                .forEach(p -> undeclared.add(module + ": " + p)));
-    assertThat(undeclared)
-        .as("packages that are neither API nor internal: declare each in MODULES")
-        .isEmpty();
+    classes()
+        .that(PRODUCT.inAnyOf(MODULES.keySet()))
+        .should(resideInAPackageTheirModuleDeclares())
+        .because(
+            "a package is either API (users may import it) or internal; declare each new one in"
+                + " BoundariesTest.MODULES")
+        .check(CLASSES);
   }
 
   @Test
   void modulesUseOnlyTheModulesTheyDeclare() {
-    List<String> violations = new ArrayList<>();
-    forEachReference(
-        (module, from, to, toModule) -> {
-          if (!toModule.equals(module) && !MODULES.get(module).uses().contains(toModule)) {
-            violations.add(module + " uses " + toModule + ": " + from.name() + " -> " + to);
-          }
-        });
-    assertThat(violations).isEmpty();
+    // Each module is a layer of its own; dependencies on anything outside Once's modules (the JDK,
+    // the libraries each pom declares) are not this rule's business.
+    LayeredArchitecture layers = layeredArchitecture().consideringOnlyDependenciesInLayers();
+    for (String module : MODULES.keySet()) {
+      layers = layers.layer(module).definedBy(PRODUCT.in(module));
+    }
+    for (Map.Entry<String, Module> module : MODULES.entrySet()) {
+      Set<String> uses = module.getValue().uses();
+      layers =
+          uses.isEmpty()
+              ? layers.whereLayer(module.getKey()).mayNotAccessAnyLayer()
+              : layers
+                  .whereLayer(module.getKey())
+                  .mayOnlyAccessLayers(new TreeSet<>(uses).toArray(String[]::new));
+    }
+    layers
+        .because(
+            "a module may use only the Once modules its entry in BoundariesTest.MODULES (and its"
+                + " pom) declares")
+        .check(CLASSES);
   }
 
   @Test
   void noModuleUsesAnotherModulesInternals() {
-    List<String> violations = new ArrayList<>();
-    forEachReference(
-        (module, from, to, toModule) -> {
-          String pkg = packageOf(to);
-          if (!toModule.equals(module)
-              && MODULES.get(toModule).internal().contains(pkg)
-              && !pkg.equals(SHARED_INTERNALS)) {
-            violations.add(from.name() + " -> " + to);
-          }
-        });
-    assertThat(violations).isEmpty();
+    classes()
+        .should(ArchConditions.onlyHaveDependenciesWhere(notIntoAnotherModulesInternals()))
+        .because(
+            "a module's internal packages are its own; only "
+                + SHARED_INTERNALS
+                + " is shared by every module")
+        .check(CLASSES);
   }
 
   @Test
   void internalTypesNeverAppearInThePublicApi() {
-    List<String> leaks = new ArrayList<>();
-    CLASSES.forEach(
-        (module, classes) ->
-            classes.stream()
-                .filter(c -> c.isPublic() && MODULES.get(module).api().contains(c.packageName()))
-                .forEach(
-                    c ->
-                        c.exposed().stream()
-                            .filter(BoundariesTest::isInternal)
-                            .forEach(t -> leaks.add(c.name() + " exposes " + t))));
-    assertThat(leaks).isEmpty();
+    classes()
+        .that(areVisibleInAnApiPackage())
+        .should(exposeNoInternalType())
+        .because(
+            "a user who sees an internal type in a public signature will use it, and internals"
+                + " change in any release")
+        .check(CLASSES);
+  }
+
+  @Test
+  void frameworkFreeModulesUseNoJakartaSpringJettyOrReactor() {
+    noClasses()
+        .that(PRODUCT.inAnyOf(FRAMEWORK_FREE))
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(FRAMEWORKS)
+        .because(
+            "these modules run in any application, with or without Jakarta, Spring, Jetty or"
+                + " Reactor; the adapters for those (once-servlet, once-webflux, the starter, the"
+                + " gateway) live in modules of their own")
+        .check(CLASSES);
   }
 
   @Test
   void theRulesCatchWhatTheyAreFor() {
-    // A guard against a scan that silently reads nothing: these references exist on purpose.
-    assertThat(CLASSES.get("once-core")).extracting(ClassFile::name).contains("dev/once/Once");
-    assertThat(CLASSES.get("once-outbox"))
-        .anySatisfy(
-            c -> assertThat(c.references()).contains("dev/once/store/jdbc/support/TableName"));
-    assertThat(CLASSES.get("once-client"))
-        .anySatisfy(c -> assertThat(c.references()).contains("dev/once/internal/KeySyntax"));
+    // A guard against an import that silently reads nothing: these classes and references exist
+    // on purpose.
+    assertThat(PRODUCT.moduleOf(CLASSES.get("dev.once.Once"))).contains("once-core");
+    assertThat(dependentModules("dev.once.store.jdbc.support.TableName")).contains("once-outbox");
+    assertThat(dependentModules("dev.once.internal.KeySyntax")).contains("once-client");
+    assertThat(FRAMEWORK_FREE)
+        .contains("once-store-jdbc", "once-store-redis", "once-store-dynamodb", "once-client");
   }
 
-  private static boolean isInternal(String className) {
-    String pkg = packageOf(className);
-    String module = OWNER.get(pkg);
-    return module != null && MODULES.get(module).internal().contains(pkg);
+  private static Set<String> dependentModules(String className) {
+    return CLASSES.get(className).getDirectDependenciesToSelf().stream()
+        .map(d -> PRODUCT.moduleOf(d.getOriginClass()).orElse("?"))
+        .collect(Collectors.toSet());
   }
 
-  interface ReferenceVisitor {
-    void visit(String module, ClassFile from, String to, String toModule);
+  private static ArchCondition<JavaClass> resideInAPackageTheirModuleDeclares() {
+    return new ArchCondition<>("reside in a package their module declares API or internal") {
+      @Override
+      public void check(JavaClass c, ConditionEvents events) {
+        String module = PRODUCT.moduleOf(c).orElseThrow();
+        String pkg = c.getPackageName();
+        Module declared = MODULES.get(module);
+        if (!declared.api().contains(pkg) && !declared.internal().contains(pkg)) {
+          events.add(
+              SimpleConditionEvent.violated(
+                  c,
+                  c.getName()
+                      + " is in "
+                      + pkg
+                      + ", which "
+                      + module
+                      + " declares neither API nor internal"));
+        }
+      }
+    };
   }
 
-  private static void forEachReference(ReferenceVisitor visitor) {
-    CLASSES.forEach(
-        (module, classes) -> {
-          for (ClassFile c : classes) {
-            for (String to : c.references()) {
-              String toModule = to.startsWith("dev/once/") ? OWNER.get(packageOf(to)) : null;
-              if (toModule != null) {
-                visitor.visit(module, c, to, toModule);
-              }
-            }
-          }
+  /** A dependency that stays in its module, or enters another only through its API. */
+  private static DescribedPredicate<Dependency> notIntoAnotherModulesInternals() {
+    return DescribedPredicate.describe(
+        "a dependency on another module's classes goes to its API packages or to "
+            + SHARED_INTERNALS,
+        d -> {
+          String from = PRODUCT.moduleOf(d.getOriginClass()).orElse(null);
+          String to = PRODUCT.moduleOf(d.getTargetClass()).orElse(null);
+          String pkg = d.getTargetClass().getPackageName();
+          return to == null
+              || to.equals(from)
+              || !MODULES.containsKey(to)
+              || !MODULES.get(to).internal().contains(pkg)
+              || pkg.equals(SHARED_INTERNALS);
         });
   }
 
-  private static String packageOf(String className) {
-    int slash = className.lastIndexOf('/');
-    return slash < 0 ? "" : className.substring(0, slash).replace('/', '.');
+  /** Public (or protected nested) classes of API packages: what users compile against. */
+  private static DescribedPredicate<JavaClass> areVisibleInAnApiPackage() {
+    return DescribedPredicate.describe(
+        "are public or protected, in an API package",
+        c ->
+            isVisible(c.getModifiers())
+                && PRODUCT
+                    .moduleOf(c)
+                    .map(MODULES::get)
+                    .map(m -> m.api().contains(c.getPackageName()))
+                    .orElse(false));
   }
 
-  /** {@code once-core-0.1.0-SNAPSHOT.jar}, or a jar named without its version (the gateway's). */
-  private static final Pattern JAR = Pattern.compile("(once-[a-z-]+?)(-\\d[^/]*)?\\.jar");
-
-  /** The artifactId of a product module's class path entry: its target/classes or its jar. */
-  private static String moduleOf(Path entry) {
-    Path name = entry.getFileName();
-    if (name == null) {
-      return null;
-    }
-    if (Files.isDirectory(entry)
-        && name.toString().equals("classes")
-        && entry.getParent() != null
-        && entry.getParent().getFileName().toString().equals("target")) {
-      String module = entry.getParent().getParent().getFileName().toString();
-      return MODULES.containsKey(module) ? module : null;
-    }
-    Matcher m = JAR.matcher(name.toString());
-    return m.matches() && MODULES.containsKey(m.group(1)) ? m.group(1) : null;
+  private static boolean isVisible(Set<JavaModifier> modifiers) {
+    return (modifiers.contains(JavaModifier.PUBLIC) || modifiers.contains(JavaModifier.PROTECTED))
+        && !modifiers.contains(JavaModifier.SYNTHETIC);
   }
 
-  private static List<ClassFile> read(Path entry) throws IOException {
-    // A reactor build hands over the packaged jar; the gateway's is shaded (it holds its
-    // dependencies' classes too), so read the module's own compiled classes beside it instead.
-    Path classes = entry.resolveSibling("classes");
-    if (!Files.isDirectory(entry)
-        && entry.getParent() != null
-        && entry.getParent().getFileName().toString().equals("target")
-        && Files.isDirectory(classes)) {
-      return readTree(classes);
-    }
-    if (Files.isDirectory(entry)) {
-      return readTree(entry);
-    }
-    try (FileSystem jar = FileSystems.newFileSystem(URI.create("jar:" + entry.toUri()), Map.of())) {
-      return readTree(jar.getPath("/"));
-    }
+  private static boolean isInternal(JavaClass type) {
+    return MODULES.values().stream().anyMatch(m -> m.internal().contains(type.getPackageName()));
   }
 
-  private static List<ClassFile> readTree(Path root) throws IOException {
-    try (Stream<Path> files = Files.walk(root)) {
-      return files
-          .filter(
-              p ->
-                  p.toString().endsWith(".class")
-                      && !p.getFileName().toString().equals("module-info.class")
-                      && !p.getFileName().toString().equals("package-info.class"))
-          .map(
-              p -> {
-                try {
-                  return ClassFile.parse(Files.readAllBytes(p));
-                } catch (IOException e) {
-                  throw new UncheckedIOException(p.toString(), e);
-                }
-              })
-          .collect(Collectors.toList());
-    }
+  /**
+   * No internal type in what a user compiles against: the supertypes and type parameters, and the
+   * types (with their type arguments) of every public or protected field, constructor and method.
+   */
+  private static ArchCondition<JavaClass> exposeNoInternalType() {
+    return new ArchCondition<>("expose no internal type in a public or protected signature") {
+      @Override
+      public void check(JavaClass c, ConditionEvents events) {
+        Map<String, Set<JavaClass>> exposed = new TreeMap<>();
+        List<JavaType> supertypes = new ArrayList<>(c.getInterfaces());
+        c.getSuperclass().ifPresent(supertypes::add);
+        supertypes.addAll(c.getTypeParameters());
+        exposed.put(c.getName() + " (its supertypes and type parameters)", rawTypes(supertypes));
+        for (JavaMember member : c.getMembers()) {
+          if (!isVisible(member.getModifiers())) {
+            continue;
+          }
+          List<JavaType> types = new ArrayList<>();
+          if (member instanceof JavaField field) {
+            types.add(field.getType());
+          } else if (member instanceof JavaCodeUnit code) {
+            types.add(code.getReturnType());
+            types.addAll(code.getParameterTypes());
+            types.addAll(code.getExceptionTypes());
+            types.addAll(code.getTypeParameters());
+          }
+          exposed.put(member.getFullName(), rawTypes(types));
+        }
+        exposed.forEach(
+            (where, types) ->
+                types.stream()
+                    .filter(BoundariesTest::isInternal)
+                    .forEach(
+                        t ->
+                            events.add(
+                                SimpleConditionEvent.violated(
+                                    c, where + " exposes internal type " + t.getName()))));
+      }
+    };
+  }
+
+  private static Set<JavaClass> rawTypes(List<? extends JavaType> types) {
+    return types.stream()
+        .flatMap(t -> t.getAllInvolvedRawTypes().stream())
+        .collect(Collectors.toSet());
   }
 }
