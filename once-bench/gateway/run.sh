@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
-# The gateway benchmark: throughput and p99 latency of one trivial upstream reached
+# The gateway benchmark: throughput and p99 latency of one trivial upstream (nginx answering 201 with
+# one worker of its own; UPSTREAM=java for the JDK server of DemoUpstream) reached
 #   (a) directly, (b) through nginx proxy_pass, (c) through the gateway with no route covering POST,
 #   (d) through the gateway on its embedded store, (e) on Redis, (f) on PostgreSQL,
 #   (g) replays on the embedded store (each wrk thread cycles through 64 keys: all but the first 64
 #       requests are replays), (h) the embedded case while 1,000 slow clients trickle request bodies
 #       (trickle.py), with /health probed twice a second meanwhile,
+#   (b1, d1, e1, g1) as (b), (d), (e), (g) with one client (wrk -t1 -c1): the latency each adds,
 # all in one run, with wrk on loopback. Every POST carries a fresh Idempotency-Key (keys.lua) but in (g).
 # Each row also gives the serving process's own CPU time per request (utime+stime from /proc over the
-# measured requests; the upstream's for (a), nginx's worker's for (b), the gateway's for the rest).
+# measured requests; the upstream's for (a), nginx's worker's for (b), the gateway's for the rest),
+# and the upstream's. Before the rounds: the disk's sync time and SQLite's own floor for the
+# embedded store's claim+finish (sqlite_floor.py), on the disk the embedded store writes to.
 #
 # Usage (from the repository root, after building the jar):
 #   mvn -B -q -pl once-gateway -am package -DskipTests
@@ -36,6 +40,8 @@ WARMUP="${WARMUP:-5s}"
 GATEWAY_WARMUP="${GATEWAY_WARMUP:-20s}"
 CONNECTIONS="${CONNECTIONS:-50}"
 THREADS="${THREADS:-2}"
+# nginx answering 201 (default), or java: the JDK HTTP server of DemoUpstream, as before 2026-11-28.
+UPSTREAM="${UPSTREAM:-nginx}"
 UPSTREAM_PORT=19000 NGINX_PORT=19001 GATEWAY_PORT=19002 MANAGEMENT_PORT=19003
 WORK="$(mktemp -d /tmp/once-gateway-bench.XXXXXX)"
 PIDS=()
@@ -52,6 +58,7 @@ fi
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
+  [ -f "$WORK/upstream.pid" ] && kill "$(cat "$WORK/upstream.pid")" 2>/dev/null || true
   wait 2>/dev/null || true
   rm -rf "$WORK"
 }
@@ -62,9 +69,33 @@ wait_for() { # url
   echo "timed out waiting for $1" >&2; return 1
 }
 
-java -Xms256m -Xmx512m -cp "$JAR" dev.once.gateway.DemoUpstream "$UPSTREAM_PORT" >"$WORK/upstream.log" 2>&1 &
-UPSTREAM_PID=$!
-PIDS+=("$UPSTREAM_PID")
+if [ "$UPSTREAM" = java ]; then
+  java -Xms256m -Xmx512m -cp "$JAR" dev.once.gateway.DemoUpstream "$UPSTREAM_PORT" >"$WORK/upstream.log" 2>&1 &
+  UPSTREAM_PID=$!
+  PIDS+=("$UPSTREAM_PID")
+else
+  # nginx answering 201 with a small JSON body, one worker of its own: a trivial upstream that takes
+  # a small share of the machine, so the proxies' ratios are not compressed by a busy upstream.
+  mkdir -p "$WORK/upstream"
+  cat >"$WORK/upstream.conf" <<NGINX
+worker_processes 1;
+pid $WORK/upstream.pid;
+error_log $WORK/upstream-error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $WORK/upstream;
+  keepalive_requests 1000000;
+  server {
+    listen 127.0.0.1:$UPSTREAM_PORT;
+    location / { default_type application/json; return 201 '{"id":"pay_1","status":"ok"}'; }
+  }
+}
+NGINX
+  nginx -c "$WORK/upstream.conf"
+  sleep 0.5
+  UPSTREAM_PID="$(pgrep -P "$(cat "$WORK/upstream.pid")" | head -n 1)"
+fi
 wait_for "http://127.0.0.1:$UPSTREAM_PORT/ping"
 
 cat >"$WORK/nginx.conf" <<NGINX
@@ -97,11 +128,13 @@ cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 measure() { # name url [warm-up] [pid]   (BENCH_CYCLE=N: replays, see keys.lua)
   local name="$1" url="$2" warmup="${3:-$WARMUP}" pid="${4:-}" cycle="${BENCH_CYCLE:-0}" out
   BENCH_CYCLE="$cycle" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$warmup" -s "$HERE/keys.lua" "$url" >/dev/null 2>&1 || true
-  local before=0 after=0
+  local before=0 after=0 up_before up_after
   [ -n "$pid" ] && before="$(cpu_ticks "$pid")"
+  up_before="$(cpu_ticks "$UPSTREAM_PID")"
   out="$(BENCH_CYCLE="$cycle" BENCH_RUN="$name-$RANDOM$RANDOM" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$HERE/keys.lua" "$url")"
   [ -n "$pid" ] && after="$(cpu_ticks "$pid")"
-  local rps p50 p99 errors requests cpu="n/a"
+  up_after="$(cpu_ticks "$UPSTREAM_PID")"
+  local rps p50 p99 errors requests cpu="n/a" up_cpu="n/a"
   rps="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
   p50="$(awk '$1 == "50%" {print $2}' <<<"$out")"
   p99="$(awk '$1 == "99%" {print $2}' <<<"$out")"
@@ -109,9 +142,16 @@ measure() { # name url [warm-up] [pid]   (BENCH_CYCLE=N: replays, see keys.lua)
   requests="$(awk '/requests in/ {print $1}' <<<"$out")"
   if [ -n "$pid" ] && [ "${requests:-0}" -gt 0 ]; then
     # The serving process's own CPU per request, in microseconds: what the machine pays for it.
-    cpu="$(awk -v t="$((after - before))" -v hz="$(getconf CLK_TCK)" -v n="$requests" 'BEGIN {printf "%.0f", t / hz * 1e6 / n}')"
+    cpu="$(per_request "$((after - before))" "$requests")"
   fi
-  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rps" "$p50" "$p99" "$cpu" "${errors:-0}" | tee -a "$RESULTS"
+  if [ "${requests:-0}" -gt 0 ]; then
+    up_cpu="$(per_request "$((up_after - up_before))" "$requests")"
+  fi
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rps" "$p50" "$p99" "$cpu" "$up_cpu" "${errors:-0}" | tee -a "$RESULTS"
+}
+
+per_request() { # ticks requests -> microseconds per request
+  awk -v t="$1" -v hz="$(getconf CLK_TCK)" -v n="$2" 'BEGIN {printf "%.0f", t / hz * 1e6 / n}'
 }
 
 gateway() { # name extra-args...
@@ -153,7 +193,7 @@ run_gateway() { # jar name extra-args...
         "$(sort -g "$WORK/health-$name.txt" | tail -n 1)" "$(cat "$WORK/trickle-$name.log")" >&2
     fi
   else
-    printf '%s\tn/a\tn/a\tn/a\tn/a\tgateway did not start (see log)\n' "$name" | tee -a "$RESULTS"
+    printf '%s\tn/a\tn/a\tn/a\tn/a\tn/a\tgateway did not start (see log)\n' "$name" | tee -a "$RESULTS"
     cat "$WORK/gateway-$name.log" >&2
   fi
   kill "$pid"; wait "$pid" 2>/dev/null || true
@@ -161,10 +201,16 @@ run_gateway() { # jar name extra-args...
 
 reachable() { timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
 
-CASES="${CASES:-a b c d d2 e f g h}"
+CASES="${CASES:-a b c d d2 e f g h b1 d1 e1 g1}"
 want() { [[ " $CASES " == *" $1 "* ]]; }
 
-echo "# wrk -t$THREADS -c$CONNECTIONS -d$DURATION (after a $WARMUP warm-up), POST /ping with a fresh key each, $ROUNDS rounds" >&2
+echo "# wrk -t$THREADS -c$CONNECTIONS -d$DURATION (after a $WARMUP warm-up), POST /ping with a fresh key each, $ROUNDS rounds, $UPSTREAM upstream" >&2
+if command -v python3 >/dev/null; then
+  # The disk's sync time and SQLite's own floor for claim+finish, on the disk the embedded store uses.
+  python3 "$HERE/sqlite_floor.py" "$WORK/floor" 3 | awk -F'\t' '
+    $1 == "sync" {printf "# disk: one 4 KiB write + fsync, median %s us, p99 %s us\n", $2, $3}
+    $1 == "floor" {printf "# SQLite floor (claim, then finish, WAL, synchronous=FULL): %s keys/s one at a time, %s in 8s, %s in 50s\n", $2, $3, $4}' >&2
+fi
 for round in $(seq 1 "$ROUNDS"); do
   echo "# round $round (load average: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
   if want a; then measure "a-direct" "http://127.0.0.1:$UPSTREAM_PORT/ping" "$WARMUP" "$UPSTREAM_PID"; fi
@@ -174,7 +220,7 @@ for round in $(seq 1 "$ROUNDS"); do
   if want d2; then gateway "d2-gateway-embedded-process-crash" --store embedded --durability process-crash; fi
   if ! want e; then :
   elif reachable 6379; then gateway "e-gateway-redis" --store redis://127.0.0.1:6379
-  else printf 'e-gateway-redis\tn/a\tn/a\tn/a\tn/a\tRedis not reachable\n' | tee -a "$RESULTS"; fi
+  else printf 'e-gateway-redis\tn/a\tn/a\tn/a\tn/a\tn/a\tRedis not reachable\n' | tee -a "$RESULTS"; fi
   if ! want f; then :
   elif reachable 5432; then
     # A table of its own per build: the two may not share a schema.
@@ -187,14 +233,19 @@ for round in $(seq 1 "$ROUNDS"); do
         psql -q -h 127.0.0.1 -U postgres -d test -c "DROP TABLE IF EXISTS $TABLE CASCADE; DROP SEQUENCE IF EXISTS ${TABLE}_seq" >/dev/null 2>&1 || true
       fi
     done
-  else printf 'f-gateway-postgres\tn/a\tn/a\tn/a\tn/a\tPostgreSQL not reachable\n' | tee -a "$RESULTS"; fi
+  else printf 'f-gateway-postgres\tn/a\tn/a\tn/a\tn/a\tn/a\tPostgreSQL not reachable\n' | tee -a "$RESULTS"; fi
   if want g; then BENCH_CYCLE=64 gateway "g-gateway-embedded-replays" --store embedded; fi
   if want h; then SLOW_CLIENTS=1000 gateway "h-gateway-embedded-1000-slow-clients" --store embedded; fi
+  # One client at a time: the latency each layer adds, with nothing queued behind it.
+  if want b1; then THREADS=1 CONNECTIONS=1 measure "b1-nginx-one-client" "http://127.0.0.1:$NGINX_PORT/ping" "$WARMUP" "$(pgrep -P "$(cat "$WORK/nginx.pid")" | head -n 1)"; fi
+  if want d1; then THREADS=1 CONNECTIONS=1 gateway "d1-gateway-embedded-one-client" --store embedded; fi
+  if want e1 && reachable 6379; then THREADS=1 CONNECTIONS=1 gateway "e1-gateway-redis-one-client" --store redis://127.0.0.1:6379; fi
+  if want g1; then THREADS=1 CONNECTIONS=1 BENCH_CYCLE=64 gateway "g1-gateway-embedded-replays-one-client" --store embedded; fi
 done
 
 echo >&2
 echo "median round per case (by req/s):" >&2
-printf 'case\treq/s\tp50\tp99\tcpu_us/req\terrors\n'
+printf 'case\treq/s\tp50\tp99\tcpu_us/req\tupstream_cpu_us/req\terrors\n'
 sort -t$'\t' -k1,1 -k2,2g "$RESULTS" | awk -F'\t' -v r="$ROUNDS" '
   { rows[$1] = rows[$1] $0 "\n"; n[$1]++ }
   END { for (c in rows) { split(rows[c], lines, "\n"); print lines[int((n[c] + 1) / 2)] } }' | sort
