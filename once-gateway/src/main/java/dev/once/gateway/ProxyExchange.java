@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpHeaderValue;
+import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -304,6 +306,12 @@ final class ProxyExchange {
           .ifPresent(length -> out.put(HttpHeader.CONTENT_LENGTH, length));
     } else if (contentLength >= 0) {
       out.put(HttpHeader.CONTENT_LENGTH, contentLength);
+    } else if (status != 204
+        && request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_1_1) {
+      // Chunked, even on a connection that closes after it, where Jetty would let the close end
+      // the body: a body the upstream cut would then reach the client looking whole. Without its
+      // last chunk, the cut shows. (An HTTP/1.0 client can only be sent a close-delimited body.)
+      out.put(HttpHeader.TRANSFER_ENCODING, HttpHeaderValue.CHUNKED.asString());
     }
   }
 

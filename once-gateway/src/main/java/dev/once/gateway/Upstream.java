@@ -5,6 +5,9 @@ import dev.once.InvalidIdempotencyKeyException;
 import dev.once.http.Exchange;
 import dev.once.http.Headers;
 import java.net.URI;
+import java.nio.channels.SelectableChannel;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +23,8 @@ import org.eclipse.jetty.http.HttpCookieStore;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.io.Content;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.io.ManagedSelector;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.jspecify.annotations.Nullable;
 
@@ -83,7 +88,14 @@ final class Upstream implements AutoCloseable {
   }
 
   static Upstream start(GatewayConfig config) throws Exception {
-    ClientConnector connector = new ClientConnector();
+    ClientConnector connector =
+        new ClientConnector() {
+          @Override
+          protected EndPoint newEndPoint(
+              SelectableChannel channel, ManagedSelector selector, SelectionKey key) {
+            return new UpstreamEndPoint((SocketChannel) channel, selector, key, getScheduler());
+          }
+        };
     connector.setConnectTimeout(config.upstreamConnectTimeout());
     connector.setSelectors(1);
     QueuedThreadPool threads = new QueuedThreadPool(64, 2);

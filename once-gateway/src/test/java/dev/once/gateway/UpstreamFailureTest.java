@@ -5,10 +5,18 @@ import static dev.once.gateway.Problem.assertProblem;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.http.ProblemType;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -124,6 +132,76 @@ class UpstreamFailureTest extends GatewayTest {
 
       assertProblem(first, 502, "upstream-unreachable");
       assertProblem(retry, 502, "upstream-unreachable");
+    }
+  }
+
+  /**
+   * A body of unknown length that the upstream cuts with a reset (here after 64 KiB; the hostile
+   * generator found it as an upstream that answers before reading the request and closes) must
+   * reach the client as a cut body. Relayed close-delimited, as Jetty frames a body of unknown
+   * length on a connection that closes, the gateway's close after the failure would look like the
+   * body's end. Chunked, the missing last chunk says it was cut.
+   */
+  @Test
+  void aBodyOfUnknownLengthCutByTheUpstreamReachesTheClientAsCutEvenOnAClosingConnection()
+      throws Exception {
+    try (ServerSocket upstream = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        TestGateway gw =
+            TestGateway.start("--upstream", "http://127.0.0.1:" + upstream.getLocalPort())) {
+      Thread server =
+          new Thread(
+              () -> {
+                try (Socket s = upstream.accept()) {
+                  readHead(s.getInputStream());
+                  OutputStream out = s.getOutputStream();
+                  out.write(
+                      "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
+                          .getBytes(StandardCharsets.US_ASCII));
+                  out.write(new byte[64 << 10]);
+                  out.flush();
+                  Thread.sleep(300);
+                  s.setSoLinger(true, 0); // a reset, not the clean end of a close-delimited body
+                } catch (IOException | InterruptedException e) {
+                  // the test fails on what the client saw
+                }
+              });
+      server.setDaemon(true);
+      server.start();
+
+      byte[] seen;
+      try (Socket client = new Socket("127.0.0.1", gw.gateway.port())) {
+        client.setSoTimeout(20_000);
+        client
+            .getOutputStream()
+            .write(
+                "GET /report HTTP/1.1\r\nHost: gateway\r\nConnection: close\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+        ByteArrayOutputStream all = new ByteArrayOutputStream();
+        try {
+          client.getInputStream().transferTo(all);
+        } catch (IOException reset) {
+          // a reset also tells the client the body was cut
+        }
+        seen = all.toByteArray();
+      }
+
+      String text = new String(seen, StandardCharsets.ISO_8859_1);
+      String head =
+          text.substring(0, Math.max(0, text.indexOf("\r\n\r\n"))).toLowerCase(Locale.ROOT);
+      assertThat(head).startsWith("http/1.1 200");
+      assertThat(head).as("framed, so that a cut shows").contains("transfer-encoding: chunked");
+      assertThat(text).as("the last chunk never came").doesNotEndWith("0\r\n\r\n");
+    }
+  }
+
+  private static void readHead(InputStream in) throws IOException {
+    int matched = 0;
+    while (matched < 4) {
+      int b = in.read();
+      if (b < 0) {
+        return;
+      }
+      matched = (b == "\r\n\r\n".charAt(matched)) ? matched + 1 : (b == '\r' ? 1 : 0);
     }
   }
 }

@@ -1,0 +1,48 @@
+package dev.once.gateway;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
+import org.eclipse.jetty.io.ManagedSelector;
+import org.eclipse.jetty.io.SocketChannelEndPoint;
+import org.eclipse.jetty.util.BufferUtil;
+import org.eclipse.jetty.util.thread.Scheduler;
+
+/**
+ * A connection to the upstream on which a reset is a failure, not the end of the input. Jetty's
+ * endpoint reads an {@link IOException} ("connection reset") as the end of the stream, and the end
+ * of the stream is how a close-delimited body ends: an upstream that resets halfway through such a
+ * body (as one does that answers before reading the request, then closes) would be relayed, and on
+ * a guarded route recorded, as a shorter body that looks whole. Failing the read makes it what it
+ * is, an incomplete response.
+ */
+final class UpstreamEndPoint extends SocketChannelEndPoint {
+
+  UpstreamEndPoint(
+      SocketChannel channel, ManagedSelector selector, SelectionKey key, Scheduler scheduler) {
+    super(channel, selector, key, scheduler);
+  }
+
+  @Override
+  public int fill(ByteBuffer buffer) throws IOException {
+    if (isInputShutdown()) {
+      return -1;
+    }
+    int position = BufferUtil.flipToFill(buffer);
+    try {
+      int filled = getChannel().read(buffer);
+      if (filled > 0) {
+        notIdle();
+      } else if (filled == -1) {
+        shutdownInput();
+      }
+      return filled;
+    } catch (IOException reset) {
+      shutdownInput();
+      throw reset;
+    } finally {
+      BufferUtil.flipToFlush(buffer, position);
+    }
+  }
+}
