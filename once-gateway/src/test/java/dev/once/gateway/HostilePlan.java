@@ -1,5 +1,9 @@
 package dev.once.gateway;
 
+import dev.once.Outcome;
+import dev.once.http.Headers;
+import dev.once.http.HttpOutcomes;
+import dev.once.http.StoredResponse;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -128,7 +132,13 @@ record HostilePlan(long seed, List<UpstreamAct> acts, List<ClientAct> clients) {
      * status), so a retry may run again: the ledger allows a second run after one.
      */
     boolean mayRelease() {
-      return status == 408 || status == 425 || status == 429 || (status >= 500 && status <= 599);
+      // The routes' own rule (HttpOutcomes.DEFAULT), not a copy of it: a copy missed 423 Locked, so
+      // a legitimate second run after a 423 read as a double execution. A status that is no final
+      // one (1xx, over 599) is a protocol error, which counts as done.
+      return status >= 200
+          && status <= 599
+          && HttpOutcomes.DEFAULT.classify(new StoredResponse(status, Headers.of(), new byte[0]))
+              == Outcome.TRANSIENT;
     }
   }
 
