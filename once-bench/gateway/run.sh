@@ -69,6 +69,22 @@ wait_for() { # url
   echo "timed out waiting for $1" >&2; return 1
 }
 
+# An nginx of its own, one worker, no access log: WORK/NAME.conf with the http block's rest.
+nginx_conf() { # name http-block-rest
+  mkdir -p "$WORK/$1-body"
+  cat >"$WORK/$1.conf" <<NGINX
+worker_processes 1;
+pid $WORK/$1.pid;
+error_log $WORK/$1-error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $WORK/$1-body;
+  $2
+}
+NGINX
+}
+
 if [ "$UPSTREAM" = java ]; then
   java -Xms256m -Xmx512m -cp "$JAR" dev.once.gateway.DemoUpstream "$UPSTREAM_PORT" >"$WORK/upstream.log" 2>&1 &
   UPSTREAM_PID=$!
@@ -76,44 +92,23 @@ if [ "$UPSTREAM" = java ]; then
 else
   # nginx answering 201 with a small JSON body, one worker of its own: a trivial upstream that takes
   # a small share of the machine, so the proxies' ratios are not compressed by a busy upstream.
-  mkdir -p "$WORK/upstream"
-  cat >"$WORK/upstream.conf" <<NGINX
-worker_processes 1;
-pid $WORK/upstream.pid;
-error_log $WORK/upstream-error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $WORK/upstream;
-  keepalive_requests 1000000;
+  nginx_conf upstream "keepalive_requests 1000000;
   server {
     listen 127.0.0.1:$UPSTREAM_PORT;
-    location / { default_type application/json; return 201 '{"id":"pay_1","status":"ok"}'; }
-  }
-}
-NGINX
+    location / { default_type application/json; return 201 '{\"id\":\"pay_1\",\"status\":\"ok\"}'; }
+  }"
   nginx -c "$WORK/upstream.conf"
   sleep 0.5
   UPSTREAM_PID="$(pgrep -P "$(cat "$WORK/upstream.pid")" | head -n 1)"
 fi
 wait_for "http://127.0.0.1:$UPSTREAM_PORT/ping"
 
-cat >"$WORK/nginx.conf" <<NGINX
-worker_processes 1;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx-error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $WORK/nginx-body;
-  proxy_temp_path $WORK/nginx-proxy;
+nginx_conf nginx "proxy_temp_path $WORK/nginx-proxy;
   upstream demo { server 127.0.0.1:$UPSTREAM_PORT; keepalive 64; }
   server {
     listen 127.0.0.1:$NGINX_PORT;
-    location / { proxy_pass http://demo; proxy_http_version 1.1; proxy_set_header Connection ""; }
-  }
-}
-NGINX
+    location / { proxy_pass http://demo; proxy_http_version 1.1; proxy_set_header Connection \"\"; }
+  }"
 nginx -c "$WORK/nginx.conf"
 wait_for "http://127.0.0.1:$NGINX_PORT/ping"
 
