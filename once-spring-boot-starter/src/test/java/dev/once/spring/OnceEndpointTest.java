@@ -50,10 +50,11 @@ class OnceEndpointTest {
   }
 
   private RecordId inFlight() {
-    RecordId id =
-        RecordId.of(
-            Scope.of("tenant-1", "POST /api/orders"),
-            IdempotencyKey.of("stuck-" + UUID.randomUUID()));
+    return inFlight(Scope.of("tenant-1", "POST /api/orders"));
+  }
+
+  private RecordId inFlight(Scope scope) {
+    RecordId id = RecordId.of(scope, IdempotencyKey.of("stuck-" + UUID.randomUUID()));
     store.claim(
         new ClaimRequest(
             id,
@@ -131,16 +132,7 @@ class OnceEndpointTest {
 
   @Test
   void aStuckKeyIsReleasedByTheTenantAndPathMethodPostByDefault() throws Exception {
-    RecordId id =
-        RecordId.of(
-            Scope.of(Scope.hash("shop-2"), "POST /api/orders"),
-            IdempotencyKey.of("stuck-" + UUID.randomUUID()));
-    store.claim(
-        new ClaimRequest(
-            id,
-            Fingerprint.parse("1:" + "ab".repeat(32)),
-            Duration.ofMinutes(5),
-            Duration.ofHours(1)));
+    RecordId id = inFlight(Scope.of(Scope.hash("shop-2"), "POST /api/orders"));
     String json =
         "{\"tenant\":\"shop-2\",\"path\":\"/api/orders\",\"key\":\"" + id.key().value() + "\"}";
 
