@@ -169,13 +169,22 @@ class RabbitBatchTest {
 
   @Test
   void aConsumerStoppedByAnErrorGivesItsMessagesBackToTheOthers() throws Exception {
+    // The error waits until all three are held here: else it could close the channel before the
+    // last ones arrive, and they would reach the others without having been given back.
+    CountDownLatch allHeld = new CountDownLatch(1);
     MessageProcessor<Delivery> broken =
         m -> {
+          try {
+            allHeld.await(60, TimeUnit.SECONDS);
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
           throw new OutOfMemoryError("stands for a broken JVM");
         };
     RabbitConsumer stopped = RabbitConsumer.builder(connection, queue, broken).start();
     publish(3);
     assertThat(Rabbit.await(() -> stopped.stats().delivered() == 3)).isTrue();
+    allHeld.countDown();
 
     consumer = RabbitConsumer.builder(connection, queue, messages().processor(pay)).start();
 
