@@ -1,21 +1,16 @@
 package dev.once;
 
 import dev.once.store.Finish;
-import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
-import dev.once.store.RecordState;
-import dev.once.store.ResultTooLargeException;
 import dev.once.store.StoreUnavailableException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
@@ -29,12 +24,6 @@ final class HeldLease implements Lease {
 
   /** What a release passes as its payload: it writes none. */
   private static final byte[] NO_PAYLOAD = new byte[0];
-
-  /**
-   * When a finishing write is tried, and tried again while the store fails: the record must not be
-   * left behind.
-   */
-  private static final long[] FINISH_BACKOFF_MILLIS = {0, 25, 100, 400};
 
   private final IdempotencyStore store;
   private final Events events;
@@ -154,10 +143,22 @@ final class HeldLease implements Lease {
     }
   }
 
-  /** Completes once no beat of this lease is under way; called once it is finished. */
-  private CompletableFuture<Void> beatsOver() {
+  /**
+   * Ends once no beat of this lease is under way; called once it is finished. Blocking, it waits a
+   * lease's length at most: a beat under way is bounded by the store's own timeout, and one that
+   * never ends leaves the lease to end by itself, as without a hand-over.
+   */
+  private Io<Boolean> beatsOver() {
     CompletableFuture<Void> underWay = beat.get();
-    return underWay == null ? CompletableFuture.completedFuture(null) : underWay;
+    if (underWay == null) {
+      return new Io<>(() -> true, () -> CompletableFuture.completedFuture(true));
+    }
+    return new Io<>(
+        () -> {
+          underWay.get(policy.lease().toNanos(), TimeUnit.NANOSECONDS);
+          return true;
+        },
+        () -> underWay.thenApply(over -> true));
   }
 
   /** The store extended the lease by a call sent at {@code sent}. */
@@ -256,78 +257,62 @@ final class HeldLease implements Lease {
 
   @Override
   public Recording complete(byte[] value) {
-    if (value.length > policy.maxResultBytes()) {
-      return completeWithoutResult();
-    }
-    return finish(Finish.Kind.COMPLETE, Payloads.value(value));
+    return Step.block(completing(value));
   }
 
   @Override
   public Recording failFinal(byte[] value) {
-    if (value.length > policy.maxResultBytes()) {
-      return notStored(finish(Finish.Kind.FAIL_FINAL, Payloads.notStored()));
-    }
-    return finish(Finish.Kind.FAIL_FINAL, Payloads.value(value));
+    return Step.block(failingFinal(value));
   }
 
   @Override
   public Recording failFinal(FinalFailure failure) {
-    byte[] payload = Payloads.failure(failure);
-    if (payload.length > policy.maxResultBytes()) {
-      return notStored(finish(Finish.Kind.FAIL_FINAL, Payloads.notStored()));
-    }
-    return finish(Finish.Kind.FAIL_FINAL, payload);
+    return Step.block(failingFinal(failure));
   }
 
   @Override
   public Recording completeWithoutResult() {
-    return notStored(finish(Finish.Kind.COMPLETE, Payloads.notStored()));
-  }
-
-  private static Recording notStored(Recording r) {
-    return r == Recording.RECORDED ? Recording.RESULT_NOT_STORED : r;
+    return Step.block(withoutResult());
   }
 
   @Override
   public Recording release() {
-    return finish(Finish.Kind.RELEASE, NO_PAYLOAD);
+    return Step.block(finishing(Finish.Kind.RELEASE, NO_PAYLOAD));
+  }
+
+  @Override
+  public Recording giveBack() {
+    return Step.block(givingBack());
   }
 
   @Override
   public CompletionStage<Recording> completeAsync(byte[] value) {
-    if (value.length > policy.maxResultBytes()) {
-      return completeWithoutResultAsync();
-    }
-    return finishAsync(Finish.Kind.COMPLETE, Payloads.value(value));
+    return Step.start(() -> completing(value));
   }
 
   @Override
   public CompletionStage<Recording> failFinalAsync(byte[] value) {
-    if (value.length > policy.maxResultBytes()) {
-      return finishAsync(Finish.Kind.FAIL_FINAL, Payloads.notStored())
-          .thenApply(HeldLease::notStored);
-    }
-    return finishAsync(Finish.Kind.FAIL_FINAL, Payloads.value(value));
+    return Step.start(() -> failingFinal(value));
   }
 
   @Override
   public CompletionStage<Recording> failFinalAsync(FinalFailure failure) {
-    byte[] payload = Payloads.failure(failure);
-    if (payload.length > policy.maxResultBytes()) {
-      return finishAsync(Finish.Kind.FAIL_FINAL, Payloads.notStored())
-          .thenApply(HeldLease::notStored);
-    }
-    return finishAsync(Finish.Kind.FAIL_FINAL, payload);
+    return Step.start(() -> failingFinal(failure));
   }
 
   @Override
   public CompletionStage<Recording> completeWithoutResultAsync() {
-    return finishAsync(Finish.Kind.COMPLETE, Payloads.notStored()).thenApply(HeldLease::notStored);
+    return Step.start(this::withoutResult);
   }
 
   @Override
   public CompletionStage<Recording> releaseAsync() {
-    return finishAsync(Finish.Kind.RELEASE, NO_PAYLOAD);
+    return Step.start(() -> finishing(Finish.Kind.RELEASE, NO_PAYLOAD));
+  }
+
+  @Override
+  public CompletionStage<Recording> giveBackAsync() {
+    return Step.start(this::givingBack);
   }
 
   @Override
@@ -336,67 +321,71 @@ final class HeldLease implements Lease {
     stopHeartbeat();
   }
 
-  @Override
-  public Recording giveBack() {
-    if (mayHaveHadAnEffect()) {
-      abandon();
-      try {
-        // A beat under way is bounded by the store's own timeout; a lease's length is plenty.
-        beatsOver().get(policy.lease().toNanos(), TimeUnit.NANOSECONDS);
-        store.endLease(id, token);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (ExecutionException | TimeoutException e) {
-        // The beat never ended: the lease ends by itself, as without a hand-over.
-        handOverFailed(e);
-      } catch (RuntimeException e) {
-        handOverFailed(e);
-      }
-      return Recording.UNKNOWN;
+  // ---------------------------------------------------------------- the finishing rules, as steps
+
+  Step<Recording> completing(byte[] value) {
+    if (value.length > policy.maxResultBytes()) {
+      return withoutResult();
     }
-    return release();
+    return finishing(Finish.Kind.COMPLETE, Payloads.value(value));
   }
 
-  @Override
-  public CompletionStage<Recording> giveBackAsync() {
-    if (mayHaveHadAnEffect()) {
-      try {
-        abandon();
-      } catch (IllegalStateException e) {
-        return CompletableFuture.failedFuture(e);
-      }
-      CompletionStage<Boolean> handedOver =
-          beatsOver()
-              .thenCompose(
-                  over -> {
-                    try {
-                      return store.endLeaseAsync(id, token, blocking);
-                    } catch (RuntimeException e) {
-                      return CompletableFuture.failedFuture(e);
-                    }
-                  });
-      return handedOver.handle(
-          (ended, failure) -> {
-            if (failure != null) {
-              handOverFailed(failure);
-            }
-            return Recording.UNKNOWN;
-          });
+  Step<Recording> failingFinal(byte[] value) {
+    if (value.length > policy.maxResultBytes()) {
+      return finishing(Finish.Kind.FAIL_FINAL, Payloads.notStored()).then(FencedWrite::notStored);
     }
-    return releaseAsync();
+    return finishing(Finish.Kind.FAIL_FINAL, Payloads.value(value));
+  }
+
+  Step<Recording> failingFinal(FinalFailure failure) {
+    byte[] payload = Payloads.failure(failure);
+    if (payload.length > policy.maxResultBytes()) {
+      return finishing(Finish.Kind.FAIL_FINAL, Payloads.notStored()).then(FencedWrite::notStored);
+    }
+    return finishing(Finish.Kind.FAIL_FINAL, payload);
+  }
+
+  Step<Recording> withoutResult() {
+    return finishing(Finish.Kind.COMPLETE, Payloads.notStored()).then(FencedWrite::notStored);
+  }
+
+  /**
+   * {@link Lease#giveBack}: released where nothing under this key can have had an effect; else
+   * abandoned, and handed over early by ending the lease once no beat is under way.
+   */
+  Step<Recording> givingBack() {
+    if (!mayHaveHadAnEffect()) {
+      return finishing(Finish.Kind.RELEASE, NO_PAYLOAD);
+    }
+    abandon();
+    return Step.call(
+        beatsOver(),
+        over -> {
+          if (over.failed()) {
+            return handOverFailed(over.failure());
+          }
+          return Step.call(
+              new Io<>(
+                  () -> store.endLease(id, token), () -> store.endLeaseAsync(id, token, blocking)),
+              ended ->
+                  ended.failed() ? handOverFailed(ended.failure()) : Step.done(Recording.UNKNOWN));
+        });
   }
 
   /**
    * The hand-over is a courtesy to the next claim: without it the lease ends by itself. A store
    * that is down says so often enough elsewhere; anything else is a bug worth seeing.
    */
-  private void handOverFailed(Throwable failure) {
+  private Step<Recording> handOverFailed(Throwable failure) {
     Throwable cause = Causes.of(failure);
-    if (cause instanceof StoreUnavailableException) {
+    if (cause instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+    } else if (cause instanceof StoreUnavailableException) {
       log.debug("could not end the lease on {} early; the next claim waits for it", id, cause);
     } else {
       log.warn("could not end the lease on {} early; the next claim waits for it", id, cause);
     }
+    return Step.done(Recording.UNKNOWN);
   }
 
   /**
@@ -414,175 +403,17 @@ final class HeldLease implements Lease {
     }
   }
 
-  private Recording finish(Finish.Kind write, byte[] payload) {
+  private Step<Recording> finishing(Finish.Kind write, byte[] payload) {
     beginFinish();
     stopHeartbeat();
-    return write(write, payload);
-  }
-
-  private Recording write(Finish.Kind write, byte[] payload) {
-    StoreUnavailableException failure = null;
-    for (int attempt = 0; attempt < FINISH_BACKOFF_MILLIS.length; attempt++) {
-      if (!sleep(FINISH_BACKOFF_MILLIS[attempt])) {
-        break;
-      }
-      try {
-        boolean applied;
-        try {
-          applied = apply(write, payload);
-        } catch (ResultTooLargeException e) {
-          if (payload == Payloads.notStored()) {
-            throw e; // a store that cannot keep one byte is broken; say so
-          }
-          // Refused before anything was written: record the outcome without its result, so the
-          // operation still counts as done instead of leaving a record a thief could re-run.
-          log.warn(
-              "the store cannot keep the result of {} ({}); recording the outcome without it",
-              id,
-              e.getMessage());
-          return notStored(write(write, Payloads.notStored()));
-        }
-        if (applied || (failure != null && alreadyApplied(write))) {
-          // Applied now, or by an earlier attempt that reached the store although its answer was
-          // lost.
-          return written(write);
-        }
-        return lostToAnother();
-      } catch (StoreUnavailableException e) {
-        failure = e;
-      }
-    }
-    log.warn(
-        "could not record the outcome of {} (token {}); the record stays in progress until its lease ends",
-        id,
-        token,
-        failure);
-    return Recording.UNKNOWN;
-  }
-
-  private CompletionStage<Recording> finishAsync(Finish.Kind write, byte[] payload) {
-    try {
-      beginFinish();
-    } catch (IllegalStateException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-    stopHeartbeat();
-    return writeAsync(write, payload, 0, null);
-  }
-
-  /**
-   * {@link #write}, one attempt per stage: the same backoff, the same fallback for a result the
-   * store cannot keep, the same check that an attempt whose answer was lost did land, and no thread
-   * held.
-   */
-  private CompletionStage<Recording> writeAsync(
-      Finish.Kind write, byte[] payload, int attempt, @Nullable StoreUnavailableException failure) {
-    if (attempt == FINISH_BACKOFF_MILLIS.length) {
-      log.warn(
-          "could not record the outcome of {} (token {}); the record stays in progress until its lease ends",
-          id,
-          token,
-          failure);
-      return CompletableFuture.completedFuture(Recording.UNKNOWN);
-    }
-    return after(FINISH_BACKOFF_MILLIS[attempt])
-        .thenCompose(v -> applyAsync(write, payload))
-        .handle(
-            (applied, error) -> {
-              Throwable cause = error == null ? null : Causes.of(error);
-              if (cause == null) {
-                if (applied) {
-                  return CompletableFuture.completedFuture(written(write));
-                }
-                if (failure == null) {
-                  return CompletableFuture.completedFuture(lostToAnother());
-                }
-                return store
-                    .getAsync(id, blocking)
-                    .handle(
-                        (now, e) ->
-                            e == null && alreadyApplied(write, now)
-                                ? written(write)
-                                : lostToAnother());
+    return new FencedWrite(store, finishes, blocking, id, token, policy.ttl())
+        .writing(write, payload)
+        .then(
+            recording -> {
+              if (recording == Recording.LEASE_LOST) {
+                markLost("was taken over");
               }
-              if (cause instanceof ResultTooLargeException e) {
-                if (payload == Payloads.notStored()) {
-                  return CompletableFuture.<Recording>failedFuture(e);
-                }
-                log.warn(
-                    "the store cannot keep the result of {} ({}); recording the outcome without it",
-                    id,
-                    e.getMessage());
-                return writeAsync(write, Payloads.notStored(), 0, null)
-                    .thenApply(HeldLease::notStored);
-              }
-              if (cause instanceof StoreUnavailableException e) {
-                return writeAsync(write, payload, attempt + 1, e);
-              }
-              return CompletableFuture.<Recording>failedFuture(cause);
-            })
-        .thenCompose(stage -> stage);
-  }
-
-  private static CompletionStage<Void> after(long millis) {
-    return millis == 0
-        ? CompletableFuture.completedFuture(null)
-        : CompletableFuture.runAsync(
-            () -> {}, CompletableFuture.delayedExecutor(millis, TimeUnit.MILLISECONDS));
-  }
-
-  private static Recording written(Finish.Kind write) {
-    return write == Finish.Kind.RELEASE ? Recording.RELEASED : Recording.RECORDED;
-  }
-
-  private Recording lostToAnother() {
-    markLost("was taken over");
-    return Recording.LEASE_LOST;
-  }
-
-  private boolean alreadyApplied(Finish.Kind write) {
-    try {
-      return alreadyApplied(write, store.get(id));
-    } catch (StoreUnavailableException e) {
-      return false;
-    }
-  }
-
-  /** Whether the record as it is {@code now} shows that this lease's write landed. */
-  private boolean alreadyApplied(Finish.Kind write, Optional<IdempotencyRecord> now) {
-    if (write == Finish.Kind.RELEASE) {
-      return now.isEmpty() || now.get().token() > token;
-    }
-    return now.isPresent()
-        && now.get().token() == token
-        && now.get().state() != RecordState.IN_PROGRESS;
-  }
-
-  private static boolean sleep(long millis) {
-    if (millis == 0) {
-      return true;
-    }
-    try {
-      Thread.sleep(millis);
-      return true;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return false;
-    }
-  }
-
-  /** One fenced write, gathered with other leases' writes where the store batches. */
-  private boolean apply(Finish.Kind kind, byte[] payload) {
-    Finish finish = new Finish(kind, id, token, payload, policy.ttl());
-    return finishes != null && store.batchesOnThisThread()
-        ? finishes.call(finish)
-        : finish.applyTo(store);
-  }
-
-  private CompletionStage<Boolean> applyAsync(Finish.Kind kind, byte[] payload) {
-    Finish finish = new Finish(kind, id, token, payload, policy.ttl());
-    return finishes != null && store.batchesOnThisThread()
-        ? finishes.callAsync(finish)
-        : finish.applyAsyncTo(store, blocking);
+              return Step.done(recording);
+            });
   }
 }

@@ -4,10 +4,12 @@ import dev.once.ExecutionResult;
 import dev.once.Fingerprint;
 import dev.once.IdempotencyKey;
 import dev.once.Once;
+import dev.once.OutcomeClassifier;
 import dev.once.ResultCodec;
 import dev.once.Scope;
 import dev.once.store.InMemoryStore;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -25,8 +27,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * The engine's own cost per execute on the in-memory store, against the bare operation in the same
  * run: a new key each time (claim, run, complete) and a replay of a recorded key (claim answers
- * with the record). The fingerprint is computed once outside; {@code FingerprintBenchmark} measures
- * it.
+ * with the record), blocking and asynchronously. The fingerprint is computed once outside; {@code
+ * FingerprintBenchmark} measures it.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -91,6 +93,26 @@ public class EngineBenchmark {
     IdempotencyKey key = IdempotencyKey.of(keys[(int) (n & (keys.length - 1))] + n);
     return onceWithoutHeartbeat.execute(
         scope, key, fingerprint, ResultCodec.bytes(), ctx -> RESULT.clone());
+  }
+
+  /**
+   * {@link #executeNewKey} through the asynchronous API, with an operation whose stage is already
+   * complete: the cost of carrying the same rules as stages instead of on the caller's thread.
+   */
+  @Benchmark
+  public ExecutionResult<byte[]> executeAsyncNewKey() {
+    long n = sequence.incrementAndGet();
+    IdempotencyKey key = IdempotencyKey.of(keys[(int) (n & (keys.length - 1))] + n);
+    return once.executeAsync(
+            scope,
+            key,
+            fingerprint,
+            ResultCodec.bytes(),
+            OutcomeClassifier.defaults(),
+            once.defaults(),
+            ctx -> CompletableFuture.completedFuture(RESULT.clone()))
+        .toCompletableFuture()
+        .join();
   }
 
   /** A retry: the claim finds the record and the result is replayed. */

@@ -552,6 +552,72 @@ public abstract class EngineContract {
    * answered as a store failure while waiting: "in flight", since the store said so, and never
    * unguarded under fail-open, which would run the work a second time.
    */
+  /** The two ways to call the engine, which must answer alike: they drive the same rules. */
+  private enum Api {
+    BLOCKING,
+    ASYNC;
+
+    Admission begin(Once once, RecordId id, Fingerprint fp, ExecutionPolicy policy)
+        throws Exception {
+      return this == BLOCKING
+          ? once.begin(id.scope(), id.key(), fp, policy)
+          : await(once.beginAsync(id.scope(), id.key(), fp, policy));
+    }
+
+    Recording complete(Lease lease, String value) throws Exception {
+      return this == BLOCKING
+          ? lease.complete(UTF8.encode(value))
+          : await(lease.completeAsync(UTF8.encode(value)));
+    }
+  }
+
+  /**
+   * Every store failure met while admitting, waiting and finishing is answered by the rule that
+   * reads it, the same for both APIs: a claim the store cannot make (by the failure mode), a record
+   * it cannot read (never run, even fail-open), one that becomes unreadable while a duplicate waits
+   * for it, and a finishing write that never reaches the store (the outcome is unknown).
+   */
+  @ParameterizedTest
+  @EnumSource(Api.class)
+  void eachStoreFailureIsAnsweredByOneRuleWhicheverApiMeetsIt(Api api) throws Exception {
+    Fingerprint fp = Samples.newFingerprint();
+    ExecutionPolicy open = policy().toBuilder().failureMode(FailureMode.FAIL_OPEN).build();
+    store.down(Call.CLAIM);
+    assertThat(api.begin(once, Samples.newId(), fp, policy()))
+        .isInstanceOf(Admission.StoreUnavailable.class);
+    assertThat(api.begin(once, Samples.newId(), fp, open)).isInstanceOf(Admission.Unguarded.class);
+    store.heal().unreadable(Call.CLAIM);
+    assertThat(api.begin(once, Samples.newId(), fp, open))
+        .isInstanceOf(Admission.ResponseUnavailable.class);
+    store.heal();
+
+    RecordId held = Samples.newId();
+    Lease first = ((Admission.Proceed) api.begin(once, held, fp, policy())).lease();
+    ExecutionPolicy waitOpen =
+        open.toBuilder().inFlight(InFlightPolicy.waitUpTo(Duration.ofSeconds(20))).build();
+    int watches = store.calls(Call.WATCH);
+    CompletableFuture<Admission> waiter =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return api.begin(once, held, fp, waitOpen);
+              } catch (Exception e) {
+                throw new java.util.concurrent.CompletionException(e);
+              }
+            });
+    Eventually.assertThat(
+        "the duplicate waits", Duration.ofSeconds(10), () -> store.calls(Call.WATCH) > watches);
+    store.unreadable(Call.CLAIM);
+    assertThat(api.complete(first, "first")).isEqualTo(Recording.RECORDED);
+    assertThat(await(waiter)).isInstanceOf(Admission.ResponseUnavailable.class);
+    store.heal();
+
+    Lease unknown = ((Admission.Proceed) api.begin(once, Samples.newId(), fp, policy())).lease();
+    store.down(Call.COMPLETE);
+    assertThat(api.complete(unknown, "never landed")).isEqualTo(Recording.UNKNOWN);
+    store.heal();
+  }
+
   @Test
   void aFailingChangeSubscriptionWhileWaitingNeverRunsTheDuplicateUnguarded() throws Exception {
     RecordId id = Samples.newId();

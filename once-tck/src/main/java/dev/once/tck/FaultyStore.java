@@ -9,6 +9,7 @@ import dev.once.store.IdempotencyStore;
 import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.StoreUnavailableException;
+import dev.once.store.UnreadableRecordException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -74,7 +75,8 @@ public final class FaultyStore extends ForwardingStore {
   private enum Fault {
     DOWN,
     LOSE_REPLY,
-    PAUSE
+    PAUSE,
+    UNREADABLE
   }
 
   private final IdempotencyStore delegate;
@@ -157,6 +159,27 @@ public final class FaultyStore extends ForwardingStore {
    */
   public FaultyStore loseReplies(Call... which) {
     return set(Fault.LOSE_REPLY, which, Call.FENCED_WRITES);
+  }
+
+  /**
+   * Claims and reads (both, if none are named) fail with {@link UnreadableRecordException} without
+   * reaching the store, as when the record was written in a form this version cannot read.
+   */
+  public FaultyStore unreadable(Call... which) {
+    for (Call call : which) {
+      if (call != Call.CLAIM && call != Call.GET) {
+        throw new IllegalArgumentException("only claims and reads meet unreadable records");
+      }
+    }
+    return set(Fault.UNREADABLE, which, EnumSet.of(Call.CLAIM, Call.GET));
+  }
+
+  private void readable(Call call, RecordId id) {
+    if (faults.get(call) == Fault.UNREADABLE) {
+      counter(call).incrementAndGet();
+      throw UnreadableRecordException.recordFormat(
+          id, new IllegalStateException("injected: an unreadable record"));
+    }
   }
 
   /**
@@ -253,11 +276,13 @@ public final class FaultyStore extends ForwardingStore {
 
   @Override
   public ClaimResult claim(ClaimRequest request) {
+    readable(Call.CLAIM, request.id());
     return call(Call.CLAIM, () -> delegate.claim(request));
   }
 
   @Override
   public Optional<IdempotencyRecord> get(RecordId id) {
+    readable(Call.GET, id);
     return call(Call.GET, () -> delegate.get(id));
   }
 
@@ -368,12 +393,22 @@ public final class FaultyStore extends ForwardingStore {
 
   @Override
   public CompletionStage<ClaimResult> claimAsync(ClaimRequest request, Executor blocking) {
+    try {
+      readable(Call.CLAIM, request.id());
+    } catch (UnreadableRecordException e) {
+      return CompletableFuture.failedFuture(e);
+    }
     return callAsync(
         Call.CLAIM, () -> delegate.claimAsync(request, blocking), () -> delegate.claim(request));
   }
 
   @Override
   public CompletionStage<Optional<IdempotencyRecord>> getAsync(RecordId id, Executor blocking) {
+    try {
+      readable(Call.GET, id);
+    } catch (UnreadableRecordException e) {
+      return CompletableFuture.failedFuture(e);
+    }
     return callAsync(Call.GET, () -> delegate.getAsync(id, blocking), () -> delegate.get(id));
   }
 
