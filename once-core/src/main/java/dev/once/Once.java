@@ -18,6 +18,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -69,7 +70,8 @@ public final class Once implements AutoCloseable {
   private volatile boolean closed;
 
   private Once(Builder b) {
-    this.store = b.listener == OnceListener.NONE ? b.store : new TimedStore(b.store, b.listener);
+    this.store =
+        b.listener == OnceListener.NONE ? b.store : new ObservingStore(b.store, b.listener);
     this.defaults = b.defaults;
     this.events = Events.of(b.listener);
     this.heartbeats = new Heartbeats(store, b.scheduler, b.heartbeatThreads, b.heartbeatBatchSize);
@@ -154,20 +156,15 @@ public final class Once implements AutoCloseable {
       OutcomeClassifier<? super T> classifier,
       ExecutionPolicy policy,
       Operation<T> operation) {
-    Objects.requireNonNull(codec, "codec");
-    Objects.requireNonNull(classifier, "classifier");
-    Objects.requireNonNull(operation, "operation");
-    ClaimRequest request = request(scope, key, fingerprint, policy);
+    ClaimRequest request =
+        executeRequest(scope, key, fingerprint, policy, codec, classifier, operation);
     return Step.block(
-        admitting(request, policy)
-            .then(
-                admission ->
-                    runs.of(
-                        admission,
-                        request.id(),
-                        codec,
-                        classifier,
-                        context -> Io.blockingOnly(() -> operation.run(context)))));
+        executing(
+            request,
+            policy,
+            codec,
+            classifier,
+            context -> Io.blockingOnly(() -> operation.run(context))));
   }
 
   /**
@@ -189,21 +186,45 @@ public final class Once implements AutoCloseable {
       OutcomeClassifier<? super T> classifier,
       ExecutionPolicy policy,
       Operation<? extends CompletionStage<T>> operation) {
+    ClaimRequest request =
+        executeRequest(scope, key, fingerprint, policy, codec, classifier, operation);
+    return Step.start(
+        () ->
+            executing(
+                request,
+                policy,
+                codec,
+                classifier,
+                context -> Io.asyncOnly(() -> started(operation, context))));
+  }
+
+  /** The claim of an execute call, its arguments checked before anything else happens. */
+  private static ClaimRequest executeRequest(
+      Scope scope,
+      IdempotencyKey key,
+      Fingerprint fingerprint,
+      ExecutionPolicy policy,
+      ResultCodec<?> codec,
+      OutcomeClassifier<?> classifier,
+      Operation<?> operation) {
     Objects.requireNonNull(codec, "codec");
     Objects.requireNonNull(classifier, "classifier");
     Objects.requireNonNull(operation, "operation");
-    ClaimRequest request = request(scope, key, fingerprint, policy);
-    return Step.start(
-        () ->
-            admitting(request, policy)
-                .then(
-                    admission ->
-                        runs.of(
-                            admission,
-                            request.id(),
-                            codec,
-                            classifier,
-                            context -> Io.asyncOnly(() -> started(operation, context)))));
+    return request(scope, key, fingerprint, policy);
+  }
+
+  /**
+   * The claim, then what its admission gives: the work run by {@code work}'s call, or an answer
+   * without it. An engine that is closed refuses here, before anything is claimed.
+   */
+  private <T> Step<ExecutionResult<T>> executing(
+      ClaimRequest request,
+      ExecutionPolicy policy,
+      ResultCodec<T> codec,
+      OutcomeClassifier<? super T> classifier,
+      Function<ExecutionContext, Io<T>> work) {
+    return admitting(request, policy)
+        .then(admission -> runs.of(admission, request.id(), codec, classifier, work));
   }
 
   /** The operation's stage; what it throws instead of answering one fails the stage. */

@@ -2,10 +2,12 @@ package dev.once.micrometer;
 
 import dev.once.OnceEvent;
 import dev.once.OnceListener;
+import dev.once.StoreCall;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import java.util.Locale;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes the engine's decisions onto the {@link Observation} in scope when they happen: the
@@ -13,8 +15,12 @@ import java.util.Objects;
  * once.executed}, {@code once.replayed}, {@code once.in-flight}, {@code once.mismatch}, {@code
  * once.lease.stolen}, {@code once.lease.lost}, {@code once.fail-open}, {@code once.store.failure})
  * and the attributes {@code once.decision}, {@code once.outcome}, {@code once.key} and, for a lease
- * taken over or lost, {@code once.fencing_token}. Store calls are spans of their own ({@link
- * ObservedStore}), children of the same span.
+ * taken over or lost, {@code once.fencing_token}.
+ *
+ * <p>Every store call is an observation of its own, named {@value #STORE_CALL} with the low
+ * cardinality key {@code operation} ({@code claim}, {@code complete}, …): a child span of the same
+ * span, with the store client's own spans (JDBC, Lettuce) beneath it, and the {@value #STORE_CALL}
+ * timer where a meter handler is registered. Keys and scopes are never attached to store calls.
  *
  * <p>Every attribute is high-cardinality on purpose: a low-cardinality one would become a tag of
  * the application's own {@code http.server.requests} timer and change its tag set. The key is the
@@ -25,6 +31,9 @@ import java.util.Objects;
  * finds none, and its decision is left out rather than attached to the wrong span.
  */
 public final class ObservedEvents implements OnceListener {
+
+  /** The name of the observations of store calls. */
+  public static final String STORE_CALL = "once.store";
 
   private final ObservationRegistry registry;
 
@@ -46,6 +55,39 @@ public final class ObservedEvents implements OnceListener {
     }
     current.highCardinalityKeyValue("once.key", event.id().key().value());
     event.accept(new Annotation(current));
+  }
+
+  /**
+   * The store call's observation, current on the calling thread until the call is sent (so the
+   * client's spans go beneath it) and in a blocking store's executor while it runs the call there.
+   */
+  @Override
+  public StoreCall storeCall(String operation) {
+    Observation observation =
+        Observation.createNotStarted(STORE_CALL, registry)
+            .contextualName("once store " + operation)
+            .lowCardinalityKeyValue("operation", operation)
+            .start();
+    Observation.Scope scope = observation.openScope();
+    return new StoreCall() {
+      @Override
+      public void sent() {
+        scope.close();
+      }
+
+      @Override
+      public void ended(@Nullable Throwable failure) {
+        if (failure != null) {
+          observation.error(failure);
+        }
+        observation.stop();
+      }
+
+      @Override
+      public Runnable within(Runnable task) {
+        return observation.wrap(task);
+      }
+    };
   }
 
   /** What each event writes on the observation. */

@@ -30,11 +30,18 @@ import java.util.function.Supplier;
  * <pre>{@code
  * Once once = Once.of(ObservedStore.wrap(store, observationRegistry));
  * }</pre>
+ *
+ * @deprecated the engine observes its store calls in one place, its listener's {@link
+ *     dev.once.OnceListener#storeCall}; {@link ObservedEvents} makes the same observations there,
+ *     beneath which the store client's own spans go, blocking or not: {@code
+ *     Once.builder(store).listener(ObservedEvents.of(registry))}. Wrapping the store as well would
+ *     observe every call twice.
  */
+@Deprecated(since = "0.1.0", forRemoval = true)
 public final class ObservedStore extends ForwardingStore {
 
   /** The observations' name. */
-  public static final String NAME = "once.store";
+  public static final String NAME = ObservedEvents.STORE_CALL;
 
   private final IdempotencyStore delegate;
   private final ObservationRegistry registry;

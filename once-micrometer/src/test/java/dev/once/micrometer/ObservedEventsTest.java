@@ -9,6 +9,10 @@ import dev.once.IdempotencyKey;
 import dev.once.Once;
 import dev.once.ResultCodec;
 import dev.once.Scope;
+import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
+import dev.once.store.ForwardingStore;
+import dev.once.store.IdempotencyStore;
 import dev.once.store.InMemoryStore;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -55,10 +59,7 @@ class ObservedEventsTest {
             event -> {},
             new OtelBaggageManager(context, List.of(), List.of()));
     registry.observationConfig().observationHandler(new DefaultTracingObservationHandler(tracer));
-    once =
-        Once.builder(ObservedStore.wrap(InMemoryStore.create(), registry))
-            .listener(ObservedEvents.of(registry))
-            .build();
+    once = Once.builder(InMemoryStore.create()).listener(ObservedEvents.of(registry)).build();
   }
 
   @AfterEach
@@ -181,5 +182,69 @@ class ObservedEventsTest {
         .containsExactly("once store claim", "once store complete");
     assertThat(exporter.getFinishedSpanItems())
         .allMatch(s -> s.getAttributes().get(AttributeKey.stringKey("once.decision")) == null);
+  }
+
+  /**
+   * The store client's own spans go beneath the store call's, whether the call blocks on the
+   * caller's thread or a blocking store makes it on the engine's executor: the observation is
+   * opened where the call is made, not after it.
+   */
+  @Test
+  void theStoreClientsSpansGoBeneathTheStoreCallBlockingOrNot() throws Exception {
+    IdempotencyStore memory = InMemoryStore.create();
+    IdempotencyStore jdbcLike =
+        new ForwardingStore() {
+          @Override
+          protected IdempotencyStore delegate() {
+            return memory;
+          }
+
+          @Override
+          public ClaimResult claim(ClaimRequest request) {
+            // As a JDBC or Lettuce instrumentation does: a span of its own, under the current one.
+            return Observation.createNotStarted("client", registry)
+                .contextualName("client query")
+                .observe(() -> super.claim(request));
+          }
+        };
+    try (Once engine = Once.builder(jdbcLike).listener(ObservedEvents.of(registry)).build()) {
+      request(
+          "blocking",
+          o ->
+              engine.execute(
+                  SCOPE,
+                  IdempotencyKey.of("k-" + UUID.randomUUID()),
+                  FINGERPRINT,
+                  ResultCodec.utf8(),
+                  ctx -> "paid"));
+      request(
+          "async",
+          o ->
+              engine
+                  .beginAsync(
+                      SCOPE,
+                      IdempotencyKey.of("k-" + UUID.randomUUID()),
+                      FINGERPRINT,
+                      engine.defaults())
+                  .toCompletableFuture()
+                  .join());
+    }
+
+    List<SpanData> clientSpans =
+        exporter.getFinishedSpanItems().stream()
+            .filter(s -> s.getName().equals("client query"))
+            .toList();
+    assertThat(clientSpans).hasSize(2);
+    for (SpanData client : clientSpans) {
+      SpanData parent = spanById(client.getParentSpanId());
+      assertThat(parent.getName()).isEqualTo("once store claim");
+    }
+  }
+
+  private SpanData spanById(String spanId) {
+    return exporter.getFinishedSpanItems().stream()
+        .filter(s -> s.getSpanId().equals(spanId))
+        .findFirst()
+        .orElseThrow();
   }
 }

@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
+@SuppressWarnings("removal") // the deprecated decorator keeps working until it is removed
 class ObservedStoreTest {
 
   /** Keeps every finished observation's operation, and whether it ended in an error. */

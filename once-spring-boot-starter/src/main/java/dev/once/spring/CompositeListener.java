@@ -2,12 +2,18 @@ package dev.once.spring;
 
 import dev.once.OnceEvent;
 import dev.once.OnceListener;
+import dev.once.StoreCall;
+import java.util.ArrayList;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Hands every event to each listener bean in order; the engine already isolates listener failures.
  */
 final class CompositeListener implements OnceListener {
+
+  private static final Logger log = LoggerFactory.getLogger(CompositeListener.class);
 
   private final List<OnceListener> listeners;
 
@@ -30,9 +36,17 @@ final class CompositeListener implements OnceListener {
   }
 
   @Override
-  public void onStoreCall(String operation, long nanos) {
+  public StoreCall storeCall(String operation) {
+    List<StoreCall> each = new ArrayList<>(listeners.size());
     for (OnceListener l : listeners) {
-      l.onStoreCall(operation, nanos);
+      try {
+        each.add(l.storeCall(operation));
+      } catch (RuntimeException e) {
+        // Caught here, not only by the engine: the observations the others opened must still be
+        // sent and ended, or their scopes would stay open on this thread.
+        log.warn("a listener failed to open the observation of a store call ({})", operation, e);
+      }
     }
+    return StoreCall.all(each);
   }
 }

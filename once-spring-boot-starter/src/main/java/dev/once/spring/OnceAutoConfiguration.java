@@ -6,7 +6,6 @@ import dev.once.http.HttpIdempotency;
 import dev.once.http.NewKeyLimit;
 import dev.once.http.ScopeResolver;
 import dev.once.micrometer.ObservedEvents;
-import dev.once.micrometer.ObservedStore;
 import dev.once.store.EncryptingStore;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.Keyring;
@@ -267,7 +266,7 @@ public class OnceAutoConfiguration {
 
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(
-      name = {"io.micrometer.observation.ObservationRegistry", "dev.once.micrometer.ObservedStore"})
+      name = {"io.micrometer.observation.ObservationRegistry", "dev.once.micrometer.ObservedEvents"})
   @ConditionalOnBean(type = "io.micrometer.observation.ObservationRegistry")
   @ConditionalOnProperty(
       prefix = "once.observation",
@@ -275,12 +274,10 @@ public class OnceAutoConfiguration {
       havingValue = "true",
       matchIfMissing = true)
   static class ObservationConfiguration {
-    @Bean
-    StoreDecorator onceStoreObservation(ObservationRegistry registry) {
-      return store -> ObservedStore.wrap(store, registry);
-    }
-
-    /** The engine's decisions on the request's observation: its span in a traced application. */
+    /**
+     * The engine's decisions on the request's observation (its span in a traced application), and
+     * each store call an observation of its own beneath it.
+     */
     @Bean
     OnceListener onceObservedEvents(ObservationRegistry registry) {
       return ObservedEvents.of(registry);
