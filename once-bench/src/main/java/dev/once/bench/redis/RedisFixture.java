@@ -87,6 +87,23 @@ final class RedisFixture implements AutoCloseable {
     return store.complete(id, ((ClaimResult.Claimed) claimed).token(), RESULT, TTL);
   }
 
+  /**
+   * Claims a new key through the blocking call. Its lease is the record's TTL, so that the keys a
+   * run of claims alone leaves behind are gone as soon as those of {@link #claimAndComplete}.
+   */
+  ClaimResult claim() {
+    return store.claim(newClaim());
+  }
+
+  /** Claims a new key as {@link #claim} does, through the asynchronous call, awaited. */
+  ClaimResult claimAsyncAwaited() {
+    return store.claimAsync(newClaim(), Runnable::run).toCompletableFuture().join();
+  }
+
+  private ClaimRequest newClaim() {
+    return new ClaimRequest(nextId(), fingerprint, TTL, TTL);
+  }
+
   /** The same two round trips to a script that does nothing. */
   long floor() {
     RecordId id = nextId();

@@ -40,6 +40,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import org.jspecify.annotations.Nullable;
@@ -75,8 +76,9 @@ import org.slf4j.LoggerFactory;
  * it never shuts the client down. Every operation waits at most {@link
  * Builder#commandTimeout(Duration) commandTimeout}, then throws {@link StoreUnavailableException};
  * an interrupt does not end the wait sooner (a write that was sent may have landed, and the caller
- * must learn that it did), and is left set for the caller. See {@code docs/redis-store.md} for
- * durability.
+ * must learn that it did), and is left set for the caller. Each blocking call is its asynchronous
+ * namesake awaited (Lettuce is asynchronous), so the two cannot answer differently. See {@code
+ * docs/redis-store.md} for durability.
  */
 public final class RedisStore implements IdempotencyStore {
 
@@ -159,18 +161,7 @@ public final class RedisStore implements IdempotencyStore {
 
   @Override
   public ClaimResult claim(ClaimRequest request) {
-    List<Object> reply;
-    try {
-      reply =
-          scripts.run(
-              LuaScript.CLAIM,
-              ScriptOutputType.MULTI,
-              keys.recordKey(request.id()),
-              claimArgs(request));
-    } catch (StoreUnavailableException e) {
-      throw Replies.readFailure(request.id(), e);
-    }
-    return Replies.claim(request.id(), reply);
+    return scripts.join(claimAsync(request, Runnable::run));
   }
 
   /**
@@ -178,19 +169,8 @@ public final class RedisStore implements IdempotencyStore {
    */
   @Override
   public CompletionStage<ClaimResult> claimAsync(ClaimRequest request, Executor blocking) {
-    return scripts
-        .<List<Object>>call(
-            LuaScript.CLAIM,
-            ScriptOutputType.MULTI,
-            keys.recordKey(request.id()),
-            claimArgs(request))
-        .handle(
-            (reply, failure) -> {
-              if (failure != null) {
-                throw Replies.readFailure(request.id(), failure);
-              }
-              return Replies.claim(request.id(), reply);
-            });
+    RecordId id = request.id();
+    return read(LuaScript.CLAIM, id, reply -> Replies.claim(id, reply), claimArgs(request));
   }
 
   private byte[][] claimArgs(ClaimRequest request) {
@@ -206,27 +186,30 @@ public final class RedisStore implements IdempotencyStore {
 
   @Override
   public Optional<IdempotencyRecord> get(RecordId id) {
-    Objects.requireNonNull(id, "id");
-    List<Object> reply;
-    try {
-      reply = scripts.run(LuaScript.GET, ScriptOutputType.MULTI, keys.recordKey(id));
-    } catch (StoreUnavailableException e) {
-      throw Replies.readFailure(id, e);
-    }
-    return Replies.get(id, reply);
+    return scripts.join(getAsync(id, Runnable::run));
   }
 
   @Override
   public CompletionStage<Optional<IdempotencyRecord>> getAsync(RecordId id, Executor blocking) {
     Objects.requireNonNull(id, "id");
+    return read(LuaScript.GET, id, reply -> Replies.get(id, reply));
+  }
+
+  /**
+   * Runs a script that reads the record (a claim, a get) and decodes its reply. Unlike a {@link
+   * #written write under a lease}, it answers a key of another type as a record this version cannot
+   * read ({@link Replies#readFailure}).
+   */
+  private <T> CompletableFuture<T> read(
+      LuaScript script, RecordId id, Function<List<Object>, T> decode, byte[]... args) {
     return scripts
-        .<List<Object>>call(LuaScript.GET, ScriptOutputType.MULTI, keys.recordKey(id))
+        .<List<Object>>call(script, ScriptOutputType.MULTI, keys.recordKey(id), args)
         .handle(
             (reply, failure) -> {
               if (failure != null) {
                 throw Replies.readFailure(id, failure);
               }
-              return Replies.get(id, reply);
+              return decode.apply(reply);
             });
   }
 
@@ -234,14 +217,8 @@ public final class RedisStore implements IdempotencyStore {
   public boolean heartbeat(RecordId id, long token, Duration lease) {
     Objects.requireNonNull(id, "id");
     Arguments.positive("lease", lease);
-    return succeeded(
-        scripts.run(
-            LuaScript.HEARTBEAT,
-            ScriptOutputType.INTEGER,
-            keys.recordKey(id),
-            Micros.ascii(token),
-            Micros.of(lease),
-            retention));
+    return scripts.join(
+        written(LuaScript.HEARTBEAT, id, Micros.ascii(token), Micros.of(lease), retention));
   }
 
   /**
@@ -304,11 +281,10 @@ public final class RedisStore implements IdempotencyStore {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(recoveryPoint, "recoveryPoint");
     Arguments.positive("lease", lease);
-    return succeeded(
-        scripts.run(
+    return scripts.join(
+        written(
             LuaScript.HEARTBEAT,
-            ScriptOutputType.INTEGER,
-            keys.recordKey(id),
+            id,
             Micros.ascii(token),
             Micros.of(lease),
             retention,
@@ -317,12 +293,12 @@ public final class RedisStore implements IdempotencyStore {
 
   @Override
   public boolean complete(RecordId id, long token, byte[] result, Duration ttl) {
-    return finish(id, token, COMPLETED, result, ttl);
+    return scripts.join(completeAsync(id, token, result, ttl, Runnable::run));
   }
 
   @Override
   public boolean failFinal(RecordId id, long token, byte[] result, Duration ttl) {
-    return finish(id, token, FAILED_FINAL, result, ttl);
+    return scripts.join(failFinalAsync(id, token, result, ttl, Runnable::run));
   }
 
   @Override
@@ -337,84 +313,52 @@ public final class RedisStore implements IdempotencyStore {
     return finishAsync(id, token, FAILED_FINAL, result, ttl);
   }
 
-  private boolean finish(RecordId id, long token, byte[] state, byte[] result, Duration ttl) {
-    return succeeded(
-        scripts.run(
-            LuaScript.FINISH,
-            ScriptOutputType.INTEGER,
-            keys.recordKey(id),
-            finishArgs(id, token, state, result, ttl)));
-  }
-
-  private CompletionStage<Boolean> finishAsync(
+  private CompletableFuture<Boolean> finishAsync(
       RecordId id, long token, byte[] state, byte[] result, Duration ttl) {
-    return scripts
-        .<Long>call(
-            LuaScript.FINISH,
-            ScriptOutputType.INTEGER,
-            keys.recordKey(id),
-            finishArgs(id, token, state, result, ttl))
-        .thenApply(RedisStore::succeeded);
-  }
-
-  private byte[][] finishArgs(RecordId id, long token, byte[] state, byte[] result, Duration ttl) {
     Objects.requireNonNull(id, "id");
     Objects.requireNonNull(result, "result");
     Arguments.positive("ttl", ttl);
-    return new byte[][] {
-      Micros.ascii(token), state, result, Micros.of(ttl), retention, keys.channel(id)
-    };
+    return written(
+        LuaScript.FINISH,
+        id,
+        Micros.ascii(token),
+        state,
+        result,
+        Micros.of(ttl),
+        retention,
+        keys.channel(id));
   }
 
   @Override
   public boolean release(RecordId id, long token) {
-    Objects.requireNonNull(id, "id");
-    return succeeded(
-        scripts.run(
-            LuaScript.RELEASE,
-            ScriptOutputType.INTEGER,
-            keys.recordKey(id),
-            Micros.ascii(token),
-            retention,
-            keys.channel(id)));
+    return scripts.join(releaseAsync(id, token, Runnable::run));
   }
 
   @Override
   public CompletionStage<Boolean> releaseAsync(RecordId id, long token, Executor blocking) {
     Objects.requireNonNull(id, "id");
-    return scripts
-        .<Long>call(
-            LuaScript.RELEASE,
-            ScriptOutputType.INTEGER,
-            keys.recordKey(id),
-            Micros.ascii(token),
-            retention,
-            keys.channel(id))
-        .thenApply(RedisStore::succeeded);
+    return written(LuaScript.RELEASE, id, Micros.ascii(token), retention, keys.channel(id));
   }
 
   @Override
   public boolean endLease(RecordId id, long token) {
-    Objects.requireNonNull(id, "id");
-    return succeeded(
-        scripts.run(
-            LuaScript.END_LEASE,
-            ScriptOutputType.INTEGER,
-            keys.recordKey(id),
-            Micros.ascii(token),
-            keys.channel(id)));
+    return scripts.join(endLeaseAsync(id, token, Runnable::run));
   }
 
   @Override
   public CompletionStage<Boolean> endLeaseAsync(RecordId id, long token, Executor blocking) {
     Objects.requireNonNull(id, "id");
+    return written(LuaScript.END_LEASE, id, Micros.ascii(token), keys.channel(id));
+  }
+
+  /**
+   * Runs a token-fenced write on the record's key: true if it applied. Its failures stay {@link
+   * StoreUnavailableException} whatever the key holds, since no lease can be held on a key that is
+   * not a record's hash.
+   */
+  private CompletableFuture<Boolean> written(LuaScript script, RecordId id, byte[]... args) {
     return scripts
-        .<Long>call(
-            LuaScript.END_LEASE,
-            ScriptOutputType.INTEGER,
-            keys.recordKey(id),
-            Micros.ascii(token),
-            keys.channel(id))
+        .<Long>call(script, ScriptOutputType.INTEGER, keys.recordKey(id), args)
         .thenApply(RedisStore::succeeded);
   }
 
@@ -703,7 +647,8 @@ public final class RedisStore implements IdempotencyStore {
                   LuaScript.IN_FLIGHT, ScriptOutputType.MULTI, new byte[][] {key}, bound));
         }
       }
-      List<List<Object>> replies = scripts.awaitAll(LuaScript.IN_FLIGHT.name(), reads);
+      List<List<Object>> replies =
+          scripts.join(scripts.allAsync(LuaScript.IN_FLIGHT.name(), reads));
       for (int i = 0; i < replies.size(); i++) {
         Replies.listed(ids.get(i), replies.get(i)).ifPresent(found::add);
       }
@@ -734,7 +679,9 @@ public final class RedisStore implements IdempotencyStore {
               retention,
               keys.channelOfKey(key)));
     }
-    return scripts.awaitAll(LuaScript.PURGE.name(), runs).stream().mapToInt(Long::intValue).sum();
+    return scripts.join(scripts.allAsync(LuaScript.PURGE.name(), runs)).stream()
+        .mapToInt(Long::intValue)
+        .sum();
   }
 
   /**
@@ -752,7 +699,7 @@ public final class RedisStore implements IdempotencyStore {
     try {
       // Subscribed first, then marked: a change after the mark is published, and one before it
       // is seen by the claim the waiter makes next.
-      scripts.run(LuaScript.WATCH, ScriptOutputType.INTEGER, keys.recordKey(id));
+      scripts.join(scripts.call(LuaScript.WATCH, ScriptOutputType.INTEGER, keys.recordKey(id)));
     } catch (RuntimeException e) {
       change.cancel(false);
       throw e;

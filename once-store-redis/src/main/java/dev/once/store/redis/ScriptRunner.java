@@ -84,16 +84,11 @@ final class ScriptRunner {
     }
   }
 
-  /** Runs the script on the record key {@code key} and returns its reply, within the timeout. */
-  <T> T run(LuaScript script, ScriptOutputType type, byte[] key, byte[]... args) {
-    return await(script.name(), runAsync(script, type, new byte[][] {key}, args));
-  }
-
   /**
    * Runs the script on the record key {@code key} without waiting: the stage completes with its
    * reply, or with {@link StoreUnavailableException} when it fails or the command timeout passes
-   * (the command is then cancelled, as {@link #awaitAll} cancels it). The stage completes on a
-   * Lettuce thread, so what follows it must not block.
+   * (the command is then cancelled, so that Lettuce drops it). The stage completes on a Lettuce
+   * thread, so what follows it must not block. A blocking call waits for it with {@link #join}.
    */
   <T> CompletableFuture<T> call(
       LuaScript script, ScriptOutputType type, byte[] key, byte[]... args) {
@@ -106,24 +101,12 @@ final class ScriptRunner {
     CompletableFuture<T> sent = runAsync(script, type, keys, args);
     // The timeout ends a copy, so that the command itself is cancelled (not merely timed out) and
     // Lettuce drops it.
-    return bounded(sent.copy())
-        .handle(
-            (reply, failure) -> {
-              if (failure == null) {
-                return reply;
-              }
-              sent.cancel(false);
-              throw unavailable(
-                  script.name(),
-                  failure instanceof CompletionException && failure.getCause() != null
-                      ? failure.getCause()
-                      : failure);
-            });
+    return within(script.name(), sent.copy(), List.of(sent));
   }
 
   /**
-   * Sends the script without waiting, so that many can be pipelined; wait with {@link #awaitAll}.
-   * In a cluster the keys must share a hash slot.
+   * Sends the script without waiting, so that many can be pipelined; bound them with {@link
+   * #allAsync}. In a cluster the keys must share a hash slot.
    */
   <T> CompletableFuture<T> runAsync(
       LuaScript script, ScriptOutputType type, byte[][] keys, byte[]... args) {
@@ -133,8 +116,7 @@ final class ScriptRunner {
         sent.toCompletableFuture()
             .exceptionallyCompose(
                 e -> {
-                  Throwable cause =
-                      e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                  Throwable cause = unwrapped(e);
                   if (cause instanceof RedisNoScriptException) {
                     log.debug("{} was not in the node's script cache; sending its source", script);
                     RedisFuture<T> again = commands.eval(script.source(), type, keys, args);
@@ -159,66 +141,67 @@ final class ScriptRunner {
     return reply;
   }
 
-  /** Waits for one command; see {@link #awaitAll}. */
+  /** Waits for one command that is not a script (a scan, a subscription); see {@link #allAsync}. */
   <T> T await(String operation, CompletionStage<T> command) {
-    return awaitAll(operation, List.of(command.toCompletableFuture())).get(0);
+    return join(allAsync(operation, List.of(command.toCompletableFuture()))).get(0);
   }
 
   /**
-   * Waits for every command until one deadline, the timeout from now, and returns their replies in
-   * order. If one fails or the deadline passes, cancels the rest and throws {@link
-   * StoreUnavailableException}. An interrupt does not end the wait early (see the class comment):
-   * {@link CompletableFuture#join} waits through it and sets it again before returning.
-   */
-  <T> List<T> awaitAll(String operation, List<CompletableFuture<T>> pending) {
-    CompletableFuture<Void> all =
-        bounded(CompletableFuture.allOf(pending.toArray(CompletableFuture<?>[]::new)));
-    try {
-      all.join();
-    } catch (CompletionException | CancellationException e) {
-      pending.forEach(command -> command.cancel(false));
-      throw unavailable(
-          operation, e instanceof CompletionException && e.getCause() != null ? e.getCause() : e);
-    }
-    return pending.stream().map(CompletableFuture::join).toList();
-  }
-
-  /**
-   * {@link #awaitAll} without a waiting thread: completes with every reply in order, or, once one
-   * command fails or the timeout passes, cancels the rest and fails with {@link
-   * StoreUnavailableException}. Completes on a Lettuce or timer thread, so what follows must not
-   * block.
+   * Completes with every reply in order, or, once one command fails or the timeout passes (one
+   * deadline for all, from now), cancels the rest and fails with {@link StoreUnavailableException}.
+   * Completes on a Lettuce or timer thread, so what follows must not block.
    */
   <T> CompletableFuture<List<T>> allAsync(String operation, List<CompletableFuture<T>> pending) {
-    return bounded(CompletableFuture.allOf(pending.toArray(CompletableFuture<?>[]::new)))
+    return within(
+            operation,
+            CompletableFuture.allOf(pending.toArray(CompletableFuture<?>[]::new)),
+            pending)
+        .thenApply(all -> pending.stream().map(CompletableFuture::join).toList());
+  }
+
+  /**
+   * {@code reply}, bounded by the timeout; if it fails or the timeout passes first, {@code
+   * commands} are cancelled and it fails with {@link StoreUnavailableException}.
+   */
+  private <T> CompletableFuture<T> within(
+      String operation, CompletableFuture<T> reply, List<? extends CompletableFuture<?>> commands) {
+    return bounded(reply)
         .handle(
-            (ignored, failure) -> {
-              if (failure != null) {
-                pending.forEach(command -> command.cancel(false));
-                throw unavailable(
-                    operation,
-                    failure instanceof CompletionException && failure.getCause() != null
-                        ? failure.getCause()
-                        : failure);
+            (answer, failure) -> {
+              if (failure == null) {
+                return answer;
               }
-              return pending.stream().map(CompletableFuture::join).toList();
+              commands.forEach(command -> command.cancel(false));
+              throw unavailable(operation, unwrapped(failure));
             });
   }
 
   /**
-   * Waits for a stage whose every command is bounded by the timeout already (built of {@link #call}
-   * stages), and returns its reply or throws what it failed with, unwrapped. Waits through an
-   * interrupt, as {@link #awaitAll} does.
+   * The one place a blocking call waits: for a stage built of {@link #call} and {@link #allAsync}
+   * stages, whose every command is bounded by the timeout already. Returns its reply or throws what
+   * it failed with, unwrapped, as Lettuce's sync API does over its async one. Not cut short by an
+   * interrupt (see the class comment): {@link CompletableFuture#join} waits through it and sets it
+   * again before returning.
    */
   <T> T join(CompletionStage<T> stage) {
     try {
       return stage.toCompletableFuture().join();
     } catch (CompletionException e) {
-      if (e.getCause() instanceof RuntimeException failure) {
-        throw failure;
+      Throwable failure = unwrapped(e);
+      if (failure instanceof RuntimeException runtime) {
+        throw runtime;
       }
-      throw unavailable("a batch", e.getCause() != null ? e.getCause() : e);
+      if (failure instanceof Error error) {
+        throw error;
+      }
+      throw unavailable("the operation", failure);
     }
+  }
+
+  private static Throwable unwrapped(Throwable failure) {
+    return failure instanceof CompletionException && failure.getCause() != null
+        ? failure.getCause()
+        : failure;
   }
 
   StoreUnavailableException unavailable(String operation, Throwable e) {

@@ -452,6 +452,47 @@ class RedisStoreTest {
     assertThat(redis.get(recordKey(id))).isEqualTo(ascii("not a hash"));
   }
 
+  /**
+   * A write under a lease on a key that holds something else fails as an outage, blocking and
+   * asynchronous alike, unlike a claim or a read of it: no lease can be held on such a key, so the
+   * holder's outcome is unknown, not the record unreadable.
+   */
+  @Test
+  void aWriteUnderALeaseOnAKeyOfAnotherTypeIsStoreUnavailable() {
+    RecordId id = newId();
+    redis.set(recordKey(id), ascii("not a hash"));
+    List<org.assertj.core.api.ThrowableAssert.ThrowingCallable> calls =
+        List.of(
+            () -> store.heartbeat(id, 1, LONG),
+            () -> store.checkpoint(id, 1, ascii("point"), LONG),
+            () -> store.complete(id, 1, ascii("done"), LONG),
+            () -> store.failFinal(id, 1, ascii("failed"), LONG),
+            () -> store.release(id, 1),
+            () -> store.endLease(id, 1),
+            () ->
+                store
+                    .completeAsync(id, 1, ascii("done"), LONG, Runnable::run)
+                    .toCompletableFuture()
+                    .join(),
+            () ->
+                store
+                    .failFinalAsync(id, 1, ascii("failed"), LONG, Runnable::run)
+                    .toCompletableFuture()
+                    .join(),
+            () -> store.releaseAsync(id, 1, Runnable::run).toCompletableFuture().join(),
+            () -> store.endLeaseAsync(id, 1, Runnable::run).toCompletableFuture().join());
+
+    for (org.assertj.core.api.ThrowableAssert.ThrowingCallable call : calls) {
+      assertThatThrownBy(call)
+          .satisfies(
+              e ->
+                  assertThat(e instanceof CompletionException ? e.getCause() : e)
+                      .isInstanceOf(StoreUnavailableException.class)
+                      .hasMessageContaining("WRONGTYPE"));
+    }
+    assertThat(redis.get(recordKey(id))).isEqualTo(ascii("not a hash"));
+  }
+
   private byte[] recordKey(RecordId id) {
     return new KeyLayout(prefix).recordKey(id);
   }
