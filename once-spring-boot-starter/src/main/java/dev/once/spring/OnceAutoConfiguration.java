@@ -266,7 +266,10 @@ public class OnceAutoConfiguration {
 
   @Configuration(proxyBeanMethods = false)
   @ConditionalOnClass(
-      name = {"io.micrometer.observation.ObservationRegistry", "dev.once.micrometer.ObservedEvents"})
+      name = {
+        "io.micrometer.observation.ObservationRegistry",
+        "dev.once.micrometer.ObservedEvents"
+      })
   @ConditionalOnBean(type = "io.micrometer.observation.ObservationRegistry")
   @ConditionalOnProperty(
       prefix = "once.observation",
