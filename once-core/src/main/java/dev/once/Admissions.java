@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -131,7 +132,7 @@ final class Admissions {
   private Step<Admission> admitHeld(
       ClaimRequest request, ClaimResult result, ExecutionPolicy policy, long claimedAt) {
     ClaimRequest again = underRecordedVersion(request, result);
-    Step<ClaimResult> claim = again == null ? Step.done(result) : Step.call(claimCall(again));
+    Step<ClaimResult> claim = again == null ? Step.done(result) : new Claim(again, false);
     return claim.handle(c -> admit(request, c, policy, claimedAt));
   }
 
@@ -168,7 +169,7 @@ final class Admissions {
   /** What a duplicate of the request would be answered, without claiming: {@link Once#existing}. */
   Step<Optional<Admission>> existing(RecordId id, Fingerprint fingerprint) {
     return Step.call(
-        new Io<>(() -> store.get(id), () -> store.getAsync(id, blocking)),
+        Io.of(() -> store.get(id), () -> store.getAsync(id, blocking)),
         read -> {
           if (read.failed()) {
             return read.failure() instanceof StoreUnavailableException
@@ -180,10 +181,10 @@ final class Admissions {
             return Step.done(Optional.empty());
           }
           try {
+            Admission settled = settle(id, record.get(), fingerprint);
             return Step.done(
                 Optional.of(
-                    settle(id, record.get(), fingerprint)
-                        .orElseGet(() -> new Admission.InFlight(retryAfter(record.get())))));
+                    settled != null ? settled : new Admission.InFlight(retryAfter(record.get()))));
           } catch (UnreadableRecordException e) {
             return Step.done(Optional.of(unreadable(e)));
           }
@@ -198,19 +199,40 @@ final class Admissions {
    * ({@link #underRecordedVersion}).
    */
   private Step<ClaimResult> claiming(ClaimRequest request) {
-    return Step.call(claimCall(request))
-        .then(
-            result -> {
-              ClaimRequest again = underRecordedVersion(request, result);
-              return again == null ? Step.done(result) : Step.call(claimCall(again));
-            });
+    return new Claim(request, true);
   }
 
-  private Io<ClaimResult> claimCall(ClaimRequest request) {
-    Batcher<ClaimRequest, ClaimResult> gathered = store.batchesOnThisThread() ? claims : null;
-    return gathered == null
-        ? new Io<>(() -> store.claim(request), () -> store.claimAsync(request, blocking))
-        : new Io<>(() -> gathered.call(request), () -> gathered.callAsync(request));
+  /**
+   * One claim, gathered where the store batches and this thread may wait for a batch; the first
+   * also claims again where {@link #underRecordedVersion} says so.
+   */
+  private final class Claim extends Step.Call<ClaimResult, ClaimResult> {
+    private final ClaimRequest request;
+    private final boolean first;
+    private final @Nullable Batcher<ClaimRequest, ClaimResult> gathered;
+
+    Claim(ClaimRequest request, boolean first) {
+      this.request = request;
+      this.first = first;
+      this.gathered = store.batchesOnThisThread() ? claims : null;
+    }
+
+    @Override
+    ClaimResult answer() {
+      return gathered == null ? store.claim(request) : gathered.call(request);
+    }
+
+    @Override
+    CompletionStage<ClaimResult> answerAsync() {
+      return gathered == null ? store.claimAsync(request, blocking) : gathered.callAsync(request);
+    }
+
+    @Override
+    Step<ClaimResult> then(Tried<ClaimResult> ended) {
+      ClaimRequest again =
+          !first || ended.failed() ? null : underRecordedVersion(request, ended.value());
+      return again == null ? ended : new Claim(again, false);
+    }
   }
 
   /**
@@ -249,9 +271,9 @@ final class Admissions {
           ? Step.done(storeUnavailable(request.id(), e, policy))
           : unreadableOr(claim.failure());
     }
-    Optional<Step<Admission>> settled = settled(request, claim.value(), policy, claimedAt);
-    if (settled.isPresent()) {
-      return settled.get();
+    Step<Admission> settled = settled(request, claim.value(), policy, claimedAt);
+    if (settled != null) {
+      return settled;
     }
     IdempotencyRecord held = ((ClaimResult.Existing) claim.value()).record();
     return policy.inFlight() instanceof InFlightPolicy.Wait w
@@ -260,46 +282,47 @@ final class Admissions {
   }
 
   /**
-   * What a claim settles for this request: the lease, a replay or a mismatch; empty while another
+   * What a claim settles for this request: the lease, a replay or a mismatch; null while another
    * request holds the key.
    */
-  private Optional<Step<Admission>> settled(
+  private @Nullable Step<Admission> settled(
       ClaimRequest request, ClaimResult claim, ExecutionPolicy policy, long claimedAt) {
     RecordId id = request.id();
     if (claim instanceof ClaimResult.Claimed c) {
-      return Optional.of(
-          proceed(id, c, policy, claimedAt).then(a -> Step.done(unlessLapsed(id, a, policy))));
+      return proceed(id, c, policy, claimedAt);
     }
     try {
-      return settle(id, ((ClaimResult.Existing) claim).record(), request.fingerprint())
-          .map(Step::done);
+      Admission settled =
+          settle(id, ((ClaimResult.Existing) claim).record(), request.fingerprint());
+      return settled == null ? null : Step.done(settled);
     } catch (UnreadableRecordException e) {
-      return Optional.of(Step.done(unreadable(e)));
+      return Step.done(unreadable(e));
     }
   }
 
   /**
-   * What an existing record settles for this request: a mismatch or a replay; empty while the
-   * record is in progress under the same request, which the caller answers as it waits or refuses.
+   * What an existing record settles for this request: a mismatch or a replay; null while the record
+   * is in progress under the same request, which the caller answers as it waits or refuses.
    */
-  private Optional<Admission> settle(
+  private @Nullable Admission settle(
       RecordId id, IdempotencyRecord existing, Fingerprint fingerprint) {
     if (!fingerprint.matches(existing.fingerprint())) {
       events.fingerprintMismatch(id);
-      return Optional.of(new Admission.FingerprintMismatch());
+      return new Admission.FingerprintMismatch();
     }
     if (existing.state().isTerminal()) {
       Admission replay = Payloads.replay(existing);
       events.replayed(
           id, existing.state() == RecordState.COMPLETED ? Outcome.COMPLETED : Outcome.FAILED_FINAL);
-      return Optional.of(replay);
+      return replay;
     }
-    return Optional.empty();
+    return null;
   }
 
   /**
-   * The lease, heartbeated from now on. If the engine closed between its check and the claim, the
-   * claim's lease is given back (nothing ran under it), and the steps fail as a closed engine's do.
+   * The lease, heartbeated from now on, unless it lapsed already. If the engine closed between its
+   * check and the claim, the claim's lease is given back (nothing ran under it), and the steps fail
+   * as a closed engine's do.
    */
   private Step<Admission> proceed(
       RecordId id, ClaimResult.Claimed c, ExecutionPolicy policy, long claimedAt) {
@@ -326,7 +349,7 @@ final class Admissions {
     if (c.stolen()) {
       events.leaseStolen(id, c.token());
     }
-    return Step.done(new Admission.Proceed(lease));
+    return Step.done(unlessLapsed(id, new Admission.Proceed(lease), policy));
   }
 
   /**
@@ -410,13 +433,13 @@ final class Admissions {
           return claiming(wait.request)
               .handle(
                   claim -> {
-                    Optional<Step<Admission>> settled =
+                    Step<Admission> settled =
                         claim.failed()
-                            ? Optional.of(waitFailed(wait, claim.failure()))
+                            ? waitFailed(wait, claim.failure())
                             : settled(wait.request, claim.value(), wait.policy, claimedAt);
-                    if (settled.isPresent()) {
+                    if (settled != null) {
                       change.cancel(false);
-                      return settled.get();
+                      return settled;
                     }
                     wait.last = ((ClaimResult.Existing) claim.value()).record();
                     return Step.call(
@@ -449,7 +472,7 @@ final class Admissions {
    * an event loop, even the store client's own, whose reply it would then wait for.
    */
   private Io<CompletableFuture<Void>> subscription(RecordId id) {
-    return new Io<>(
+    return Io.of(
         () -> store.awaitChange(id),
         () -> {
           if (!store.notifiesChanges()) {
@@ -470,7 +493,7 @@ final class Admissions {
    * store's own future is only ever cancelled, never completed here.
    */
   private static Io<Boolean> changeOrTimeout(CompletableFuture<Void> change, long nanos) {
-    return new Io<>(
+    return Io.of(
         () -> {
           try {
             change.get(nanos, TimeUnit.NANOSECONDS);

@@ -10,6 +10,7 @@ import dev.once.store.StoreUnavailableException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
@@ -19,11 +20,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The finishing write of one lease, fenced by its token: the rules that try it, try it again while
  * the store fails, and read what an attempt whose answer was lost did. {@link Recording#LEASE_LOST}
- * when the store refused it; the lease marks itself lost.
+ * when the store refused it, after telling {@code lost}.
  *
  * @param finishes gathers the finishing writes of concurrent leases into batches, or null where the
  *     store does not batch
  * @param blocking where the asynchronous calls of a blocking store run
+ * @param lost told when the store refused the write
  */
 record FencedWrite(
     IdempotencyStore store,
@@ -31,7 +33,8 @@ record FencedWrite(
     Executor blocking,
     RecordId id,
     long token,
-    Duration ttl) {
+    Duration ttl,
+    Runnable lost) {
 
   private static final Logger log = LoggerFactory.getLogger(FencedWrite.class);
 
@@ -61,32 +64,39 @@ record FencedWrite(
     if (attempt == BACKOFF_MILLIS.length) {
       return notRecorded(failure);
     }
+    long millis = BACKOFF_MILLIS[attempt];
+    if (millis == 0) {
+      return attempt(write, payload, attempt, failure);
+    }
     return Step.call(
-        pause(BACKOFF_MILLIS[attempt]),
-        paused -> {
-          if (paused.failed() || !paused.value()) {
-            return notRecorded(failure); // interrupted: stop trying
+        pause(millis),
+        paused ->
+            paused.failed() || !paused.value() // interrupted: stop trying
+                ? notRecorded(failure)
+                : attempt(write, payload, attempt, failure));
+  }
+
+  private Step<Recording> attempt(
+      Finish.Kind write, byte[] payload, int attempt, @Nullable StoreUnavailableException failure) {
+    return Step.call(
+        applying(write, payload),
+        applied -> {
+          if (!applied.failed()) {
+            return applied.value() ? Step.done(written(write)) : refused(write, failure);
           }
-          return Step.call(
-              applying(write, payload),
-              applied -> {
-                if (!applied.failed()) {
-                  return applied.value() ? Step.done(written(write)) : refused(write, failure);
-                }
-                if (applied.failure() instanceof ResultTooLargeException e
-                    && payload != Payloads.notStored()) {
-                  log.warn(
-                      "the store cannot keep the result of {} ({}); recording the outcome without it",
-                      id,
-                      e.getMessage());
-                  return writing(write, Payloads.notStored(), 0, null).then(FencedWrite::notStored);
-                }
-                if (applied.failure() instanceof StoreUnavailableException e) {
-                  return writing(write, payload, attempt + 1, e);
-                }
-                // Among them a store that cannot keep one byte: it is broken; say so.
-                return Step.failed(applied.failure());
-              });
+          if (applied.failure() instanceof ResultTooLargeException e
+              && payload != Payloads.notStored()) {
+            log.warn(
+                "the store cannot keep the result of {} ({}); recording the outcome without it",
+                id,
+                e.getMessage());
+            return writing(write, Payloads.notStored(), 0, null).then(FencedWrite::notStored);
+          }
+          if (applied.failure() instanceof StoreUnavailableException e) {
+            return writing(write, payload, attempt + 1, e);
+          }
+          // Among them a store that cannot keep one byte: it is broken; say so.
+          return Step.failed(applied.failure());
         });
   }
 
@@ -99,7 +109,7 @@ record FencedWrite(
       return Step.done(lostToAnother());
     }
     return Step.call(
-        new Io<>(() -> store.get(id), () -> store.getAsync(id, blocking)),
+        Io.of(() -> store.get(id), () -> store.getAsync(id, blocking)),
         now ->
             Step.done(
                 !now.failed() && alreadyApplied(write, now.value())
@@ -121,7 +131,8 @@ record FencedWrite(
   }
 
   /** The store refused the write: another holds the key now. */
-  private static Recording lostToAnother() {
+  private Recording lostToAnother() {
+    lost.run();
     return Recording.LEASE_LOST;
   }
 
@@ -139,9 +150,17 @@ record FencedWrite(
   private Io<Boolean> applying(Finish.Kind kind, byte[] payload) {
     Finish finish = new Finish(kind, id, token, payload, ttl);
     Batcher<Finish, Boolean> gathered = store.batchesOnThisThread() ? finishes : null;
-    return gathered == null
-        ? new Io<>(() -> finish.applyTo(store), () -> finish.applyAsyncTo(store, blocking))
-        : new Io<>(() -> gathered.call(finish), () -> gathered.callAsync(finish));
+    return new Io<>() {
+      @Override
+      public Boolean block() {
+        return gathered == null ? finish.applyTo(store) : gathered.call(finish);
+      }
+
+      @Override
+      public CompletionStage<Boolean> start() {
+        return gathered == null ? finish.applyAsyncTo(store, blocking) : gathered.callAsync(finish);
+      }
+    };
   }
 
   /**
@@ -150,9 +169,9 @@ record FencedWrite(
    */
   private static Io<Boolean> pause(long millis) {
     if (millis == 0) {
-      return new Io<>(() -> true, () -> CompletableFuture.completedFuture(true));
+      return Io.of(() -> true, () -> CompletableFuture.completedFuture(true));
     }
-    return new Io<>(
+    return Io.of(
         () -> {
           try {
             Thread.sleep(millis);

@@ -151,9 +151,9 @@ final class HeldLease implements Lease {
   private Io<Boolean> beatsOver() {
     CompletableFuture<Void> underWay = beat.get();
     if (underWay == null) {
-      return new Io<>(() -> true, () -> CompletableFuture.completedFuture(true));
+      return Io.of(() -> true, () -> CompletableFuture.completedFuture(true));
     }
-    return new Io<>(
+    return Io.of(
         () -> {
           underWay.get(policy.lease().toNanos(), TimeUnit.NANOSECONDS);
           return true;
@@ -365,7 +365,7 @@ final class HeldLease implements Lease {
             return handOverFailed(over.failure());
           }
           return Step.call(
-              new Io<>(
+              Io.of(
                   () -> store.endLease(id, token), () -> store.endLeaseAsync(id, token, blocking)),
               ended ->
                   ended.failed() ? handOverFailed(ended.failure()) : Step.done(Recording.UNKNOWN));
@@ -406,14 +406,8 @@ final class HeldLease implements Lease {
   private Step<Recording> finishing(Finish.Kind write, byte[] payload) {
     beginFinish();
     stopHeartbeat();
-    return new FencedWrite(store, finishes, blocking, id, token, policy.ttl())
-        .writing(write, payload)
-        .then(
-            recording -> {
-              if (recording == Recording.LEASE_LOST) {
-                markLost("was taken over");
-              }
-              return Step.done(recording);
-            });
+    return new FencedWrite(
+            store, finishes, blocking, id, token, policy.ttl(), () -> markLost("was taken over"))
+        .writing(write, payload);
   }
 }

@@ -7,31 +7,31 @@ import java.util.function.Supplier;
  * One call a {@link Step} makes, in the form each driver needs: blocking the calling thread, or
  * answering with a stage. The two forms are the same call through two doors of one client (a
  * store's {@code claim} and {@code claimAsync}); they carry no rule.
- *
- * @param blocking makes the call on this thread and returns its answer
- * @param async starts the call and returns the stage of its answer
  */
-record Io<A>(Blocking<A> blocking, Supplier<CompletionStage<A>> async) {
+interface Io<A> {
 
-  /** A call with a blocking form only: the user's work given to {@link Once#execute}. */
-  static <A> Io<A> blockingOnly(Blocking<A> blocking) {
-    return new Io<>(
-        blocking,
-        () -> {
-          throw new IllegalStateException("a blocking call was started asynchronously");
-        });
+  /** Makes the call on this thread and returns its answer; may throw anything, as work may. */
+  A block() throws Throwable;
+
+  /** Starts the call and returns the stage of its answer. */
+  CompletionStage<A> start();
+
+  /** The call made of these two forms. */
+  static <A> Io<A> of(Blocking<A> blocking, Supplier<CompletionStage<A>> async) {
+    return new Io<>() {
+      @Override
+      public A block() throws Throwable {
+        return blocking.call();
+      }
+
+      @Override
+      public CompletionStage<A> start() {
+        return async.get();
+      }
+    };
   }
 
-  /** A call with an asynchronous form only: the user's work given to {@link Once#executeAsync}. */
-  static <A> Io<A> asyncOnly(Supplier<CompletionStage<A>> async) {
-    return new Io<>(
-        () -> {
-          throw new IllegalStateException("an asynchronous call was made blocking");
-        },
-        async);
-  }
-
-  /** The blocking form; may throw anything, as the user's work may. */
+  /** The blocking form of a call. */
   @FunctionalInterface
   interface Blocking<A> {
     A call() throws Throwable;

@@ -164,7 +164,7 @@ public final class Once implements AutoCloseable {
             policy,
             codec,
             classifier,
-            context -> Io.blockingOnly(() -> operation.run(context))));
+            context -> Io.of(() -> operation.run(context), Once::neverStarted)));
   }
 
   /**
@@ -195,7 +195,7 @@ public final class Once implements AutoCloseable {
                 policy,
                 codec,
                 classifier,
-                context -> Io.asyncOnly(() -> started(operation, context))));
+                context -> Io.of(Once::neverBlocked, () -> started(operation, context))));
   }
 
   /** The claim of an execute call, its arguments checked before anything else happens. */
@@ -225,6 +225,16 @@ public final class Once implements AutoCloseable {
       Function<ExecutionContext, Io<T>> work) {
     return admitting(request, policy)
         .then(admission -> runs.of(admission, request.id(), codec, classifier, work));
+  }
+
+  // The user's work has one form: execute's blocks, executeAsync's answers with a stage.
+
+  private static <T> CompletionStage<T> neverStarted() {
+    throw new IllegalStateException("a blocking operation was started asynchronously");
+  }
+
+  private static <T> T neverBlocked() {
+    throw new IllegalStateException("an asynchronous operation was made blocking");
   }
 
   /** The operation's stage; what it throws instead of answering one fails the stage. */

@@ -108,7 +108,11 @@ final class Runs {
                   : Verdict.ofValue(id, codec, classifier, ran.value());
           return verdict
               .finish(lease)
-              .then(recording -> answer(id, verdict, ran, recording, System.nanoTime() - start));
+              .handle(
+                  finished ->
+                      finished.failed()
+                          ? finished.<ExecutionResult<T>>passOn()
+                          : answer(id, verdict, ran, finished.value(), System.nanoTime() - start));
         });
   }
 
