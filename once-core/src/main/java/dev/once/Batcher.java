@@ -33,7 +33,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A batch that fails with {@link StoreUnavailableException} fails every call in it, as the store
  * would have failed each alone. Any other failure is one record's (an unreadable record, say): its
- * calls are then made one by one (each asynchronously, for a batch of asynchronous callers), so the
+ * calls are then made one by one (asynchronously, for a batch of asynchronous callers), so the
  * failure reaches only the caller it belongs to. A store that answers a batch with the wrong number
  * of answers fails every call in it: which of them it made is unknown. Splitting the batch is safe
  * only because such a batch applied nothing that a call made again would misread: {@code claimAll}
@@ -134,77 +134,64 @@ final class Batcher<Q, A> {
 
   /** Runs the batch on this thread, answers it, and passes the next one on. */
   private void lead(List<Pending<Q, A>> batch) {
-    List<A> answers;
-    try {
-      answers =
-          batch.size() == 1 ? List.of(calls.one(batch.get(0).request)) : calls.all(requests(batch));
-    } catch (RuntimeException | Error e) {
-      if (batch.size() > 1 && !(e instanceof StoreUnavailableException)) {
-        // One record's problem: find whose, by calling each alone, here on the leader's thread.
-        for (Pending<Q, A> p : batch) {
-          try {
-            p.answer.complete(calls.one(p.request));
-          } catch (RuntimeException | Error oneFailure) {
-            p.answer.completeExceptionally(oneFailure);
-          }
-        }
-      } else {
-        failAll(batch, e);
-      }
-      next();
-      return;
-    }
-    answer(batch, answers);
-    next();
+    Step.block(leading(batch));
   }
 
+  /** {@link #lead}, with no thread waiting for the store. */
   private void leadAsync(List<Pending<Q, A>> batch) {
-    CompletionStage<List<A>> stage;
-    try {
-      stage =
-          batch.size() == 1
-              ? calls.oneAsync(batch.get(0).request).thenApply(List::of)
-              : calls.allAsync(requests(batch));
-    } catch (RuntimeException | Error e) {
-      stage = CompletableFuture.failedFuture(e);
+    Step.start(() -> leading(batch));
+  }
+
+  /**
+   * The batch's call, its answers handed out, and the next batch passed on: the one rule both ways
+   * of leading follow. A failure other than the store being unavailable is one record's: the calls
+   * are then made one by one, so that it reaches only the caller it belongs to. Asynchronously, on
+   * whatever thread completed the batch, which may be the store client's event loop: no call is
+   * ever made blocking there.
+   */
+  private Step<Boolean> leading(List<Pending<Q, A>> batch) {
+    return Step.call(
+        batchCall(batch),
+        answered -> {
+          if (!answered.failed()) {
+            answer(batch, answered.value());
+          } else if (batch.size() > 1
+              && !(answered.failure() instanceof StoreUnavailableException)) {
+            return eachAlone(batch, 0);
+          } else {
+            failAll(batch, answered.failure());
+          }
+          next();
+          return Step.done(true);
+        });
+  }
+
+  private Io<List<A>> batchCall(List<Pending<Q, A>> batch) {
+    if (batch.size() == 1) {
+      Q request = batch.get(0).request;
+      return Io.of(
+          () -> List.of(calls.one(request)), () -> calls.oneAsync(request).thenApply(List::of));
     }
-    stage.whenComplete(
-        (answers, failure) -> {
-          if (failure == null) {
-            answer(batch, answers);
-            next();
-            return;
+    List<Q> requests = requests(batch);
+    return Io.of(() -> calls.all(requests), () -> calls.allAsync(requests));
+  }
+
+  /** The calls of a batch that failed, made one after another from the {@code i}-th on. */
+  private Step<Boolean> eachAlone(List<Pending<Q, A>> batch, int i) {
+    if (i == batch.size()) {
+      next();
+      return Step.done(true);
+    }
+    Pending<Q, A> p = batch.get(i);
+    return Step.call(
+        Io.of(() -> calls.one(p.request), () -> calls.oneAsync(p.request)),
+        one -> {
+          if (one.failed()) {
+            p.answer.completeExceptionally(one.failure());
+          } else {
+            p.answer.complete(one.value());
           }
-          Throwable cause = unwrap(failure);
-          if (batch.size() == 1 || cause instanceof StoreUnavailableException) {
-            failAll(batch, cause);
-            next();
-            return;
-          }
-          // One record's problem: find whose, by calling each alone, asynchronously too. This runs
-          // where the store completed the batch, which may be its client's event loop: a blocking
-          // call here would wait for a reply that only this thread can read.
-          CompletableFuture<?>[] alone = new CompletableFuture<?>[batch.size()];
-          for (int i = 0; i < alone.length; i++) {
-            Pending<Q, A> p = batch.get(i);
-            CompletionStage<A> one;
-            try {
-              one = calls.oneAsync(p.request);
-            } catch (RuntimeException | Error e) {
-              one = CompletableFuture.failedFuture(e);
-            }
-            alone[i] =
-                one.toCompletableFuture()
-                    .whenComplete(
-                        (answer, oneFailure) -> {
-                          if (oneFailure != null) {
-                            p.answer.completeExceptionally(unwrap(oneFailure));
-                          } else {
-                            p.answer.complete(answer);
-                          }
-                        });
-          }
-          CompletableFuture.allOf(alone).whenComplete((done, ignored) -> next());
+          return eachAlone(batch, i + 1);
         });
   }
 
@@ -273,12 +260,6 @@ final class Batcher<Q, A> {
       requests.add(p.request);
     }
     return requests;
-  }
-
-  private static Throwable unwrap(Throwable failure) {
-    return failure instanceof CompletionException && failure.getCause() != null
-        ? failure.getCause()
-        : failure;
   }
 
   private static RuntimeException rethrow(@Nullable Throwable cause) {
