@@ -78,26 +78,60 @@ record FencedWrite(
 
   private Step<Recording> attempt(
       Finish.Kind write, byte[] payload, int attempt, @Nullable StoreUnavailableException failure) {
-    return Step.call(
-        applying(write, payload),
-        applied -> {
-          if (!applied.failed()) {
-            return applied.value() ? Step.done(written(write)) : refused(write, failure);
-          }
-          if (applied.failure() instanceof ResultTooLargeException e
-              && payload != Payloads.notStored()) {
-            log.warn(
-                "the store cannot keep the result of {} ({}); recording the outcome without it",
-                id,
-                e.getMessage());
-            return writing(write, Payloads.notStored(), 0, null).then(FencedWrite::notStored);
-          }
-          if (applied.failure() instanceof StoreUnavailableException e) {
-            return writing(write, payload, attempt + 1, e);
-          }
-          // Among them a store that cannot keep one byte: it is broken; say so.
-          return Step.failed(applied.failure());
-        });
+    return new Attempt(write, payload, attempt, failure);
+  }
+
+  /**
+   * One attempt at the write, gathered with other leases' writes where the store batches, and the
+   * rule that reads its answer; one object, as every finished lease makes one.
+   */
+  private final class Attempt extends Step.Call<Boolean, Recording> {
+    private final Finish finish;
+    private final int attempt;
+    private final @Nullable StoreUnavailableException failure;
+    private final @Nullable Batcher<Finish, Boolean> gathered;
+
+    Attempt(
+        Finish.Kind write,
+        byte[] payload,
+        int attempt,
+        @Nullable StoreUnavailableException failure) {
+      this.finish = new Finish(write, id, token, payload, ttl);
+      this.attempt = attempt;
+      this.failure = failure;
+      this.gathered = store.batchesOnThisThread() ? finishes : null;
+    }
+
+    @Override
+    Boolean answer() {
+      return gathered == null ? finish.applyTo(store) : gathered.call(finish);
+    }
+
+    @Override
+    CompletionStage<Boolean> answerAsync() {
+      return gathered == null ? finish.applyAsyncTo(store, blocking) : gathered.callAsync(finish);
+    }
+
+    @Override
+    Step<Recording> then(Tried<Boolean> applied) {
+      Finish.Kind write = finish.kind();
+      if (!applied.failed()) {
+        return applied.value() ? Step.done(written(write)) : refused(write, failure);
+      }
+      if (applied.failure() instanceof ResultTooLargeException e
+          && finish.payload() != Payloads.notStored()) {
+        log.warn(
+            "the store cannot keep the result of {} ({}); recording the outcome without it",
+            id,
+            e.getMessage());
+        return writing(write, Payloads.notStored(), 0, null).then(FencedWrite::notStored);
+      }
+      if (applied.failure() instanceof StoreUnavailableException e) {
+        return writing(write, finish.payload(), attempt + 1, e);
+      }
+      // Among them a store that cannot keep one byte: it is broken; say so.
+      return Step.failed(applied.failure());
+    }
   }
 
   /**
@@ -144,23 +178,6 @@ record FencedWrite(
     return now.isPresent()
         && now.get().token() == token
         && now.get().state() != RecordState.IN_PROGRESS;
-  }
-
-  /** One fenced write, gathered with other leases' writes where the store batches. */
-  private Io<Boolean> applying(Finish.Kind kind, byte[] payload) {
-    Finish finish = new Finish(kind, id, token, payload, ttl);
-    Batcher<Finish, Boolean> gathered = store.batchesOnThisThread() ? finishes : null;
-    return new Io<>() {
-      @Override
-      public Boolean block() {
-        return gathered == null ? finish.applyTo(store) : gathered.call(finish);
-      }
-
-      @Override
-      public CompletionStage<Boolean> start() {
-        return gathered == null ? finish.applyAsyncTo(store, blocking) : gathered.callAsync(finish);
-      }
-    };
   }
 
   /**
