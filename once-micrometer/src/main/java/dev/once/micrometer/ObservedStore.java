@@ -64,10 +64,7 @@ public final class ObservedStore extends ForwardingStore {
   }
 
   private <T> T observe(String operation, Supplier<T> call) {
-    return Observation.createNotStarted(NAME, registry)
-        .contextualName("once store " + operation)
-        .lowCardinalityKeyValue("operation", operation)
-        .observe(call);
+    return ObservedEvents.storeCall(operation, registry).observe(call);
   }
 
   @Override
@@ -193,11 +190,7 @@ public final class ObservedStore extends ForwardingStore {
 
   /** An observation from the call until its stage completes; no scope, as no thread waits. */
   private <T> CompletionStage<T> observeAsync(String operation, Supplier<CompletionStage<T>> call) {
-    Observation observation =
-        Observation.createNotStarted(NAME, registry)
-            .contextualName("once store " + operation)
-            .lowCardinalityKeyValue("operation", operation)
-            .start();
+    Observation observation = ObservedEvents.storeCall(operation, registry).start();
     CompletionStage<T> stage;
     try {
       stage = call.get();

@@ -3,7 +3,7 @@ package dev.once.spring;
 import dev.once.OnceEvent;
 import dev.once.OnceListener;
 import dev.once.StoreCall;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,16 +37,19 @@ final class CompositeListener implements OnceListener {
 
   @Override
   public StoreCall storeCall(String operation) {
-    List<StoreCall> each = new ArrayList<>(listeners.size());
+    // Every store call opens one here: one array, and StoreCall.all keeps the list it is given.
+    StoreCall[] each = new StoreCall[listeners.size()];
+    int opened = 0;
     for (OnceListener l : listeners) {
       try {
-        each.add(l.storeCall(operation));
+        each[opened] = l.storeCall(operation);
+        opened++;
       } catch (RuntimeException e) {
         // Caught here, not only by the engine: the observations the others opened must still be
         // sent and ended, or their scopes would stay open on this thread.
         log.warn("a listener failed to open the observation of a store call ({})", operation, e);
       }
     }
-    return StoreCall.all(each);
+    return StoreCall.all(List.of(opened == each.length ? each : Arrays.copyOf(each, opened)));
   }
 }
