@@ -3,24 +3,16 @@ package dev.once.store.jdbc;
 import java.sql.Connection;
 import java.sql.SQLException;
 import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 
-/** Where an operation gets its connection, and what it does with it afterwards. */
+/** Where an operation's statements run, and who makes them durable. */
 interface Connections {
 
-  Connection open() throws SQLException;
-
   /**
-   * Hands back the connection of an operation that succeeded. Once this returns, the operation's
-   * changes are durable; it throws if they could not be made so (the operation then failed).
+   * Runs {@code work} on a connection and returns its result once the changes it made are durable;
+   * throws if they could not be made so (the operation then failed). A {@link RuntimeException} or
+   * {@link Error} from {@code work} passes through.
    */
-  void done(Connection connection) throws SQLException;
-
-  /**
-   * Hands back the connection of an operation that failed with {@code failure} (null if unknown);
-   * never throws.
-   */
-  void release(Connection connection, @Nullable Exception failure);
+  <T> T run(Session.SqlWork<T> work, int timeoutSeconds) throws SQLException;
 
   /** Who ends the transactions of operations on these connections. */
   TransactionControl control();
@@ -29,22 +21,17 @@ interface Connections {
   static Connections of(DataSource dataSource) {
     return new Connections() {
       @Override
-      public Connection open() throws SQLException {
-        return dataSource.getConnection();
-      }
-
-      @Override
-      public void done(Connection connection) {
-        release(connection, null);
-      }
-
-      @Override
-      public void release(Connection connection, @Nullable Exception failure) {
+      public <T> T run(Session.SqlWork<T> work, int timeoutSeconds) throws SQLException {
+        Connection connection = dataSource.getConnection();
         try {
-          connection.close();
-        } catch (SQLException e) {
-          // The operation's outcome stands (it committed); a connection that fails to close is the
-          // pool's concern.
+          return work.run(new Session(connection, timeoutSeconds, TransactionControl.OWN));
+        } finally {
+          try {
+            connection.close();
+          } catch (SQLException e) {
+            // The operation's outcome stands (it committed, or failed on its own); a connection
+            // that fails to close is the pool's concern.
+          }
         }
       }
 
@@ -61,15 +48,9 @@ interface Connections {
   static Connections borrowed(Connection connection) {
     return new Connections() {
       @Override
-      public Connection open() {
-        return connection;
+      public <T> T run(Session.SqlWork<T> work, int timeoutSeconds) throws SQLException {
+        return work.run(new Session(connection, timeoutSeconds, TransactionControl.CALLER));
       }
-
-      @Override
-      public void done(Connection c) {}
-
-      @Override
-      public void release(Connection c, @Nullable Exception failure) {}
 
       @Override
       public TransactionControl control() {

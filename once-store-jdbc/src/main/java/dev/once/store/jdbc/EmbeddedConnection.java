@@ -6,7 +6,14 @@ import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
 import java.sql.Statement;
 import java.time.Clock;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 import org.sqlite.Function;
@@ -16,69 +23,75 @@ import org.sqlite.SQLiteErrorCode;
 import org.sqlite.SQLiteException;
 
 /**
- * The embedded store's one SQLite connection, lent to one operation at a time, with a group commit.
- * SQLite allows one writer anyway, and a single connection lets the file be opened with an
- * exclusive lock, so a second process (a second gateway pointed at the same directory by mistake)
- * cannot open it.
+ * The embedded store's one SQLite connection and the one thread that writes through it. SQLite
+ * allows one writer anyway, and a single connection lets the file be opened with an exclusive lock,
+ * so a second process (a second gateway pointed at the same directory by mistake) cannot open it.
  *
- * <p><b>Group commit.</b> A durable commit costs a disk sync (milliseconds) while an operation's
- * statements cost microseconds, so committing each operation on its own caps the store at a few
- * hundred operations a second. Instead, operations run their statements in one open transaction,
- * forming a <em>batch</em>; an operation that has run then waits until its batch is committed. The
- * first waiter of a batch leads: it queues for the connection behind the operations already waiting
- * for it (the lock is fair), so they join the batch first, then commits the whole batch with one
- * sync and wakes its members. If the commit fails, the batch is rolled back and every member fails:
- * none of them had answered its caller, so nothing a caller saw is lost. Reads wait for their batch
- * too, because they may have seen its uncommitted writes.
+ * <p><b>Group commit by one writer.</b> A durable commit costs a disk sync (a fraction of a
+ * millisecond to milliseconds) while an operation's statements cost microseconds, so committing
+ * each operation on its own caps the store at a few hundred operations a second. Callers therefore
+ * queue their operations for the writer thread, which takes every operation queued so far, runs
+ * them one after another in one open transaction (each inside its own savepoint where it needs to
+ * be atomic), commits them with one sync and then answers each. Operations queued while a sync is
+ * under way form the next batch, so the batches grow with the load by themselves. If the commit
+ * fails, the batch is rolled back and every operation in it fails: none of them had been answered,
+ * so nothing a caller saw is lost. Reads are answered after the commit too, because they may have
+ * seen the batch's uncommitted writes. Only the writer touches the connection, so its statements
+ * stay prepared between operations ({@link StatementCache}), and no caller waits for a lock held by
+ * another.
  *
  * <p><b>A batch SQLite rolled back.</b> After {@code SQLITE_FULL}, {@code SQLITE_IOERR} or {@code
  * SQLITE_NOMEM} SQLite may roll back the whole open transaction by itself, and with it the writes
  * of every operation of the batch so far; the connection is then in autocommit mode, where each
  * later statement would commit on its own while {@code commit()} fails. So after any failed
- * operation or commit the connection checks that a transaction is still open, by beginning one: if
- * that succeeds there was none, the batch is failed as a whole (none of its operations happened),
- * and the new transaction holds the next batch. If no transaction can be begun, the connection is
- * lent to nobody until one can. The store recovers by itself once the disk has room again.
+ * operation or commit the writer checks that a transaction is still open, by beginning one: if that
+ * succeeds there was none, the batch so far is failed as a whole (none of its operations happened),
+ * and the new transaction holds the rest. If no transaction can be begun, each operation fails
+ * until one can. The store recovers by itself once the disk has room again.
  *
- * <p><b>Bounded statements.</b> In this driver JDBC's query timeout is only SQLite's busy timeout,
- * and a long statement (a huge purge batch) would hold the one connection for as long as it runs.
+ * <p><b>Bounded statements and waits.</b> In this driver JDBC's query timeout is only SQLite's busy
+ * timeout, and a long statement (a huge purge batch) would hold the writer for as long as it runs.
  * So a progress handler, called every {@value #PROGRESS_STEPS} virtual machine steps, interrupts
- * any statement of an operation that has held the connection longer than the timeout; the statement
- * fails with {@code SQLITE_INTERRUPT}, and the batch is rolled back as above if SQLite rolled it
- * back. Commits are never interrupted: a sync is not SQLite work the handler sees.
+ * any statement of an operation that has run longer than the timeout; the statement fails with
+ * {@code SQLITE_INTERRUPT}, and the batch is rolled back as above if SQLite rolled it back. Commits
+ * are never interrupted: a sync is not SQLite work the handler sees. A caller waits for the writer
+ * to take its operation at most the timeout, like a pool's connection timeout, and then takes it
+ * back, so it never ran; once taken, at most twice the timeout more for the commit, after which its
+ * outcome is unknown, like a lost commit reply.
  */
 final class EmbeddedConnection implements Connections {
-
-  // Fair, so that a batch's leader lets the operations already waiting join its batch before it
-  // commits.
-  private final ReentrantLock lock = new ReentrantLock(true);
-  private final Connection connection;
-  private final long lockTimeoutMillis;
 
   /**
    * SQLite virtual machine steps between two checks of the deadline: rare enough to cost nothing.
    */
   private static final int PROGRESS_STEPS = 50_000;
 
-  private static final long NOT_LENT = Long.MAX_VALUE;
+  private static final long NOT_RUNNING = Long.MAX_VALUE;
 
-  /** When the operation now holding the connection must be done, by {@link System#nanoTime()}. */
-  private volatile long lentUntil = NOT_LENT;
+  private final Connection connection;
+  private final StatementCache statements;
+  private final Session session;
+  private final long timeoutMillis;
+  private final Thread writer;
 
-  private Runnable onRollback = () -> {};
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition queued = lock.newCondition();
 
-  /** The batch that operations now join; guarded by {@link #lock}. */
-  private Batch current = new Batch();
+  /** Operations waiting for the writer; guarded by {@link #lock}. */
+  private final ArrayDeque<Task<?>> queue = new ArrayDeque<>();
 
-  /**
-   * Whether the connection is inside a transaction, as it must be when lent; guarded by {@link
-   * #lock}.
-   */
-  private boolean inTransaction = true;
-
+  /** Guarded by {@link #lock}. */
   private boolean closed;
 
-  EmbeddedConnection(String url, boolean synchronousFull, Clock clock, long lockTimeoutMillis)
+  /** When the operation the writer runs must be done, by {@link System#nanoTime()}. */
+  private volatile long runningUntil = NOT_RUNNING;
+
+  private volatile Runnable onRollback = () -> {};
+
+  /** Whether the connection is inside a transaction; the writer's own. */
+  private boolean inTransaction = true;
+
+  EmbeddedConnection(String url, boolean synchronousFull, Clock clock, int timeoutSeconds)
       throws SQLException {
     SQLiteConfig config = new SQLiteConfig();
     config.setJournalMode(SQLiteConfig.JournalMode.WAL);
@@ -87,29 +100,39 @@ final class EmbeddedConnection implements Connections {
     config.setLockingMode(SQLiteConfig.LockingMode.EXCLUSIVE);
     config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
     config.setBusyTimeout(1_000);
-    this.lockTimeoutMillis = lockTimeoutMillis;
+    this.timeoutMillis = TimeUnit.SECONDS.toMillis(timeoutSeconds);
     this.connection = config.createConnection(url);
-    Function.create(
-        connection,
-        SqliteDialect.NOW_FUNCTION,
-        new Function() {
-          @Override
-          protected void xFunc() throws SQLException {
-            result(SqliteDialect.micros(clock.instant()));
-          }
-        });
-    ProgressHandler.setHandler(
-        connection,
-        PROGRESS_STEPS,
-        new ProgressHandler() {
-          @Override
-          protected int progress() {
-            long until = lentUntil;
-            return until != NOT_LENT && System.nanoTime() - until > 0 ? 1 : 0;
-          }
-        });
-    // From here on the connection is always inside the open batch's transaction.
-    connection.setAutoCommit(false);
+    try {
+      Function.create(
+          connection,
+          SqliteDialect.NOW_FUNCTION,
+          new Function() {
+            @Override
+            protected void xFunc() throws SQLException {
+              result(SqliteDialect.micros(clock.instant()));
+            }
+          });
+      ProgressHandler.setHandler(
+          connection,
+          PROGRESS_STEPS,
+          new ProgressHandler() {
+            @Override
+            protected int progress() {
+              long until = runningUntil;
+              return until != NOT_RUNNING && System.nanoTime() - until > 0 ? 1 : 0;
+            }
+          });
+      // From here on the connection is always inside the open batch's transaction.
+      connection.setAutoCommit(false);
+    } catch (SQLException e) {
+      connection.close();
+      throw e;
+    }
+    this.statements = new StatementCache(connection, timeoutSeconds);
+    this.session = new Session(connection, timeoutSeconds, TransactionControl.BATCH, statements);
+    this.writer = new Thread(this::write, "once-embedded-store-writer");
+    writer.setDaemon(true);
+    writer.start();
   }
 
   /**
@@ -120,73 +143,177 @@ final class EmbeddedConnection implements Connections {
     this.onRollback = forget;
   }
 
+  /** {@inheritDoc} The timeout is the one this connection was opened with. */
   @Override
-  public Connection open() throws SQLException {
-    lock();
-    if (closed) {
-      lock.unlock();
-      throw new SQLNonTransientConnectionException("the embedded store is closed");
-    }
-    if (!inTransaction) {
-      try {
-        begin();
-      } catch (SQLException e) {
-        lock.unlock();
-        throw new SQLTransientConnectionException(
-            "the embedded store cannot begin a transaction: " + e.getMessage(), e);
+  public <T> T run(Session.SqlWork<T> work, int timeoutSeconds) throws SQLException {
+    Task<T> task = submit(work);
+    boolean interrupted = false;
+    try {
+      long taken = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+      long answered = taken + TimeUnit.MILLISECONDS.toNanos(2 * timeoutMillis);
+      // An interrupt does not cut the wait short: a worker being cancelled must still learn its
+      // operation's outcome (the store's other clients do the same); it is kept for the caller.
+      while (true) {
+        long deadline = task.taken ? answered : taken;
+        try {
+          return task.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (ExecutionException e) {
+          throw rethrown(e.getCause());
+        } catch (TimeoutException e) {
+          if (deadline == answered) {
+            throw new SQLTransientConnectionException(
+                "the embedded store's commit did not finish in time");
+          }
+          if (takeBack(task)) {
+            throw new SQLTransientConnectionException(
+                "the embedded store stayed busy for " + timeoutMillis + " ms");
+          }
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
       }
     }
-    lentUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(lockTimeoutMillis);
-    return connection;
   }
 
-  @Override
-  public void done(@Nullable Connection c) throws SQLException {
-    lentUntil = NOT_LENT;
-    Batch mine = current;
-    lock.unlock();
-    mine.awaitCommit(this);
-  }
-
-  @Override
-  public void release(Connection c, @Nullable Exception failure) {
-    lentUntil = NOT_LENT;
+  /**
+   * {@code work}, queued for the writer: the future completes on the writer thread, once the
+   * operation's changes are durable, and fails with what {@link #run} would throw, but for waits
+   * (the caller bounds those).
+   */
+  <T> Task<T> submit(Session.SqlWork<T> work) {
+    Task<T> task = new Task<>(work);
+    lock.lock();
     try {
-      recoverTransaction(failure);
+      if (closed) {
+        task.completeExceptionally(
+            new SQLNonTransientConnectionException("the embedded store is closed"));
+        return task;
+      }
+      queue.add(task);
+      if (queue.size() == 1) {
+        queued.signal();
+      }
+    } finally {
+      lock.unlock();
+    }
+    return task;
+  }
+
+  @Override
+  public TransactionControl control() {
+    return TransactionControl.BATCH;
+  }
+
+  /** Whether {@code task} was still queued, and now never runs. */
+  private boolean takeBack(Task<?> task) {
+    lock.lock();
+    try {
+      return queue.remove(task);
     } finally {
       lock.unlock();
     }
   }
 
+  /** The writer thread: a batch at a time, until closed and every queued operation has run. */
+  private void write() {
+    List<Task<?>> batch = new ArrayList<>();
+    List<Task<?>> ran = new ArrayList<>();
+    while (takeQueued(batch)) {
+      for (Task<?> task : batch) {
+        runOne(task, ran);
+      }
+      commit(ran);
+      batch.clear();
+      ran.clear();
+    }
+    statements.closeAll();
+    try {
+      connection.close();
+    } catch (SQLException e) {
+      // Every commit already reached the file; WAL recovery handles the rest on the next open.
+    }
+  }
+
+  /** Moves every queued operation to {@code batch}, waiting for one; false once closed and done. */
+  private boolean takeQueued(List<Task<?>> batch) {
+    lock.lock();
+    try {
+      while (queue.isEmpty()) {
+        if (closed) {
+          return false;
+        }
+        queued.awaitUninterruptibly();
+      }
+      for (Task<?> task : queue) {
+        task.taken = true;
+        batch.add(task);
+      }
+      queue.clear();
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Runs one operation in the open transaction; those that ran are added to {@code ran}. */
+  private void runOne(Task<?> task, List<Task<?>> ran) {
+    if (!inTransaction) {
+      try {
+        begin();
+      } catch (SQLException e) {
+        task.completeExceptionally(
+            new SQLTransientConnectionException(
+                "the embedded store cannot begin a transaction: " + e.getMessage(), e));
+        return;
+      }
+    }
+    runningUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    try {
+      task.run(session);
+      ran.add(task);
+    } catch (Throwable failure) {
+      // An Error too: the writer must outlive any one operation, or every later one would hang.
+      task.completeExceptionally(failure);
+      recoverTransaction(failure, ran);
+    } finally {
+      runningUntil = NOT_RUNNING;
+    }
+  }
+
   /**
    * After a failure, makes sure the connection is in a transaction again; if SQLite had rolled the
-   * batch's transaction back, fails the batch with {@code cause}, since none of it was stored.
-   * Called holding {@link #lock}.
+   * batch's transaction back, fails the operations in {@code ran}, since none of them was stored.
    */
-  private void recoverTransaction(@Nullable Exception cause) {
+  private void recoverTransaction(Throwable cause, List<Task<?>> ran) {
     boolean lost;
     try {
       begin();
       lost = true; // there was no transaction to begin inside of
     } catch (SQLException e) {
       // "cannot start a transaction within a transaction": the batch is intact. Any other failure
-      // leaves the connection outside a transaction, and begin() is tried again before it is lent.
+      // leaves the connection outside a transaction, and begin() is tried again before the next.
       lost = !inTransaction;
     }
     if (lost) {
-      Batch rolledBack = current;
-      current = new Batch();
       onRollback.run();
-      rolledBack.finish(
+      SQLException rolledBack =
           new SQLException(
               "SQLite rolled back the embedded store's transaction after an error;"
                   + " the operations of its batch did not happen",
               null,
-              cause));
+              cause);
+      for (Task<?> task : ran) {
+        task.completeExceptionally(rolledBack);
+      }
+      ran.clear();
     }
   }
 
-  /** Begins a transaction; fails if one is open. Called holding {@link #lock}. */
+  /** Begins a transaction; fails if one is open. */
   private void begin() throws SQLException {
     try (Statement s = connection.createStatement()) {
       s.execute("BEGIN IMMEDIATE");
@@ -197,161 +324,95 @@ final class EmbeddedConnection implements Connections {
     }
   }
 
-  @Override
-  public TransactionControl control() {
-    return TransactionControl.BATCH;
-  }
-
-  /**
-   * Commits the open batch, as its leader, and wakes its members with the outcome. Throws only if
-   * the connection could not be had: the batch is then still open, and another member leads.
-   */
-  private void commit(Batch batch) throws SQLException {
-    lock();
+  /** Commits the operations that ran, with one sync, and answers each with the outcome. */
+  private void commit(List<Task<?>> ran) {
+    if (!inTransaction) {
+      return; // every operation of the batch failed, and nothing is open to commit
+    }
     try {
-      if (current != batch) {
-        return; // close() committed it
-      }
-      current = new Batch();
-      SQLException failure = null;
+      connection.commit(); // the driver begins the next transaction right after
+    } catch (SQLException e) {
       try {
-        connection.commit();
-      } catch (SQLException e) {
-        failure = e;
-        try {
-          connection.rollback();
-        } catch (SQLException r) {
-          e.addSuppressed(r); // SQLite may have rolled back already, leaving no transaction to end
-        }
-        onRollback.run();
-        recoverTransaction(e);
+        connection.rollback();
+      } catch (SQLException r) {
+        e.addSuppressed(r); // SQLite may have rolled back already, leaving no transaction to end
       }
-      batch.finish(failure);
-    } finally {
-      lock.unlock();
+      onRollback.run();
+      SQLException failure =
+          new SQLException(
+              "the embedded store's commit failed: " + e.getMessage(), e.getSQLState(), e);
+      for (Task<?> task : ran) {
+        task.completeExceptionally(failure);
+      }
+      recoverTransaction(e, new ArrayList<>());
+      return;
+    }
+    for (Task<?> task : ran) {
+      task.answer();
     }
   }
 
   /**
-   * Takes the connection, waiting at most the lock timeout — like a pool's connection timeout, so a
-   * stuck operation cannot hang every caller. An interrupt does not cut the wait short: a worker
-   * being cancelled must still finish its lease (the store's other clients do the same); the
-   * interrupt is kept for the caller.
+   * Runs what is queued, commits it and closes the file; operations after this fail. Returns once
+   * the writer is done, or after twice the timeout if an operation holds it longer.
    */
-  private void lock() throws SQLException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(lockTimeoutMillis);
-    boolean interrupted = false;
-    try {
-      while (true) {
-        try {
-          if (lock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
-            return;
-          }
-          throw new SQLTransientConnectionException(
-              "the embedded store stayed busy for " + lockTimeoutMillis + " ms");
-        } catch (InterruptedException e) {
-          interrupted = true;
-        }
-      }
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
-
-  /** Commits what is pending and closes the file; operations after this fail. */
   void close() {
     lock.lock();
-    Batch last = current;
-    SQLException failure = null;
     try {
-      if (!closed) {
-        closed = true;
-        current = new Batch();
-        try {
-          connection.commit();
-        } catch (SQLException e) {
-          failure = e;
-        }
-        connection.close();
-      }
-    } catch (SQLException e) {
-      // Every commit already reached the file; WAL recovery handles the rest on the next open.
+      closed = true;
+      queued.signal();
     } finally {
       lock.unlock();
     }
-    last.finish(failure);
-  }
-
-  /** The operations of one transaction, and its commit's outcome. */
-  private static final class Batch {
-    private boolean led;
-    private boolean committed;
-    private @Nullable SQLException failure;
-
-    /**
-     * Returns once the batch is committed, leading its commit if no one else does; throws if it
-     * failed. An interrupt does not cut the wait short — the operation is in the batch, so its
-     * outcome is the commit's, and the caller must learn it — but is kept for the caller.
-     */
-    void awaitCommit(EmbeddedConnection owner) throws SQLException {
-      long deadline =
-          System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(owner.lockTimeoutMillis * 2);
-      boolean interrupted = false;
+    if (Thread.currentThread() == writer) {
+      return;
+    }
+    boolean interrupted = false;
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2 * timeoutMillis);
+    while (writer.isAlive() && System.nanoTime() - deadline < 0) {
       try {
-        while (true) {
-          synchronized (this) {
-            if (committed) {
-              if (failure != null) {
-                throw new SQLException(
-                    "the embedded store's commit failed: " + failure.getMessage(),
-                    failure.getSQLState(),
-                    failure);
-              }
-              return;
-            }
-            if (led) {
-              long left = deadline - System.nanoTime();
-              if (left <= 0) {
-                // Still open: it may yet commit, so the caller's outcome is unknown, like a lost
-                // commit reply.
-                throw new SQLTransientConnectionException(
-                    "the embedded store's commit did not finish in time");
-              }
-              try {
-                TimeUnit.NANOSECONDS.timedWait(this, left);
-              } catch (InterruptedException e) {
-                interrupted = true;
-              }
-              continue;
-            }
-            led = true;
-          }
-          try {
-            owner.commit(this);
-          } catch (SQLException e) {
-            // This leader could not get the connection; hand the lead to another member.
-            synchronized (this) {
-              led = false;
-              notifyAll();
-            }
-            throw e;
-          }
-        }
-      } finally {
-        if (interrupted) {
-          Thread.currentThread().interrupt();
-        }
+        TimeUnit.NANOSECONDS.timedJoin(writer, Math.max(1, deadline - System.nanoTime()));
+      } catch (InterruptedException e) {
+        interrupted = true;
       }
     }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
 
-    synchronized void finish(@Nullable SQLException outcome) {
-      if (!committed) {
-        committed = true;
-        failure = outcome;
-        notifyAll();
-      }
+  private static SQLException rethrown(@Nullable Throwable failure) {
+    if (failure instanceof SQLException e) {
+      return e;
+    }
+    if (failure instanceof RuntimeException e) {
+      throw e;
+    }
+    if (failure instanceof Error e) {
+      throw e;
+    }
+    return new SQLException(failure);
+  }
+
+  /** One queued operation: its work, its result until the commit, and then its answer. */
+  static final class Task<T> extends CompletableFuture<T> {
+    private final Session.SqlWork<T> work;
+    private @Nullable T result;
+
+    /** Whether the writer took it from the queue; written under the lock, read by the caller. */
+    volatile boolean taken;
+
+    Task(Session.SqlWork<T> work) {
+      this.work = work;
+    }
+
+    void run(Session session) throws SQLException {
+      result = work.run(session);
+    }
+
+    @SuppressWarnings("NullAway") // a work's result is null only where T is Void
+    void answer() {
+      complete(result);
     }
   }
 

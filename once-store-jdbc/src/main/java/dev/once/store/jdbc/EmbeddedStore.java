@@ -1,6 +1,11 @@
 package dev.once.store.jdbc;
 
 import dev.once.internal.Arguments;
+import dev.once.store.ClaimRequest;
+import dev.once.store.ClaimResult;
+import dev.once.store.IdempotencyRecord;
+import dev.once.store.RecordId;
+import dev.once.store.RecordState;
 import dev.once.store.StoreUnavailableException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -8,6 +13,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 /**
  * A durable idempotency store in a local file, for a single node: the standalone gateway's default.
@@ -44,11 +55,20 @@ public final class EmbeddedStore extends JdbcStore {
     SURVIVES_PROCESS_CRASH
   }
 
-  private final EmbeddedConnection connection;
+  /**
+   * The memory the finished records kept for replays may take, counted as their results' bytes and
+   * a fixed cost per record.
+   */
+  static final long FINISHED_RECORDS_BYTES = 16L << 20;
 
-  private EmbeddedStore(Dialect dialect, EmbeddedConnection connection, int timeoutSeconds) {
+  private final EmbeddedConnection connection;
+  private final FinishedRecords finished;
+
+  private EmbeddedStore(
+      Dialect dialect, EmbeddedConnection connection, int timeoutSeconds, Clock clock) {
     super(dialect, connection, timeoutSeconds, new LocalChangeFeed());
     this.connection = connection;
+    this.finished = new FinishedRecords(clock, FINISHED_RECORDS_BYTES);
   }
 
   /** Opens (creating if needed) the store in {@code dataDir} with every option at its default. */
@@ -60,11 +80,76 @@ public final class EmbeddedStore extends JdbcStore {
     return new Builder(dataDir);
   }
 
+  // A replay, or a read of a finished record, is answered from the records kept in memory where it
+  // can be, without waiting for the writer; see FinishedRecords for why that is exact.
+
+  @Override
+  public ClaimResult claim(ClaimRequest request) {
+    Objects.requireNonNull(request, "request");
+    IdempotencyRecord kept = finished.get(request.id());
+    return kept != null ? new ClaimResult.Existing(kept) : finished.keep(super.claim(request));
+  }
+
+  @Override
+  public Optional<IdempotencyRecord> get(RecordId id) {
+    Objects.requireNonNull(id, "id");
+    IdempotencyRecord kept = finished.get(id);
+    return kept != null ? Optional.of(kept) : finished.keep(super.get(id));
+  }
+
+  // The asynchronous calls go to the store's writer thread without a thread of the caller's
+  // waiting for them; they go on on the caller's executor once their commit is durable.
+
+  @Override
+  public CompletionStage<ClaimResult> claimAsync(ClaimRequest request, Executor blocking) {
+    IdempotencyRecord kept = finished.get(request.id());
+    if (kept != null) {
+      return CompletableFuture.completedFuture(new ClaimResult.Existing(kept));
+    }
+    return operations.claimCall(request).start(connection, blocking).thenApply(finished::keep);
+  }
+
+  @Override
+  public CompletionStage<Optional<IdempotencyRecord>> getAsync(RecordId id, Executor blocking) {
+    IdempotencyRecord kept = finished.get(id);
+    if (kept != null) {
+      return CompletableFuture.completedFuture(Optional.of(kept));
+    }
+    return operations.getCall(id).start(connection, blocking).thenApply(finished::keep);
+  }
+
+  @Override
+  public CompletionStage<Boolean> completeAsync(
+      RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
+    return operations
+        .finishCall(RecordState.COMPLETED, id, token, result, ttl)
+        .start(connection, blocking);
+  }
+
+  @Override
+  public CompletionStage<Boolean> failFinalAsync(
+      RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
+    return operations
+        .finishCall(RecordState.FAILED_FINAL, id, token, result, ttl)
+        .start(connection, blocking);
+  }
+
+  @Override
+  public CompletionStage<Boolean> releaseAsync(RecordId id, long token, Executor blocking) {
+    return operations.releaseCall(id, token).start(connection, blocking);
+  }
+
+  @Override
+  public CompletionStage<Boolean> endLeaseAsync(RecordId id, long token, Executor blocking) {
+    return operations.endLeaseCall(id, token).start(connection, blocking);
+  }
+
   /** Closes the file; waiters are woken so that they re-read and see the store is closed. */
   @Override
   public void close() {
     super.close();
     connection.close();
+    finished.clear();
   }
 
   /** Options of an {@link EmbeddedStore}. */
@@ -123,17 +208,21 @@ public final class EmbeddedStore extends JdbcStore {
       try {
         connection =
             new EmbeddedConnection(
-                url, durability == Durability.SURVIVES_POWER_LOSS, clock, queryTimeout.toMillis());
+                url, durability == Durability.SURVIVES_POWER_LOSS, clock, timeoutSeconds());
         connection.onRollback(dialect::forgetReservedTokens);
-        SchemaCreator.create(connection.open(), dialect, timeoutSeconds());
-        connection.done(null);
+        connection.run(
+            session -> {
+              SchemaCreator.create(session.connection(), dialect, session.timeoutSeconds());
+              return Boolean.TRUE;
+            },
+            timeoutSeconds());
       } catch (SQLException e) {
         if (connection != null) {
           connection.close();
         }
         throw Failures.unavailable("opening " + dataDir.resolve(FILE_NAME), table, e);
       }
-      return new EmbeddedStore(dialect, connection, timeoutSeconds());
+      return new EmbeddedStore(dialect, connection, timeoutSeconds(), clock);
     }
   }
 }

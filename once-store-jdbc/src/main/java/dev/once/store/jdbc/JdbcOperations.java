@@ -14,7 +14,6 @@ import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.store.StoreUnavailableException;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -28,11 +27,14 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /**
- * The store contract over JDBC, written once: each operation takes a connection from its {@link
- * Connections}, runs the dialect's SQL with a query timeout, and maps failures to {@link
+ * The store contract over JDBC, written once: each operation runs the dialect's SQL with a query
+ * timeout on a connection of its {@link Connections}, and maps failures to {@link
  * StoreUnavailableException}. The public stores and the transactional view are instances of this
  * class over different connection sources.
  */
@@ -71,12 +73,20 @@ final class JdbcOperations implements IdempotencyStore {
 
   @Override
   public ClaimResult claim(ClaimRequest request) {
+    return claimCall(request).block();
+  }
+
+  Call<ClaimResult> claimCall(ClaimRequest request) {
     Objects.requireNonNull(request, "request");
-    ClaimResult result = run("claim", session -> claim(session, request));
-    if (result instanceof ClaimResult.Claimed c && c.stolen()) {
-      feed.changed(request.id());
-    }
-    return result;
+    return new Call<>(
+        "claim",
+        session -> claim(session, request),
+        result -> {
+          if (result instanceof ClaimResult.Claimed c && c.stolen()) {
+            feed.changed(request.id());
+          }
+          return result;
+        });
   }
 
   /** One claim on the session: the dialect's statement, run again until it settles. */
@@ -296,8 +306,12 @@ final class JdbcOperations implements IdempotencyStore {
 
   @Override
   public Optional<IdempotencyRecord> get(RecordId id) {
+    return getCall(id).block();
+  }
+
+  Call<Optional<IdempotencyRecord>> getCall(RecordId id) {
     Objects.requireNonNull(id, "id");
-    return run(
+    return new Call<>(
         "get",
         session -> {
           try (PreparedStatement ps = session.prepare(sql.get)) {
@@ -306,7 +320,8 @@ final class JdbcOperations implements IdempotencyStore {
               return rs.next() ? Optional.of(Rows.record(id, rs, dialect)) : Optional.empty();
             }
           }
-        });
+        },
+        found -> found);
   }
 
   @Override
@@ -355,21 +370,23 @@ final class JdbcOperations implements IdempotencyStore {
 
   @Override
   public boolean complete(RecordId id, long token, byte[] result, Duration ttl) {
-    return finish("complete", RecordState.COMPLETED, id, token, result, ttl);
+    return finishCall(RecordState.COMPLETED, id, token, result, ttl).block();
   }
 
   @Override
   public boolean failFinal(RecordId id, long token, byte[] result, Duration ttl) {
-    return finish("failFinal", RecordState.FAILED_FINAL, id, token, result, ttl);
+    return finishCall(RecordState.FAILED_FINAL, id, token, result, ttl).block();
   }
 
-  private boolean finish(
-      String op, RecordState state, RecordId id, long token, byte[] result, Duration ttl) {
+  /** {@link #complete} or {@link #failFinal}, as {@code state} says. */
+  Call<Boolean> finishCall(
+      RecordState state, RecordId id, long token, byte[] result, Duration ttl) {
     Objects.requireNonNull(result, "result");
     Arguments.positive("ttl", ttl);
-    boolean done =
-        update(
-            op,
+    return changing(
+        id,
+        updateCall(
+            state == RecordState.COMPLETED ? "complete" : "failFinal",
             sql.finish,
             id,
             token,
@@ -378,20 +395,29 @@ final class JdbcOperations implements IdempotencyStore {
               ps.setBytes(2, result);
               ps.setLong(3, micros(ttl));
               return 4;
-            });
-    if (done) {
-      feed.changed(id);
-    }
-    return done;
+            }));
   }
 
   @Override
   public boolean release(RecordId id, long token) {
-    boolean done = update("release", sql.release, id, token, ps -> 1);
-    if (done) {
-      feed.changed(id);
-    }
-    return done;
+    return releaseCall(id, token).block();
+  }
+
+  Call<Boolean> releaseCall(RecordId id, long token) {
+    return changing(id, updateCall("release", sql.release, id, token, ps -> 1));
+  }
+
+  /** {@code call}, telling waiters on {@code id} once it changed the record. */
+  private Call<Boolean> changing(RecordId id, Call<Boolean> call) {
+    return new Call<>(
+        call.name,
+        call.work,
+        done -> {
+          if (done) {
+            feed.changed(id);
+          }
+          return done;
+        });
   }
 
   /**
@@ -402,12 +428,13 @@ final class JdbcOperations implements IdempotencyStore {
    */
   @Override
   public boolean endLease(RecordId id, long token) {
+    return endLeaseCall(id, token).block();
+  }
+
+  Call<Boolean> endLeaseCall(RecordId id, long token) {
     Objects.requireNonNull(id, "id");
-    boolean done = run("endLease", session -> dialect.endLease(session, sql, id, token));
-    if (done) {
-      feed.changed(id);
-    }
-    return done;
+    return changing(
+        id, new Call<>("endLease", session -> dialect.endLease(session, sql, id, token), d -> d));
   }
 
   @Override
@@ -482,8 +509,13 @@ final class JdbcOperations implements IdempotencyStore {
 
   /** Runs one fenced single-statement transition; the binder fills the leading parameters. */
   private boolean update(String op, String statement, RecordId id, long token, Binder binder) {
+    return updateCall(op, statement, id, token, binder).block();
+  }
+
+  private Call<Boolean> updateCall(
+      String op, String statement, RecordId id, long token, Binder binder) {
     Objects.requireNonNull(id, "id");
-    return run(
+    return new Call<>(
         op,
         session -> {
           int changed;
@@ -494,42 +526,67 @@ final class JdbcOperations implements IdempotencyStore {
           }
           session.commitIfOwned();
           return changed == 1;
-        });
+        },
+        done -> done);
   }
 
   private <T> T run(String op, Session.SqlWork<T> work) {
-    TransactionControl control = connections.control();
+    boolean retries = connections.control() != TransactionControl.CALLER;
     for (int attempt = 1; ; attempt++) {
-      Connection connection;
       try {
-        connection = connections.open();
+        return connections.run(work, timeoutSeconds);
       } catch (SQLException e) {
-        throw Failures.unavailable(op, dialect.table, e);
-      }
-      T result;
-      try {
-        result = work.run(new Session(connection, timeoutSeconds, control));
-      } catch (SQLException e) {
-        connections.release(connection, e);
-        boolean retry =
-            control != TransactionControl.CALLER
-                && attempt < MAX_TRANSACTION_ATTEMPTS
-                && dialect.isRetryable(e);
-        if (!retry) {
+        if (!(retries && attempt < MAX_TRANSACTION_ATTEMPTS && dialect.isRetryable(e))) {
           throw Failures.unavailable(op, dialect.table, e);
         }
-        continue;
-      } catch (RuntimeException | Error e) {
-        connections.release(connection, e instanceof Exception x ? x : null);
-        throw e;
       }
-      try {
-        // With a group commit, this waits until a commit covering the operation is durable.
-        connections.done(connection);
-      } catch (SQLException e) {
-        throw Failures.unavailable(op, dialect.table, e);
-      }
-      return result;
+    }
+  }
+
+  /**
+   * One operation, written once for both APIs: its work on a connection, and what follows once that
+   * work is durable (telling waiters).
+   */
+  final class Call<T> {
+    private final String name;
+    private final Session.SqlWork<T> work;
+    private final UnaryOperator<T> then;
+
+    Call(String name, Session.SqlWork<T> work, UnaryOperator<T> then) {
+      this.name = name;
+      this.work = work;
+      this.then = then;
+    }
+
+    /** Runs the operation on the calling thread. */
+    T block() {
+      return then.apply(run(name, work));
+    }
+
+    /**
+     * Queues the operation for {@code writer} and goes on with its answer on {@code blocking}, so
+     * that nothing the caller chains runs on the writer's thread.
+     */
+    CompletionStage<T> start(EmbeddedConnection writer, Executor blocking) {
+      return writer
+          .submit(work)
+          .handleAsync(
+              (value, failure) -> {
+                if (failure == null) {
+                  return then.apply(value);
+                }
+                if (failure instanceof SQLException e) {
+                  throw Failures.unavailable(name, dialect.table, e);
+                }
+                if (failure instanceof RuntimeException e) {
+                  throw e;
+                }
+                if (failure instanceof Error e) {
+                  throw e;
+                }
+                throw new IllegalStateException(failure);
+              },
+              blocking);
     }
   }
 

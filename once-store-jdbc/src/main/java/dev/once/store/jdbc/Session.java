@@ -4,18 +4,40 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One operation's use of a connection: every statement it prepares carries the query timeout, and
  * {@code control} says who ends its transactions: the store (its own connection), the caller
- * (transactional mode), or the connection's group commit (the embedded store).
+ * (transactional mode), or the connection's group commit (the embedded store). Where the connection
+ * is the embedded store's own, {@code statements} keeps its statements prepared between operations.
  */
-record Session(Connection connection, int timeoutSeconds, TransactionControl control) {
+record Session(
+    Connection connection,
+    int timeoutSeconds,
+    TransactionControl control,
+    @Nullable StatementCache statements) {
 
+  Session(Connection connection, int timeoutSeconds, TransactionControl control) {
+    this(connection, timeoutSeconds, control, null);
+  }
+
+  /**
+   * A statement for {@code sql}, to be closed by the caller; where statements are cached, closing
+   * keeps it prepared for the next operation.
+   */
   PreparedStatement prepare(String sql) throws SQLException {
+    if (statements != null) {
+      return statements.prepare(sql);
+    }
     PreparedStatement ps = connection.prepareStatement(sql);
     ps.setQueryTimeout(timeoutSeconds);
     return ps;
+  }
+
+  /** This session on {@code other}, a wrapper of its connection (tests count through one). */
+  Session on(Connection other) {
+    return new Session(other, timeoutSeconds, control);
   }
 
   /**
@@ -66,7 +88,7 @@ record Session(Connection connection, int timeoutSeconds, TransactionControl con
    */
   Session joined() {
     return control == TransactionControl.OWN
-        ? new Session(connection, timeoutSeconds, TransactionControl.CALLER)
+        ? new Session(connection, timeoutSeconds, TransactionControl.CALLER, statements)
         : this;
   }
 

@@ -121,7 +121,11 @@ final class SqliteDialect extends Dialect {
 
   @Override
   Instant time(ResultSet rs, String column) throws SQLException {
-    long micros = rs.getLong(column);
+    return instant(rs.getLong(column));
+  }
+
+  /** The instant of {@code micros} since the epoch, the store's unit of time. */
+  static Instant instant(long micros) {
     return Instant.ofEpochSecond(
         Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000L);
   }

@@ -6,9 +6,6 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -25,10 +22,6 @@ final class CountingConnections implements Connections {
   final AtomicInteger executed = new AtomicInteger();
 
   private final Connections delegate;
-
-  /** The delegate's connection behind each counting one handed out. */
-  private final Map<Connection, Connection> originals =
-      Collections.synchronizedMap(new IdentityHashMap<>());
 
   CountingConnections(Connections delegate) {
     this.delegate = delegate;
@@ -87,22 +80,10 @@ final class CountingConnections implements Connections {
   }
 
   @Override
-  public Connection open() throws SQLException {
+  public <T> T run(Session.SqlWork<T> work, int timeoutSeconds) throws SQLException {
     opened.incrementAndGet();
-    Connection original = delegate.open();
-    Connection counting = counting(original);
-    originals.put(counting, original);
-    return counting;
-  }
-
-  @Override
-  public void done(Connection connection) throws SQLException {
-    delegate.done(originals.remove(connection));
-  }
-
-  @Override
-  public void release(Connection connection, Exception failure) {
-    delegate.release(originals.remove(connection), failure);
+    return delegate.run(
+        session -> work.run(session.on(counting(session.connection()))), timeoutSeconds);
   }
 
   @Override

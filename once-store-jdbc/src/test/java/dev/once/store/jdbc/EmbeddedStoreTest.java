@@ -11,7 +11,6 @@ import dev.once.store.RecordState;
 import dev.once.store.StoreFullException;
 import dev.once.store.StoreUnavailableException;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -172,18 +171,19 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
 
   /** Runs a pragma on the store's own connection and returns its first value, if any. */
   private long pragma(String sql) throws SQLException {
-    Connections connections = ((JdbcStore) store).connections;
-    Connection c = connections.open();
-    try (Statement s = c.createStatement()) {
-      if (!s.execute(sql)) {
-        return 0;
-      }
-      try (ResultSet rs = s.getResultSet()) {
-        return rs.next() ? rs.getLong(1) : 0;
-      }
-    } finally {
-      connections.release(c, null);
-    }
+    return ((JdbcStore) store)
+        .connections.run(
+            session -> {
+              try (Statement s = session.connection().createStatement()) {
+                if (!s.execute(sql)) {
+                  return 0L;
+                }
+                try (ResultSet rs = s.getResultSet()) {
+                  return rs.next() ? rs.getLong(1) : 0L;
+                }
+              }
+            },
+            1);
   }
 
   @Test
@@ -196,24 +196,212 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
     long start = System.nanoTime();
     assertTimeoutPreemptively(
         Duration.ofSeconds(20),
-        () -> {
-          Connection c = connections.open();
-          try (Statement s = c.createStatement()) {
+        () ->
             assertThatThrownBy(
                     () ->
-                        s.executeQuery(
-                            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n"))
+                        connections.run(
+                            session -> {
+                              try (Statement s = session.connection().createStatement()) {
+                                return s.executeQuery(
+                                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n");
+                              }
+                            },
+                            1))
                 .isInstanceOf(SQLException.class)
-                .hasMessageContaining("interrupt");
-          } finally {
-            connections.release(c, null);
-          }
-        });
+                .hasMessageContaining("interrupt"));
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
     RecordId id = newId();
     ClaimResult.Claimed c = (ClaimResult.Claimed) bounded.claim(request(id, LEASE));
     assertThat(bounded.complete(id, c.token(), new byte[] {1}, TTL)).isTrue();
     bounded.close();
+  }
+
+  /**
+   * The writer thread is busy with one operation for longer than the timeout: a claim still queued
+   * behind it is taken back and refused, and never runs later.
+   */
+  @Test
+  void anOperationTheWriterCannotTakeInTimeIsTakenBackAndNeverRuns() throws Exception {
+    EmbeddedStore bounded =
+        EmbeddedStore.builder(dir.resolve("busy")).queryTimeout(Duration.ofSeconds(1)).build();
+    try {
+      CountDownLatch holding = new CountDownLatch(1);
+      CompletableFuture<Boolean> hold =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return bounded.connections.run(
+                      session -> {
+                        holding.countDown();
+                        // Java work: SQLite's progress handler cannot interrupt it.
+                        try {
+                          Thread.sleep(2_500);
+                        } catch (InterruptedException e) {
+                          throw new SQLException(e);
+                        }
+                        return true;
+                      },
+                      1);
+                } catch (SQLException e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
+      RecordId id = newId();
+      assertThatThrownBy(() -> bounded.claim(request(id, LEASE)))
+          .isInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("busy");
+      assertThat(hold.get(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(bounded.get(id)).as("the claim taken back").isEmpty();
+    } finally {
+      bounded.close();
+    }
+  }
+
+  /** An operation that throws an Error fails alone; the writer thread goes on with the next. */
+  @Test
+  void anErrorInOneOperationLeavesTheWriterServingTheNext() {
+    Connections connections = ((JdbcStore) store).connections;
+    assertThatThrownBy(
+            () ->
+                connections.run(
+                    session -> {
+                      throw new StackOverflowError("an operation's defect");
+                    },
+                    1))
+        .isInstanceOf(StackOverflowError.class);
+    RecordId id = newId();
+    ClaimResult.Claimed c = claim(id, LEASE);
+    assertThat(store.complete(id, c.token(), new byte[] {1}, TTL)).isTrue();
+  }
+
+  /**
+   * An asynchronous call's answer goes on on the caller's executor, never on the writer thread: a
+   * blocking store call made from it (a listener's, a codec's) would otherwise wait for itself.
+   */
+  @Test
+  void whatFollowsAnAsynchronousCallRunsOnTheCallersExecutorSoItMayCallTheStoreAgain()
+      throws Exception {
+    Connections connections = ((JdbcStore) store).connections;
+    ExecutorService callers = Executors.newSingleThreadExecutor(r -> new Thread(r, "caller"));
+    try {
+      // The writer is held until the claim's continuation is in place, so that the continuation
+      // runs where the answer is delivered, not on this thread.
+      CountDownLatch holding = new CountDownLatch(1);
+      CountDownLatch chained = new CountDownLatch(1);
+      CompletableFuture<Boolean> hold =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return connections.run(
+                      session -> {
+                        holding.countDown();
+                        try {
+                          return chained.await(5, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                          throw new SQLException(e);
+                        }
+                      },
+                      1);
+                } catch (SQLException e) {
+                  throw new IllegalStateException(e);
+                }
+              });
+      assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
+      RecordId id = newId();
+      String[] thread = new String[1];
+      CompletableFuture<Boolean> completed =
+          store
+              .claimAsync(request(id, LEASE), callers)
+              .thenApply(
+                  claim -> {
+                    thread[0] = Thread.currentThread().getName();
+                    return store.complete(
+                        id, ((ClaimResult.Claimed) claim).token(), new byte[] {1}, TTL);
+                  })
+              .toCompletableFuture();
+      chained.countDown();
+      assertThat(hold.get(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(completed.get(20, TimeUnit.SECONDS)).isTrue();
+      assertThat(thread[0]).isEqualTo("caller");
+    } finally {
+      callers.shutdownNow();
+    }
+  }
+
+  /**
+   * A replay of a finished record is answered from memory while the writer is busy, and a kept
+   * record stops answering once it expires: the next claim of its key is a fresh one.
+   */
+  @Test
+  void aFinishedRecordIsReplayedWithoutTheWriterUntilItExpires() throws Exception {
+    RecordId id = newId();
+    ClaimResult.Claimed first = claim(id, LEASE);
+    Duration ttl = Duration.ofMillis(1_500);
+    assertThat(store.complete(id, first.token(), new byte[] {7}, ttl)).isTrue();
+    assertThat(store.claim(request(id, LEASE))).isInstanceOf(ClaimResult.Existing.class);
+
+    Connections connections = ((JdbcStore) store).connections;
+    CountDownLatch holding = new CountDownLatch(1);
+    CountDownLatch replayed = new CountDownLatch(1);
+    CompletableFuture<Boolean> hold =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return connections.run(
+                    session -> {
+                      holding.countDown();
+                      try {
+                        return replayed.await(5, TimeUnit.SECONDS);
+                      } catch (InterruptedException e) {
+                        throw new SQLException(e);
+                      }
+                    },
+                    1);
+              } catch (SQLException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
+    assertThat(store.claim(request(id, LEASE)))
+        .as("a replay while the writer is held")
+        .isInstanceOfSatisfying(
+            ClaimResult.Existing.class, e -> assertThat(e.record().result()).containsExactly(7));
+    assertThat(store.get(id)).get().extracting(r -> r.state()).isEqualTo(RecordState.COMPLETED);
+    replayed.countDown();
+    assertThat(hold.get(10, TimeUnit.SECONDS)).as("the writer was still held").isTrue();
+
+    sleep(ttl);
+    assertThat(store.get(id)).as("expired").isEmpty();
+    ClaimResult.Claimed again = claim(id, LEASE);
+    assertThat(again.token()).isGreaterThan(first.token());
+  }
+
+  /** The finished records kept in memory stay within their bound, whatever is read. */
+  @Test
+  void theFinishedRecordsKeptInMemoryStayWithinTheirBound() {
+    FinishedRecords kept = new FinishedRecords(java.time.Clock.systemUTC(), 64 * 1024);
+    List<RecordId> ids = new ArrayList<>();
+    for (int i = 0; i < 200; i++) {
+      RecordId id = newId();
+      ids.add(id);
+      java.time.Instant now = java.time.Instant.now();
+      kept.keep(
+          new ClaimResult.Existing(
+              new dev.once.store.IdempotencyRecord(
+                  id,
+                  RecordState.COMPLETED,
+                  FP,
+                  i,
+                  now,
+                  now.plus(TTL),
+                  null,
+                  new byte[1024],
+                  now,
+                  now)));
+    }
+    long answered = ids.stream().filter(id -> kept.get(id) != null).count();
+    assertThat(answered).isPositive().isLessThanOrEqualTo(64 * 1024 / (1024 + 256));
   }
 
   @Test

@@ -5,7 +5,6 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link Connections} that, once armed, commits the next transaction and then throws as if the
@@ -36,16 +35,17 @@ final class LosingCommitAnswers implements Connections {
   }
 
   @Override
-  public Connection open() throws SQLException {
-    Connection connection = delegate.open();
+  public <T> T run(Session.SqlWork<T> work, int timeoutSeconds) throws SQLException {
+    return delegate.run(
+        session -> work.run(session.on(losing(session.connection()))), timeoutSeconds);
+  }
+
+  private Connection losing(Connection connection) {
     return (Connection)
         Proxy.newProxyInstance(
             getClass().getClassLoader(),
-            new Class<?>[] {Connection.class, Unwrapped.class},
+            new Class<?>[] {Connection.class},
             (proxy, method, args) -> {
-              if (method.getDeclaringClass() == Unwrapped.class) {
-                return connection;
-              }
               Object answer;
               try {
                 answer = method.invoke(connection, args);
@@ -60,22 +60,7 @@ final class LosingCommitAnswers implements Connections {
   }
 
   @Override
-  public void done(Connection connection) throws SQLException {
-    delegate.done(((Unwrapped) connection).original());
-  }
-
-  @Override
-  public void release(Connection connection, @Nullable Exception failure) {
-    delegate.release(((Unwrapped) connection).original(), failure);
-  }
-
-  @Override
   public TransactionControl control() {
     return delegate.control();
-  }
-
-  /** The connection behind a proxy, for handing it back to the pool it came from. */
-  interface Unwrapped {
-    Connection original();
   }
 }
