@@ -225,32 +225,13 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
     EmbeddedStore bounded =
         EmbeddedStore.builder(dir.resolve("busy")).queryTimeout(Duration.ofSeconds(1)).build();
     try {
-      CountDownLatch holding = new CountDownLatch(1);
-      CompletableFuture<Boolean> hold =
-          CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  return bounded.connections.run(
-                      session -> {
-                        holding.countDown();
-                        // Java work: SQLite's progress handler cannot interrupt it.
-                        try {
-                          Thread.sleep(2_500);
-                        } catch (InterruptedException e) {
-                          throw new SQLException(e);
-                        }
-                        return true;
-                      },
-                      1);
-                } catch (SQLException e) {
-                  throw new IllegalStateException(e);
-                }
-              });
-      assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
+      CountDownLatch release = new CountDownLatch(1);
+      CompletableFuture<Boolean> hold = holdWriter(bounded, release);
       RecordId id = newId();
       assertThatThrownBy(() -> bounded.claim(request(id, LEASE)))
           .isInstanceOf(StoreUnavailableException.class)
           .hasMessageContaining("busy");
+      release.countDown();
       assertThat(hold.get(10, TimeUnit.SECONDS)).isTrue();
       assertThat(bounded.get(id)).as("the claim taken back").isEmpty();
     } finally {
@@ -282,32 +263,12 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
   @Test
   void whatFollowsAnAsynchronousCallRunsOnTheCallersExecutorSoItMayCallTheStoreAgain()
       throws Exception {
-    Connections connections = ((JdbcStore) store).connections;
     ExecutorService callers = Executors.newSingleThreadExecutor(r -> new Thread(r, "caller"));
     try {
       // The writer is held until the claim's continuation is in place, so that the continuation
       // runs where the answer is delivered, not on this thread.
-      CountDownLatch holding = new CountDownLatch(1);
       CountDownLatch chained = new CountDownLatch(1);
-      CompletableFuture<Boolean> hold =
-          CompletableFuture.supplyAsync(
-              () -> {
-                try {
-                  return connections.run(
-                      session -> {
-                        holding.countDown();
-                        try {
-                          return chained.await(5, TimeUnit.SECONDS);
-                        } catch (InterruptedException e) {
-                          throw new SQLException(e);
-                        }
-                      },
-                      1);
-                } catch (SQLException e) {
-                  throw new IllegalStateException(e);
-                }
-              });
-      assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
+      CompletableFuture<Boolean> hold = holdWriter((JdbcStore) store, chained);
       RecordId id = newId();
       String[] thread = new String[1];
       CompletableFuture<Boolean> completed =
@@ -341,28 +302,8 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
     assertThat(store.complete(id, first.token(), new byte[] {7}, ttl)).isTrue();
     assertThat(store.claim(request(id, LEASE))).isInstanceOf(ClaimResult.Existing.class);
 
-    Connections connections = ((JdbcStore) store).connections;
-    CountDownLatch holding = new CountDownLatch(1);
     CountDownLatch replayed = new CountDownLatch(1);
-    CompletableFuture<Boolean> hold =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return connections.run(
-                    session -> {
-                      holding.countDown();
-                      try {
-                        return replayed.await(5, TimeUnit.SECONDS);
-                      } catch (InterruptedException e) {
-                        throw new SQLException(e);
-                      }
-                    },
-                    1);
-              } catch (SQLException e) {
-                throw new IllegalStateException(e);
-              }
-            });
-    assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue();
+    CompletableFuture<Boolean> hold = holdWriter((JdbcStore) store, replayed);
     assertThat(store.claim(request(id, LEASE)))
         .as("a replay while the writer is held")
         .isInstanceOfSatisfying(
@@ -402,6 +343,36 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
     }
     long answered = ids.stream().filter(id -> kept.get(id) != null).count();
     assertThat(answered).isPositive().isLessThanOrEqualTo(64 * 1024 / (1024 + 256));
+  }
+
+  /**
+   * Holds {@code store}'s writer thread with an operation of the test's own until {@code release}
+   * counts down (at most 5 s; Java work, which SQLite's progress handler cannot interrupt); returns
+   * once the writer holds it. The future answers whether it was released in time.
+   */
+  private static CompletableFuture<Boolean> holdWriter(JdbcStore store, CountDownLatch release)
+      throws InterruptedException {
+    CountDownLatch holding = new CountDownLatch(1);
+    CompletableFuture<Boolean> hold =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                return store.connections.run(
+                    session -> {
+                      holding.countDown();
+                      try {
+                        return release.await(5, TimeUnit.SECONDS);
+                      } catch (InterruptedException e) {
+                        throw new SQLException(e);
+                      }
+                    },
+                    1);
+              } catch (SQLException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+    assertThat(holding.await(5, TimeUnit.SECONDS)).as("the writer is held").isTrue();
+    return hold;
   }
 
   @Test
