@@ -11,8 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
@@ -54,10 +55,11 @@ import org.sqlite.SQLiteException;
  * So a progress handler, called every {@value #PROGRESS_STEPS} virtual machine steps, interrupts
  * any statement of an operation that has run longer than the timeout; the statement fails with
  * {@code SQLITE_INTERRUPT}, and the batch is rolled back as above if SQLite rolled it back. Commits
- * are never interrupted: a sync is not SQLite work the handler sees. A caller waits for the writer
- * to take its operation at most the timeout, like a pool's connection timeout, and then takes it
- * back, so it never ran; once taken, at most twice the timeout more for the commit, after which its
- * outcome is unknown, like a lost commit reply.
+ * are never interrupted: a sync is not SQLite work the handler sees. A watchdog thread bounds every
+ * caller's wait, blocking or asynchronous: an operation the writer has not taken within the timeout
+ * (like a pool's connection timeout) is taken back, so it never runs, and fails; one taken but not
+ * answered within three times the timeout (a sync that does not return) fails with its outcome
+ * unknown, like a lost commit reply.
  */
 final class EmbeddedConnection implements Connections {
 
@@ -71,8 +73,9 @@ final class EmbeddedConnection implements Connections {
   private final Connection connection;
   private final StatementCache statements;
   private final Session session;
-  private final long timeoutMillis;
+  private final long timeoutNanos;
   private final Thread writer;
+  private final ScheduledExecutorService watchdog;
 
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition queued = lock.newCondition();
@@ -82,6 +85,9 @@ final class EmbeddedConnection implements Connections {
 
   /** Guarded by {@link #lock}. */
   private boolean closed;
+
+  /** The batch the writer is running, for the watchdog. */
+  private volatile List<Task<?>> running = List.of();
 
   /** When the operation the writer runs must be done, by {@link System#nanoTime()}. */
   private volatile long runningUntil = NOT_RUNNING;
@@ -100,7 +106,7 @@ final class EmbeddedConnection implements Connections {
     config.setLockingMode(SQLiteConfig.LockingMode.EXCLUSIVE);
     config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
     config.setBusyTimeout(1_000);
-    this.timeoutMillis = TimeUnit.SECONDS.toMillis(timeoutSeconds);
+    this.timeoutNanos = TimeUnit.SECONDS.toNanos(timeoutSeconds);
     this.connection = config.createConnection(url);
     try {
       Function.create(
@@ -132,6 +138,16 @@ final class EmbeddedConnection implements Connections {
     this.session = new Session(connection, timeoutSeconds, TransactionControl.BATCH, statements);
     this.writer = new Thread(this::write, "once-embedded-store-writer");
     writer.setDaemon(true);
+    this.watchdog =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "once-embedded-store-watchdog");
+              t.setDaemon(true);
+              return t;
+            });
+    // A round every quarter of the timeout: a late operation fails at most that much late.
+    long round = Math.max(1, timeoutNanos / 4);
+    watchdog.scheduleWithFixedDelay(this::police, round, round, TimeUnit.NANOSECONDS);
     writer.start();
   }
 
@@ -149,27 +165,16 @@ final class EmbeddedConnection implements Connections {
     Task<T> task = submit(work);
     boolean interrupted = false;
     try {
-      long taken = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-      long answered = taken + TimeUnit.MILLISECONDS.toNanos(2 * timeoutMillis);
-      // An interrupt does not cut the wait short: a worker being cancelled must still learn its
-      // operation's outcome (the store's other clients do the same); it is kept for the caller.
+      // Bounded by the watchdog. An interrupt does not cut the wait short: a worker being
+      // cancelled must still learn its operation's outcome (the store's other clients do the
+      // same); it is kept for the caller.
       while (true) {
-        long deadline = task.taken ? answered : taken;
         try {
-          return task.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+          return task.get();
         } catch (InterruptedException e) {
           interrupted = true;
         } catch (ExecutionException e) {
           throw rethrown(e.getCause());
-        } catch (TimeoutException e) {
-          if (deadline == answered) {
-            throw new SQLTransientConnectionException(
-                "the embedded store's commit did not finish in time");
-          }
-          if (takeBack(task)) {
-            throw new SQLTransientConnectionException(
-                "the embedded store stayed busy for " + timeoutMillis + " ms");
-          }
         }
       }
     } finally {
@@ -180,9 +185,9 @@ final class EmbeddedConnection implements Connections {
   }
 
   /**
-   * {@code work}, queued for the writer: the future completes on the writer thread, once the
-   * operation's changes are durable, and fails with what {@link #run} would throw, but for waits
-   * (the caller bounds those).
+   * {@code work}, queued for the writer: the future completes on the writer thread once the
+   * operation's changes are durable, or fails with what {@link #run} would throw; the watchdog
+   * fails it if the writer does not take it or answer it in time.
    */
   <T> Task<T> submit(Session.SqlWork<T> work) {
     Task<T> task = new Task<>(work);
@@ -208,13 +213,39 @@ final class EmbeddedConnection implements Connections {
     return TransactionControl.BATCH;
   }
 
-  /** Whether {@code task} was still queued, and now never runs. */
-  private boolean takeBack(Task<?> task) {
-    lock.lock();
+  /**
+   * The watchdog's round: an operation queued longer than the timeout is taken back, so it never
+   * runs, and fails as busy; one taken but not answered within three times the timeout of being
+   * queued (a sync that does not return) fails with its outcome unknown, like a lost commit reply.
+   * Both APIs are bounded so, and no caller's thread has to wait to bound them.
+   */
+  private void police() {
     try {
-      return queue.remove(task);
-    } finally {
-      lock.unlock();
+      long now = System.nanoTime();
+      List<Task<?>> late = new ArrayList<>();
+      lock.lock();
+      try {
+        // Queued in order, so the first one young enough ends the search.
+        while (!queue.isEmpty() && now - queue.peek().queuedAt > timeoutNanos) {
+          late.add(queue.poll());
+        }
+      } finally {
+        lock.unlock();
+      }
+      for (Task<?> task : late) {
+        task.completeExceptionally(
+            new SQLTransientConnectionException(
+                "the embedded store stayed busy for " + timeoutNanos / 1_000_000 + " ms"));
+      }
+      for (Task<?> task : running) {
+        if (!task.isDone() && now - task.queuedAt > 3 * timeoutNanos) {
+          task.completeExceptionally(
+              new SQLTransientConnectionException(
+                  "the embedded store's commit did not finish in time"));
+        }
+      }
+    } catch (RuntimeException e) {
+      // Never let one round end the rounds: scheduleWithFixedDelay would run no more of them.
     }
   }
 
@@ -230,6 +261,8 @@ final class EmbeddedConnection implements Connections {
       batch.clear();
       ran.clear();
     }
+    running = List.of();
+    watchdog.shutdownNow();
     statements.closeAll();
     try {
       connection.close();
@@ -248,11 +281,9 @@ final class EmbeddedConnection implements Connections {
         }
         queued.awaitUninterruptibly();
       }
-      for (Task<?> task : queue) {
-        task.taken = true;
-        batch.add(task);
-      }
+      batch.addAll(queue);
       queue.clear();
+      running = List.copyOf(batch);
       return true;
     } finally {
       lock.unlock();
@@ -261,6 +292,9 @@ final class EmbeddedConnection implements Connections {
 
   /** Runs one operation in the open transaction; those that ran are added to {@code ran}. */
   private void runOne(Task<?> task, List<Task<?>> ran) {
+    if (task.isDone()) {
+      return; // the watchdog answered it: it did not run, which is one outcome it allowed
+    }
     if (!inTransaction) {
       try {
         begin();
@@ -271,7 +305,7 @@ final class EmbeddedConnection implements Connections {
         return;
       }
     }
-    runningUntil = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    runningUntil = System.nanoTime() + timeoutNanos;
     try {
       task.run(session);
       ran.add(task);
@@ -368,7 +402,7 @@ final class EmbeddedConnection implements Connections {
       return;
     }
     boolean interrupted = false;
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2 * timeoutMillis);
+    long deadline = System.nanoTime() + 2 * timeoutNanos;
     while (writer.isAlive() && System.nanoTime() - deadline < 0) {
       try {
         TimeUnit.NANOSECONDS.timedJoin(writer, Math.max(1, deadline - System.nanoTime()));
@@ -399,8 +433,8 @@ final class EmbeddedConnection implements Connections {
     private final Session.SqlWork<T> work;
     private @Nullable T result;
 
-    /** Whether the writer took it from the queue; written under the lock, read by the caller. */
-    volatile boolean taken;
+    /** When it was queued, by {@link System#nanoTime()}. */
+    final long queuedAt = System.nanoTime();
 
     Task(Session.SqlWork<T> work) {
       this.work = work;

@@ -218,7 +218,7 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
 
   /**
    * The writer thread is busy with one operation for longer than the timeout: a claim still queued
-   * behind it is taken back and refused, and never runs later.
+   * behind it, blocking or asynchronous, is taken back and refused, and never runs later.
    */
   @Test
   void anOperationTheWriterCannotTakeInTimeIsTakenBackAndNeverRuns() throws Exception {
@@ -228,12 +228,20 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
       CountDownLatch release = new CountDownLatch(1);
       CompletableFuture<Boolean> hold = holdWriter(bounded, release);
       RecordId id = newId();
+      RecordId asyncId = newId();
+      CompletableFuture<ClaimResult> async =
+          bounded.claimAsync(request(asyncId, LEASE), Runnable::run).toCompletableFuture();
       assertThatThrownBy(() -> bounded.claim(request(id, LEASE)))
           .isInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("busy");
+      assertThatThrownBy(() -> async.get(5, TimeUnit.SECONDS))
+          .as("the asynchronous claim, with no thread of the caller's waiting to bound it")
+          .hasCauseInstanceOf(StoreUnavailableException.class)
           .hasMessageContaining("busy");
       release.countDown();
       assertThat(hold.get(10, TimeUnit.SECONDS)).isTrue();
       assertThat(bounded.get(id)).as("the claim taken back").isEmpty();
+      assertThat(bounded.get(asyncId)).as("the asynchronous claim taken back").isEmpty();
     } finally {
       bounded.close();
     }
