@@ -13,6 +13,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -151,6 +152,71 @@ class UpstreamFidelityTest {
         assertThat(answer.statusCode()).isEqualTo(Integer.parseInt(status.substring(0, 3)));
         assertThat(answer.body()).isEmpty();
       }
+    }
+  }
+
+  /**
+   * The same bytes in the very write of a bodiless answer's head, sent before the upstream read the
+   * request's body: the answer is complete while the request is still being sent, and the bytes
+   * after it must not be read as a second answer to the same request. Found by {@link
+   * HostileTrafficTest} (a 204 relayed as the smuggled 200, with the 204's fields).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"204 No Content", "304 Not Modified"})
+  void aSecondAnswerInTheBytesOfABodilessOneGivenBeforeTheBodyIsNeverRelayed(String status)
+      throws Exception {
+    String smuggled = "HTTP/1.1 200 OK\r\nX-Act: smuggled\r\nContent-Length: 8\r\n\r\nsmuggled";
+    try (RawUpstream upstream =
+            RawUpstream.answeringBeforeTheBody(
+                "HTTP/1.1 "
+                    + status
+                    + "\r\nX-Act: first\r\nContent-Length: "
+                    + smuggled.length()
+                    + "\r\n\r\n"
+                    + smuggled);
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      // Under the route's limit, and more than the sockets' buffers take before the upstream reads.
+      String body = "{\"pad\":\"" + "x".repeat(900 << 10) + "\"}";
+      for (int i = 0; i < 3; i++) {
+        HttpResponse<String> answer = gw.client.postJson("/payments/early/" + i, key(), body);
+
+        assertThat(answer.headers().firstValue("X-Act"))
+            .as("answer %d", i)
+            .isNotEqualTo(Optional.of("smuggled"));
+        assertThat(answer.statusCode())
+            .as("answer %d", i)
+            .isIn(Integer.parseInt(status.substring(0, 3)), 502);
+      }
+    }
+  }
+
+  /** As above, with the request's body still arriving from the client when the answer is whole. */
+  @Test
+  void aSecondAnswerInTheBytesOfABodilessOneGivenWhileTheBodyStreamsIsNeverRelayed()
+      throws Exception {
+    String smuggled = "HTTP/1.1 200 OK\r\nX-Act: smuggled\r\nContent-Length: 8\r\n\r\nsmuggled";
+    try (RawUpstream upstream =
+            RawUpstream.answeringBeforeTheBody(
+                "HTTP/1.1 204 No Content\r\nX-Act: first\r\nContent-Length: "
+                    + smuggled.length()
+                    + "\r\n\r\n"
+                    + smuggled);
+        TestGateway gw = TestGateway.start("--upstream", upstream.url());
+        java.net.Socket client = new java.net.Socket("127.0.0.1", gw.gateway.port())) {
+      client.setSoTimeout(10_000);
+      java.io.OutputStream out = client.getOutputStream();
+      out.write(
+          ("POST /unkeyed HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                  + "Content-Length: 12\r\n\r\n{\"a\":")
+              .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      out.flush();
+      Thread.sleep(500);
+      out.write("\"bcde\"}".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      out.flush();
+      String head = HostileClients.readHead(client.getInputStream());
+
+      assertThat(head).doesNotContain("smuggled");
+      assertThat(head).matches("(?s)HTTP/1.1 (204|502) .*");
     }
   }
 
