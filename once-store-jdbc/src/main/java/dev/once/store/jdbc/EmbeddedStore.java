@@ -147,9 +147,9 @@ public final class EmbeddedStore extends JdbcStore {
   /** Closes the file; waiters are woken so that they re-read and see the store is closed. */
   @Override
   public void close() {
+    finished.close();
     super.close();
     connection.close();
-    finished.clear();
   }
 
   /** Options of an {@link EmbeddedStore}. */

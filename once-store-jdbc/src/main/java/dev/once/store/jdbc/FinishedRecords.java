@@ -38,6 +38,9 @@ final class FinishedRecords {
   private final AtomicLong bytes = new AtomicLong();
   private final ReentrantLock trimming = new ReentrantLock();
 
+  /** Set once the store closes: nothing is answered or kept after that. */
+  private volatile boolean closed;
+
   FinishedRecords(Clock clock, long maxBytes) {
     this.clock = clock;
     this.maxBytes = maxBytes;
@@ -46,7 +49,7 @@ final class FinishedRecords {
   /** The kept record of {@code id} as the store's clock sees it now, or null if none is live. */
   @Nullable IdempotencyRecord get(RecordId id) {
     IdempotencyRecord kept = byId.get(id);
-    if (kept == null) {
+    if (kept == null || closed) {
       return null;
     }
     Instant now = SqliteDialect.instant(SqliteDialect.micros(clock.instant()));
@@ -83,7 +86,7 @@ final class FinishedRecords {
 
   private void keep(IdempotencyRecord record) {
     byte[] result = record.result();
-    if (!record.state().isTerminal() || result == null) {
+    if (!record.state().isTerminal() || result == null || closed) {
       return;
     }
     long size = cost(record);
@@ -120,8 +123,12 @@ final class FinishedRecords {
     }
   }
 
-  /** Forgets every record (the store is closing). */
-  void clear() {
+  /**
+   * Forgets every record for good (the store is closing): a closed store answers nothing, not even
+   * a replay it could.
+   */
+  void close() {
+    closed = true;
     byId.clear();
     bytes.set(0);
   }

@@ -29,8 +29,11 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The store contract over JDBC, written once: each operation runs the dialect's SQL with a query
@@ -565,28 +568,46 @@ final class JdbcOperations implements IdempotencyStore {
 
     /**
      * Queues the operation for {@code writer} and goes on with its answer on {@code blocking}, so
-     * that nothing the caller chains runs on the writer's thread.
+     * that nothing the caller chains runs on the writer's thread. If {@code blocking} refuses, the
+     * operation has run but its caller cannot go on: its outcome is unknown, told as the store
+     * being unavailable, and still off the writer's thread (on the common pool).
      */
     CompletionStage<T> start(EmbeddedConnection writer, Executor blocking) {
-      return writer
+      CompletableFuture<T> answer = new CompletableFuture<>();
+      writer
           .submit(work)
-          .handleAsync(
+          .whenComplete(
               (value, failure) -> {
-                if (failure == null) {
-                  return then.apply(value);
+                try {
+                  blocking.execute(() -> settle(answer, value, failure));
+                } catch (RejectedExecutionException e) {
+                  ForkJoinPool.commonPool()
+                      .execute(
+                          () ->
+                              answer.completeExceptionally(
+                                  new StoreUnavailableException(
+                                      "no thread free to go on after the store answered "
+                                          + name
+                                          + "; its outcome is unknown",
+                                      e)));
                 }
-                if (failure instanceof SQLException e) {
-                  throw Failures.unavailable(name, dialect.table, e);
-                }
-                if (failure instanceof RuntimeException e) {
-                  throw e;
-                }
-                if (failure instanceof Error e) {
-                  throw e;
-                }
-                throw new IllegalStateException(failure);
-              },
-              blocking);
+              });
+      return answer;
+    }
+
+    private void settle(
+        CompletableFuture<T> answer, @Nullable T value, @Nullable Throwable failure) {
+      try {
+        if (failure == null) {
+          answer.complete(then.apply(value));
+        } else if (failure instanceof SQLException e) {
+          answer.completeExceptionally(Failures.unavailable(name, dialect.table, e));
+        } else {
+          answer.completeExceptionally(failure);
+        }
+      } catch (RuntimeException | Error e) {
+        answer.completeExceptionally(e);
+      }
     }
   }
 

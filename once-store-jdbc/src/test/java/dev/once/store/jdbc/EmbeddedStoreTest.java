@@ -304,26 +304,33 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
    */
   @Test
   void aFinishedRecordIsReplayedWithoutTheWriterUntilItExpires() throws Exception {
-    RecordId id = newId();
-    ClaimResult.Claimed first = claim(id, LEASE);
-    Duration ttl = Duration.ofMillis(1_500);
-    assertThat(store.complete(id, first.token(), new byte[] {7}, ttl)).isTrue();
-    assertThat(store.claim(request(id, LEASE))).isInstanceOf(ClaimResult.Existing.class);
+    // The store's own clock, moved by the test: a slow machine cannot expire the record early.
+    dev.once.tck.FakeClock clock = dev.once.tck.FakeClock.create();
+    EmbeddedStore timed = EmbeddedStore.builder(dir.resolve("timed")).clock(clock).build();
+    try {
+      RecordId id = newId();
+      ClaimResult.Claimed first = (ClaimResult.Claimed) timed.claim(request(id, LEASE));
+      Duration ttl = Duration.ofMinutes(1);
+      assertThat(timed.complete(id, first.token(), new byte[] {7}, ttl)).isTrue();
+      assertThat(timed.claim(request(id, LEASE))).isInstanceOf(ClaimResult.Existing.class);
 
-    CountDownLatch replayed = new CountDownLatch(1);
-    CompletableFuture<Boolean> hold = holdWriter((JdbcStore) store, replayed);
-    assertThat(store.claim(request(id, LEASE)))
-        .as("a replay while the writer is held")
-        .isInstanceOfSatisfying(
-            ClaimResult.Existing.class, e -> assertThat(e.record().result()).containsExactly(7));
-    assertThat(store.get(id)).get().extracting(r -> r.state()).isEqualTo(RecordState.COMPLETED);
-    replayed.countDown();
-    assertThat(hold.get(10, TimeUnit.SECONDS)).as("the writer was still held").isTrue();
+      CountDownLatch replayed = new CountDownLatch(1);
+      CompletableFuture<Boolean> hold = holdWriter(timed, replayed);
+      assertThat(timed.claim(request(id, LEASE)))
+          .as("a replay while the writer is held")
+          .isInstanceOfSatisfying(
+              ClaimResult.Existing.class, e -> assertThat(e.record().result()).containsExactly(7));
+      assertThat(timed.get(id)).get().extracting(r -> r.state()).isEqualTo(RecordState.COMPLETED);
+      replayed.countDown();
+      assertThat(hold.get(10, TimeUnit.SECONDS)).as("the writer was still held").isTrue();
 
-    sleep(ttl);
-    assertThat(store.get(id)).as("expired").isEmpty();
-    ClaimResult.Claimed again = claim(id, LEASE);
-    assertThat(again.token()).isGreaterThan(first.token());
+      clock.advance(ttl);
+      assertThat(timed.get(id)).as("expired").isEmpty();
+      ClaimResult.Claimed again = (ClaimResult.Claimed) timed.claim(request(id, LEASE));
+      assertThat(again.token()).isGreaterThan(first.token());
+    } finally {
+      timed.close();
+    }
   }
 
   /** The finished records kept in memory stay within their bound, whatever is read. */
@@ -385,7 +392,47 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
 
   @Test
   void operationsOnAClosedStoreAreRefused() {
+    RecordId finished = newId();
+    ClaimResult.Claimed c = claim(finished, LEASE);
+    assertThat(store.complete(finished, c.token(), new byte[] {1}, TTL)).isTrue();
+    assertThat(store.get(finished)).as("read once, so kept in memory").isPresent();
     store.close();
     assertThatThrownBy(() -> store.get(newId())).isInstanceOf(StoreUnavailableException.class);
+    assertThatThrownBy(() -> store.get(finished))
+        .as("a replay the store kept in memory")
+        .isInstanceOf(StoreUnavailableException.class);
+    assertThatThrownBy(() -> store.claim(request(finished, LEASE)))
+        .isInstanceOf(StoreUnavailableException.class);
+  }
+
+  /**
+   * An executor that refuses what follows a call's answer leaves the call's outcome unknown: the
+   * caller learns it as the store being unavailable, never on the writer's thread.
+   */
+  @Test
+  void anExecutorThatRefusesTheAnswerLeavesTheStoreUnavailableOffTheWritersThread()
+      throws Exception {
+    String[] thread = new String[1];
+    CompletableFuture<String> failed =
+        store
+            .claimAsync(
+                request(newId(), LEASE),
+                r -> {
+                  throw new java.util.concurrent.RejectedExecutionException("full");
+                })
+            .handle(
+                (claim, failure) -> {
+                  thread[0] = Thread.currentThread().getName();
+                  Throwable cause =
+                      failure instanceof java.util.concurrent.CompletionException
+                          ? failure.getCause()
+                          : failure;
+                  return cause == null ? "answered" : cause.getClass().getSimpleName();
+                })
+            .toCompletableFuture();
+    assertThat(failed.get(10, TimeUnit.SECONDS)).isEqualTo("StoreUnavailableException");
+    assertThat(thread[0]).isNotEqualTo("once-embedded-store-writer");
+    // The writer still serves the next call.
+    claim(newId(), LEASE);
   }
 }
