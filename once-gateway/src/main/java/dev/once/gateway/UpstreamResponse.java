@@ -1,5 +1,6 @@
 package dev.once.gateway;
 
+import dev.once.http.Headers;
 import dev.once.http.StoredResponse;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -15,6 +16,7 @@ import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +40,11 @@ import org.slf4j.LoggerFactory;
  * status is no final one, a listener throws) ends the exchange as done without a stored response,
  * never as "maybe not run".
  *
+ * <p>The answer is the head as it stood when it was complete ({@link #headers}), never the response
+ * object read later: Jetty's client parses bytes that arrive after a complete answer, while the
+ * request is still being sent, against the same exchange, and sets their status on the response it
+ * already delivered (as 12.0.16's {@code HttpReceiverOverHTTP.startResponse} does).
+ *
  * <p>Jetty catches what a listener throws and goes on without it, which would leave the client
  * unanswered, the lease heartbeated and the reservation held: so each listener here catches its own
  * failures and ends the exchange itself.
@@ -51,6 +58,9 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
   private final int cap;
   private volatile boolean sent;
   private volatile boolean began;
+
+  /** The status and fields of the answer, taken when its head was complete; null before. */
+  private volatile @Nullable Head head;
 
   /** The response's Content-Length, or -1: the buffer never grows past it. */
   private volatile long declaredLength = -1;
@@ -111,7 +121,9 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
             new Undeliverable(
                 GatewayProblem.UPSTREAM_HEADERS_TOO_LARGE,
                 "response headers of " + bytes + " bytes, over the limit"));
+        return;
       }
+      head = new Head(status, ProxyExchange.headersOf(response.getHeaders()));
     } catch (RuntimeException | Error e) {
       response.abort(e);
     }
@@ -165,15 +177,13 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
     // Record that before the first byte goes to the client: a client holding the whole body may
     // retry at once, and must learn that this response is gone (409 response-unavailable), not that
     // the request still runs. Writes wait for the record; a second settle only finishes the answer.
+    Head answer = headOf(response);
     CompletableFuture<Void> recorded = new CompletableFuture<>();
-    exchange.settle(Endings.streamed(response.getStatus()), () -> recorded.complete(null));
+    exchange.settle(Endings.streamed(answer.status()), () -> recorded.complete(null));
     synchronized (this) {
       writes = writes.thenCompose(v -> recorded);
     }
-    exchange.writeHead(
-        response.getStatus(),
-        ProxyExchange.headersOf(response.getHeaders()),
-        response.getHeaders().getLongField("Content-Length"));
+    exchange.writeHead(answer.status(), answer.fields(), declaredLength);
     if (size > 0) {
       // An empty write would send the head on its own.
       streamed = size;
@@ -206,10 +216,11 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
       ended.whenComplete(
           (v, failure) -> exchange.settle(Endings.UNAVAILABLE, () -> exchange.complete(failure)));
     } else {
+      Head head = headOf(response);
       StoredResponse answer =
           new StoredResponse(
-              response.getStatus(),
-              ProxyExchange.headersOf(response.getHeaders()),
+              head.status(),
+              head.fields(),
               size == buffer.length ? buffer : Arrays.copyOf(buffer, size));
       exchange.settle(Endings.record(answer), () -> exchange.answer(answer));
     }
@@ -306,6 +317,23 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
     buffer = Arrays.copyOf(buffer, capacity);
     return true;
   }
+
+  /**
+   * The answer's head as it was when complete. Jetty delivers content and completion only after the
+   * head listener, which either took it or aborted the response, so a missing head is a broken
+   * promise of the client's, answered as an upstream protocol error.
+   */
+  private Head headOf(Response response) {
+    Head taken = head;
+    if (taken == null) {
+      throw new Undeliverable(
+          GatewayProblem.UPSTREAM_PROTOCOL_ERROR, "status " + response.getStatus() + " unread");
+    }
+    return taken;
+  }
+
+  /** A response's status and fields, as they were when its head was complete. */
+  private record Head(int status, Headers fields) {}
 
   /** Answers the problem, or, if a failure came after the client's answer began, cuts it. */
   private void answerOrCut(GatewayProblem problem, Throwable failure) {

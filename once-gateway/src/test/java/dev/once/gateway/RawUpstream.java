@@ -29,6 +29,7 @@ final class RawUpstream implements AutoCloseable {
   private final ServerSocket server;
   private final byte[] response;
   private final byte[] late;
+  private final byte[] afterAPause;
   private final boolean resetAfterHead;
   private final boolean closeAfterResponse;
   private final boolean answerBeforeBody;
@@ -41,7 +42,7 @@ final class RawUpstream implements AutoCloseable {
   }
 
   RawUpstream(String response, String late) throws IOException {
-    this(response, late, false, false, false);
+    this(response, late, "", false, false, false);
   }
 
   /**
@@ -49,7 +50,7 @@ final class RawUpstream implements AutoCloseable {
    * reading the body: it had the request, while the sender may still be writing it.
    */
   static RawUpstream resettingAfterTheHead() throws IOException {
-    return new RawUpstream("", "", true, false, false);
+    return new RawUpstream("", "", "", true, false, false);
   }
 
   /**
@@ -57,7 +58,7 @@ final class RawUpstream implements AutoCloseable {
    * its status line, when the bytes promise more than they hold.
    */
   static RawUpstream closingAfter(String response) throws IOException {
-    return new RawUpstream(response, "", false, true, false);
+    return new RawUpstream(response, "", "", false, true, false);
   }
 
   /**
@@ -66,12 +67,25 @@ final class RawUpstream implements AutoCloseable {
    * response, complete before the request is.
    */
   static RawUpstream answeringBeforeTheBody(String response) throws IOException {
-    return new RawUpstream(response, "", false, true, true);
+    return answeringBeforeTheBody(response, "");
   }
+
+  /**
+   * As {@link #answeringBeforeTheBody(String)}, with more bytes written {@value #PAUSE_MILLIS} ms
+   * after the response, still before the body is read: bytes that reach the client in a read of
+   * their own, after the response is complete and while the request is still being sent.
+   */
+  static RawUpstream answeringBeforeTheBody(String response, String afterAPause)
+      throws IOException {
+    return new RawUpstream(response, "", afterAPause, false, true, true);
+  }
+
+  private static final long PAUSE_MILLIS = 200;
 
   private RawUpstream(
       String response,
       String late,
+      String afterAPause,
       boolean resetAfterHead,
       boolean closeAfterResponse,
       boolean answerBeforeBody)
@@ -79,6 +93,7 @@ final class RawUpstream implements AutoCloseable {
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     this.response = response.getBytes(StandardCharsets.ISO_8859_1);
     this.late = late.getBytes(StandardCharsets.ISO_8859_1);
+    this.afterAPause = afterAPause.getBytes(StandardCharsets.ISO_8859_1);
     this.resetAfterHead = resetAfterHead;
     this.closeAfterResponse = closeAfterResponse;
     this.answerBeforeBody = answerBeforeBody;
@@ -127,8 +142,10 @@ final class RawUpstream implements AutoCloseable {
         }
         heads.add(head);
         int length = 0;
+        boolean chunked = false;
         for (String line : head.split("\r\n")) {
           String lower = line.toLowerCase(Locale.ROOT);
+          chunked |= lower.equals("transfer-encoding: chunked");
           if (lower.startsWith("content-length:")) {
             length = Integer.parseInt(line.substring(15).trim());
           } else if (lower.startsWith("idempotency-key:")) {
@@ -143,8 +160,17 @@ final class RawUpstream implements AutoCloseable {
         if (answerBeforeBody) {
           out.write(response);
           out.flush();
+          if (afterAPause.length > 0) {
+            sleep();
+            out.write(afterAPause);
+            out.flush();
+          }
           // Read what comes, so that closing resets nothing the gateway has yet to read.
-          in.readNBytes(length);
+          if (chunked) {
+            HostileClients.readChunked(in, Integer.MAX_VALUE);
+          } else {
+            in.readNBytes(length);
+          }
           return;
         }
         in.readNBytes(length);
@@ -159,6 +185,15 @@ final class RawUpstream implements AutoCloseable {
       }
     } catch (IOException e) {
       // the gateway closed the connection
+    }
+  }
+
+  private static void sleep() throws IOException {
+    try {
+      Thread.sleep(PAUSE_MILLIS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException(e);
     }
   }
 
