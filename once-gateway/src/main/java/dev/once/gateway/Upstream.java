@@ -16,15 +16,20 @@ import org.eclipse.jetty.client.BytesRequestContent;
 import org.eclipse.jetty.client.ContinueProtocolHandler;
 import org.eclipse.jetty.client.EarlyHintsProtocolHandler;
 import org.eclipse.jetty.client.HttpClient;
+import org.eclipse.jetty.client.Origin;
 import org.eclipse.jetty.client.ProcessingProtocolHandler;
 import org.eclipse.jetty.client.Request;
-import org.eclipse.jetty.client.transport.HttpClientTransportOverHTTP;
+import org.eclipse.jetty.client.Response;
 import org.eclipse.jetty.http.HttpCookieStore;
+import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.io.EndPoint;
 import org.eclipse.jetty.io.ManagedSelector;
+import org.eclipse.jetty.util.ProcessorUtils;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.jspecify.annotations.Nullable;
 
@@ -65,8 +70,16 @@ final class Upstream implements AutoCloseable {
       Set.of("host", "content-length", "expect", "once-scope", "once-token");
 
   private final HttpClient client;
-  private final URI base;
-  private final int port;
+
+  /** The upstream's origin: each request starts from it, so none parses it again. */
+  private final URI origin;
+
+  /**
+   * The {@code Host} field every request carries, as Jetty would derive it from the origin: set
+   * here, so Jetty does not build and parse each request's whole URI to find it.
+   */
+  private final HttpField host;
+
   private final String basePath;
   private final long timeoutMillis;
   private final int maxHeaderBytes;
@@ -76,9 +89,10 @@ final class Upstream implements AutoCloseable {
 
   private Upstream(HttpClient client, GatewayConfig config) {
     URI base = config.upstream();
+    int port = base.getPort() >= 0 ? base.getPort() : base.getScheme().equals("https") ? 443 : 80;
     this.client = client;
-    this.base = base;
-    this.port = base.getPort() >= 0 ? base.getPort() : base.getScheme().equals("https") ? 443 : 80;
+    this.origin = URI.create(new Origin(base.getScheme(), base.getHost(), port).asString());
+    this.host = new HttpField(HttpHeader.HOST, origin.getRawAuthority());
     this.basePath = base.getRawPath() == null ? "" : base.getRawPath();
     this.timeoutMillis = config.upstreamTimeout().toMillis();
     this.maxHeaderBytes = config.maxHeaderBytes();
@@ -97,12 +111,14 @@ final class Upstream implements AutoCloseable {
           }
         };
     connector.setConnectTimeout(config.upstreamConnectTimeout());
-    connector.setSelectors(1);
+    // Responses are handled on the selector that read them (UpstreamTransport): as many selectors
+    // as Jetty's server gives the client side, so one thread is not every response's only lane.
+    connector.setSelectors(Math.max(1, Math.min(4, ProcessorUtils.availableProcessors() / 2)));
     QueuedThreadPool threads = new QueuedThreadPool(64, 2);
     threads.setName("once-upstream");
     threads.setDaemon(true);
     connector.setExecutor(threads);
-    HttpClient client = new HttpClient(new HttpClientTransportOverHTTP(connector));
+    HttpClient client = new HttpClient(new UpstreamTransport(connector));
     client.setExecutor(threads);
     client.setFollowRedirects(false);
     // A body without a Content-Type goes upstream without one.
@@ -134,7 +150,7 @@ final class Upstream implements AutoCloseable {
   static void faithful(HttpClient client) {
     client.getContentDecoderFactories().clear();
     client.getProtocolHandlers().clear();
-    client.getProtocolHandlers().put(new ContinueProtocolHandler());
+    client.getProtocolHandlers().put(new ContinueOnly());
     client.getProtocolHandlers().put(new ProcessingProtocolHandler());
     client.getProtocolHandlers().put(new EarlyHintsProtocolHandler());
   }
@@ -152,15 +168,18 @@ final class Upstream implements AutoCloseable {
       // (a '|' or '{' in a query) and the request would fail as "not sent" on every retry.
       request =
           client
-              .newRequest(base.getHost(), port)
-              .scheme(base.getScheme())
+              .newRequest(origin)
               .path(
                   basePath
                       + exchange.request.getHttpURI().getPath()
                       + (query == null ? "" : "?" + query))
               .method(exchange.method)
               .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
-              .headers(h -> copyHeaders(exchange, h, forwarding));
+              .headers(
+                  h -> {
+                    h.put(host);
+                    copyHeaders(exchange, h, forwarding);
+                  });
       Request.Content body = bodyOf(exchange, request);
       if (body != null) {
         request.body(body);
@@ -254,6 +273,18 @@ final class Upstream implements AutoCloseable {
   @Override
   public void close() throws Exception {
     client.stop();
+  }
+
+  /**
+   * Jetty's handler of {@code 100 Continue}, asked only about a 100. It also takes any answer to a
+   * request that expects one, to end the wait for the go-ahead, and so reads every request's fields
+   * for {@code Expect} on every response; the gateway never sends {@code Expect} upstream.
+   */
+  private static final class ContinueOnly extends ContinueProtocolHandler {
+    @Override
+    public boolean accept(Request request, Response response) {
+      return response.getStatus() == HttpStatus.CONTINUE_100 && super.accept(request, response);
+    }
   }
 
   /**
