@@ -103,7 +103,8 @@ public final class Gateway implements AutoCloseable {
               .storeThreads(config.storeThreads())
               .build();
       HttpIdempotency http = idempotency(config, once);
-      purger = Purger.builder(records).interval(config.purgeInterval()).start();
+      Purger.Builder purging = Purger.builder(records).interval(config.purgeInterval());
+      purger = config.store().expiresRecordsItself() ? purging.build() : purging.start();
       upstream = Upstream.start(config);
       BufferBudget budget =
           new BufferBudget(config.maxBufferedBytes(), config.maxBufferedBytesPerClient());

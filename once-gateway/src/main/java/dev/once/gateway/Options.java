@@ -165,7 +165,7 @@ final class Options {
           new Option(
               "purge-interval",
               "1m",
-              "how often expired records are purged",
+              "how often expired records are purged (not on Redis, which expires them itself)",
               (b, v) -> b.purgeInterval(Durations.parse(v))),
           new Option(
               "access-log",

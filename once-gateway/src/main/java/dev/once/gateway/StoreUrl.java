@@ -25,6 +25,16 @@ sealed interface StoreUrl {
   String kind();
 
   /**
+   * Whether the store deletes expired records by itself, so the gateway purges only when asked
+   * ({@code POST /admin/purge}), never every {@code purge-interval}: Redis expires each record's
+   * key, and a purge there is a pass over every key under the prefix, which with millions of live
+   * records kept Redis busy for seconds each time.
+   */
+  default boolean expiresRecordsItself() {
+    return this instanceof Redis || this instanceof RedisCluster;
+  }
+
+  /**
    * Where it is, without user or password: host:port[/database], the seeds, or "data directory".
    */
   String address();

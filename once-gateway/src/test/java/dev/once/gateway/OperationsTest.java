@@ -6,12 +6,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.http.ProblemType;
 import dev.once.tck.Eventually;
+import dev.once.tck.RequiredServices;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.Socket;
 import java.net.URLEncoder;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -79,6 +87,61 @@ class OperationsTest {
       HttpResponse<String> upstreamHealth = gw.client.get("/health");
 
       assertThat(upstreamHealth.body()).contains("pay_");
+    }
+  }
+
+  /**
+   * Redis expires records by itself, and a purge there is a pass over every key under the prefix:
+   * the gateway runs one only when asked, never every {@code purge-interval}. Redis's MONITOR shows
+   * every SCAN under this gateway's own prefix.
+   */
+  @Test
+  void onRedisTheGatewayPurgesOnlyWhenAsked() throws Exception {
+    RequiredServices.requireReachable("Redis", "127.0.0.1", 6379);
+    String table = "once_purge_" + UUID.randomUUID().toString().replace("-", "");
+    List<String> scans = new CopyOnWriteArrayList<>();
+    try (Socket monitor = new Socket("127.0.0.1", 6379)) {
+      monitor.getOutputStream().write("MONITOR\r\n".getBytes(StandardCharsets.US_ASCII));
+      BufferedReader lines =
+          new BufferedReader(
+              new InputStreamReader(monitor.getInputStream(), StandardCharsets.ISO_8859_1));
+      assertThat(lines.readLine()).isEqualTo("+OK");
+      Thread reader =
+          new Thread(
+              () -> {
+                try {
+                  for (String line; (line = lines.readLine()) != null; ) {
+                    if (line.contains("\"SCAN\"") && line.contains(table)) {
+                      scans.add(line);
+                    }
+                  }
+                } catch (IOException closed) {
+                  // the test is over
+                }
+              });
+      reader.setDaemon(true);
+      reader.start();
+      try (TestGateway gw =
+          TestGateway.start(
+              "--store",
+              "redis://127.0.0.1:6379",
+              "--store-table",
+              table,
+              "--purge-interval",
+              "1s",
+              "--admin-token",
+              TOKEN)) {
+        Thread.sleep(2_500); // a round at the start, and two more intervals
+
+        assertThat(scans).as("scans before anyone asked").isEmpty();
+
+        HttpResponse<String> purged =
+            gw.management()
+                .send(admin("/admin/purge", TOKEN).POST(HttpRequest.BodyPublishers.noBody()));
+        assertThat(purged.body()).isEqualTo("{\"purged\":0}");
+        Eventually.assertThat(
+            "the purge asked for scanned", Duration.ofSeconds(5), () -> !scans.isEmpty());
+      }
     }
   }
 

@@ -201,19 +201,8 @@ class UpstreamFidelityTest {
                     + smuggled.length()
                     + "\r\n\r\n"
                     + smuggled);
-        TestGateway gw = TestGateway.start("--upstream", upstream.url());
-        java.net.Socket client = new java.net.Socket("127.0.0.1", gw.gateway.port())) {
-      client.setSoTimeout(10_000);
-      java.io.OutputStream out = client.getOutputStream();
-      out.write(
-          ("POST /unkeyed HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-                  + "Content-Length: 12\r\n\r\n{\"a\":")
-              .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-      out.flush();
-      Thread.sleep(500);
-      out.write("\"bcde\"}".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
-      out.flush();
-      String head = HostileClients.readHead(client.getInputStream());
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      String head = postStreaming(gw, 500);
 
       assertThat(head).doesNotContain("smuggled");
       assertThat(head).matches("(?s)HTTP/1.1 (204|502) .*");
@@ -239,8 +228,22 @@ class UpstreamFidelityTest {
             + "\r\nX-Act: first\r\nContent-Length: "
             + (code.equals("200") ? "2\r\n\r\nok" : smuggled.length() + "\r\n\r\n");
     try (RawUpstream upstream = RawUpstream.answeringBeforeTheBody(first, smuggled);
-        TestGateway gw = TestGateway.start("--upstream", upstream.url());
-        java.net.Socket client = new java.net.Socket("127.0.0.1", gw.gateway.port())) {
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      // The answer is whole at once, the second comes 200 ms later, the body's end after both.
+      String head = postStreaming(gw, 1_000);
+
+      assertThat(head).doesNotContain("smuggled");
+      assertThat(head).startsWith("HTTP/1.1 " + code + " ");
+      assertThat(head).contains("X-Act: first");
+    }
+  }
+
+  /**
+   * Sends a POST without a key whose chunked body streams upstream as it comes: one chunk, then the
+   * last after {@code pauseMillis}; returns the response's head.
+   */
+  private static String postStreaming(TestGateway gw, long pauseMillis) throws Exception {
+    try (java.net.Socket client = new java.net.Socket("127.0.0.1", gw.gateway.port())) {
       client.setSoTimeout(10_000);
       java.io.OutputStream out = client.getOutputStream();
       out.write(
@@ -248,16 +251,10 @@ class UpstreamFidelityTest {
                   + "Transfer-Encoding: chunked\r\n\r\n5\r\n{\"a\":\r\n")
               .getBytes(StandardCharsets.US_ASCII));
       out.flush();
-      // A chunked body streams upstream. The answer is whole at once, the second comes 200 ms
-      // later, the body's end after both.
-      Thread.sleep(1_000);
+      Thread.sleep(pauseMillis);
       out.write("7\r\n\"bcde\"}\r\n0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
       out.flush();
-      String head = HostileClients.readHead(client.getInputStream());
-
-      assertThat(head).doesNotContain("smuggled");
-      assertThat(head).startsWith("HTTP/1.1 " + code + " ");
-      assertThat(head).contains("X-Act: first");
+      return HostileClients.readHead(client.getInputStream());
     }
   }
 

@@ -40,14 +40,17 @@ public final class Purger implements AutoCloseable {
   private final int batchSize;
   private final Duration interval;
   private final Duration pause;
-  private final ScheduledExecutorService executor;
+
+  /** Null for a purger that only purges when asked ({@link Builder#build()}). */
+  private final @Nullable ScheduledExecutorService executor;
+
   private final boolean ownsExecutor;
   private final Object lock = new Object();
   private @Nullable ScheduledFuture<?> next;
   private boolean closed;
   private long roundTotal;
 
-  private Purger(Builder b, ScheduledExecutorService executor, boolean ownsExecutor) {
+  private Purger(Builder b, @Nullable ScheduledExecutorService executor, boolean ownsExecutor) {
     this.store = b.store;
     this.batchSize = b.batchSize;
     this.interval = b.interval;
@@ -107,7 +110,9 @@ public final class Purger implements AutoCloseable {
   private void schedule(Duration delay) {
     synchronized (lock) {
       if (!closed) {
-        next = executor.schedule(this::batch, delay.toNanos(), TimeUnit.NANOSECONDS);
+        next =
+            Objects.requireNonNull(executor, "a purger that was started")
+                .schedule(this::batch, delay.toNanos(), TimeUnit.NANOSECONDS);
       }
     }
   }
@@ -124,7 +129,7 @@ public final class Purger implements AutoCloseable {
         next.cancel(false);
       }
     }
-    if (ownsExecutor) {
+    if (ownsExecutor && executor != null) {
       executor.shutdown();
     }
   }
@@ -176,6 +181,15 @@ public final class Purger implements AutoCloseable {
     public Builder executor(ScheduledExecutorService executor) {
       this.executor = Objects.requireNonNull(executor, "executor");
       return this;
+    }
+
+    /**
+     * A purger that deletes only when asked ({@link Purger#purgeNow()}), never on a schedule: for a
+     * store that deletes expired records by itself and where a round is a pass over every record,
+     * as on Redis (see its {@code purgeExpired}).
+     */
+    public Purger build() {
+      return new Purger(this, null, false);
     }
 
     /**

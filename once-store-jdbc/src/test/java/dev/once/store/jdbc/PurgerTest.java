@@ -76,6 +76,37 @@ class PurgerTest {
   }
 
   @Test
+  void aBuiltPurgerDeletesOnlyWhenAsked() throws Exception {
+    completed(15);
+    clock.advance(Duration.ofSeconds(2));
+    List<Integer> batches = new CopyOnWriteArrayList<>();
+    IdempotencyStore recording =
+        (IdempotencyStore)
+            Proxy.newProxyInstance(
+                getClass().getClassLoader(),
+                new Class<?>[] {IdempotencyStore.class},
+                (proxy, method, args) -> {
+                  Object result = method.invoke(store, args);
+                  if (method.getName().equals("purgeExpired")) {
+                    batches.add((Integer) result);
+                  }
+                  return result;
+                });
+    try (Purger purger =
+        Purger.builder(recording)
+            .batchSize(10)
+            .pause(Duration.ZERO)
+            .interval(Duration.ofMillis(10))
+            .build()) {
+      Thread.sleep(200); // twenty intervals: a scheduled purger would have run
+      assertThat(batches).as("nothing before it is asked").isEmpty();
+
+      assertThat(purger.purgeNow()).isEqualTo(15);
+      assertThat(batches).containsExactly(10, 5);
+    }
+  }
+
+  @Test
   void aStartedPurgerKeepsDeletingFullBatchesOnTheGivenExecutorAndLeavesItRunning()
       throws Exception {
     completed(35);
