@@ -58,6 +58,21 @@ class PurgerTest {
     return ids;
   }
 
+  /** The store, with the size of every batch it purged added to {@code batches}. */
+  IdempotencyStore recordingBatches(List<Integer> batches) {
+    return (IdempotencyStore)
+        Proxy.newProxyInstance(
+            getClass().getClassLoader(),
+            new Class<?>[] {IdempotencyStore.class},
+            (proxy, method, args) -> {
+              Object result = method.invoke(store, args);
+              if (method.getName().equals("purgeExpired")) {
+                batches.add((Integer) result);
+              }
+              return result;
+            });
+  }
+
   @Test
   void purgeNowDeletesEveryExpiredRecordInBatchesAndKeepsLiveOnes() throws Exception {
     completed(25);
@@ -80,18 +95,7 @@ class PurgerTest {
     completed(15);
     clock.advance(Duration.ofSeconds(2));
     List<Integer> batches = new CopyOnWriteArrayList<>();
-    IdempotencyStore recording =
-        (IdempotencyStore)
-            Proxy.newProxyInstance(
-                getClass().getClassLoader(),
-                new Class<?>[] {IdempotencyStore.class},
-                (proxy, method, args) -> {
-                  Object result = method.invoke(store, args);
-                  if (method.getName().equals("purgeExpired")) {
-                    batches.add((Integer) result);
-                  }
-                  return result;
-                });
+    IdempotencyStore recording = recordingBatches(batches);
     try (Purger purger =
         Purger.builder(recording)
             .batchSize(10)
@@ -113,18 +117,7 @@ class PurgerTest {
     clock.advance(Duration.ofSeconds(2));
     ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor();
     List<Integer> batches = new CopyOnWriteArrayList<>();
-    IdempotencyStore recording =
-        (IdempotencyStore)
-            Proxy.newProxyInstance(
-                getClass().getClassLoader(),
-                new Class<?>[] {IdempotencyStore.class},
-                (proxy, method, args) -> {
-                  Object result = method.invoke(store, args);
-                  if (method.getName().equals("purgeExpired")) {
-                    batches.add((Integer) result);
-                  }
-                  return result;
-                });
+    IdempotencyStore recording = recordingBatches(batches);
     try {
       try (Purger purger =
           Purger.builder(recording)
