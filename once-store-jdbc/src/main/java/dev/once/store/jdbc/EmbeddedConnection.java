@@ -17,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.sqlite.Function;
 import org.sqlite.ProgressHandler;
 import org.sqlite.SQLiteConfig;
@@ -62,6 +64,8 @@ import org.sqlite.SQLiteException;
  * unknown, like a lost commit reply.
  */
 final class EmbeddedConnection implements Connections {
+
+  private static final Logger log = LoggerFactory.getLogger(EmbeddedConnection.class);
 
   /**
    * SQLite virtual machine steps between two checks of the deadline: rare enough to cost nothing.
@@ -244,8 +248,10 @@ final class EmbeddedConnection implements Connections {
                   "the embedded store's commit did not finish in time"));
         }
       }
-    } catch (RuntimeException e) {
-      // Never let one round end the rounds: scheduleWithFixedDelay would run no more of them.
+    } catch (RuntimeException | Error e) {
+      // Never let one round end the rounds: scheduleWithFixedDelay would run no more of them, and
+      // every later wait for the writer would go unbounded.
+      log.error("the embedded store's watchdog round failed; the next one runs as planned", e);
     }
   }
 

@@ -186,7 +186,8 @@ public final class Purger implements AutoCloseable {
     /**
      * A purger that deletes only when asked ({@link Purger#purgeNow()}), never on a schedule: for a
      * store that deletes expired records by itself and where a round is a pass over every record,
-     * as on Redis (see its {@code purgeExpired}).
+     * as on Redis (see its {@code purgeExpired}). Of the options, only {@code batchSize} and {@code
+     * pause} apply to it.
      */
     public Purger build() {
       return new Purger(this, null, false);
