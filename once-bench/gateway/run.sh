@@ -10,12 +10,15 @@
 # all in one run, with wrk on loopback. Every POST carries a fresh Idempotency-Key (keys.lua) but in (g).
 # Each row also gives the serving process's own CPU time per request (utime+stime from /proc over the
 # measured requests; the upstream's for (a), nginx's worker's for (b), the gateway's for the rest),
-# and the upstream's. Before the rounds: the disk's sync time and SQLite's own floor for the
-# embedded store's claim+finish (sqlite_floor.py), on the disk the embedded store writes to.
+# and the upstream's; on Redis and PostgreSQL the store server's too; and the serving process's
+# context switches per request (its threads' voluntary and involuntary ones: each is a thread that
+# stopped, mostly to wait for another's hand-off). Before the rounds: the disk's sync time and
+# SQLite's own floor for the embedded store's claim+finish (sqlite_floor.py), on the disk the
+# embedded store writes to.
 #
 # Usage (from the repository root, after building the jar):
 #   mvn -B -q -pl once-gateway -am package -DskipTests
-#   once-bench/gateway/run.sh            # DURATION=10s ROUNDS=3 CONNECTIONS=50 THREADS=2 WARMUP=5s GATEWAY_WARMUP=20s
+#   once-bench/gateway/run.sh            # DURATION=10s ROUNDS=3 CONNECTIONS=50 THREADS=2 WARMUP=5s GATEWAY_WARMUP=40s
 #   CASES="b c e" JAR=/tmp/other.jar once-bench/gateway/run.sh   # some cases only, another build
 #   BASE_JAR=/tmp/old.jar once-bench/gateway/run.sh   # A/B: every gateway case also runs on BASE_JAR,
 #                                                     # right after, as "<case>@base", in the same round
@@ -35,9 +38,11 @@ HERE="$ROOT/once-bench/gateway"
 DURATION="${DURATION:-10s}"
 ROUNDS="${ROUNDS:-3}"
 WARMUP="${WARMUP:-5s}"
-# Each gateway case is a fresh JVM: on a busy machine its JIT needs far longer than nginx to reach
-# steady state (measured: 160 → 890 req/s over the first 25 s at load average 20).
-GATEWAY_WARMUP="${GATEWAY_WARMUP:-20s}"
+# Each gateway case is a fresh JVM: its JIT needs far longer than nginx to reach steady state
+# (measured: 160 → 890 req/s over the first 25 s at load average 20; on a quiet 2-core VM the C2
+# compiler still took a third of a core 20-30 s into the Redis case, and under a twentieth after
+# 40 s, -XX:+PrintCompilation).
+GATEWAY_WARMUP="${GATEWAY_WARMUP:-40s}"
 CONNECTIONS="${CONNECTIONS:-50}"
 THREADS="${THREADS:-2}"
 # nginx answering 201 (default), or java: the JDK HTTP server of DemoUpstream, as before 2026-11-28.
@@ -117,19 +122,39 @@ printf 'defaults:\n  methods: [DELETE]\n' >"$WORK/uncovered.yaml"
 RESULTS="$WORK/results.tsv"
 : >"$RESULTS"
 
-# CPU time (utime + stime, in clock ticks) a process has used so far.
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# CPU time (utime + stime, in clock ticks) processes have used so far, summed.
+cpu_ticks() {
+  local total=0 pid
+  for pid in "$@"; do total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0))); done
+  echo "$total"
+}
+# Context switches (voluntary and not) of a process's threads so far: each is a thread that stopped
+# running, mostly to wait for another's hand-off.
+switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ {n += $2} END {print n + 0}'; }
+# The store's server processes, if the case has one (STORE=redis|postgres): their CPU is the
+# machine's too.
+store_pids() {
+  case "${STORE:-}" in
+    redis) pgrep -x redis-server || true ;;
+    postgres) pgrep -x postgres || pgrep -f 'postgres:' || true ;;
+  esac
+}
 
 measure() { # name url [warm-up] [pid]   (BENCH_CYCLE=N: replays, see keys.lua)
   local name="$1" url="$2" warmup="${3:-$WARMUP}" pid="${4:-}" cycle="${BENCH_CYCLE:-0}" out
   BENCH_CYCLE="$cycle" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$warmup" -s "$HERE/keys.lua" "$url" >/dev/null 2>&1 || true
-  local before=0 after=0 up_before up_after
-  [ -n "$pid" ] && before="$(cpu_ticks "$pid")"
+  local before=0 after=0 up_before up_after cs_before=0 cs_after=0 st_before st_after stores
+  stores="$(store_pids)"
+  # shellcheck disable=SC2086
+  st_before="$(cpu_ticks $stores)"
+  [ -n "$pid" ] && before="$(cpu_ticks "$pid")" && cs_before="$(switches "$pid")"
   up_before="$(cpu_ticks "$UPSTREAM_PID")"
   out="$(BENCH_CYCLE="$cycle" BENCH_RUN="$name-$RANDOM$RANDOM" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency -s "$HERE/keys.lua" "$url")"
-  [ -n "$pid" ] && after="$(cpu_ticks "$pid")"
+  [ -n "$pid" ] && after="$(cpu_ticks "$pid")" && cs_after="$(switches "$pid")"
   up_after="$(cpu_ticks "$UPSTREAM_PID")"
-  local rps p50 p99 errors requests cpu="n/a" up_cpu="n/a"
+  # shellcheck disable=SC2086
+  st_after="$(cpu_ticks $stores)"
+  local rps p50 p99 errors requests cpu="n/a" up_cpu="n/a" cs="n/a" st_cpu="n/a"
   rps="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
   p50="$(awk '$1 == "50%" {print $2}' <<<"$out")"
   p99="$(awk '$1 == "99%" {print $2}' <<<"$out")"
@@ -138,11 +163,15 @@ measure() { # name url [warm-up] [pid]   (BENCH_CYCLE=N: replays, see keys.lua)
   if [ -n "$pid" ] && [ "${requests:-0}" -gt 0 ]; then
     # The serving process's own CPU per request, in microseconds: what the machine pays for it.
     cpu="$(per_request "$((after - before))" "$requests")"
+    cs="$(awk -v s="$((cs_after - cs_before))" -v n="$requests" 'BEGIN {printf "%.2f", s / n}')"
+  fi
+  if [ -n "$stores" ] && [ "${requests:-0}" -gt 0 ]; then
+    st_cpu="$(per_request "$((st_after - st_before))" "$requests")"
   fi
   if [ "${requests:-0}" -gt 0 ]; then
     up_cpu="$(per_request "$((up_after - up_before))" "$requests")"
   fi
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rps" "$p50" "$p99" "$cpu" "$up_cpu" "${errors:-0}" | tee -a "$RESULTS"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rps" "$p50" "$p99" "$cpu" "$up_cpu" "$st_cpu" "$cs" "${errors:-0}" | tee -a "$RESULTS"
 }
 
 per_request() { # ticks requests -> microseconds per request
@@ -188,7 +217,7 @@ run_gateway() { # jar name extra-args...
         "$(sort -g "$WORK/health-$name.txt" | tail -n 1)" "$(cat "$WORK/trickle-$name.log")" >&2
     fi
   else
-    printf '%s\tn/a\tn/a\tn/a\tn/a\tn/a\tgateway did not start (see log)\n' "$name" | tee -a "$RESULTS"
+    printf '%s\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tgateway did not start (see log)\n' "$name" | tee -a "$RESULTS"
     cat "$WORK/gateway-$name.log" >&2
   fi
   kill "$pid"; wait "$pid" 2>/dev/null || true
@@ -214,8 +243,8 @@ for round in $(seq 1 "$ROUNDS"); do
   if want d; then gateway "d-gateway-embedded" --store embedded; fi
   if want d2; then gateway "d2-gateway-embedded-process-crash" --store embedded --durability process-crash; fi
   if ! want e; then :
-  elif reachable 6379; then gateway "e-gateway-redis" --store redis://127.0.0.1:6379
-  else printf 'e-gateway-redis\tn/a\tn/a\tn/a\tn/a\tn/a\tRedis not reachable\n' | tee -a "$RESULTS"; fi
+  elif reachable 6379; then STORE=redis gateway "e-gateway-redis" --store redis://127.0.0.1:6379
+  else printf 'e-gateway-redis\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tRedis not reachable\n' | tee -a "$RESULTS"; fi
   if ! want f; then :
   elif reachable 5432; then
     # A table of its own per build: the two may not share a schema.
@@ -223,24 +252,24 @@ for round in $(seq 1 "$ROUNDS"); do
       [ "$build" = base ] && [ -z "${BASE_JAR:-}" ] && continue
       TABLE="once_gateway_bench_$$_${round}_$build"
       if [ "$build" = new ]; then jar="$JAR" name="f-gateway-postgres"; else jar="$BASE_JAR" name="f-gateway-postgres@base"; fi
-      run_gateway "$jar" "$name" --store postgres://postgres@127.0.0.1:5432/test --store-table "$TABLE"
+      STORE=postgres run_gateway "$jar" "$name" --store postgres://postgres@127.0.0.1:5432/test --store-table "$TABLE"
       if command -v psql >/dev/null; then
         psql -q -h 127.0.0.1 -U postgres -d test -c "DROP TABLE IF EXISTS $TABLE CASCADE; DROP SEQUENCE IF EXISTS ${TABLE}_seq" >/dev/null 2>&1 || true
       fi
     done
-  else printf 'f-gateway-postgres\tn/a\tn/a\tn/a\tn/a\tn/a\tPostgreSQL not reachable\n' | tee -a "$RESULTS"; fi
+  else printf 'f-gateway-postgres\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tPostgreSQL not reachable\n' | tee -a "$RESULTS"; fi
   if want g; then BENCH_CYCLE=64 gateway "g-gateway-embedded-replays" --store embedded; fi
   if want h; then SLOW_CLIENTS=1000 gateway "h-gateway-embedded-1000-slow-clients" --store embedded; fi
   # One client at a time: the latency each layer adds, with nothing queued behind it.
   if want b1; then THREADS=1 CONNECTIONS=1 measure "b1-nginx-one-client" "http://127.0.0.1:$NGINX_PORT/ping" "$WARMUP" "$(pgrep -P "$(cat "$WORK/nginx.pid")" | head -n 1)"; fi
   if want d1; then THREADS=1 CONNECTIONS=1 gateway "d1-gateway-embedded-one-client" --store embedded; fi
-  if want e1 && reachable 6379; then THREADS=1 CONNECTIONS=1 gateway "e1-gateway-redis-one-client" --store redis://127.0.0.1:6379; fi
+  if want e1 && reachable 6379; then STORE=redis THREADS=1 CONNECTIONS=1 gateway "e1-gateway-redis-one-client" --store redis://127.0.0.1:6379; fi
   if want g1; then THREADS=1 CONNECTIONS=1 BENCH_CYCLE=64 gateway "g1-gateway-embedded-replays-one-client" --store embedded; fi
 done
 
 echo >&2
 echo "median round per case (by req/s):" >&2
-printf 'case\treq/s\tp50\tp99\tcpu_us/req\tupstream_cpu_us/req\terrors\n'
+printf 'case\treq/s\tp50\tp99\tcpu_us/req\tupstream_cpu_us/req\tstore_cpu_us/req\tswitches/req\terrors\n'
 sort -t$'\t' -k1,1 -k2,2g "$RESULTS" | awk -F'\t' -v r="$ROUNDS" '
   { rows[$1] = rows[$1] $0 "\n"; n[$1]++ }
   END { for (c in rows) { split(rows[c], lines, "\n"); print lines[int((n[c] + 1) / 2)] } }' | sort

@@ -15,6 +15,7 @@ import java.io.PrintStream;
 import java.net.URI;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.eclipse.jetty.server.Server;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -184,6 +185,11 @@ public final class Gateway implements AutoCloseable {
 
   IdempotencyStore store() {
     return store.store();
+  }
+
+  /** The Jetty server of the proxy port, for tests of how it runs requests. */
+  Server proxyServer() {
+    return server.proxy;
   }
 
   /** Blocks until the gateway has stopped. */

@@ -46,7 +46,7 @@ final class GatewayServer {
       IdempotencyStore store,
       Purger purger,
       PrometheusMeterRegistry registry) {
-    QueuedThreadPool threads = new QueuedThreadPool(200, 8);
+    QueuedThreadPool threads = new ProxyThreads(200, 8);
     threads.setName("once-gateway");
     Server proxy = new Server(threads);
     proxy.setStopTimeout(config.stopTimeout().toMillis());

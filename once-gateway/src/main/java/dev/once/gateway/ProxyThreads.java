@@ -1,0 +1,44 @@
+package dev.once.gateway;
+
+import org.eclipse.jetty.io.Connection;
+import org.eclipse.jetty.util.thread.Invocable;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The proxy server's threads, with one exception to handing work to them: a client connection whose
+ * answer another thread has just completed goes on to its next request on that thread.
+ *
+ * <p>An answer is completed where the exchange ended: on the upstream client's selector, on the
+ * store's executor or on Redis's event loop, never on a thread of the proxy server. Jetty then
+ * resumes the client connection (it parses and starts the next request, already in its buffer for a
+ * keep-alive client) by handing it to the server's pool, a wake-up and a context switch per
+ * request. A connection of the proxy says it never blocks (the handler chain is non-blocking,
+ * {@link GatewayServer}), so the thread that completed the answer runs it instead, as Jetty's own
+ * selector would: parsing and starting a request ends at its first asynchronous step, so the
+ * completing thread is back at its own work within one request's parsing.
+ */
+final class ProxyThreads extends QueuedThreadPool {
+
+  private static final Logger log = LoggerFactory.getLogger(ProxyThreads.class);
+
+  ProxyThreads(int maxThreads, int minThreads) {
+    super(maxThreads, minThreads);
+  }
+
+  @Override
+  public void execute(Runnable task) {
+    if (task instanceof Connection
+        && Invocable.getInvocationType(task) == Invocable.InvocationType.NON_BLOCKING) {
+      try {
+        task.run();
+      } catch (Throwable failure) {
+        // What the pool would do with it: the completing thread has work of its own to go on with.
+        log.warn("Resuming a client connection failed: {}", task, failure);
+      }
+    } else {
+      super.execute(task);
+    }
+  }
+}
