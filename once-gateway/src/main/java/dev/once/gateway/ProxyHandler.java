@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  *
  * {@code handle} only starts the chain and returns: Jetty's threads serve connections, never wait.
  * It says so ({@link Handler.Abstract.NonBlocking}), and Jetty runs it on the thread that parsed
- * the request: no hand-off per request.
+ * the request: no hand-off per request. A keep-alive connection's next request starts on the thread
+ * that completed the answer before it ({@link ProxyThreads}).
  */
 final class ProxyHandler extends Handler.Abstract.NonBlocking {
 
