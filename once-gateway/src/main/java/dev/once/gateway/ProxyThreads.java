@@ -20,11 +20,19 @@ import org.slf4j.LoggerFactory;
  * thread is back at its own work after one request's parsing.
  *
  * <p>Only connections that say they never block run here; every other task (a selector's production
- * loop among them) goes to the pool.
+ * loop among them) goes to the pool. So does a resumption started from within others more than
+ * {@value #MAX_NESTED} deep on one thread (answers completed while that thread starts a request,
+ * e.g. queued exchanges failed at once): a chain of them must not grow a stack without bound.
  */
 final class ProxyThreads extends QueuedThreadPool {
 
   private static final Logger log = LoggerFactory.getLogger(ProxyThreads.class);
+
+  /** How many resumptions one thread may run inside each other before handing one to the pool. */
+  static final int MAX_NESTED = 4;
+
+  /** This thread's resumptions in progress. */
+  private static final ThreadLocal<int[]> nested = ThreadLocal.withInitial(() -> new int[1]);
 
   ProxyThreads(int maxThreads, int minThreads) {
     super(maxThreads, minThreads);
@@ -32,13 +40,18 @@ final class ProxyThreads extends QueuedThreadPool {
 
   @Override
   public void execute(Runnable task) {
+    int[] depth = nested.get();
     if (task instanceof Connection
-        && Invocable.getInvocationType(task) == Invocable.InvocationType.NON_BLOCKING) {
+        && Invocable.getInvocationType(task) == Invocable.InvocationType.NON_BLOCKING
+        && depth[0] < MAX_NESTED) {
+      depth[0]++;
       try {
         task.run();
       } catch (Throwable failure) {
         // What the pool would do with it: the completing thread has work of its own to go on with.
         log.warn("Resuming a client connection failed: {}", task, failure);
+      } finally {
+        depth[0]--;
       }
     } else {
       super.execute(task);

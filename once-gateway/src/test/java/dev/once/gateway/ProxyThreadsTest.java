@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -72,6 +74,31 @@ class ProxyThreadsTest extends GatewayTest {
     assertNotSame(Thread.currentThread(), task.get(10, TimeUnit.SECONDS));
   }
 
+  /**
+   * Resumptions started from within each other run on the thread up to the bound, and the rest on
+   * the pool: every one runs, and no thread's stack grows with the chain.
+   */
+  @Test
+  void aChainOfResumptionsIsHandedToThePoolPastTheBound() throws Exception {
+    int links = 50;
+    List<Resumption> chain = new ArrayList<>();
+    for (int i = 0; i < links; i++) {
+      chain.add(new Resumption(InvocationType.NON_BLOCKING, null));
+    }
+    for (int i = 0; i < links - 1; i++) {
+      chain.get(i).then = chain.get(i + 1);
+    }
+    threads.execute(chain.get(0));
+    Thread caller = Thread.currentThread();
+    for (int i = 0; i < links; i++) {
+      Thread ranOn = chain.get(i).ranOn.get(10, TimeUnit.SECONDS);
+      if (i < ProxyThreads.MAX_NESTED) {
+        assertSame(caller, ranOn, "link " + i);
+      }
+    }
+    assertNotSame(caller, chain.get(ProxyThreads.MAX_NESTED).ranOn.getNow(null));
+  }
+
   /** As in the pool: a resumption that throws is logged, and the completing thread goes on. */
   @Test
   void aResumptionThatThrowsLeavesTheCompletingThreadToItsWork() {
@@ -88,8 +115,12 @@ class ProxyThreadsTest extends GatewayTest {
   }
 
   /** A connection that records where it was run, as Jetty's resumes itself through the pool. */
-  private static final class Resumption extends AbstractConnection implements Runnable {
+  private final class Resumption extends AbstractConnection implements Runnable {
     final CompletableFuture<Thread> ranOn = new CompletableFuture<>();
+
+    /** The resumption this one starts while it runs, as a completed answer starts its next. */
+    volatile Resumption then;
+
     private final InvocationType type;
     private final Throwable failure;
 
@@ -107,6 +138,9 @@ class ProxyThreadsTest extends GatewayTest {
     @Override
     public void run() {
       ranOn.complete(Thread.currentThread());
+      if (then != null) {
+        threads.execute(then);
+      }
       if (failure instanceof RuntimeException e) {
         throw e;
       }
