@@ -12,7 +12,9 @@
 # measured requests; the upstream's for (a), nginx's worker's for (b), the gateway's for the rest),
 # and the upstream's; on Redis and PostgreSQL the store server's too; and the serving process's
 # context switches per request (its threads' voluntary and involuntary ones: each is a thread that
-# stopped, mostly to wait for another's hand-off). Before the rounds: the disk's sync time and
+# stopped, mostly to wait for another's hand-off); and the row against nginx in the same round, as
+# issue 33's targets are stated (throughput and CPU as multiples of (b)'s; a one-client row's p50 and
+# p99 added over (b1)'s). Before the rounds: the disk's sync time and
 # SQLite's own floor for the embedded store's claim+finish (sqlite_floor.py), on the disk the
 # embedded store writes to.
 #
@@ -171,7 +173,35 @@ measure() { # name url [warm-up] [pid]   (BENCH_CYCLE=N: replays, see keys.lua)
   if [ "${requests:-0}" -gt 0 ]; then
     up_cpu="$(per_request "$((up_after - up_before))" "$requests")"
   fi
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rps" "$p50" "$p99" "$cpu" "$up_cpu" "$st_cpu" "$cs" "${errors:-0}" | tee -a "$RESULTS"
+  versus "$name" "$rps" "$cpu" "$p50" "$p99"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rps" "$p50" "$p99" "$cpu" "$up_cpu" "$st_cpu" "$cs" \
+    "$VERSUS" "${errors:-0}" | tee -a "$RESULTS"
+}
+
+# wrk's latency (75.00us, 1.40ms, 1.20s) in microseconds.
+micros() { awk -v l="$1" 'BEGIN {
+  if (l ~ /us$/) f = 1; else if (l ~ /ms$/) f = 1000; else if (l ~ /s$/) f = 1000000; else { print "n/a"; exit }
+  printf "%.0f", l * f }'; }
+
+# The row against nginx in the same round, as the targets are stated: throughput and CPU per request
+# as multiples of (b)'s; a one-client row as the p50 and p99 it adds over (b1)'s. (b) and (b1) run
+# first among the rows they are compared with, so each round compares with its own nginx.
+NGINX_RPS="" NGINX_CPU="" NGINX1_P50="" NGINX1_P99="" VERSUS=""
+versus() { # name rps cpu p50 p99 -> VERSUS (set here, not printed: (b)'s figures must outlive the call)
+  VERSUS="n/a"
+  case "$1" in
+    a-*) return ;;
+    b-*) NGINX_RPS="$2" NGINX_CPU="$3" VERSUS="1x"; return ;;
+    b1-*) NGINX1_P50="$(micros "$4")" NGINX1_P99="$(micros "$5")" VERSUS="0"; return ;;
+  esac
+  if [ "$THREADS" = 1 ] && [ "$CONNECTIONS" = 1 ]; then
+    [ -n "$NGINX1_P50" ] || return 0
+    VERSUS="$(awk -v p50="$(micros "$4")" -v p99="$(micros "$5")" -v n50="$NGINX1_P50" -v n99="$NGINX1_P99" \
+      'BEGIN {printf "%+.2f ms p50, %+.2f ms p99", (p50 - n50) / 1000, (p99 - n99) / 1000}')"
+  elif [ -n "$NGINX_RPS" ] && [ "$3" != n/a ] && [ -n "$2" ]; then
+    VERSUS="$(awk -v r="$2" -v c="$3" -v nr="$NGINX_RPS" -v nc="$NGINX_CPU" \
+      'BEGIN {printf "%.2fx req/s, %.1fx cpu", r / nr, (nc > 0 ? c / nc : 0)}')"
+  fi
 }
 
 per_request() { # ticks requests -> microseconds per request
@@ -217,7 +247,7 @@ run_gateway() { # jar name extra-args...
         "$(sort -g "$WORK/health-$name.txt" | tail -n 1)" "$(cat "$WORK/trickle-$name.log")" >&2
     fi
   else
-    printf '%s\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tgateway did not start (see log)\n' "$name" | tee -a "$RESULTS"
+    printf '%s\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tgateway did not start (see log)\n' "$name" | tee -a "$RESULTS"
     cat "$WORK/gateway-$name.log" >&2
   fi
   kill "$pid"; wait "$pid" 2>/dev/null || true
@@ -244,7 +274,7 @@ for round in $(seq 1 "$ROUNDS"); do
   if want d2; then gateway "d2-gateway-embedded-process-crash" --store embedded --durability process-crash; fi
   if ! want e; then :
   elif reachable 6379; then STORE=redis gateway "e-gateway-redis" --store redis://127.0.0.1:6379
-  else printf 'e-gateway-redis\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tRedis not reachable\n' | tee -a "$RESULTS"; fi
+  else printf 'e-gateway-redis\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tRedis not reachable\n' | tee -a "$RESULTS"; fi
   if ! want f; then :
   elif reachable 5432; then
     # A table of its own per build: the two may not share a schema.
@@ -257,7 +287,7 @@ for round in $(seq 1 "$ROUNDS"); do
         psql -q -h 127.0.0.1 -U postgres -d test -c "DROP TABLE IF EXISTS $TABLE CASCADE; DROP SEQUENCE IF EXISTS ${TABLE}_seq" >/dev/null 2>&1 || true
       fi
     done
-  else printf 'f-gateway-postgres\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tPostgreSQL not reachable\n' | tee -a "$RESULTS"; fi
+  else printf 'f-gateway-postgres\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tPostgreSQL not reachable\n' | tee -a "$RESULTS"; fi
   if want g; then BENCH_CYCLE=64 gateway "g-gateway-embedded-replays" --store embedded; fi
   if want h; then SLOW_CLIENTS=1000 gateway "h-gateway-embedded-1000-slow-clients" --store embedded; fi
   # One client at a time: the latency each layer adds, with nothing queued behind it.
@@ -269,7 +299,7 @@ done
 
 echo >&2
 echo "median round per case (by req/s):" >&2
-printf 'case\treq/s\tp50\tp99\tcpu_us/req\tupstream_cpu_us/req\tstore_cpu_us/req\tswitches/req\terrors\n'
+printf 'case\treq/s\tp50\tp99\tcpu_us/req\tupstream_cpu_us/req\tstore_cpu_us/req\tswitches/req\tvs_nginx_same_round\terrors\n'
 sort -t$'\t' -k1,1 -k2,2g "$RESULTS" | awk -F'\t' -v r="$ROUNDS" '
   { rows[$1] = rows[$1] $0 "\n"; n[$1]++ }
   END { for (c in rows) { split(rows[c], lines, "\n"); print lines[int((n[c] + 1) / 2)] } }' | sort
