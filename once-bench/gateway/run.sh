@@ -255,6 +255,15 @@ run_gateway() { # jar name extra-args...
 
 reachable() { timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
 
+# The Redis cases write under a key prefix of their own (--store-table), deleted after each case:
+# a case leaves hundreds of thousands of records that live a day, and a database that size slows
+# every later case, and any other user of this Redis that scans its keys (the store's tests do).
+REDIS_PREFIX="once_gateway_bench_$$"
+drop_redis_records() {
+  command -v redis-cli >/dev/null || return 0
+  redis-cli --scan --pattern "$REDIS_PREFIX:*" | xargs -r -d '\n' -n 2000 redis-cli unlink >/dev/null || true
+}
+
 CASES="${CASES:-a b c d d2 e f g h b1 d1 e1 g1}"
 want() { [[ " $CASES " == *" $1 "* ]]; }
 
@@ -273,7 +282,7 @@ for round in $(seq 1 "$ROUNDS"); do
   if want d; then gateway "d-gateway-embedded" --store embedded; fi
   if want d2; then gateway "d2-gateway-embedded-process-crash" --store embedded --durability process-crash; fi
   if ! want e; then :
-  elif reachable 6379; then STORE=redis gateway "e-gateway-redis" --store redis://127.0.0.1:6379
+  elif reachable 6379; then STORE=redis gateway "e-gateway-redis" --store redis://127.0.0.1:6379 --store-table "$REDIS_PREFIX"; drop_redis_records
   else printf 'e-gateway-redis\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tRedis not reachable\n' | tee -a "$RESULTS"; fi
   if ! want f; then :
   elif reachable 5432; then
@@ -293,7 +302,10 @@ for round in $(seq 1 "$ROUNDS"); do
   # One client at a time: the latency each layer adds, with nothing queued behind it.
   if want b1; then THREADS=1 CONNECTIONS=1 measure "b1-nginx-one-client" "http://127.0.0.1:$NGINX_PORT/ping" "$WARMUP" "$(pgrep -P "$(cat "$WORK/nginx.pid")" | head -n 1)"; fi
   if want d1; then THREADS=1 CONNECTIONS=1 gateway "d1-gateway-embedded-one-client" --store embedded; fi
-  if want e1 && reachable 6379; then STORE=redis THREADS=1 CONNECTIONS=1 gateway "e1-gateway-redis-one-client" --store redis://127.0.0.1:6379; fi
+  if want e1 && reachable 6379; then
+    STORE=redis THREADS=1 CONNECTIONS=1 gateway "e1-gateway-redis-one-client" --store redis://127.0.0.1:6379 --store-table "$REDIS_PREFIX"
+    drop_redis_records
+  fi
   if want g1; then THREADS=1 CONNECTIONS=1 BENCH_CYCLE=64 gateway "g1-gateway-embedded-replays-one-client" --store embedded; fi
 done
 
