@@ -62,14 +62,28 @@ if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
   (service nginx stop || true) >/dev/null 2>&1
 fi
 
+# The Redis cases write under a key prefix of their own (--store-table), deleted after each case and
+# on exit (a run stopped halfway): a case leaves hundreds of thousands of records that live a day,
+# and a database that size slows every later case, and any other user of this Redis that scans its
+# keys (the store's tests do).
+REDIS_PREFIX="once_gateway_bench_$$"
+drop_redis_records() {
+  command -v redis-cli >/dev/null || return 0
+  redis-cli --scan --pattern "$REDIS_PREFIX:*" | xargs -r -d '\n' -n 2000 redis-cli unlink >/dev/null || true
+}
+
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
   [ -f "$WORK/upstream.pid" ] && kill "$(cat "$WORK/upstream.pid")" 2>/dev/null || true
   wait 2>/dev/null || true
+  drop_redis_records
   rm -rf "$WORK"
 }
 trap cleanup EXIT
+# A run stopped by a signal exits, so that the cleanup above runs.
+trap "exit 143" TERM
+trap "exit 130" INT
 
 wait_for() { # url
   for _ in $(seq 1 150); do curl -sf -o /dev/null "$1" && return 0; sleep 0.2; done
@@ -254,15 +268,6 @@ run_gateway() { # jar name extra-args...
 }
 
 reachable() { timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
-
-# The Redis cases write under a key prefix of their own (--store-table), deleted after each case:
-# a case leaves hundreds of thousands of records that live a day, and a database that size slows
-# every later case, and any other user of this Redis that scans its keys (the store's tests do).
-REDIS_PREFIX="once_gateway_bench_$$"
-drop_redis_records() {
-  command -v redis-cli >/dev/null || return 0
-  redis-cli --scan --pattern "$REDIS_PREFIX:*" | xargs -r -d '\n' -n 2000 redis-cli unlink >/dev/null || true
-}
 
 CASES="${CASES:-a b c d d2 e f g h b1 d1 e1 g1}"
 want() { [[ " $CASES " == *" $1 "* ]]; }
