@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLTransientConnectionException;
-import java.sql.Statement;
 import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -73,6 +72,11 @@ final class EmbeddedConnection implements Connections {
   private static final int PROGRESS_STEPS = 50_000;
 
   private static final long NOT_RUNNING = Long.MAX_VALUE;
+
+  /** IMMEDIATE: the batch takes the write lock up front, as the connection is opened to do. */
+  private static final String BEGIN = "BEGIN IMMEDIATE";
+
+  private static final String COMMIT = "COMMIT";
 
   private final Connection connection;
   private final StatementCache statements;
@@ -355,8 +359,8 @@ final class EmbeddedConnection implements Connections {
 
   /** Begins a transaction; fails if one is open. */
   private void begin() throws SQLException {
-    try (Statement s = connection.createStatement()) {
-      s.execute("BEGIN IMMEDIATE");
+    try {
+      session.execute(BEGIN);
       inTransaction = true;
     } catch (SQLException e) {
       inTransaction = e.getMessage() != null && e.getMessage().contains("within a transaction");
@@ -364,16 +368,21 @@ final class EmbeddedConnection implements Connections {
     }
   }
 
-  /** Commits the operations that ran, with one sync, and answers each with the outcome. */
+  /**
+   * Commits the operations that ran, with one sync, answers each with the outcome and begins the
+   * next batch's transaction. The commit and the begin are statements of their own, kept prepared,
+   * rather than JDBC's {@code commit()}, which prepares both anew and reports a failed begin as a
+   * failed commit: that would tell callers their durable writes were lost.
+   */
   private void commit(List<Task<?>> ran) {
     if (!inTransaction) {
       return; // every operation of the batch failed, and nothing is open to commit
     }
     try {
-      connection.commit(); // the driver begins the next transaction right after
+      session.execute(COMMIT);
     } catch (SQLException e) {
       try {
-        connection.rollback();
+        connection.rollback(); // the driver begins the next transaction right after
       } catch (SQLException r) {
         e.addSuppressed(r); // SQLite may have rolled back already, leaving no transaction to end
       }
@@ -387,8 +396,14 @@ final class EmbeddedConnection implements Connections {
       recoverTransaction(e, new ArrayList<>());
       return;
     }
+    inTransaction = false;
     for (Task<?> task : ran) {
       task.answer();
+    }
+    try {
+      begin();
+    } catch (SQLException e) {
+      // The next operation tries again before it runs, and fails alone if it cannot.
     }
   }
 

@@ -3,7 +3,6 @@ package dev.once.store.jdbc;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Savepoint;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -17,6 +16,15 @@ record Session(
     int timeoutSeconds,
     TransactionControl control,
     @Nullable StatementCache statements) {
+
+  /**
+   * The savepoint of one operation's atomic unit in a group-committed transaction. One name serves
+   * nested units too: SQLite releases and rolls back to the innermost savepoint of a name.
+   */
+  static final String SAVEPOINT = "SAVEPOINT once_operation";
+
+  static final String RELEASE = "RELEASE once_operation";
+  static final String ROLLBACK_TO = "ROLLBACK TO once_operation";
 
   Session(Connection connection, int timeoutSeconds, TransactionControl control) {
     this(connection, timeoutSeconds, control, null);
@@ -50,16 +58,18 @@ record Session(
       return work.run(this);
     }
     if (control == TransactionControl.BATCH) {
-      Savepoint savepoint = connection.setSavepoint();
+      execute(SAVEPOINT);
       try {
         T result = work.run(this);
-        connection.releaseSavepoint(savepoint);
+        execute(RELEASE);
         return result;
-      } catch (SQLException | RuntimeException e) {
+      } catch (SQLException | RuntimeException | Error e) {
+        // An Error too: the batch's other operations commit, and this one's writes must not.
         try {
-          connection.rollback(savepoint);
+          execute(ROLLBACK_TO);
+          execute(RELEASE);
         } catch (SQLException r) {
-          e.addSuppressed(r);
+          e.addSuppressed(r); // SQLite rolled the whole transaction back; the writer finds out
         }
         throw e;
       }
@@ -72,13 +82,25 @@ record Session(
       T result = work.run(this);
       connection.commit();
       return result;
-    } catch (SQLException | RuntimeException e) {
+    } catch (SQLException | RuntimeException | Error e) {
+      // An Error too: turning auto-commit back on below would commit the half-done work.
       rollbackQuietly(e);
       throw e;
     } finally {
       if (autoCommit) {
         connection.setAutoCommit(true);
       }
+    }
+  }
+
+  /**
+   * Runs a statement that takes no parameters and returns no rows (transaction control), kept
+   * prepared where statements are cached: JDBC's savepoint and commit calls prepare their SQL anew
+   * every time, which costs a group-committed operation as much as its own statements.
+   */
+  void execute(String sql) throws SQLException {
+    try (PreparedStatement ps = prepare(sql)) {
+      ps.execute();
     }
   }
 
@@ -102,7 +124,7 @@ record Session(
     }
   }
 
-  private void rollbackQuietly(Exception cause) {
+  private void rollbackQuietly(Throwable cause) {
     try {
       connection.rollback();
     } catch (SQLException e) {

@@ -1,6 +1,7 @@
 package dev.once.store.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.once.Fingerprint;
 import dev.once.IdempotencyKey;
@@ -12,6 +13,9 @@ import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import java.nio.charset.StandardCharsets;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -376,6 +380,56 @@ abstract class JdbcStoreBehaviour {
       assertThat(claimed).isEqualTo(1);
     } finally {
       pool.shutdownNow();
+    }
+  }
+
+  /**
+   * An operation's atomic unit that ends in an Error, not an exception, still leaves none of its
+   * writes behind: in a group commit the batch's other operations commit, and on a store's own
+   * connection auto-commit is turned back on, which would commit whatever the unit had written.
+   */
+  @Test
+  void anErrorInsideAnAtomicUnitLeavesNoneOfItsWritesBehind() throws Exception {
+    Connections connections = ((JdbcStore) store).connections;
+    String table = "once_atomic_probe_" + UUID.randomUUID().toString().replace("-", "");
+    connections.run(session -> update(session, "CREATE TABLE " + table + " (x INTEGER)"), 5);
+    try {
+      assertThatThrownBy(
+              () ->
+                  connections.run(
+                      session ->
+                          session.atomically(
+                              unit -> {
+                                update(unit.joined(), "INSERT INTO " + table + " (x) VALUES (1)");
+                                throw new StackOverflowError("a defect inside the atomic unit");
+                              }),
+                      5))
+          .isInstanceOf(StackOverflowError.class);
+      // A write of the store's own after it: in a group commit, it commits the batch.
+      RecordId id = newId();
+      ClaimResult.Claimed c = claim(id, LEASE);
+      assertThat(store.complete(id, c.token(), new byte[] {1}, TTL)).isTrue();
+      long rows =
+          connections.run(
+              session -> {
+                try (PreparedStatement ps = session.prepare("SELECT count(*) FROM " + table);
+                    ResultSet rs = ps.executeQuery()) {
+                  rs.next();
+                  return rs.getLong(1);
+                }
+              },
+              5);
+      assertThat(rows).as("rows the failed unit wrote").isZero();
+    } finally {
+      connections.run(session -> update(session, "DROP TABLE " + table), 5);
+    }
+  }
+
+  private static int update(Session session, String sql) throws SQLException {
+    try (PreparedStatement ps = session.connection().prepareStatement(sql)) {
+      int count = ps.executeUpdate();
+      session.commitIfOwned();
+      return count;
     }
   }
 }
