@@ -49,7 +49,10 @@ import org.sqlite.SQLiteException;
  * operation or commit the writer checks that a transaction is still open, by beginning one: if that
  * succeeds there was none, the batch so far is failed as a whole (none of its operations happened),
  * and the new transaction holds the rest. If no transaction can be begun, each operation fails
- * until one can. The store recovers by itself once the disk has room again.
+ * until one can. The store recovers by itself once the disk has room again. Where the driver throws
+ * rather than reports an error (an out-of-memory in its native call of a commit), the commit may
+ * have reached the file: the batch's operations fail with their outcome unknown, never as not
+ * having happened, and the writer goes on, as it does after any one operation's {@code Error}.
  *
  * <p><b>Bounded statements and waits.</b> In this driver JDBC's query timeout is only SQLite's busy
  * timeout, and a long statement (a huge purge batch) would hold the writer for as long as it runs.
@@ -264,10 +267,16 @@ final class EmbeddedConnection implements Connections {
     List<Task<?>> batch = new ArrayList<>();
     List<Task<?>> ran = new ArrayList<>();
     while (takeQueued(batch)) {
-      for (Task<?> task : batch) {
-        runOne(task, ran);
+      try {
+        for (Task<?> task : batch) {
+          runOne(task, ran);
+        }
+        commit(ran);
+      } catch (RuntimeException | Error e) {
+        // Thrown outside any one operation, where nothing above expects it: the writer must
+        // outlive it too, or every later operation would wait out the watchdog and fail.
+        failBatch(batch, outcomeUnknown("failed around a commit", e));
       }
-      commit(ran);
       batch.clear();
       ran.clear();
     }
@@ -308,10 +317,10 @@ final class EmbeddedConnection implements Connections {
     if (!inTransaction) {
       try {
         begin();
-      } catch (SQLException e) {
+      } catch (SQLException | RuntimeException | Error e) {
         task.completeExceptionally(
             new SQLTransientConnectionException(
-                "the embedded store cannot begin a transaction: " + e.getMessage(), e));
+                "the embedded store cannot begin a transaction: " + e, e));
         return;
       }
     }
@@ -381,19 +390,15 @@ final class EmbeddedConnection implements Connections {
     try {
       session.execute(COMMIT);
     } catch (SQLException e) {
-      try {
-        connection.rollback(); // the driver begins the next transaction right after
-      } catch (SQLException r) {
-        e.addSuppressed(r); // SQLite may have rolled back already, leaving no transaction to end
-      }
-      onRollback.run();
-      SQLException failure =
+      failBatch(
+          ran,
           new SQLException(
-              "the embedded store's commit failed: " + e.getMessage(), e.getSQLState(), e);
-      for (Task<?> task : ran) {
-        task.completeExceptionally(failure);
-      }
-      recoverTransaction(e, new ArrayList<>());
+              "the embedded store's commit failed: " + e.getMessage(), e.getSQLState(), e));
+      return;
+    } catch (RuntimeException | Error e) {
+      // Thrown by the driver rather than reported by SQLite (an out-of-memory in its native call,
+      // a defect): the commit may have reached the file, so no caller may be told it did not.
+      failBatch(ran, outcomeUnknown("failed in a commit", e));
       return;
     }
     inTransaction = false;
@@ -402,9 +407,47 @@ final class EmbeddedConnection implements Connections {
     }
     try {
       begin();
-    } catch (SQLException e) {
+    } catch (SQLException | RuntimeException | Error e) {
       // The next operation tries again before it runs, and fails alone if it cannot.
     }
+  }
+
+  /**
+   * Fails the unanswered operations of {@code tasks}, whose commit failed, with {@code failure} and
+   * leaves the connection in a new transaction, or out of one if none can be begun. Whatever the
+   * failed commit left open is rolled back: the operations' callers are told they failed.
+   */
+  private void failBatch(List<Task<?>> tasks, SQLException failure) {
+    try {
+      connection.rollback(); // the driver begins the next transaction right after
+    } catch (SQLException | RuntimeException | Error r) {
+      failure.addSuppressed(r); // SQLite may have rolled back already, or the commit went through
+    }
+    for (Task<?> task : tasks) {
+      task.completeExceptionally(failure); // a no-op for those already answered
+    }
+    try {
+      onRollback.run();
+      recoverTransaction(failure, new ArrayList<>());
+    } catch (RuntimeException | Error e) {
+      failure.addSuppressed(e);
+      inTransaction = false; // begun again before the next operation
+    }
+  }
+
+  /**
+   * What callers of a batch learn when the driver threw rather than reported an error: the batch
+   * may have reached the file, or not, like a commit whose reply was lost.
+   */
+  private static SQLException outcomeUnknown(String where, Throwable cause) {
+    log.error("the embedded store's driver {}; the outcome of its batch is unknown", where, cause);
+    return new SQLTransientConnectionException(
+        "the embedded store's driver "
+            + where
+            + " ("
+            + cause
+            + "); whether the batch reached the file is unknown",
+        cause);
   }
 
   /**

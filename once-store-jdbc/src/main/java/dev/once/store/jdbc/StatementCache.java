@@ -106,9 +106,8 @@ final class StatementCache {
       try {
         return method.invoke(statement, args);
       } catch (InvocationTargetException e) {
-        if (e.getCause() instanceof SQLException) {
-          bySql.remove(sql, this);
-        }
+        // An Error too: the driver's state for a statement that threw out of its step is unknown.
+        bySql.remove(sql, this);
         throw e.getCause();
       }
     }

@@ -26,8 +26,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.sqlite.SQLiteCommitListener;
+import org.sqlite.SQLiteConnection;
 
 class EmbeddedStoreTest extends JdbcStoreBehaviour {
 
@@ -262,6 +265,65 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
     RecordId id = newId();
     ClaimResult.Claimed c = claim(id, LEASE);
     assertThat(store.complete(id, c.token(), new byte[] {1}, TTL)).isTrue();
+  }
+
+  /**
+   * The driver throws an Error out of a commit that did reach the file (here SQLite's commit hook,
+   * called inside the commit, throws; an out-of-memory in the driver's native call looks the same).
+   * The batch's callers learn that the outcome is unknown, never that their claim did not happen,
+   * and the writer thread lives on to serve the next operation.
+   */
+  @Test
+  void anErrorThrownByACommitLeavesItsOutcomeUnknownAndTheWriterServingTheNext() throws Exception {
+    EmbeddedStore bounded =
+        EmbeddedStore.builder(dir.resolve("commit-error"))
+            .queryTimeout(Duration.ofSeconds(1))
+            .build();
+    try {
+      AtomicBoolean armed = new AtomicBoolean();
+      bounded.connections.run(
+          session -> {
+            session
+                .connection()
+                .unwrap(SQLiteConnection.class)
+                .addCommitListener(
+                    new SQLiteCommitListener() {
+                      @Override
+                      public void onCommit() {
+                        if (armed.getAndSet(false)) {
+                          throw new OutOfMemoryError("thrown inside the commit");
+                        }
+                      }
+
+                      @Override
+                      public void onRollback() {}
+                    });
+            return Boolean.TRUE;
+          },
+          1);
+      armed.set(true);
+      RecordId id = newId();
+      assertTimeoutPreemptively(
+          Duration.ofSeconds(10),
+          () ->
+              assertThatThrownBy(() -> bounded.claim(request(id, LEASE)))
+                  .isInstanceOf(StoreUnavailableException.class)
+                  .hasMessageContaining("unknown")
+                  .hasRootCauseInstanceOf(OutOfMemoryError.class));
+      assertThat(armed).as("the commit hook ran").isFalse();
+      RecordId next = newId();
+      ClaimResult.Claimed c =
+          assertTimeoutPreemptively(
+              Duration.ofSeconds(10),
+              () -> (ClaimResult.Claimed) bounded.claim(request(next, LEASE)));
+      assertThat(bounded.complete(next, c.token(), new byte[] {1}, TTL)).isTrue();
+      assertThat(bounded.get(id))
+          .as("the claim whose commit threw reached the file: 'did not happen' would be a lie")
+          .get()
+          .satisfies(r -> assertThat(r.state()).isEqualTo(RecordState.IN_PROGRESS));
+    } finally {
+      bounded.close();
+    }
   }
 
   /**
