@@ -327,6 +327,55 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
   }
 
   /**
+   * A batch's commit is durable, and then the next transaction cannot begin (the connection was
+   * made read-only inside the batch). The batch's callers are told their writes happened, for they
+   * did; only the operations after it fail.
+   */
+  @Test
+  void aBeginThatFailsAfterADurableCommitIsNotReportedAsAFailedCommit() throws Exception {
+    Path at = dir.resolve("begin-fails");
+    EmbeddedStore bounded = EmbeddedStore.builder(at).queryTimeout(Duration.ofSeconds(1)).build();
+    RecordId id = newId();
+    try {
+      CountDownLatch release = new CountDownLatch(1);
+      CompletableFuture<Boolean> hold = holdWriter(bounded, release);
+      // Both queued behind the held writer, so they run in one batch, the claim first.
+      CompletableFuture<ClaimResult> claimed =
+          bounded.claimAsync(request(id, LEASE), Runnable::run).toCompletableFuture();
+      CompletableFuture<Boolean> readOnly =
+          ((EmbeddedConnection) bounded.connections)
+              .submit(
+                  session -> {
+                    try (Statement s = session.connection().createStatement()) {
+                      s.execute("PRAGMA query_only = 1");
+                    }
+                    return Boolean.TRUE;
+                  });
+      release.countDown();
+      assertThat(hold.get(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(readOnly.get(10, TimeUnit.SECONDS)).isTrue();
+      assertThat(claimed.get(10, TimeUnit.SECONDS))
+          .as("the claim of the batch that committed")
+          .isInstanceOf(ClaimResult.Claimed.class);
+      assertThatThrownBy(() -> bounded.claim(request(newId(), LEASE)))
+          .as("an operation once no transaction can begin")
+          .isInstanceOf(StoreUnavailableException.class)
+          .hasMessageContaining("cannot begin");
+    } finally {
+      bounded.close();
+    }
+    EmbeddedStore reopened = EmbeddedStore.builder(at).build();
+    try {
+      assertThat(reopened.get(id))
+          .as("the claim reported as made")
+          .get()
+          .satisfies(r -> assertThat(r.state()).isEqualTo(RecordState.IN_PROGRESS));
+    } finally {
+      reopened.close();
+    }
+  }
+
+  /**
    * An asynchronous call's answer goes on on the caller's executor, never on the writer thread: a
    * blocking store call made from it (a listener's, a codec's) would otherwise wait for itself.
    */
