@@ -2,6 +2,7 @@
 # The gateway benchmark: throughput and p99 latency of one trivial upstream (nginx answering 201 with
 # one worker of its own; UPSTREAM=java for the JDK server of DemoUpstream) reached
 #   (a) directly, (b) through nginx proxy_pass, (c) through the gateway with no route covering POST,
+#   (c0) through ProxyFloor, a minimal Netty proxy: the JVM's floor for (c), if BENCH_JAR is built,
 #   (d) through the gateway on its embedded store, (e) on Redis, (f) on PostgreSQL,
 #   (g) replays on the embedded store (each wrk thread cycles through 64 keys: all but the first 64
 #       requests are replays), (h) the embedded case while 1,000 slow clients trickle request bodies
@@ -22,6 +23,7 @@
 #   mvn -B -q -pl once-gateway -am package -DskipTests
 #   once-bench/gateway/run.sh            # DURATION=10s ROUNDS=3 CONNECTIONS=50 THREADS=2 WARMUP=5s GATEWAY_WARMUP=40s
 #   CASES="b c e" JAR=/tmp/other.jar once-bench/gateway/run.sh   # some cases only, another build
+#   mvn -B -q -pl once-bench -am package -DskipTests   # for (c0): once-bench/target/benchmarks.jar
 #   BASE_JAR=/tmp/old.jar once-bench/gateway/run.sh   # A/B: every gateway case also runs on BASE_JAR,
 #                                                     # right after, as "<case>@base", in the same round
 #   GATEWAY_JAVA_OPTS="-XX:StartFlightRecording=filename=/tmp/gw-%p.jfr,settings=profile" ...   # profile each gateway
@@ -36,6 +38,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 JAR="${JAR:-$ROOT/once-gateway/target/once-gateway.jar}"
+BENCH_JAR="${BENCH_JAR:-$ROOT/once-bench/target/benchmarks.jar}"
 HERE="$ROOT/once-bench/gateway"
 DURATION="${DURATION:-10s}"
 ROUNDS="${ROUNDS:-3}"
@@ -49,7 +52,7 @@ CONNECTIONS="${CONNECTIONS:-50}"
 THREADS="${THREADS:-2}"
 # nginx answering 201 (default), or java: the JDK HTTP server of DemoUpstream, as before 2026-11-28.
 UPSTREAM="${UPSTREAM:-nginx}"
-UPSTREAM_PORT=19000 NGINX_PORT=19001 GATEWAY_PORT=19002 MANAGEMENT_PORT=19003
+UPSTREAM_PORT=19000 NGINX_PORT=19001 GATEWAY_PORT=19002 MANAGEMENT_PORT=19003 FLOOR_PORT=19004
 WORK="$(mktemp -d /tmp/once-gateway-bench.XXXXXX)"
 PIDS=()
 
@@ -222,6 +225,19 @@ per_request() { # ticks requests -> microseconds per request
   awk -v t="$1" -v hz="$(getconf CLK_TCK)" -v n="$2" 'BEGIN {printf "%.0f", t / hz * 1e6 / n}'
 }
 
+# (c0): the same forwarding as (c) with nothing of a gateway's own, in a JVM warmed up as long.
+proxy_floor() {
+  java -Xms512m -Xmx512m -cp "$BENCH_JAR" dev.once.bench.gateway.ProxyFloor "$FLOOR_PORT" "$UPSTREAM_PORT" \
+    >"$WORK/proxy-floor.log" 2>&1 &
+  local pid=$!
+  PIDS+=("$pid")
+  if wait_for "http://127.0.0.1:$FLOOR_PORT/ping"; then
+    measure "c0-jvm-floor-netty" "http://127.0.0.1:$FLOOR_PORT/ping" "$GATEWAY_WARMUP" "$pid"
+  fi
+  kill "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+
 gateway() { # name extra-args...
   run_gateway "$JAR" "$@"
   if [ -n "${BASE_JAR:-}" ]; then
@@ -269,7 +285,7 @@ run_gateway() { # jar name extra-args...
 
 reachable() { timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
 
-CASES="${CASES:-a b c d d2 e f g h b1 d1 e1 g1}"
+CASES="${CASES:-a b c0 c d d2 e f g h b1 d1 e1 g1}"
 want() { [[ " $CASES " == *" $1 "* ]]; }
 
 echo "# wrk -t$THREADS -c$CONNECTIONS -d$DURATION (after a $WARMUP warm-up), POST /ping with a fresh key each, $ROUNDS rounds, $UPSTREAM upstream" >&2
@@ -283,6 +299,9 @@ for round in $(seq 1 "$ROUNDS"); do
   echo "# round $round (load average: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
   if want a; then measure "a-direct" "http://127.0.0.1:$UPSTREAM_PORT/ping" "$WARMUP" "$UPSTREAM_PID"; fi
   if want b; then measure "b-nginx" "http://127.0.0.1:$NGINX_PORT/ping" "$WARMUP" "$(pgrep -P "$(cat "$WORK/nginx.pid")" | head -n 1)"; fi
+  if ! want c0; then :
+  elif [ -f "$BENCH_JAR" ]; then proxy_floor
+  else printf 'c0-jvm-floor-netty\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tno %s\n' "$BENCH_JAR" | tee -a "$RESULTS"; fi
   if want c; then gateway "c-gateway-uncovered" --config "$WORK/uncovered.yaml"; fi
   if want d; then gateway "d-gateway-embedded" --store embedded; fi
   if want d2; then gateway "d2-gateway-embedded-process-crash" --store embedded --durability process-crash; fi
