@@ -106,7 +106,8 @@ public final class Gateway implements AutoCloseable {
       HttpIdempotency http = idempotency(config, once);
       Purger.Builder purging = Purger.builder(records).interval(config.purgeInterval());
       purger = config.store().expiresRecordsItself() ? purging.build() : purging.start();
-      upstream = Upstream.start(config);
+      server = GatewayServer.create(config, records, purger, registry);
+      upstream = Upstream.start(config, server.selectors());
       BufferBudget budget =
           new BufferBudget(config.maxBufferedBytes(), config.maxBufferedBytesPerClient());
       Metrics.bindBudget(registry, budget);
@@ -118,7 +119,7 @@ public final class Gateway implements AutoCloseable {
               budget,
               config.requestBodyTimeout(),
               config.forwarding());
-      server = GatewayServer.create(config, proxy, records, purger, registry);
+      server.serve(proxy);
       server.start();
     } catch (Exception | Error e) {
       if (server != null) {

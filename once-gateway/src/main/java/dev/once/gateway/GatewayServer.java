@@ -5,6 +5,7 @@ import dev.once.store.jdbc.Purger;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.eclipse.jetty.ee10.servlet.ServletContextHandler;
 import org.eclipse.jetty.ee10.servlet.ServletHolder;
+import org.eclipse.jetty.io.SelectorManager;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.RequestLog;
@@ -19,7 +20,8 @@ import org.eclipse.jetty.util.thread.QueuedThreadPool;
  * <ul>
  *   <li>the <b>proxy</b>, whose only handler is the {@link ProxyHandler} chain (Jetty core, no
  *       servlet layer). The chain never blocks, and says so, so Jetty runs it on the thread that
- *       parsed the request instead of handing every request to another thread;
+ *       parsed the request instead of handing every request to another thread. Its selectors also
+ *       carry the upstream client's connections ({@link ProxyConnector});
  *   <li>the <b>management</b> server with {@code /health}, {@code /metrics} and, when a token is
  *       configured, {@code /admin} and the {@code /console} over both: servlets, which may block,
  *       kept apart so that they neither make the proxy's handler tree blocking nor share its
@@ -40,9 +42,9 @@ final class GatewayServer {
     this.management = management;
   }
 
+  /** Both servers, the proxy without its handler yet ({@link #serve}). */
   static GatewayServer create(
       GatewayConfig config,
-      ProxyHandler handler,
       IdempotencyStore store,
       Purger purger,
       PrometheusMeterRegistry registry) {
@@ -57,13 +59,12 @@ final class GatewayServer {
     proxyHttp.setRequestHeaderSize(config.maxHeaderBytes());
     proxyHttp.setResponseHeaderSize(config.maxHeaderBytes() + Upstream.HEADER_SLACK);
     ServerConnector proxyConnector =
-        new ServerConnector(proxy, new HttpConnectionFactory(proxyHttp));
+        new ProxyConnector(proxy, new HttpConnectionFactory(proxyHttp));
     bind(proxyConnector, config.bind(), config.port());
     // A client waiting for a slow upstream is silent: it must get the 504, not a connection cut
     // first.
     proxyConnector.setIdleTimeout(Math.max(30_000, config.upstreamTimeout().toMillis() + 5_000));
     proxy.addConnector(proxyConnector);
-    proxy.setHandler(new GracefulHandler(handler));
     RequestLog metrics = new RequestMetrics(registry);
     proxy.setRequestLog(
         config.accessLog() ? new RequestLog.Collection(new AccessLog(), metrics) : metrics);
@@ -97,6 +98,19 @@ final class GatewayServer {
     Metrics.bindJvm(registry);
     Metrics.bindJetty(registry, proxy, threads);
     return new GatewayServer(proxy, management);
+  }
+
+  /**
+   * The proxy connector's selectors, which the upstream client connects through ({@link
+   * ProxyConnector}).
+   */
+  SelectorManager selectors() {
+    return ((ProxyConnector) proxy.getConnectors()[0]).selectors();
+  }
+
+  /** Sets the proxy's handler chain, before {@link #start}. */
+  void serve(ProxyHandler handler) {
+    proxy.setHandler(new GracefulHandler(handler));
   }
 
   /**

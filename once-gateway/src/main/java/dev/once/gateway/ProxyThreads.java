@@ -10,14 +10,15 @@ import org.slf4j.LoggerFactory;
  * The proxy server's threads, with one exception to handing work to them: a client connection whose
  * answer another thread has just completed goes on to its next request on that thread.
  *
- * <p>An answer is mostly completed where the exchange ended: on the upstream client's selector, on
- * the store's executor or on Redis's event loop. Jetty then resumes the client connection (parse
- * the next request if its bytes are there, else ask the selector to watch for them) by handing it
- * to the server's pool: a wake-up and a context switch per request, the largest cost per request
- * left in the proxy's profile. A connection of the proxy says it never blocks (its handler chain is
- * non-blocking, {@link ProxyHandler}), so the thread that completed the answer runs it instead, as
- * Jetty's own selector would: starting a request ends at its first asynchronous step, so that
- * thread is back at its own work after one request's parsing.
+ * <p>An answer is mostly completed where the exchange ended: on the proxy's selector (which also
+ * carries the upstream's connections, {@link ProxyConnector}), on the store's executor or on
+ * Redis's event loop. Jetty then resumes the client connection (parse the next request if its bytes
+ * are there, else ask the selector to watch for them) by handing it to the server's pool: a wake-up
+ * and a context switch per request, the largest cost per request left in the proxy's profile. A
+ * connection of the proxy says it never blocks (its handler chain is non-blocking, {@link
+ * ProxyHandler}), so the thread that completed the answer runs it instead, as Jetty's own selector
+ * would: starting a request ends at its first asynchronous step, so that thread is back at its own
+ * work after one request's parsing.
  *
  * <p>Only connections that say they never block run here; every other task (a selector's production
  * loop among them) goes to the pool. So does a resumption started from within others more than

@@ -5,9 +5,6 @@ import dev.once.InvalidIdempotencyKeyException;
 import dev.once.http.Exchange;
 import dev.once.http.Headers;
 import java.net.URI;
-import java.nio.channels.SelectableChannel;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.SocketChannel;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -27,9 +24,7 @@ import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.io.ClientConnector;
 import org.eclipse.jetty.io.Content;
-import org.eclipse.jetty.io.EndPoint;
-import org.eclipse.jetty.io.ManagedSelector;
-import org.eclipse.jetty.util.ProcessorUtils;
+import org.eclipse.jetty.io.SelectorManager;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.jspecify.annotations.Nullable;
 
@@ -101,19 +96,13 @@ final class Upstream implements AutoCloseable {
     this.minBodyRate = config.minRequestDataRate();
   }
 
-  static Upstream start(GatewayConfig config) throws Exception {
-    ClientConnector connector =
-        new ClientConnector() {
-          @Override
-          protected EndPoint newEndPoint(
-              SelectableChannel channel, ManagedSelector selector, SelectionKey key) {
-            return new UpstreamEndPoint((SocketChannel) channel, selector, key, getScheduler());
-          }
-        };
+  /**
+   * Starts the client, connecting through {@code selectors}, the proxy server's ({@link
+   * ProxyConnector}): an exchange's two connections are then served by one thread.
+   */
+  static Upstream start(GatewayConfig config, SelectorManager selectors) throws Exception {
+    ClientConnector connector = new UpstreamConnector(selectors);
     connector.setConnectTimeout(config.upstreamConnectTimeout());
-    // Responses are handled on the selector that read them (UpstreamTransport): as many selectors
-    // as Jetty's server gives the client side, so one thread is not every response's only lane.
-    connector.setSelectors(Math.max(1, Math.min(4, ProcessorUtils.availableProcessors() / 2)));
     QueuedThreadPool threads = new QueuedThreadPool(64, 2);
     threads.setName("once-upstream");
     threads.setDaemon(true);

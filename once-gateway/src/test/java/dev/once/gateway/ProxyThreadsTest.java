@@ -1,6 +1,7 @@
 package dev.once.gateway;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,6 +14,7 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -26,6 +28,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.io.AbstractConnection;
 import org.eclipse.jetty.io.ByteArrayEndPoint;
+import org.eclipse.jetty.io.EndPoint;
+import org.eclipse.jetty.io.ManagedSelector;
 import org.eclipse.jetty.util.thread.Invocable;
 import org.eclipse.jetty.util.thread.Invocable.InvocationType;
 import org.junit.jupiter.api.AfterAll;
@@ -72,11 +76,38 @@ class ProxyThreadsTest extends GatewayTest {
   }
 
   /**
+   * The upstream client connects through the proxy connector's selectors, so one thread serves both
+   * connections of an exchange; the upstream's connections are not the connector's own, so they are
+   * neither counted among its clients nor closed by its graceful close.
+   */
+  @Test
+  void upstreamConnectionsRideTheProxySelectorsWithoutCountingAsClients() throws Exception {
+    try (TestGateway gateway = TestGateway.start()) {
+      for (int i = 0; i < 5; i++) {
+        assertEquals(201, gateway.client.postJson("/charges", null, "{}").statusCode());
+      }
+      ProxyConnector connector = (ProxyConnector) gateway.gateway.proxyServer().getConnectors()[0];
+      int keys = 0;
+      for (ManagedSelector selector : connector.selectors().getBeans(ManagedSelector.class)) {
+        keys += selector.size();
+      }
+      Collection<EndPoint> own = connector.getConnectedEndPoints();
+      assertFalse(own.isEmpty(), "the client's keep-alive connection");
+      assertTrue(
+          own.stream().noneMatch(e -> e instanceof UpstreamEndPoint),
+          "upstream connections among the connector's own: " + own);
+      assertTrue(
+          keys > own.size(),
+          "the selectors carry " + keys + " channels: the clients' " + own.size() + " only");
+    }
+  }
+
+  /**
    * Copies of a few keys' requests pipelined on several connections at once: each connection's next
    * request is already in its buffer when an answer completes, so it starts on the thread that
-   * completed it (the upstream's selector, the store's executor, Redis's event loop), where copies
-   * of the same key from other connections meet it. Each key still runs once upstream, and every
-   * copy gets that first answer or 409.
+   * completed it (the proxy's selector, the store's executor, Redis's event loop), where copies of
+   * the same key from other connections meet it. Each key still runs once upstream, and every copy
+   * gets that first answer or 409.
    */
   @ParameterizedTest(name = "{0}")
   @ValueSource(
