@@ -27,9 +27,9 @@ import org.eclipse.jetty.util.thread.Scheduler;
  * selector threads. Each slept in {@code epoll_wait} between requests and was woken for the next,
  * and a client connection's read interest, set again after every answer from the upstream side,
  * went through the server's selector with a wake-up of its own: about one context switch per
- * request, where nginx has a fifth of one. A proxy on the same JVM and selector with one thread per
- * exchange (case c0 of the gateway benchmark, {@code docs/benchmarks.md}) showed that crossing, not
- * the JVM, to be most of the gap to nginx.
+ * request, where nginx has a fifth of one. Here the exchange stays on one thread, as in a proxy of
+ * the event-loop kind (nginx, or case c0 of the gateway benchmark): the switches fall to nginx's
+ * level ({@code docs/benchmarks.md}).
  *
  * <p><b>How.</b> Jetty's selectors ask their manager for the endpoint and the connection of every
  * channel they open, accepted or connected. This connector's manager answers for an accepted
