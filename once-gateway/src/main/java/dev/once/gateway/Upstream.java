@@ -5,8 +5,10 @@ import dev.once.InvalidIdempotencyKeyException;
 import dev.once.http.Exchange;
 import dev.once.http.Headers;
 import java.net.URI;
-import java.util.Locale;
+import java.util.Collections;
+import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.client.BytesRequestContent;
@@ -58,11 +60,17 @@ final class Upstream implements AutoCloseable {
   static final int HEADER_SLACK = 1024;
 
   /**
-   * Request fields never copied upstream: the client's own framing and the fields only the gateway
-   * may set.
+   * Request fields never copied upstream, in any case: the client's own framing, the fields only
+   * the gateway may set, and those {@link Forwarding} writes.
    */
-  private static final Set<String> NOT_FORWARDED =
-      Set.of("host", "content-length", "expect", "once-scope", "once-token");
+  private static final Set<String> NOT_FORWARDED = notForwarded();
+
+  private static Set<String> notForwarded() {
+    Set<String> names = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    names.addAll(List.of("host", "content-length", "expect", SCOPE_HEADER, TOKEN_HEADER));
+    names.addAll(Forwarding.FIELDS);
+    return Collections.unmodifiableSet(names);
+  }
 
   private final HttpClient client;
 
@@ -219,9 +227,7 @@ final class Upstream implements AutoCloseable {
     for (Headers.Field f : exchange.headers.endToEnd()) {
       // A name with '_' is dropped, as nginx does: CGI-style servers (WSGI, Rack, PHP) read '-' and
       // '_' alike, so Once_Token would reach them as the Once-Token the gateway strips.
-      String lower = f.name().toLowerCase(Locale.ROOT);
-      if (!NOT_FORWARDED.contains(lower)
-          && !Forwarding.FIELDS.contains(lower)
+      if (!NOT_FORWARDED.contains(f.name())
           && f.name().indexOf('_') < 0
           && !f.name().equalsIgnoreCase(keyHeader)) {
         out.add(f.name(), f.value());

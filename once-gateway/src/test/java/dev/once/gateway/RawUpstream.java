@@ -33,6 +33,10 @@ final class RawUpstream implements AutoCloseable {
   private final boolean resetAfterHead;
   private final boolean closeAfterResponse;
   private final boolean answerBeforeBody;
+
+  /** If not empty, the response, written piece by piece, each after a pause but the first. */
+  private final List<byte[]> pieces;
+
   private final List<String> heads = new CopyOnWriteArrayList<>();
   private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
   private final List<Socket> connections = new CopyOnWriteArrayList<>();
@@ -42,7 +46,7 @@ final class RawUpstream implements AutoCloseable {
   }
 
   RawUpstream(String response, String late) throws IOException {
-    this(response, late, "", false, false, false);
+    this(response, late, "", false, false, false, List.of());
   }
 
   /**
@@ -50,7 +54,7 @@ final class RawUpstream implements AutoCloseable {
    * reading the body: it had the request, while the sender may still be writing it.
    */
   static RawUpstream resettingAfterTheHead() throws IOException {
-    return new RawUpstream("", "", "", true, false, false);
+    return new RawUpstream("", "", "", true, false, false, List.of());
   }
 
   /**
@@ -58,7 +62,7 @@ final class RawUpstream implements AutoCloseable {
    * its status line, when the bytes promise more than they hold.
    */
   static RawUpstream closingAfter(String response) throws IOException {
-    return new RawUpstream(response, "", "", false, true, false);
+    return new RawUpstream(response, "", "", false, true, false, List.of());
   }
 
   /**
@@ -77,7 +81,23 @@ final class RawUpstream implements AutoCloseable {
    */
   static RawUpstream answeringBeforeTheBody(String response, String afterAPause)
       throws IOException {
-    return new RawUpstream(response, "", afterAPause, false, true, true);
+    return new RawUpstream(response, "", afterAPause, false, true, true, List.of());
+  }
+
+  /**
+   * An upstream that writes each response in {@code pieces}, each after a pause of {@value
+   * #PAUSE_MILLIS} ms but the first, on keep-alive connections: a response that reaches the gateway
+   * in reads of its own, with nothing to read in between.
+   */
+  static RawUpstream inPieces(String... pieces) throws IOException {
+    return new RawUpstream(
+        String.join("", pieces),
+        "",
+        "",
+        false,
+        false,
+        false,
+        java.util.Arrays.stream(pieces).map(p -> p.getBytes(StandardCharsets.ISO_8859_1)).toList());
   }
 
   private static final long PAUSE_MILLIS = 200;
@@ -88,7 +108,8 @@ final class RawUpstream implements AutoCloseable {
       String afterAPause,
       boolean resetAfterHead,
       boolean closeAfterResponse,
-      boolean answerBeforeBody)
+      boolean answerBeforeBody,
+      List<byte[]> pieces)
       throws IOException {
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     this.response = response.getBytes(StandardCharsets.ISO_8859_1);
@@ -97,6 +118,7 @@ final class RawUpstream implements AutoCloseable {
     this.resetAfterHead = resetAfterHead;
     this.closeAfterResponse = closeAfterResponse;
     this.answerBeforeBody = answerBeforeBody;
+    this.pieces = pieces;
     Thread acceptor = new Thread(this::accept, "raw-upstream");
     acceptor.setDaemon(true);
     acceptor.start();
@@ -110,6 +132,11 @@ final class RawUpstream implements AutoCloseable {
   int runs(String key) {
     AtomicInteger n = runs.get(key);
     return n == null ? 0 : n.get();
+  }
+
+  /** How many connections the gateway opened to this upstream. */
+  int connections() {
+    return connections.size();
   }
 
   /** The request lines and header fields received, in order. */
@@ -177,7 +204,16 @@ final class RawUpstream implements AutoCloseable {
         if (!first) {
           out.write(late);
         }
-        out.write(response);
+        if (pieces.isEmpty()) {
+          out.write(response);
+        }
+        for (int i = 0; i < pieces.size(); i++) {
+          if (i > 0) {
+            sleep();
+          }
+          out.write(pieces.get(i));
+          out.flush();
+        }
         out.flush();
         if (closeAfterResponse) {
           return;

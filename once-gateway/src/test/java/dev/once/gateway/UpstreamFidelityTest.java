@@ -59,6 +59,31 @@ class UpstreamFidelityTest {
     }
   }
 
+  /**
+   * After a read that took all the socket had, the upstream connection's next read is spared and
+   * the selector asked instead ({@link UpstreamEndPoint}): a response whose pieces come with pauses
+   * between them must still arrive whole, guarded and not, and its connection serve the next.
+   */
+  @Test
+  void aResponseArrivingInPiecesArrivesWholeAndItsConnectionServesTheNext() throws Exception {
+    String body = "{\"id\":\"pay_1\",\"status\":\"ok\"}";
+    try (RawUpstream upstream =
+            RawUpstream.inPieces(
+                "HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Le",
+                "ngth: " + body.length() + "\r\n\r\n{\"id\":\"pay",
+                body.substring(10));
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      for (String key : new String[] {key(), null, key()}) {
+        HttpResponse<String> response = gw.client.postJson("/payments/pieces", key, "{}");
+
+        assertThat(response.statusCode()).isEqualTo(201);
+        assertThat(response.body()).isEqualTo(body);
+      }
+      assertThat(upstream.heads()).hasSize(3);
+      assertThat(upstream.connections()).isEqualTo(1);
+    }
+  }
+
   @Test
   void aGzipResponsePassesThroughUndecodedAndNoAcceptEncodingIsAdded() throws Exception {
     byte[] gzip = gzip("{\"id\":\"pay_1\"}".repeat(100));

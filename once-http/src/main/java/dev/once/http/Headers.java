@@ -14,19 +14,24 @@ import java.util.function.Predicate;
  */
 public final class Headers implements Iterable<Headers.Field> {
 
-  /** The fields that describe one connection, never the message (RFC 9110 §7.6.1). */
-  private static final java.util.Set<String> HOP_BY_HOP =
-      java.util.Set.of(
-          "connection",
-          "keep-alive",
-          "proxy-authenticate",
-          "proxy-authorization",
-          "proxy-connection",
-          "te",
-          "trailer",
-          "trailers",
-          "transfer-encoding",
-          "upgrade");
+  /**
+   * The fields that describe one connection, never the message (RFC 9110 §7.6.1). Looked up in any
+   * case: every message on the proxy path is filtered through it, so no name is lower-cased for it.
+   */
+  private static final java.util.SortedSet<String> HOP_BY_HOP =
+      Collections.unmodifiableSortedSet(
+          caseInsensitive(
+              List.of(
+                  "connection",
+                  "keep-alive",
+                  "proxy-authenticate",
+                  "proxy-authorization",
+                  "proxy-connection",
+                  "te",
+                  "trailer",
+                  "trailers",
+                  "transfer-encoding",
+                  "upgrade")));
 
   /** No headers. */
   public static final Headers EMPTY = new Headers(List.of());
@@ -106,13 +111,37 @@ public final class Headers implements Iterable<Headers.Field> {
    * named in {@code Connection}. What a proxy forwards, and what may ever be recorded or replayed.
    */
   public Headers endToEnd() {
-    java.util.Set<String> named = new java.util.HashSet<>(HOP_BY_HOP);
-    for (String value : all("Connection")) {
-      for (String token : value.split(",")) {
-        named.add(token.trim().toLowerCase(java.util.Locale.ROOT));
+    java.util.Set<String> named = HOP_BY_HOP;
+    for (Field f : fields) {
+      if (f.name.equalsIgnoreCase("Connection")) {
+        if (named == HOP_BY_HOP) {
+          named = caseInsensitive(HOP_BY_HOP);
+        }
+        for (String token : f.value.split(",")) {
+          named.add(token.trim());
+        }
       }
     }
-    return without(named::contains);
+    List<Field> kept = null;
+    for (int i = 0; i < fields.size(); i++) {
+      Field f = fields.get(i);
+      if (named.contains(f.name)) {
+        if (kept == null) {
+          kept = new ArrayList<>(fields.subList(0, i));
+        }
+      } else if (kept != null) {
+        kept.add(f);
+      }
+    }
+    // Most messages carry no hop-by-hop field: they are returned as they are, nothing copied.
+    return kept == null ? this : new Headers(Collections.unmodifiableList(kept));
+  }
+
+  /** A set of field names that matches any case, with {@code names} in it. */
+  private static java.util.SortedSet<String> caseInsensitive(java.util.Collection<String> names) {
+    java.util.SortedSet<String> set = new java.util.TreeSet<>(String.CASE_INSENSITIVE_ORDER);
+    set.addAll(names);
+    return set;
   }
 
   /** These headers plus one more field at the end. */

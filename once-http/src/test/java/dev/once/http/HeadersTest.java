@@ -35,4 +35,39 @@ class HeadersTest {
 
     assertThat(now.since(OUTER)).isEqualTo(Headers.of("VARY", "Accept"));
   }
+
+  @Test
+  void endToEndDropsTheFixedHopByHopFieldsWhateverTheirCase() {
+    Headers in =
+        Headers.of(
+            "Content-Type", "text/plain",
+            "TRANSFER-ENCODING", "chunked",
+            "keep-Alive", "timeout=5",
+            "Te", "trailers",
+            "X-Id", "1",
+            "Proxy-Connection", "keep-alive",
+            "UPGRADE", "websocket");
+
+    assertThat(in.endToEnd()).isEqualTo(Headers.of("Content-Type", "text/plain", "X-Id", "1"));
+  }
+
+  @Test
+  void endToEndDropsEveryFieldNamedInConnectionWhateverTheirCase() {
+    Headers in =
+        Headers.of(
+            "X-Secret", "s",
+            "Connection", "x-secret , X-OTHER",
+            "x-other", "o",
+            "connection", "close",
+            "X-Kept", "k");
+
+    assertThat(in.endToEnd()).isEqualTo(Headers.of("X-Kept", "k"));
+  }
+
+  @Test
+  void endToEndReturnsHeadersWithoutHopByHopFieldsAsTheyAre() {
+    Headers in = Headers.of("Content-Type", "text/plain", "Connections", "not one", "TEE", "x");
+
+    assertThat(in.endToEnd()).isSameAs(in);
+  }
 }
