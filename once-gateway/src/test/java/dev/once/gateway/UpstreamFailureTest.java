@@ -136,6 +136,64 @@ class UpstreamFailureTest extends GatewayTest {
   }
 
   /**
+   * A connect that never completes (the upstream's accept queue is full, so the kernel drops its
+   * SYNs) fails at {@code upstream-connect-timeout}, not at the exchange's far longer {@code
+   * upstream-timeout}: the gateway's own connect timer runs on the proxy's selectors, which the
+   * upstream client connects through. Nothing was sent, so the key is released and the retry is
+   * tried afresh.
+   */
+  @Test
+  void anUpstreamConnectThatHangsFailsAtTheConnectTimeoutAndReleasesTheKey() throws Exception {
+    try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      List<Socket> queued = new ArrayList<>();
+      try {
+        fillAcceptQueue(full, queued);
+        try (TestGateway gw =
+            TestGateway.start(
+                "--upstream",
+                "http://127.0.0.1:" + full.getLocalPort(),
+                "--upstream-connect-timeout",
+                "300ms",
+                "--upstream-timeout",
+                "60s")) {
+          String key = key();
+
+          long started = System.nanoTime();
+          HttpResponse<String> first = gw.client.postJson("/payments", key, "{}");
+          long millis = (System.nanoTime() - started) / 1_000_000;
+          HttpResponse<String> retry = gw.client.postJson("/payments", key, "{}");
+
+          assertProblem(first, 502, "upstream-unreachable");
+          assertThat(millis).isBetween(250L, 20_000L);
+          assertProblem(retry, 502, "upstream-unreachable");
+        }
+      } finally {
+        for (Socket s : queued) {
+          s.close();
+        }
+      }
+    }
+  }
+
+  /**
+   * Connects to {@code server}, which never accepts, until a connect no longer completes: from then
+   * on the kernel drops the SYNs of new connections, so their connects hang.
+   */
+  private static void fillAcceptQueue(ServerSocket server, List<Socket> queued) throws IOException {
+    for (int i = 0; i < 32; i++) {
+      Socket s = new Socket();
+      try {
+        s.connect(server.getLocalSocketAddress(), 200);
+        queued.add(s);
+      } catch (java.net.SocketTimeoutException hangs) {
+        s.close();
+        return;
+      }
+    }
+    throw new IllegalStateException("the accept queue never filled: connects would not hang");
+  }
+
+  /**
    * A body of unknown length that the upstream cuts with a reset (here after 64 KiB; the hostile
    * generator found it as an upstream that answers before reading the request and closes) must
    * reach the client as a cut body. Relayed close-delimited, as Jetty frames a body of unknown
