@@ -114,11 +114,15 @@ public final class Headers implements Iterable<Headers.Field> {
     java.util.Set<String> named = HOP_BY_HOP;
     for (Field f : fields) {
       if (f.name.equalsIgnoreCase("Connection")) {
-        if (named == HOP_BY_HOP) {
-          named = caseInsensitive(HOP_BY_HOP);
-        }
         for (String token : f.value.split(",")) {
-          named.add(token.trim());
+          String name = token.trim();
+          // Connection: keep-alive (or close) on most messages names nothing new: no copy then.
+          if (!named.contains(name)) {
+            if (named == HOP_BY_HOP) {
+              named = caseInsensitive(HOP_BY_HOP);
+            }
+            named.add(name);
+          }
         }
       }
     }

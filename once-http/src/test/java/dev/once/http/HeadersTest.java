@@ -65,6 +65,13 @@ class HeadersTest {
   }
 
   @Test
+  void endToEndWithAConnectionFieldNamingOnlyHopByHopFieldsKeepsTheRest() {
+    Headers in = Headers.of("Connection", "Keep-Alive", "keep-alive", "timeout=5", "X-Kept", "k");
+
+    assertThat(in.endToEnd()).isEqualTo(Headers.of("X-Kept", "k"));
+  }
+
+  @Test
   void endToEndReturnsHeadersWithoutHopByHopFieldsAsTheyAre() {
     Headers in = Headers.of("Content-Type", "text/plain", "Connections", "not one", "TEE", "x");
 
