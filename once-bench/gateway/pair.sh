@@ -35,24 +35,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mkdir -p "$WORK/body"
-cat >"$WORK/upstream.conf" <<NGINX
-worker_processes 1;
-pid $WORK/upstream.pid;
-error_log $WORK/upstream-error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $WORK/body;
-  keepalive_requests 1000000;
-  server {
-    listen 127.0.0.1:$UPSTREAM_PORT;
-    location / { default_type application/json; return 201 '{"id":"pay_1","status":"ok"}'; }
-  }
-}
-NGINX
-nginx -c "$WORK/upstream.conf"
-printf 'defaults:\n  methods: [DELETE]\n' >"$WORK/uncovered.yaml"
+# shellcheck source=common.sh
+. "$HERE/common.sh"
+start_nginx_upstream "$UPSTREAM_PORT"
+write_uncovered_config
 [ $# -gt 0 ] || set -- --config "$WORK/uncovered.yaml"
 
 start() { # jar port -> pid

@@ -93,41 +93,15 @@ trap cleanup EXIT
 trap "exit 143" TERM
 trap "exit 130" INT
 
-wait_for() { # url
-  for _ in $(seq 1 150); do curl -sf -o /dev/null "$1" && return 0; sleep 0.2; done
-  echo "timed out waiting for $1" >&2; return 1
-}
-
-# An nginx of its own, one worker, no access log: WORK/NAME.conf with the http block's rest.
-nginx_conf() { # name http-block-rest
-  mkdir -p "$WORK/$1-body"
-  cat >"$WORK/$1.conf" <<NGINX
-worker_processes 1;
-pid $WORK/$1.pid;
-error_log $WORK/$1-error.log warn;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  client_body_temp_path $WORK/$1-body;
-  $2
-}
-NGINX
-}
+# shellcheck source=common.sh
+. "$HERE/common.sh"
 
 if [ "$UPSTREAM" = java ]; then
   java -Xms256m -Xmx512m -cp "$JAR" dev.once.gateway.DemoUpstream "$UPSTREAM_PORT" >"$WORK/upstream.log" 2>&1 &
   UPSTREAM_PID=$!
   PIDS+=("$UPSTREAM_PID")
 else
-  # nginx answering 201 with a small JSON body, one worker of its own: a trivial upstream that takes
-  # a small share of the machine, so the proxies' ratios are not compressed by a busy upstream.
-  nginx_conf upstream "keepalive_requests 1000000;
-  server {
-    listen 127.0.0.1:$UPSTREAM_PORT;
-    location / { default_type application/json; return 201 '{\"id\":\"pay_1\",\"status\":\"ok\"}'; }
-  }"
-  nginx -c "$WORK/upstream.conf"
-  sleep 0.5
+  start_nginx_upstream "$UPSTREAM_PORT"
   UPSTREAM_PID="$(pgrep -P "$(cat "$WORK/upstream.pid")" | head -n 1)"
 fi
 wait_for "http://127.0.0.1:$UPSTREAM_PORT/ping"
@@ -141,7 +115,7 @@ nginx_conf nginx "proxy_temp_path $WORK/nginx-proxy;
 nginx -c "$WORK/nginx.conf"
 wait_for "http://127.0.0.1:$NGINX_PORT/ping"
 
-printf 'defaults:\n  methods: [DELETE]\n' >"$WORK/uncovered.yaml"
+write_uncovered_config
 
 RESULTS="$WORK/results.tsv"
 : >"$RESULTS"

@@ -116,7 +116,7 @@ public final class Headers implements Iterable<Headers.Field> {
       if (f.name.equalsIgnoreCase("Connection")) {
         for (String token : f.value.split(",")) {
           String name = token.trim();
-          // Connection: keep-alive (or close) on most messages names nothing new: no copy then.
+          // Most messages say Connection: keep-alive, which names nothing new: no copy then.
           if (!named.contains(name)) {
             if (named == HOP_BY_HOP) {
               named = caseInsensitive(HOP_BY_HOP);

@@ -1,0 +1,41 @@
+# Shared by run.sh and pair.sh (sourced, with WORK set): the trivial upstream both measure against,
+# and the gateway configuration of case (c).
+
+wait_for() { # url
+  for _ in $(seq 1 150); do curl -sf -o /dev/null "$1" && return 0; sleep 0.2; done
+  echo "timed out waiting for $1" >&2; return 1
+}
+
+# An nginx of its own, one worker, no access log: WORK/NAME.conf with the http block's rest.
+nginx_conf() { # name http-block-rest
+  mkdir -p "$WORK/$1-body"
+  cat >"$WORK/$1.conf" <<NGINX
+worker_processes 1;
+pid $WORK/$1.pid;
+error_log $WORK/$1-error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $WORK/$1-body;
+  $2
+}
+NGINX
+}
+
+# nginx answering 201 with a small JSON body, one worker of its own: a trivial upstream that takes a
+# small share of the machine, so the proxies' ratios are not compressed by a busy upstream. Its pid
+# file is WORK/upstream.pid.
+start_nginx_upstream() { # port
+  nginx_conf upstream "keepalive_requests 1000000;
+  server {
+    listen 127.0.0.1:$1;
+    location / { default_type application/json; return 201 '{\"id\":\"pay_1\",\"status\":\"ok\"}'; }
+  }"
+  nginx -c "$WORK/upstream.conf"
+  wait_for "http://127.0.0.1:$1/ping"
+}
+
+# Case (c)'s configuration, WORK/uncovered.yaml: no route covers POST, so nothing is guarded.
+write_uncovered_config() {
+  printf 'defaults:\n  methods: [DELETE]\n' >"$WORK/uncovered.yaml"
+}
