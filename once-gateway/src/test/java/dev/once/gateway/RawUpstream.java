@@ -26,16 +26,28 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class RawUpstream implements AutoCloseable {
 
+  /** What the upstream does once it has a request's head. */
+  private enum Mode {
+    /** Reads the body, writes the response (piece by piece) and waits for the next request. */
+    KEEP_ALIVE,
+    /** As {@link #KEEP_ALIVE}, then closes the connection. */
+    CLOSE_AFTER_RESPONSE,
+    /** Resets the connection without reading the body. */
+    RESET_AFTER_HEAD,
+    /** Writes the response, then reads the body and closes. */
+    ANSWER_BEFORE_BODY
+  }
+
+  private static final long PAUSE_MILLIS = 200;
+
   private final ServerSocket server;
-  private final byte[] response;
+  private final Mode mode;
+
+  /** The response, written piece by piece, each after a pause but the first. */
+  private final List<byte[]> pieces;
+
   private final byte[] late;
   private final byte[] afterAPause;
-  private final boolean resetAfterHead;
-  private final boolean closeAfterResponse;
-  private final boolean answerBeforeBody;
-
-  /** If not empty, the response, written piece by piece, each after a pause but the first. */
-  private final List<byte[]> pieces;
 
   private final List<String> heads = new CopyOnWriteArrayList<>();
   private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
@@ -46,7 +58,7 @@ final class RawUpstream implements AutoCloseable {
   }
 
   RawUpstream(String response, String late) throws IOException {
-    this(response, late, "", false, false, false, List.of());
+    this(Mode.KEEP_ALIVE, List.of(response), late, "");
   }
 
   /**
@@ -54,7 +66,7 @@ final class RawUpstream implements AutoCloseable {
    * reading the body: it had the request, while the sender may still be writing it.
    */
   static RawUpstream resettingAfterTheHead() throws IOException {
-    return new RawUpstream("", "", "", true, false, false, List.of());
+    return new RawUpstream(Mode.RESET_AFTER_HEAD, List.of(), "", "");
   }
 
   /**
@@ -62,7 +74,7 @@ final class RawUpstream implements AutoCloseable {
    * its status line, when the bytes promise more than they hold.
    */
   static RawUpstream closingAfter(String response) throws IOException {
-    return new RawUpstream(response, "", "", false, true, false, List.of());
+    return new RawUpstream(Mode.CLOSE_AFTER_RESPONSE, List.of(response), "", "");
   }
 
   /**
@@ -81,7 +93,7 @@ final class RawUpstream implements AutoCloseable {
    */
   static RawUpstream answeringBeforeTheBody(String response, String afterAPause)
       throws IOException {
-    return new RawUpstream(response, "", afterAPause, false, true, true, List.of());
+    return new RawUpstream(Mode.ANSWER_BEFORE_BODY, List.of(response), "", afterAPause);
   }
 
   /**
@@ -90,38 +102,23 @@ final class RawUpstream implements AutoCloseable {
    * in reads of its own, with nothing to read in between.
    */
   static RawUpstream inPieces(String... pieces) throws IOException {
-    return new RawUpstream(
-        String.join("", pieces),
-        "",
-        "",
-        false,
-        false,
-        false,
-        java.util.Arrays.stream(pieces).map(p -> p.getBytes(StandardCharsets.ISO_8859_1)).toList());
+    return new RawUpstream(Mode.KEEP_ALIVE, List.of(pieces), "", "");
   }
 
-  private static final long PAUSE_MILLIS = 200;
-
-  private RawUpstream(
-      String response,
-      String late,
-      String afterAPause,
-      boolean resetAfterHead,
-      boolean closeAfterResponse,
-      boolean answerBeforeBody,
-      List<byte[]> pieces)
+  private RawUpstream(Mode mode, List<String> pieces, String late, String afterAPause)
       throws IOException {
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    this.response = response.getBytes(StandardCharsets.ISO_8859_1);
-    this.late = late.getBytes(StandardCharsets.ISO_8859_1);
-    this.afterAPause = afterAPause.getBytes(StandardCharsets.ISO_8859_1);
-    this.resetAfterHead = resetAfterHead;
-    this.closeAfterResponse = closeAfterResponse;
-    this.answerBeforeBody = answerBeforeBody;
-    this.pieces = pieces;
+    this.mode = mode;
+    this.pieces = pieces.stream().map(RawUpstream::bytes).toList();
+    this.late = bytes(late);
+    this.afterAPause = bytes(afterAPause);
     Thread acceptor = new Thread(this::accept, "raw-upstream");
     acceptor.setDaemon(true);
     acceptor.start();
+  }
+
+  private static byte[] bytes(String text) {
+    return text.getBytes(StandardCharsets.ISO_8859_1);
   }
 
   String url() {
@@ -180,47 +177,50 @@ final class RawUpstream implements AutoCloseable {
                 .incrementAndGet();
           }
         }
-        if (resetAfterHead) {
-          socket.setSoLinger(true, 0);
-          return;
-        }
-        if (answerBeforeBody) {
-          out.write(response);
-          out.flush();
-          if (afterAPause.length > 0) {
-            sleep();
-            out.write(afterAPause);
-            out.flush();
+        switch (mode) {
+          case RESET_AFTER_HEAD -> {
+            socket.setSoLinger(true, 0);
+            return;
           }
-          // Read what comes, so that closing resets nothing the gateway has yet to read.
-          if (chunked) {
-            HostileClients.readChunked(in, Integer.MAX_VALUE);
-          } else {
+          case ANSWER_BEFORE_BODY -> {
+            writePieces(out);
+            if (afterAPause.length > 0) {
+              sleep();
+              out.write(afterAPause);
+              out.flush();
+            }
+            // Read what comes, so that closing resets nothing the gateway has yet to read.
+            if (chunked) {
+              HostileClients.readChunked(in, Integer.MAX_VALUE);
+            } else {
+              in.readNBytes(length);
+            }
+            return;
+          }
+          case KEEP_ALIVE, CLOSE_AFTER_RESPONSE -> {
             in.readNBytes(length);
+            if (!first) {
+              out.write(late);
+            }
+            writePieces(out);
+            if (mode == Mode.CLOSE_AFTER_RESPONSE) {
+              return;
+            }
           }
-          return;
-        }
-        in.readNBytes(length);
-        if (!first) {
-          out.write(late);
-        }
-        if (pieces.isEmpty()) {
-          out.write(response);
-        }
-        for (int i = 0; i < pieces.size(); i++) {
-          if (i > 0) {
-            sleep();
-          }
-          out.write(pieces.get(i));
-          out.flush();
-        }
-        out.flush();
-        if (closeAfterResponse) {
-          return;
         }
       }
     } catch (IOException e) {
       // the gateway closed the connection
+    }
+  }
+
+  private void writePieces(OutputStream out) throws IOException {
+    for (int i = 0; i < pieces.size(); i++) {
+      if (i > 0) {
+        sleep();
+      }
+      out.write(pieces.get(i));
+      out.flush();
     }
   }
 
