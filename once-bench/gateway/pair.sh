@@ -10,12 +10,13 @@
 # Usage (from the repository root):
 #   once-bench/gateway/pair.sh A.jar B.jar                  # 4 rounds of case (c): no route covers POST
 #   ROUNDS=6 once-bench/gateway/pair.sh A.jar B.jar -- --store embedded   # any gateway options
+#   once-bench/gateway/pair.sh A.jar B.jar -- --store redis://127.0.0.1:6379   # a key prefix of its own
 #
 # Needs wrk and nginx (run.sh installs them). Only 127.0.0.1 is a target; every run is bounded by
 # its durations.
 set -euo pipefail
 
-[ $# -ge 2 ] || { sed -n '2,14p' "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
 A="$1" B="$2"; shift 2
 [ "${1:-}" = "--" ] && shift
 for jar in "$A" "$B"; do [ -f "$jar" ] || { echo "missing $jar" >&2; exit 1; }; done
@@ -28,9 +29,14 @@ UPSTREAM_PORT=19020 PORT_1=19022 PORT_2=19032
 WORK="$(mktemp -d /tmp/once-gateway-pair.XXXXXX)"
 PIDS=()
 
+# On Redis the builds write under a key prefix of the run's own (their keys differ), deleted after every
+# round and on exit.
+REDIS_PREFIX="once_gateway_pair_$$"
+
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   [ -f "$WORK/upstream.pid" ] && kill "$(cat "$WORK/upstream.pid")" 2>/dev/null || true
+  drop_redis_records
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -42,9 +48,11 @@ write_uncovered_config
 [ $# -gt 0 ] || set -- --config "$WORK/uncovered.yaml"
 
 start() { # jar port -> pid
+  local table=()
+  [[ " ${GATEWAY_ARGS[*]}" == *" redis://"* ]] && table=(--store-table "$REDIS_PREFIX")
   java -Xms512m -Xmx512m -jar "$1" --bind 127.0.0.1 --port "$2" --management-port "$(($2 + 1))" \
     --upstream "http://127.0.0.1:$UPSTREAM_PORT" --data-dir "$WORK/data-$2" --access-log false "${GATEWAY_ARGS[@]}" \
-    >"$WORK/gateway-$2.log" 2>&1 &
+    "${table[@]}" >"$WORK/gateway-$2.log" 2>&1 &
   echo $!
 }
 ready() { for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$(($1 + 1))/health" && return 0; sleep 0.2; done; return 1; }
@@ -74,4 +82,5 @@ for round in $(seq 1 "$ROUNDS"); do
     ua = ca / hz * 1e6 / na; ub = cb / hz * 1e6 / nb
     printf "%d\t%s\t%.0f\t%.1f\t%.0f\t%.1f\t%.3f\n", r, l, na / d, ua, nb / d, ub, ub / ua }'
   kill "$a" "$b"; wait "$a" "$b" 2>/dev/null || true; PIDS=()
+  drop_redis_records
 done

@@ -71,15 +71,9 @@ if ! command -v wrk >/dev/null || ! command -v nginx >/dev/null; then
   (service nginx stop || true) >/dev/null 2>&1
 fi
 
-# The Redis cases write under a key prefix of their own (--store-table), deleted after each case and
-# on exit (a run stopped halfway): a case leaves hundreds of thousands of records that live a day,
-# and a database that size slows every later case, and any other user of this Redis that scans its
-# keys (the store's tests do).
+# The Redis cases write under a key prefix of their own (--store-table), deleted after each run and
+# on exit (drop_redis_records, common.sh).
 REDIS_PREFIX="once_gateway_bench_$$"
-drop_redis_records() {
-  command -v redis-cli >/dev/null || return 0
-  redis-cli --scan --pattern "$REDIS_PREFIX:*" | xargs -r -d '\n' -n 2000 redis-cli unlink >/dev/null || true
-}
 
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
