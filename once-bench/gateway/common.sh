@@ -41,9 +41,8 @@ write_uncovered_config() {
 }
 
 # Deletes the records a run wrote to Redis, under the key prefix REDIS_PREFIX. A run on new keys
-# leaves hundreds of thousands of records that live a day: a database that size slows the next run
-# (measured: 15 % one client at a time), and any other user of this Redis that scans its keys (the
-# store's tests do).
+# leaves hundreds of thousands of records that live a day, and a database that size slows every
+# later run, and any other user of this Redis that scans its keys (the store's tests do).
 drop_redis_records() {
   command -v redis-cli >/dev/null || return 0
   redis-cli --scan --pattern "$REDIS_PREFIX:*" | xargs -r -d '\n' -n 2000 redis-cli unlink >/dev/null || true

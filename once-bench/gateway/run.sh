@@ -220,10 +220,9 @@ proxy_floor() {
   wait "$pid" 2>/dev/null || true
 }
 
-# The two builds of an A/B swap places every round, so that neither is always second. Second on
-# Redis used to mean on the first build's 100,000s of records: whichever build ran second was
-# measured 15 % slower one client at a time (p50 +50 µs). Each run now starts on an empty prefix
-# (run_gateway), and the same build run twice measures within 2 %.
+# The two builds of an A/B swap places every round, and each run starts on an empty store
+# (run_gateway), so that nothing that drifts within a round (the machine, what the store holds)
+# always favours the same build.
 gateway() { # name extra-args...
   if [ -z "${BASE_JAR:-}" ]; then run_gateway "$JAR" "$@"; return; fi
   local name="$1"; shift
@@ -269,8 +268,7 @@ run_gateway() { # jar name extra-args...
     cat "$WORK/gateway-$name.log" >&2
   fi
   kill "$pid"; wait "$pid" 2>/dev/null || true
-  # Each run starts on an empty store, as the embedded one does with its data directory removed:
-  # Redis holding the previous run's records measured slower (see gateway()).
+  # Each run starts on an empty store, as the embedded one does with its data directory removed.
   if [ "${STORE:-}" = redis ]; then drop_redis_records; fi
 }
 
