@@ -33,6 +33,9 @@ PIDS=()
 # round and on exit.
 REDIS_PREFIX="once_gateway_pair_$$"
 
+# shellcheck source=common.sh
+. "$HERE/common.sh"
+
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   [ -f "$WORK/upstream.pid" ] && kill "$(cat "$WORK/upstream.pid")" 2>/dev/null || true
@@ -41,15 +44,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# shellcheck source=common.sh
-. "$HERE/common.sh"
 start_nginx_upstream "$UPSTREAM_PORT"
 write_uncovered_config
 [ $# -gt 0 ] || set -- --config "$WORK/uncovered.yaml"
 
 start() { # jar port -> pid
   local table=()
-  [[ " ${GATEWAY_ARGS[*]}" == *" redis://"* ]] && table=(--store-table "$REDIS_PREFIX")
+  # Any store URL on Redis: redis://, rediss:// or redis-cluster://.
+  [[ " ${GATEWAY_ARGS[*]}" =~ \ redis(s|-cluster)?:// ]] && table=(--store-table "$REDIS_PREFIX")
   java -Xms512m -Xmx512m -jar "$1" --bind 127.0.0.1 --port "$2" --management-port "$(($2 + 1))" \
     --upstream "http://127.0.0.1:$UPSTREAM_PORT" --data-dir "$WORK/data-$2" --access-log false "${GATEWAY_ARGS[@]}" \
     "${table[@]}" >"$WORK/gateway-$2.log" 2>&1 &

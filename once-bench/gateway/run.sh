@@ -75,6 +75,9 @@ fi
 # on exit (drop_redis_records, common.sh).
 REDIS_PREFIX="once_gateway_bench_$$"
 
+# shellcheck source=common.sh
+. "$HERE/common.sh"
+
 cleanup() {
   for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
   [ -f "$WORK/nginx.pid" ] && kill "$(cat "$WORK/nginx.pid")" 2>/dev/null || true
@@ -87,9 +90,6 @@ trap cleanup EXIT
 # A run stopped by a signal exits, so that the cleanup above runs.
 trap "exit 143" TERM
 trap "exit 130" INT
-
-# shellcheck source=common.sh
-. "$HERE/common.sh"
 
 if [ "$UPSTREAM" = java ]; then
   java -Xms256m -Xmx512m -cp "$JAR" dev.once.gateway.DemoUpstream "$UPSTREAM_PORT" >"$WORK/upstream.log" 2>&1 &
