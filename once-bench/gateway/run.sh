@@ -3,6 +3,8 @@
 # one worker of its own; UPSTREAM=java for the JDK server of DemoUpstream) reached
 #   (a) directly, (b) through nginx proxy_pass, (c) through the gateway with no route covering POST,
 #   (c0) through ProxyFloor, a minimal Netty proxy: the JVM's floor for (c), if BENCH_JAR is built,
+#   (c1) through ProxyFloorJetty: the same on Jetty's server and I/O layer as the gateway has them, with
+#       an upstream connection of its own in place of Jetty's client,
 #   (d) through the gateway on its embedded store, (e) on Redis, (f) on PostgreSQL,
 #   (g) replays on the embedded store (each wrk thread cycles through 64 keys: all but the first 64
 #       requests are replays), (h) the embedded case while 1,000 slow clients trickle request bodies
@@ -28,7 +30,7 @@
 #   mvn -B -q -pl once-gateway -am package -DskipTests
 #   once-bench/gateway/run.sh            # DURATION=10s ROUNDS=3 CONNECTIONS=50 THREADS=2 WARMUP=5s GATEWAY_WARMUP=40s
 #   CASES="b c e" JAR=/tmp/other.jar once-bench/gateway/run.sh   # some cases only, another build
-#   mvn -B -q -pl once-bench -am package -DskipTests   # for (c0): once-bench/target/benchmarks.jar
+#   mvn -B -q -pl once-bench -am package -DskipTests   # for (c0, c1): once-bench/target/benchmarks.jar
 #   BASE_JAR=/tmp/old.jar once-bench/gateway/run.sh   # A/B: every gateway case also runs on BASE_JAR,
 #                                                     # as "<case>@base", in the same round: after JAR in
 #                                                     # odd rounds, before it in even ones
@@ -207,14 +209,14 @@ per_request() { # ticks requests -> microseconds per request
   awk -v t="$1" -v hz="$(getconf CLK_TCK)" -v n="$2" 'BEGIN {printf "%.0f", t / hz * 1e6 / n}'
 }
 
-# (c0): the same forwarding as (c) with nothing of a gateway's own, in a JVM warmed up as long.
-proxy_floor() {
-  java -Xms512m -Xmx512m -cp "$BENCH_JAR" dev.once.bench.gateway.ProxyFloor "$FLOOR_PORT" "$UPSTREAM_PORT" \
-    >"$WORK/proxy-floor.log" 2>&1 &
+# (c0, c1): the same forwarding as (c) with nothing of a gateway's own, in a JVM warmed up as long.
+proxy_floor() { # name class
+  java -Xms512m -Xmx512m -cp "$BENCH_JAR" "dev.once.bench.gateway.$2" "$FLOOR_PORT" "$UPSTREAM_PORT" \
+    >"$WORK/$1.log" 2>&1 &
   local pid=$!
   PIDS+=("$pid")
   if wait_for "http://127.0.0.1:$FLOOR_PORT/ping"; then
-    measure "c0-jvm-floor-netty" "http://127.0.0.1:$FLOOR_PORT/ping" "$GATEWAY_WARMUP" "$pid"
+    measure "$1" "http://127.0.0.1:$FLOOR_PORT/ping" "$GATEWAY_WARMUP" "$pid"
   fi
   kill "$pid" 2>/dev/null || true
   wait "$pid" 2>/dev/null || true
@@ -274,7 +276,7 @@ run_gateway() { # jar name extra-args...
 
 reachable() { timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$1" 2>/dev/null; }
 
-CASES="${CASES:-a b c0 c d d2 e f g h b1 d1 e1 g1}"
+CASES="${CASES:-a b c0 c1 c d d2 e f g h b1 d1 e1 g1}"
 want() { [[ " $CASES " == *" $1 "* ]]; }
 
 echo "# wrk -t$THREADS -c$CONNECTIONS -d$DURATION (after a $WARMUP warm-up), POST /ping with a fresh key each, $ROUNDS rounds, $UPSTREAM upstream" >&2
@@ -288,9 +290,12 @@ for round in $(seq 1 "$ROUNDS"); do
   echo "# round $round (load average: $(cut -d' ' -f1-3 /proc/loadavg))" >&2
   if want a; then measure "a-direct" "http://127.0.0.1:$UPSTREAM_PORT/ping" "$WARMUP" "$UPSTREAM_PID"; fi
   if want b; then measure "b-nginx" "http://127.0.0.1:$NGINX_PORT/ping" "$WARMUP" "$(pgrep -P "$(cat "$WORK/nginx.pid")" | head -n 1)"; fi
-  if ! want c0; then :
-  elif [ -f "$BENCH_JAR" ]; then proxy_floor
-  else printf 'c0-jvm-floor-netty\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tno %s\n' "$BENCH_JAR" | tee -a "$RESULTS"; fi
+  for floor in "c0 c0-jvm-floor-netty ProxyFloor" "c1 c1-jvm-floor-jetty ProxyFloorJetty"; do
+    read -r id name class <<<"$floor"
+    if ! want "$id"; then :
+    elif [ -f "$BENCH_JAR" ]; then proxy_floor "$name" "$class"
+    else printf '%s\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\tno %s\n' "$name" "$BENCH_JAR" | tee -a "$RESULTS"; fi
+  done
   if want c; then gateway "c-gateway-uncovered" --config "$WORK/uncovered.yaml"; fi
   if want d; then gateway "d-gateway-embedded" --store embedded; fi
   if want d2; then gateway "d2-gateway-embedded-process-crash" --store embedded --durability process-crash; fi
