@@ -75,6 +75,15 @@ enum GatewayProblem {
       "method-not-supported",
       "Method is not supported by the gateway",
       "The gateway does not forward CONNECT or TRACE requests; nothing was sent upstream."),
+  /**
+   * A method that is no HTTP token (RFC 9110 §9.1): Jetty's parser takes any visible character
+   * there, and an upstream may parse such bytes otherwise. Refused, as nginx refuses them.
+   */
+  METHOD_MALFORMED(
+      400,
+      "method-malformed",
+      "Method is malformed",
+      "The request method is not an HTTP token; nothing was sent upstream."),
   /** The gateway failed (a defect) after it claimed the key; the request may have been sent. */
   GATEWAY_FAILED(
       500,

@@ -52,6 +52,7 @@ final class GatewayServer {
     threads.setName("once-gateway");
     Server proxy = new Server(threads);
     proxy.setStopTimeout(config.stopTimeout().toMillis());
+    proxy.setErrorHandler(new ProblemErrors());
     HttpConfiguration proxyHttp = httpConfiguration();
     // One header limit on every hop (DESIGN §4): what a client may send, what the upstream client
     // can forward and what an upstream may answer; a response adds at most the slack on its way

@@ -3,6 +3,7 @@ package dev.once.gateway;
 import java.io.IOException;
 import java.nio.channels.SelectableChannel;
 import java.nio.channels.SelectionKey;
+import java.nio.channels.SocketChannel;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executor;
@@ -42,6 +43,15 @@ final class ProxyConnector extends ServerConnector {
 
   ProxyConnector(Server server, ConnectionFactory factory) {
     super(server, factory);
+  }
+
+  /** A client's connection: its reads wait for the selector once the socket was found empty. */
+  @Override
+  protected SocketChannelEndPoint newEndPoint(
+      SocketChannel channel, ManagedSelector selector, SelectionKey key) {
+    SocketChannelEndPoint endPoint = new SparingEndPoint(channel, selector, key, getScheduler());
+    endPoint.setIdleTimeout(getIdleTimeout());
+    return endPoint;
   }
 
   /** The selectors, for the upstream client to connect through. */

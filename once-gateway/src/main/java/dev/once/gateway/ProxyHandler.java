@@ -84,7 +84,9 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
     Route route = http.route(path);
     ProxyExchange exchange =
         new ProxyExchange(request, response, callback, path, route, budget, forwarding);
-    if (NOT_FORWARDED.contains(exchange.method)) {
+    if (!token(exchange.method)) {
+      exchange.answer(GatewayProblem.METHOD_MALFORMED.response());
+    } else if (NOT_FORWARDED.contains(exchange.method)) {
       exchange.answer(GatewayProblem.METHOD_NOT_SUPPORTED.response());
     } else if (exchange.method.equals("OPTIONS") && "*".equals(request.getHttpURI().getPath())) {
       // The target of the whole server, which no upstream path can express: the gateway answers.
@@ -111,6 +113,25 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
                       return null;
                     });
           });
+    }
+    return true;
+  }
+
+  /** Whether {@code method} is a token: visible characters but delimiters (RFC 9110 §5.6.2). */
+  static boolean token(String method) {
+    if (method.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < method.length(); i++) {
+      char c = method.charAt(i);
+      boolean tchar =
+          (c >= 'A' && c <= 'Z')
+              || (c >= 'a' && c <= 'z')
+              || (c >= '0' && c <= '9')
+              || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
+      if (!tchar) {
+        return false;
+      }
     }
     return true;
   }

@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Clear errors (issue 30, item 14): a malformed body is the client's fault (400 problem, never a
- * 502 blaming the upstream nor Jetty's HTML page), {@code OPTIONS *} is answered, a malformed key
- * with {@code Expect: 100-continue} is refused before the client is asked for its body, and no
- * query string reaches a WARN line.
+ * 502 blaming the upstream nor Jetty's HTML page), so is a request Jetty refuses itself, {@code
+ * OPTIONS *} is answered, a malformed key with {@code Expect: 100-continue} is refused before the
+ * client is asked for its body, and no query string reaches a WARN line.
  */
 @Timeout(60)
 class ClearErrorsTest {
@@ -43,6 +43,29 @@ class ClearErrorsTest {
                   + BAD_CHUNKED_BODY);
 
       assertThat(answer).startsWith("HTTP/1.1 400 ").contains("application/problem+json");
+    }
+  }
+
+  /**
+   * What Jetty refuses before the gateway sees the request (a malformed request line, header fields
+   * over the limit) is a problem too, for any method, not Jetty's HTML page ({@link
+   * ProblemErrors}).
+   */
+  @Test
+  void aRequestJettyRefusesIsAProblemNotJettysPage() throws Exception {
+    try (TestGateway gw = TestGateway.start()) {
+      String badLine = exchange(gw, "PO{ST /payments/x HTTP/1.1\r\nHost: g\r\n\r\n");
+      String tooLarge =
+          exchange(
+              gw,
+              "PUT /payments/x HTTP/1.1\r\nHost: g\r\nX-Big: " + "a".repeat(70_000) + "\r\n\r\n");
+
+      assertThat(badLine)
+          .startsWith("HTTP/1.1 400 ")
+          .containsIgnoringCase("Content-Type: application/problem+json");
+      assertThat(tooLarge)
+          .startsWith("HTTP/1.1 431 ")
+          .containsIgnoringCase("Content-Type: application/problem+json");
     }
   }
 

@@ -50,6 +50,7 @@ final class RawUpstream implements AutoCloseable {
   private final byte[] afterAPause;
 
   private final List<String> heads = new CopyOnWriteArrayList<>();
+  private final List<String> bodies = new CopyOnWriteArrayList<>();
   private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
   private final List<Socket> connections = new CopyOnWriteArrayList<>();
 
@@ -141,6 +142,11 @@ final class RawUpstream implements AutoCloseable {
     return heads;
   }
 
+  /** The bodies of the requests read whole (keep-alive and close-after-response), in order. */
+  List<String> bodies() {
+    return bodies;
+  }
+
   private void accept() {
     while (!server.isClosed()) {
       try {
@@ -198,7 +204,7 @@ final class RawUpstream implements AutoCloseable {
             return;
           }
           case KEEP_ALIVE, CLOSE_AFTER_RESPONSE -> {
-            in.readNBytes(length);
+            bodies.add(new String(in.readNBytes(length), StandardCharsets.ISO_8859_1));
             if (!first) {
               out.write(late);
             }

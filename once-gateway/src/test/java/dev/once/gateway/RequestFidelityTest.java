@@ -3,6 +3,7 @@ package dev.once.gateway;
 import static dev.once.gateway.Client.key;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.once.http.Problems;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -172,6 +173,68 @@ class RequestFidelityTest {
     }
   }
 
+  /**
+   * A method must be a token (RFC 9110 §9.1): Jetty's parser takes any visible character there, and
+   * an upstream may parse such bytes otherwise. Refused before anything is forwarded, as nginx
+   * refuses them; an extension method is not.
+   */
+  @Test
+  void aMethodThatIsNoTokenIsAnswered400AndNeverForwarded() throws Exception {
+    try (RawUpstream upstream = new RawUpstream(OK);
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      for (String method : List.of("}POST", "PO{ST", "PO\"ST", "PO/ST", "PO@ST")) {
+        String answer =
+            exchange(
+                gw,
+                method
+                    + " /payments/1 HTTP/1.1\r\nHost: gateway\r\nIdempotency-Key: "
+                    + key()
+                    + "\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}");
+
+        // Jetty refuses some itself, the gateway the others: a 400 problem either way.
+        assertThat(answer).as(method).startsWith("HTTP/1.1 400 ").contains(Problems.MEDIA_TYPE);
+      }
+      assertThat(exchange(gw, "}POST /payments/1 HTTP/1.1\r\nHost: gateway\r\n\r\n"))
+          .as("a method Jetty's parser takes")
+          .contains("method-malformed");
+      assertThat(upstream.heads()).isEmpty();
+
+      String extension = exchange(gw, "PURGE /things HTTP/1.1\r\nHost: gateway\r\n\r\n");
+
+      assertThat(extension).startsWith("HTTP/1.1 200 ");
+      assertThat(upstream.heads()).hasSize(1);
+    }
+  }
+
+  /**
+   * The gateway judges and forwards a method in upper case, so a covered one spelt in lower case is
+   * guarded, not passed on for an upstream that reads methods in any case (Django and Werkzeug
+   * upper-case them) to run once per retry.
+   */
+  @Test
+  void aCoveredMethodInLowerCaseIsGuarded() throws Exception {
+    try (RawUpstream upstream = new RawUpstream(OK);
+        TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
+      String key = key();
+      String request =
+          " /payments/1 HTTP/1.1\r\nHost: gateway\r\nApi-Key: "
+              + Client.MERCHANT
+              + "\r\nIdempotency-Key: "
+              + key
+              + "\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}";
+
+      String first = exchange(gw, "post" + request);
+      String retry = exchange(gw, "Post" + request);
+
+      assertThat(first).startsWith("HTTP/1.1 200 ");
+      assertThat(retry)
+          .startsWith("HTTP/1.1 200 ")
+          .containsIgnoringCase("Idempotent-Replayed: true");
+      assertThat(upstream.runs(key)).isEqualTo(1);
+      assertThat(upstream.heads()).hasSize(1).allMatch(head -> head.startsWith("POST "));
+    }
+  }
+
   @Test
   void a304KeepsTheUpstreamsFieldsWithoutAnInventedContentLength() throws Exception {
     try (RawUpstream upstream =
@@ -224,6 +287,56 @@ class RequestFidelityTest {
           .contains("\r\nIdempotent-Replayed: true\r\n")
           .doesNotContainIgnoringCase("Content-Length: 0");
     }
+  }
+
+  /**
+   * A client connection's reads wait for the selector once its socket was found empty ({@link
+   * SparingEndPoint}): requests whose pieces come with pauses between them, guarded and not, must
+   * still be read whole, and the connection must serve the next request after a pause.
+   */
+  @Test
+  void requestsArrivingInPiecesOnOneConnectionAreReadWhole() throws Exception {
+    try (RawUpstream upstream = new RawUpstream(OK);
+        TestGateway gw = TestGateway.start("--upstream", upstream.url());
+        Socket socket = new Socket("127.0.0.1", gw.gateway.port())) {
+      socket.setSoTimeout(10_000);
+      String guarded = key();
+      for (String key : new String[] {null, guarded}) {
+        String keyLine = key == null ? "" : "Idempotency-Key: " + key + "\r\n";
+        for (String piece :
+            new String[] {
+              "POST /payments/pieces HTTP/1.1\r\nHost: gateway\r\nApi-Key: ",
+              Client.MERCHANT + "\r\n" + keyLine + "Content-Type: application/json\r\n",
+              "Content-Length: 14\r\n\r\n{\"amount\":",
+              "100}"
+            }) {
+          socket.getOutputStream().write(piece.getBytes(StandardCharsets.ISO_8859_1));
+          socket.getOutputStream().flush();
+          Thread.sleep(200);
+        }
+
+        assertThat(readAnswer(socket.getInputStream())).startsWith("HTTP/1.1 200 ");
+      }
+      assertThat(upstream.heads())
+          .hasSize(2)
+          .allMatch(head -> head.startsWith("POST /payments/pieces HTTP/1.1\r\n"));
+      assertThat(upstream.bodies()).containsExactly("{\"amount\":100}", "{\"amount\":100}");
+      assertThat(upstream.runs(guarded)).isEqualTo(1);
+    }
+  }
+
+  /** One answer with a Content-Length, head and body, read from a kept connection. */
+  private static String readAnswer(InputStream in) throws IOException {
+    StringBuilder head = new StringBuilder();
+    while (head.indexOf("\r\n\r\n") < 0) {
+      int b = in.read();
+      if (b < 0) {
+        break;
+      }
+      head.append((char) b);
+    }
+    int length = contentLength(head.toString());
+    return head + new String(in.readNBytes(Math.max(length, 0)), StandardCharsets.ISO_8859_1);
   }
 
   /**
