@@ -14,8 +14,8 @@ import org.jspecify.annotations.Nullable;
  * What the proxy answers when Jetty refuses a request itself (a malformed request line, header
  * fields over the limit, a target too long) or a request ends in a failure before it was answered:
  * an RFC 9457 problem with the status's reason phrase ({@link Problems#forStatus}), for every
- * method, where Jetty would write an HTML page, and only for GET, POST and HEAD. Jetty's own
- * message is left out: it may quote the request.
+ * method. Jetty's own handler writes an HTML page, and that only for GET, POST and HEAD (any other
+ * method got the status without a body). Jetty's message is left out: it may quote the request.
  */
 final class ProblemErrors extends ErrorHandler {
 

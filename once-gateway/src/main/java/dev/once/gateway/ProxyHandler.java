@@ -118,7 +118,7 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
   }
 
   /** Whether {@code method} is a token: visible characters but delimiters (RFC 9110 §5.6.2). */
-  static boolean token(String method) {
+  private static boolean token(String method) {
     if (method.isEmpty()) {
       return false;
     }

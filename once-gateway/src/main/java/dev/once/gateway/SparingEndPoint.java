@@ -16,10 +16,10 @@ import org.eclipse.jetty.util.thread.Scheduler;
  *
  * <p><b>Why.</b> Jetty reads a connection again whenever it might go on: its server after every
  * response, and a second time at once when that read finds nothing (a retry meant for TLS); its
- * client after every response, and again when the connection goes back to its pool. On a proxy's
- * connections the peer sends nothing until it has the answer, so each of these reads fails with
- * {@code EAGAIN}: three system calls per exchange that find nothing, measured in case (c) of the
- * gateway benchmark ({@code docs/benchmarks.md}). Netty's reads stop in the same way.
+ * client after every response, twice. On a proxy's connections the peer sends nothing until it has
+ * the answer, so these reads fail with {@code EAGAIN}: three system calls per exchange that found
+ * nothing, where only one of the client's had been spared, in case (c) of the gateway benchmark
+ * ({@code docs/benchmarks.md}). Netty's reads stop in the same way.
  *
  * <p><b>Why it is safe.</b> A spared fill answers what a read would have answered at the moment of
  * the last one, and a caller must take that answer as a read's {@code EAGAIN}: ask the selector

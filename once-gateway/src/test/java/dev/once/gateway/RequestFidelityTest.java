@@ -4,6 +4,7 @@ import static dev.once.gateway.Client.key;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.once.http.Problems;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -327,15 +328,11 @@ class RequestFidelityTest {
 
   /** One answer with a Content-Length, head and body, read from a kept connection. */
   private static String readAnswer(InputStream in) throws IOException {
-    StringBuilder head = new StringBuilder();
-    while (head.indexOf("\r\n\r\n") < 0) {
-      int b = in.read();
-      if (b < 0) {
-        break;
-      }
-      head.append((char) b);
+    String head = HostileClients.readHead(in);
+    if (head == null) {
+      throw new EOFException("the connection closed before an answer");
     }
-    int length = contentLength(head.toString());
+    int length = contentLength(head);
     return head + new String(in.readNBytes(Math.max(length, 0)), StandardCharsets.ISO_8859_1);
   }
 
