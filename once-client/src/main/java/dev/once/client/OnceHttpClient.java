@@ -2,6 +2,7 @@ package dev.once.client;
 
 import dev.once.internal.Arguments;
 import dev.once.internal.ExponentialBackoff;
+import dev.once.internal.HttpToken;
 import dev.once.internal.KeySyntax;
 import dev.once.protocol.WireProtocol;
 import java.io.IOException;
@@ -258,7 +259,7 @@ public final class OnceHttpClient {
     public Builder coveredMethods(String... methods) {
       Arguments.present("coveredMethods", methods);
       for (String m : methods) {
-        if (m == null || !m.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]+")) {
+        if (m == null || !HttpToken.is(m, Integer.MAX_VALUE)) {
           throw new IllegalArgumentException(
               "coveredMethods must be HTTP method tokens, was " + Arrays.toString(methods));
         }

@@ -6,6 +6,7 @@ import dev.once.http.Durations;
 import dev.once.http.NewKeyLimit;
 import dev.once.http.RoutePolicy;
 import dev.once.http.Sizes;
+import dev.once.internal.HttpToken;
 import dev.once.store.Keyring;
 import dev.once.store.jdbc.EmbeddedStore;
 import java.net.URI;
@@ -479,7 +480,7 @@ public final class GatewayConfig {
      * The request header whose SHA-256 is the tenant part of every scope (default {@code Api-Key}).
      */
     public Builder tenantHeader(String tenantHeader) {
-      if (tenantHeader == null || !tenantHeader.matches("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}")) {
+      if (tenantHeader == null || !HttpToken.is(tenantHeader, 100)) {
         throw new IllegalArgumentException(
             "tenant-header must be an HTTP header name, was '" + tenantHeader + "'");
       }

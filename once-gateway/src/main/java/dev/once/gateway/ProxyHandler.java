@@ -5,6 +5,7 @@ import dev.once.http.Headers;
 import dev.once.http.HttpIdempotency;
 import dev.once.http.Route;
 import dev.once.http.StoredResponse;
+import dev.once.internal.HttpToken;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
@@ -84,7 +85,8 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
     Route route = http.route(path);
     ProxyExchange exchange =
         new ProxyExchange(request, response, callback, path, route, budget, forwarding);
-    if (!token(exchange.method)) {
+    // The method as it came: upper-casing (the exchange's) can make a token of one that is none.
+    if (!HttpToken.is(request.getMethod(), Integer.MAX_VALUE)) {
       exchange.answer(GatewayProblem.METHOD_MALFORMED.response());
     } else if (NOT_FORWARDED.contains(exchange.method)) {
       exchange.answer(GatewayProblem.METHOD_NOT_SUPPORTED.response());
@@ -113,25 +115,6 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
                       return null;
                     });
           });
-    }
-    return true;
-  }
-
-  /** Whether {@code method} is a token: visible characters but delimiters (RFC 9110 §5.6.2). */
-  private static boolean token(String method) {
-    if (method.isEmpty()) {
-      return false;
-    }
-    for (int i = 0; i < method.length(); i++) {
-      char c = method.charAt(i);
-      boolean tchar =
-          (c >= 'A' && c <= 'Z')
-              || (c >= 'a' && c <= 'z')
-              || (c >= '0' && c <= '9')
-              || "!#$%&'*+-.^_`|~".indexOf(c) >= 0;
-      if (!tchar) {
-        return false;
-      }
     }
     return true;
   }

@@ -183,7 +183,7 @@ class RequestFidelityTest {
   void aMethodThatIsNoTokenIsAnswered400AndNeverForwarded() throws Exception {
     try (RawUpstream upstream = new RawUpstream(OK);
         TestGateway gw = TestGateway.start("--upstream", upstream.url())) {
-      for (String method : List.of("}POST", "PO{ST", "PO\"ST", "PO/ST", "PO@ST")) {
+      for (String method : List.of("}POST", "PO{ST", "PO\"ST", "PO/ST", "PO@ST", "PO\u00dfT")) {
         String answer =
             exchange(
                 gw,

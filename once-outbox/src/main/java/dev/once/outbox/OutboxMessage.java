@@ -2,11 +2,11 @@ package dev.once.outbox;
 
 import dev.once.IdempotencyKey;
 import dev.once.InvalidIdempotencyKeyException;
+import dev.once.internal.HttpToken;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,7 +35,6 @@ public record OutboxMessage(
     Map<String, String> headers,
     byte[] payload) {
 
-  private static final Pattern TOKEN = Pattern.compile("[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}");
   private static final int MAX_DESTINATION = 1024;
   private static final int MAX_KEY = 1024;
 
@@ -133,7 +132,7 @@ public record OutboxMessage(
   }
 
   private static void requireHeader(String name, String value) {
-    if (name == null || !TOKEN.matcher(name).matches()) {
+    if (name == null || !HttpToken.is(name, 256)) {
       throw new IllegalArgumentException("header name must be an HTTP token; was '" + name + "'");
     }
     if (name.equalsIgnoreCase(Outbox.IDEMPOTENCY_KEY_HEADER)) {
