@@ -7,6 +7,10 @@ import dev.once.http.Problems;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -324,6 +328,79 @@ class RequestFidelityTest {
       assertThat(upstream.bodies()).containsExactly("{\"amount\":100}", "{\"amount\":100}");
       assertThat(upstream.runs(guarded)).isEqualTo(1);
     }
+  }
+
+  /**
+   * A client connection stays in the selector's read set while its request is served ({@link
+   * SparingEndPoint}): a client that sends its next request ahead, or shuts its side, while the
+   * upstream is slow makes the socket readable with nobody to read it. The proxy must neither spin
+   * on that (the selector would report it ready again and again) nor lose it: the next request is
+   * served after the first, and a half-closed client still gets its answer.
+   */
+  @Test
+  void aClientThatSendsAheadOrShutsItsSideWhileServedIsNeitherSpunOnNorLost() throws Exception {
+    try (TestGateway gw = TestGateway.start("--upstream-timeout", "5s");
+        Socket socket = new Socket("127.0.0.1", gw.gateway.port())) {
+      socket.setSoTimeout(10_000);
+      OutputStream out = socket.getOutputStream();
+      out.write(request("POST", "/slow/1500", "{}"));
+      out.flush();
+      Thread.sleep(300); // the first request is upstream now, its connection not being read
+      long before = proxyCpuNanos();
+      out.write(request("POST", "/payments/ahead", "{\"n\":2}"));
+      out.flush();
+      Thread.sleep(1_000);
+      long spent = proxyCpuNanos() - before;
+
+      InputStream in = socket.getInputStream();
+      assertThat(readAnswer(in)).startsWith("HTTP/1.1 201 ");
+      assertThat(readAnswer(in)).startsWith("HTTP/1.1 201 ");
+      assertThat(gw.upstream.runs("/payments/ahead")).isEqualTo(1);
+      assertThat(spent)
+          .as("the proxy's CPU time while a request waited behind a slow one")
+          .isLessThan(TimeUnit.MILLISECONDS.toNanos(250));
+    }
+    try (TestGateway gw = TestGateway.start("--upstream-timeout", "5s");
+        Socket socket = new Socket("127.0.0.1", gw.gateway.port())) {
+      socket.setSoTimeout(10_000);
+      socket.getOutputStream().write(request("POST", "/slow/1500", "{}"));
+      socket.getOutputStream().flush();
+      Thread.sleep(300);
+      long before = proxyCpuNanos();
+      socket.shutdownOutput();
+      Thread.sleep(1_000);
+      long spent = proxyCpuNanos() - before;
+
+      assertThat(readAnswer(socket.getInputStream())).startsWith("HTTP/1.1 201 ");
+      assertThat(spent)
+          .as("the proxy's CPU time while a half-closed client waited for a slow upstream")
+          .isLessThan(TimeUnit.MILLISECONDS.toNanos(250));
+    }
+  }
+
+  private static byte[] request(String method, String path, String body) {
+    return (method
+            + " "
+            + path
+            + " HTTP/1.1\r\nHost: gateway\r\nApi-Key: "
+            + Client.MERCHANT
+            + "\r\nContent-Type: application/json\r\nContent-Length: "
+            + body.length()
+            + "\r\n\r\n"
+            + body)
+        .getBytes(StandardCharsets.ISO_8859_1);
+  }
+
+  /** The CPU time of the proxy's threads (its selectors run on them) in this JVM, so far. */
+  private static long proxyCpuNanos() {
+    ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+    long total = 0;
+    for (ThreadInfo thread : threads.dumpAllThreads(false, false)) {
+      if (thread.getThreadName().startsWith("once-gateway")) {
+        total += Math.max(0, threads.getThreadCpuTime(thread.getThreadId()));
+      }
+    }
+    return total;
   }
 
   /** One answer with a Content-Length, head and body, read from a kept connection. */
