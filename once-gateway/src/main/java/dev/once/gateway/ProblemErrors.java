@@ -4,6 +4,7 @@ import dev.once.http.Problems;
 import dev.once.http.StoredResponse;
 import java.nio.ByteBuffer;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpMethod;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.handler.ErrorHandler;
@@ -15,7 +16,9 @@ import org.jspecify.annotations.Nullable;
  * fields over the limit, a target too long) or a request ends in a failure before it was answered:
  * an RFC 9457 problem with the status's reason phrase ({@link Problems#forStatus}), for every
  * method. Jetty's own handler writes an HTML page, and that only for GET, POST and HEAD (any other
- * method got the status without a body). Jetty's message is left out: it may quote the request.
+ * method got the status without a body). Jetty's message is left out: it may quote the request. A
+ * HEAD request gets the problem's head without its content (RFC 9110 §9.3.2): Jetty does not drop
+ * the content of an answer it makes before the request is whole.
  */
 final class ProblemErrors extends ErrorHandler {
 
@@ -38,6 +41,7 @@ final class ProblemErrors extends ErrorHandler {
     }
     StoredResponse problem = Problems.forStatus(code, null);
     response.getHeaders().put(HttpHeader.CONTENT_TYPE, Problems.MEDIA_TYPE);
-    response.write(true, ByteBuffer.wrap(problem.body()), callback);
+    boolean head = HttpMethod.HEAD.is(request.getMethod());
+    response.write(true, head ? null : ByteBuffer.wrap(problem.body()), callback);
   }
 }

@@ -66,6 +66,16 @@ class ClearErrorsTest {
       assertThat(tooLarge)
           .startsWith("HTTP/1.1 431 ")
           .containsIgnoringCase("Content-Type: application/problem+json");
+
+      // HEAD: the same head, and no content after it (RFC 9110 §9.3.2).
+      String headAnswer =
+          untilClosed(
+              gw,
+              "HEAD /payments/x HTTP/1.1\r\nHost: g\r\nX-Big: " + "a".repeat(70_000) + "\r\n\r\n");
+      assertThat(headAnswer)
+          .startsWith("HTTP/1.1 431 ")
+          .containsIgnoringCase("Content-Type: application/problem+json")
+          .endsWith("\r\n\r\n");
     }
   }
 
@@ -113,6 +123,15 @@ class ClearErrorsTest {
   }
 
   /** Writes {@code request} on a fresh connection and reads what comes back until it closes. */
+  /** The whole answer to {@code request}, read until the gateway closes the connection. */
+  private static String untilClosed(TestGateway gw, String request) throws IOException {
+    try (Socket socket = new Socket("127.0.0.1", gw.gateway.port())) {
+      socket.setSoTimeout(10_000);
+      socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+      return new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+    }
+  }
+
   private static String exchange(TestGateway gw, String request) throws IOException {
     try (Socket socket = new Socket("127.0.0.1", gw.gateway.port())) {
       socket.setSoTimeout(10_000);
