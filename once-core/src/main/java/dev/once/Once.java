@@ -444,7 +444,9 @@ public final class Once implements AutoCloseable {
      * The size of the engine's own store executor (default {@value #DEFAULT_STORE_THREADS}, 1 to
      * {@value #MAX_STORE_THREADS}), used when no {@link #storeExecutor} is given: at most this many
      * blocking store calls of asynchronous callers run at once, and up to {@value
-     * StoreExecutor#QUEUE_PER_THREAD} per thread wait for one.
+     * StoreExecutor#QUEUE_PER_THREAD} per thread, and never fewer than {@value
+     * StoreExecutor#MIN_QUEUE} in all, wait for one. A store whose calls never hold a thread (the
+     * embedded store) needs no more threads than cores: they only carry on after its answers.
      */
     public Builder storeThreads(int threads) {
       this.storeThreads = Arguments.between("storeThreads", threads, 1, MAX_STORE_THREADS);

@@ -15,6 +15,15 @@ final class StoreExecutor {
 
   static final int QUEUE_PER_THREAD = 256;
 
+  /**
+   * The fewest calls the queue holds, however few the threads: a pool as small as the machine's
+   * cores, right where the calls never hold a thread (the embedded store's answers, whose
+   * continuations only start non-blocking work), must still take the burst the default pool takes:
+   * a batch of answers committed together is handed over at once, and a refusal there answers a
+   * request whose claim is already durable.
+   */
+  static final int MIN_QUEUE = Once.Builder.DEFAULT_STORE_THREADS * QUEUE_PER_THREAD;
+
   private StoreExecutor() {}
 
   static ExecutorService create(int threads) {
@@ -25,7 +34,7 @@ final class StoreExecutor {
             threads,
             30,
             TimeUnit.SECONDS,
-            new ArrayBlockingQueue<>(threads * QUEUE_PER_THREAD),
+            new ArrayBlockingQueue<>(queueCapacity(threads)),
             r -> {
               Thread t = new Thread(r, "once-store-" + n.incrementAndGet());
               t.setDaemon(true);
@@ -34,5 +43,13 @@ final class StoreExecutor {
     // Idle threads end, so an engine used only through the blocking API keeps none.
     pool.allowCoreThreadTimeOut(true);
     return pool;
+  }
+
+  /**
+   * How many calls wait for a thread at most: {@value #QUEUE_PER_THREAD} a thread, never fewer than
+   * {@link #MIN_QUEUE}.
+   */
+  static int queueCapacity(int threads) {
+    return Math.max(MIN_QUEUE, threads * QUEUE_PER_THREAD);
   }
 }

@@ -270,10 +270,10 @@ public final class GatewayConfig {
 
   /**
    * The threads of each store pool (begin, begin on wait-mode routes, finish); no other thread
-   * waits on the store.
+   * waits on the store. Unless set, {@link StoreUrl#defaultStoreThreads the store's}.
    */
   public int storeThreads() {
-    return storeThreads;
+    return storeThreads != 0 ? storeThreads : store.defaultStoreThreads();
   }
 
   public Duration stopTimeout() {
@@ -365,7 +365,9 @@ public final class GatewayConfig {
     /** The heap the budget is measured against: this JVM's, unless a test says otherwise. */
     private long heapBytes = Runtime.getRuntime().maxMemory();
 
-    private int storeThreads = Once.Builder.DEFAULT_STORE_THREADS;
+    /** 0: the store's default ({@link StoreUrl#defaultStoreThreads}). */
+    private int storeThreads;
+
     private Duration stopTimeout = Duration.ofSeconds(30);
     private Duration purgeInterval = Duration.ofMinutes(1);
     private boolean accessLog = true;

@@ -1,6 +1,5 @@
 package dev.once.gateway;
 
-import dev.once.Once;
 import dev.once.http.Coverage;
 import dev.once.http.Durations;
 import dev.once.http.Sizes;
@@ -129,7 +128,7 @@ final class Options {
               (b, v) -> b.maxBufferedBytesPerClient(Sizes.parse(v))),
           new Option(
               "store-threads",
-              String.valueOf(Once.Builder.DEFAULT_STORE_THREADS),
+              StoreUrl.DEFAULT_STORE_THREADS,
               "threads that call a blocking store (PostgreSQL) and carry on after the embedded store's answers; Redis needs none, and no thread waits for a duplicate",
               (b, v) -> b.storeThreads(integer("store-threads", v))),
           new Option(

@@ -1,5 +1,6 @@
 package dev.once.gateway;
 
+import dev.once.Once;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
@@ -33,6 +34,24 @@ sealed interface StoreUrl {
   default boolean expiresRecordsItself() {
     return this instanceof Redis || this instanceof RedisCluster;
   }
+
+  /**
+   * The engine's store threads unless {@code store-threads} names a number. A blocking store
+   * (PostgreSQL) holds one for every call in flight. The embedded store holds none (its writer
+   * commits every call); its threads only carry each exchange on after an answer, which never
+   * blocks, so one a core is enough, and more only meant a thread woken for every answer (at 50
+   * clients on 2 cores, 16 threads cost 15 % more CPU per request than 2: docs/benchmarks.md).
+   * Redis answers on its client's threads and needs none; idle threads end by themselves.
+   */
+  default int defaultStoreThreads() {
+    return this instanceof Embedded
+        ? Runtime.getRuntime().availableProcessors()
+        : Once.Builder.DEFAULT_STORE_THREADS;
+  }
+
+  /** How {@link #defaultStoreThreads} reads in {@code --help} and the docs. */
+  String DEFAULT_STORE_THREADS =
+      Once.Builder.DEFAULT_STORE_THREADS + "; one a core on the embedded store";
 
   /**
    * Where it is, without user or password: host:port[/database], the seeds, or "data directory".

@@ -92,6 +92,31 @@ class CommandLineTest {
     return value instanceof Path p ? p.toAbsolutePath().normalize() : String.valueOf(value);
   }
 
+  /**
+   * The store threads follow the store unless set: one a core where no call holds a thread (the
+   * embedded store), the engine's default for a blocking store; a number given is kept on both.
+   */
+  @Test
+  void storeThreadsFollowTheStoreUnlessSet() {
+    int cores = Runtime.getRuntime().availableProcessors();
+    assertThat(config(Map.of(), "--upstream", "http://h").storeThreads()).isEqualTo(cores);
+    assertThat(
+            config(Map.of(), "--upstream", "http://h", "--store", "postgres://u@h/db")
+                .storeThreads())
+        .isEqualTo(dev.once.Once.Builder.DEFAULT_STORE_THREADS);
+    assertThat(config(Map.of(), "--upstream", "http://h", "--store-threads", "3").storeThreads())
+        .isEqualTo(3);
+    assertThat(
+            config(
+                    Map.of("ONCE_STORE_THREADS", "5"),
+                    "--upstream",
+                    "http://h",
+                    "--store",
+                    "postgres://u@h/db")
+                .storeThreads())
+        .isEqualTo(5);
+  }
+
   @Test
   void aPortOutOfRangeIsRefusedNamingTheFlag() {
     assertThat(run(Map.of(), "--upstream", "http://127.0.0.1:1", "--port", "70000"))
