@@ -5,9 +5,14 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import javax.crypto.AEADBadTagException;
 import javax.crypto.Cipher;
 import javax.crypto.SecretKey;
@@ -91,27 +96,29 @@ public final class EncryptingStore extends ForwardingStore {
 
   @Override
   public ClaimResult claim(ClaimRequest request) {
-    return store
-        .claim(request)
-        .accept(
-            new ClaimResult.Visitor<ClaimResult>() {
-              @Override
-              public ClaimResult claimed(ClaimResult.Claimed c) {
-                byte[] sealed = c.recoveryPoint();
-                return sealed == null
-                    ? c
-                    : new ClaimResult.Claimed(
-                        c.token(),
-                        c.leaseUntil(),
-                        c.stolen(),
-                        open(request.id(), RECOVERY_POINT, sealed));
-              }
+    return opened(request, store.claim(request));
+  }
 
-              @Override
-              public ClaimResult existing(ClaimResult.Existing e) {
-                return new ClaimResult.Existing(open(e.record()));
-              }
-            });
+  private ClaimResult opened(ClaimRequest request, ClaimResult result) {
+    return result.accept(
+        new ClaimResult.Visitor<ClaimResult>() {
+          @Override
+          public ClaimResult claimed(ClaimResult.Claimed c) {
+            byte[] sealed = c.recoveryPoint();
+            return sealed == null
+                ? c
+                : new ClaimResult.Claimed(
+                    c.token(),
+                    c.leaseUntil(),
+                    c.stolen(),
+                    open(request.id(), RECOVERY_POINT, sealed));
+          }
+
+          @Override
+          public ClaimResult existing(ClaimResult.Existing e) {
+            return new ClaimResult.Existing(open(e.record()));
+          }
+        });
   }
 
   @Override
@@ -133,6 +140,61 @@ public final class EncryptingStore extends ForwardingStore {
   @Override
   public boolean failFinal(RecordId id, long token, byte[] result, java.time.Duration ttl) {
     return store.failFinal(id, token, seal(id, RESULT, result), ttl);
+  }
+
+  // The asynchronous calls go to the wrapped store's own, so that encrypting keeps what the store
+  // offers: Redis and the embedded store answer without a thread of the caller's waiting, where
+  // the interface's defaults would hold one of the caller's blocking executor for every call.
+  // Payloads are sealed before a call and opened on the thread that completes it: AES-GCM of a
+  // result is short and never waits.
+
+  @Override
+  public CompletionStage<ClaimResult> claimAsync(ClaimRequest request, Executor blocking) {
+    return store.claimAsync(request, blocking).thenApply(result -> opened(request, result));
+  }
+
+  @Override
+  public CompletionStage<Optional<IdempotencyRecord>> getAsync(RecordId id, Executor blocking) {
+    return store.getAsync(id, blocking).thenApply(found -> found.map(this::open));
+  }
+
+  @Override
+  public CompletionStage<Boolean> completeAsync(
+      RecordId id, long token, byte[] result, java.time.Duration ttl, Executor blocking) {
+    return sealed(id, RESULT, result)
+        .thenCompose(ciphertext -> store.completeAsync(id, token, ciphertext, ttl, blocking));
+  }
+
+  @Override
+  public CompletionStage<Boolean> failFinalAsync(
+      RecordId id, long token, byte[] result, java.time.Duration ttl, Executor blocking) {
+    return sealed(id, RESULT, result)
+        .thenCompose(ciphertext -> store.failFinalAsync(id, token, ciphertext, ttl, blocking));
+  }
+
+  @Override
+  public CompletionStage<Boolean> releaseAsync(RecordId id, long token, Executor blocking) {
+    return store.releaseAsync(id, token, blocking);
+  }
+
+  @Override
+  public CompletionStage<Boolean> endLeaseAsync(RecordId id, long token, Executor blocking) {
+    return store.endLeaseAsync(id, token, blocking);
+  }
+
+  @Override
+  public CompletionStage<Set<LeaseToken>> heartbeatAsync(
+      Collection<LeaseToken> leases, java.time.Duration lease, Executor blocking) {
+    return store.heartbeatAsync(leases, lease, blocking);
+  }
+
+  /** {@link #seal}, as a stage: a failure is the stage's, as the store's own would be. */
+  private CompletionStage<byte[]> sealed(RecordId id, byte kind, byte[] plaintext) {
+    try {
+      return CompletableFuture.completedFuture(seal(id, kind, plaintext));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /**

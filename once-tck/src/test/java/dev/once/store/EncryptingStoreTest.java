@@ -243,6 +243,66 @@ class EncryptingStoreTest {
     assertThat(raw.get(a).orElseThrow().result()).isNotEqualTo(raw.get(b).orElseThrow().result());
   }
 
+  /**
+   * The asynchronous calls reach the wrapped store's own (this one answers at once, as Redis and
+   * the embedded store answer without a caller's thread waiting), never the caller's blocking
+   * executor, and are sealed and opened as the blocking ones are.
+   */
+  @Test
+  void theAsynchronousCallsAreTheWrappedStoresOwnAndStillEncrypt() throws Exception {
+    EncryptingStore store = EncryptingStore.of(raw, KEYS_V1);
+    AtomicInteger blockingCalls = new AtomicInteger();
+    java.util.concurrent.Executor blocking =
+        call -> {
+          blockingCalls.incrementAndGet();
+          call.run();
+        };
+    RecordId id = Samples.newId();
+    ClaimResult.Claimed c =
+        (ClaimResult.Claimed)
+            store
+                .claimAsync(new ClaimRequest(id, fp(), LEASE, TTL), blocking)
+                .toCompletableFuture()
+                .get();
+    assertThat(
+            store
+                .completeAsync(
+                    id, c.token(), MARKER.getBytes(StandardCharsets.UTF_8), TTL, blocking)
+                .toCompletableFuture()
+                .get())
+        .isTrue();
+    assertThat(new String(raw.get(id).orElseThrow().result(), StandardCharsets.ISO_8859_1))
+        .doesNotContain("4242");
+    assertThat(
+            text(store.getAsync(id, blocking).toCompletableFuture().get().orElseThrow().result()))
+        .isEqualTo(MARKER);
+    ClaimResult again =
+        store
+            .claimAsync(new ClaimRequest(id, fp(), LEASE, TTL), blocking)
+            .toCompletableFuture()
+            .get();
+    assertThat(text(((ClaimResult.Existing) again).record().result())).isEqualTo(MARKER);
+
+    RecordId other = Samples.newId();
+    ClaimResult.Claimed d =
+        (ClaimResult.Claimed)
+            store
+                .claimAsync(new ClaimRequest(other, fp(), LEASE, TTL), blocking)
+                .toCompletableFuture()
+                .get();
+    assertThat(
+            store
+                .failFinalAsync(other, d.token(), bytes(8, 3), TTL, blocking)
+                .toCompletableFuture()
+                .get())
+        .isTrue();
+    assertThat(raw.get(other).orElseThrow().result()[0]).isEqualTo(EncryptingStore.FORMAT);
+    assertThat(store.getAsync(other, blocking).toCompletableFuture().get().orElseThrow().result())
+        .isEqualTo(bytes(8, 3));
+
+    assertThat(blockingCalls).as("calls run on the caller's blocking executor").hasValue(0);
+  }
+
   private static RecordId complete(IdempotencyStore store, RecordId id, String result) {
     ClaimResult.Claimed c =
         (ClaimResult.Claimed) store.claim(new ClaimRequest(id, fp(), LEASE, TTL));
