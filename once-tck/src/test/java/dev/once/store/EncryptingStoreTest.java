@@ -258,12 +258,7 @@ class EncryptingStoreTest {
           call.run();
         };
     RecordId id = Samples.newId();
-    ClaimResult.Claimed c =
-        (ClaimResult.Claimed)
-            store
-                .claimAsync(new ClaimRequest(id, fp(), LEASE, TTL), blocking)
-                .toCompletableFuture()
-                .get();
+    ClaimResult.Claimed c = (ClaimResult.Claimed) claimAsync(store, id, blocking);
     assertThat(
             store
                 .completeAsync(
@@ -276,20 +271,11 @@ class EncryptingStoreTest {
     assertThat(
             text(store.getAsync(id, blocking).toCompletableFuture().get().orElseThrow().result()))
         .isEqualTo(MARKER);
-    ClaimResult again =
-        store
-            .claimAsync(new ClaimRequest(id, fp(), LEASE, TTL), blocking)
-            .toCompletableFuture()
-            .get();
+    ClaimResult again = claimAsync(store, id, blocking);
     assertThat(text(((ClaimResult.Existing) again).record().result())).isEqualTo(MARKER);
 
     RecordId other = Samples.newId();
-    ClaimResult.Claimed d =
-        (ClaimResult.Claimed)
-            store
-                .claimAsync(new ClaimRequest(other, fp(), LEASE, TTL), blocking)
-                .toCompletableFuture()
-                .get();
+    ClaimResult.Claimed d = (ClaimResult.Claimed) claimAsync(store, other, blocking);
     assertThat(
             store
                 .failFinalAsync(other, d.token(), bytes(8, 3), TTL, blocking)
@@ -301,6 +287,15 @@ class EncryptingStoreTest {
         .isEqualTo(bytes(8, 3));
 
     assertThat(blockingCalls).as("calls run on the caller's blocking executor").hasValue(0);
+  }
+
+  private static ClaimResult claimAsync(
+      IdempotencyStore store, RecordId id, java.util.concurrent.Executor blocking)
+      throws Exception {
+    return store
+        .claimAsync(new ClaimRequest(id, fp(), LEASE, TTL), blocking)
+        .toCompletableFuture()
+        .get();
   }
 
   private static RecordId complete(IdempotencyStore store, RecordId id, String result) {
