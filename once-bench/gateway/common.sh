@@ -1,6 +1,13 @@
 # Shared by run.sh and pair.sh (sourced, with WORK set): the trivial upstream both measure against,
 # the gateway configuration of case (c), and the clean-up of what a run wrote to Redis.
 
+# The JVM flags of a gateway (and of the JVM floors beside it): those docs/gateway.md runs it with
+# ("Running it": the throughput collector, exit on OutOfMemoryError), and a fixed heap so that runs
+# compare. An argument names another collector (G1GC, SerialGC), for an A/B of the flag itself.
+jvm_flags() { # [collector]
+  echo "-Xms512m -Xmx512m -XX:+Use${1:-ParallelGC} -XX:+ExitOnOutOfMemoryError"
+}
+
 wait_for() { # url
   for _ in $(seq 1 150); do curl -sf -o /dev/null "$1" && return 0; sleep 0.2; done
   echo "timed out waiting for $1" >&2; return 1

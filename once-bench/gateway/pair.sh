@@ -11,12 +11,14 @@
 #   once-bench/gateway/pair.sh A.jar B.jar                  # 4 rounds of case (c): no route covers POST
 #   ROUNDS=6 once-bench/gateway/pair.sh A.jar B.jar -- --store embedded   # any gateway options
 #   once-bench/gateway/pair.sh A.jar B.jar -- --store redis://127.0.0.1:6379   # a key prefix of its own
+#   GC_A=G1GC once-bench/gateway/pair.sh A.jar B.jar    # A on another collector (jvm_flags, common.sh);
+#                                                       # for one build, give two copies of its jar
 #
 # Needs wrk and nginx (run.sh installs them). Only 127.0.0.1 is a target; every run is bounded by
 # its durations.
 set -euo pipefail
 
-[ $# -ge 2 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,17p' "$0" >&2; exit 2; }
 A="$1" B="$2"; shift 2
 [ "${1:-}" = "--" ] && shift
 for jar in "$A" "$B"; do [ -f "$jar" ] || { echo "missing $jar" >&2; exit 1; }; done
@@ -49,10 +51,12 @@ write_uncovered_config
 [ $# -gt 0 ] || set -- --config "$WORK/uncovered.yaml"
 
 start() { # jar port -> pid
-  local table=()
+  local table=() gc="${GC_A:-}"
+  [ "$1" = "$B" ] && gc="${GC_B:-}"
   # Any store URL on Redis: redis://, rediss:// or redis-cluster://.
   [[ " ${GATEWAY_ARGS[*]}" =~ \ redis(s|-cluster)?:// ]] && table=(--store-table "$REDIS_PREFIX")
-  java -Xms512m -Xmx512m -jar "$1" --bind 127.0.0.1 --port "$2" --management-port "$(($2 + 1))" \
+  # shellcheck disable=SC2046
+  java $(jvm_flags "$gc") -jar "$1" --bind 127.0.0.1 --port "$2" --management-port "$(($2 + 1))" \
     --upstream "http://127.0.0.1:$UPSTREAM_PORT" --data-dir "$WORK/data-$2" --access-log false "${GATEWAY_ARGS[@]}" \
     "${table[@]}" >"$WORK/gateway-$2.log" 2>&1 &
   echo $!

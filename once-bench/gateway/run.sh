@@ -34,6 +34,8 @@
 #   BASE_JAR=/tmp/old.jar once-bench/gateway/run.sh   # A/B: every gateway case also runs on BASE_JAR,
 #                                                     # as "<case>@base", in the same round: after JAR in
 #                                                     # odd rounds, before it in even ones
+#   cp JAR /tmp/same.jar; BASE_JAR=/tmp/same.jar BASE_GC=G1GC once-bench/gateway/run.sh   # A/B of the
+#                                                     # collector (GC=... for every JVM; jvm_flags, common.sh)
 #   GATEWAY_JAVA_OPTS="-XX:StartFlightRecording=filename=/tmp/gw-%p.jfr,settings=profile" ...   # profile each gateway
 #
 # Every case runs once per round, the cases interleaved, and the table shows each case's median
@@ -211,7 +213,8 @@ per_request() { # ticks requests -> microseconds per request
 
 # (c0, c1): the same forwarding as (c) with nothing of a gateway's own, in a JVM warmed up as long.
 proxy_floor() { # name class
-  java -Xms512m -Xmx512m -cp "$BENCH_JAR" "dev.once.bench.gateway.$2" "$FLOOR_PORT" "$UPSTREAM_PORT" \
+  # shellcheck disable=SC2046
+  java $(jvm_flags "${GC:-}") -cp "$BENCH_JAR" "dev.once.bench.gateway.$2" "$FLOOR_PORT" "$UPSTREAM_PORT" \
     >"$WORK/$1.log" 2>&1 &
   local pid=$!
   PIDS+=("$pid")
@@ -239,8 +242,10 @@ run_gateway() { # jar name extra-args...
   local jar="$1" name="$2"; shift 2
   rm -rf "$WORK/data"
   # GATEWAY_JAVA_OPTS, e.g. a JFR recording: -XX:StartFlightRecording=filename=/tmp/gw-%p.jfr,settings=profile
-  # shellcheck disable=SC2086
-  java -Xms512m -Xmx512m ${GATEWAY_JAVA_OPTS:-} -jar "$jar" --bind 127.0.0.1 --port "$GATEWAY_PORT" --management-port "$MANAGEMENT_PORT" \
+  local gc="${GC:-}"
+  [ "$jar" = "${BASE_JAR:-}" ] && gc="${BASE_GC:-$gc}"
+  # shellcheck disable=SC2086,SC2046
+  java $(jvm_flags "$gc") ${GATEWAY_JAVA_OPTS:-} -jar "$jar" --bind 127.0.0.1 --port "$GATEWAY_PORT" --management-port "$MANAGEMENT_PORT" \
     --upstream "http://127.0.0.1:$UPSTREAM_PORT" --data-dir "$WORK/data" --access-log false "$@" \
     >"$WORK/gateway-$name.log" 2>&1 &
   local pid=$!
