@@ -50,6 +50,37 @@ class DocsTest {
             Options.ALL.stream().map(o -> o.flag() + " " + o.env() + " " + o.name()).toList());
   }
 
+  /**
+   * The JVM flags the gateway is run with are written in three places that cannot import each
+   * other: the commands of "Running it", the image's entry point and the benchmark scripts' {@code
+   * jvm_flags}. The docs are their home; the other two must say the same.
+   */
+  @Test
+  void theImageAndTheBenchmarksRunTheJvmWithTheFlagsTheDocsGive() throws IOException {
+    Matcher run =
+        Pattern.compile("^java ((?:-XX:\\S+ )+)-jar once-gateway.jar", Pattern.MULTILINE)
+            .matcher(Files.readString(DOC));
+    assertThat(run.find()).as("a command in Running it of %s", DOC).isTrue();
+    List<String> flags = List.of(run.group(1).trim().split(" "));
+    assertThat(flags).contains("-XX:+UseParallelGC", "-XX:+ExitOnOutOfMemoryError");
+
+    String image = Files.readString(Path.of("../deploy/Dockerfile"));
+    Matcher entry = Pattern.compile("^ENTRYPOINT \\[(.*)\\]$", Pattern.MULTILINE).matcher(image);
+    assertThat(entry.find()).as("the image's ENTRYPOINT").isTrue();
+    for (String flag : flags) {
+      assertThat(entry.group(1)).as("the image's ENTRYPOINT").contains("\"" + flag + "\"");
+    }
+
+    String scripts = Files.readString(Path.of("../once-bench/gateway/common.sh"));
+    Matcher bench =
+        Pattern.compile("^  echo \"(.*)\"$", Pattern.MULTILINE)
+            .matcher(scripts.substring(scripts.indexOf("jvm_flags()")));
+    assertThat(bench.find()).as("jvm_flags in common.sh").isTrue();
+    assertThat(List.of(bench.group(1).replace("${1:-ParallelGC}", "ParallelGC").split(" ")))
+        .as("jvm_flags in common.sh")
+        .containsAll(flags);
+  }
+
   @Test
   void theYamlExampleUsesOnlyKeysTheGatewayReads() throws IOException {
     Matcher m =
