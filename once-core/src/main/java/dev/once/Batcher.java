@@ -16,10 +16,19 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Gathers the single store calls of concurrent callers into batch calls ("smart batching", as in a
- * database's group commit): a call made while fewer than {@code maxInFlight} calls are under way
- * goes at once, alone, so an idle engine adds no delay; calls made while that many are under way
- * wait and go together as the next batch when one returns. Under load one round trip (and, on a
- * database, one commit) serves many callers.
+ * database's group commit): a call made while none is under way goes at once, alone, so an idle
+ * engine adds no delay; calls made while one is under way wait and go together as the next batch
+ * when it returns. Under load one round trip (and, on a database, one commit) serves many callers.
+ *
+ * <p>One batch at a time, because a batch's cost to the store is mostly its own (round trips,
+ * commit, the server's wake-ups), not its records': side by side, batches are smaller and every
+ * record pays more. At 50 callers, against up to four side by side, PostgreSQL spent a third of the
+ * CPU a request and served 1.7 to 2 times as many, MariaDB 1.1 to 1.3 times; Redis, within noise
+ * (docs/benchmarks.md, "One gathered batch at a time"). Only when a full batch ({@code maxBatch}
+ * calls) waits does it go alongside the one under way, up to {@code maxInFlight}, so that a store
+ * whose batch time grows with its size (a round trip per record) still serves a crowd larger than a
+ * batch; a batch that returns while another is under way leaves fewer than a full batch of waiting
+ * calls to that one.
  *
  * <p>A blocking caller runs a batch on its own thread, never on a pool: the caller that finds the
  * store idle leads, and when its batch returns it hands the next one to a blocking caller waiting
@@ -67,16 +76,15 @@ final class Batcher<Q, A> {
   private final ArrayDeque<Pending<Q, A>> queue = new ArrayDeque<>();
 
   /**
-   * How many calls (alone or batched) are under way; guarded by {@code queue}. Calls wait in the
-   * queue only while it is at {@code maxInFlight}.
+   * How many calls (alone or batched) are under way; guarded by {@code queue}. More than one only
+   * while a full batch waited when it went.
    */
   private int inFlight;
 
   /**
-   * @param maxBatch the most calls one batch carries
-   * @param maxInFlight how many batches may be under way at once: more than one lets a store whose
-   *     batch is a sequence of statements (a transaction of claims) serve several at a time, as its
-   *     connection pool allows
+   * @param maxBatch the most calls one batch carries; a full batch waiting goes alongside the one
+   *     under way
+   * @param maxInFlight how many batches may be under way at once, full ones side by side
    */
   Batcher(Calls<Q, A> calls, int maxBatch, int maxInFlight) {
     this.calls = calls;
@@ -118,18 +126,29 @@ final class Batcher<Q, A> {
     return own.answer;
   }
 
-  /** Queues the call; returns the batch to lead if the store was idle (just this call). */
+  /**
+   * Queues the call; returns the batch to lead if the store was idle (just this call). A call that
+   * makes a full batch wait sends one alongside the batch under way, if fewer than {@code
+   * maxInFlight} are.
+   */
   private @Nullable List<Pending<Q, A>> enqueue(Pending<Q, A> pending) {
+    List<Pending<Q, A>> alongside;
     synchronized (queue) {
-      if (inFlight == maxInFlight) {
-        queue.add(pending);
+      if (inFlight == 0) {
+        inFlight++;
+        List<Pending<Q, A>> alone = new ArrayList<>(1);
+        alone.add(pending);
+        return alone;
+      }
+      queue.add(pending);
+      if (inFlight == maxInFlight || queue.size() < maxBatch) {
         return null;
       }
       inFlight++;
+      alongside = takeBatch();
     }
-    List<Pending<Q, A>> alone = new ArrayList<>(1);
-    alone.add(pending);
-    return alone;
+    handOut(alongside);
+    return null;
   }
 
   /** Runs the batch on this thread, answers it, and passes the next one on. */
@@ -195,16 +214,25 @@ final class Batcher<Q, A> {
         });
   }
 
-  /** Hands the next batch to a blocking caller in it, or sends it asynchronously; or goes idle. */
+  /**
+   * Takes the next batch, or goes idle; a batch that returns while another is under way leaves
+   * fewer than a full batch of waiting calls to that one, so that side-by-side batches last only
+   * while full ones wait.
+   */
   private void next() {
     List<Pending<Q, A>> batch;
     synchronized (queue) {
-      if (queue.isEmpty()) {
+      if (queue.isEmpty() || (inFlight > 1 && queue.size() < maxBatch)) {
         inFlight--;
         return;
       }
       batch = takeBatch();
     }
+    handOut(batch);
+  }
+
+  /** Hands a batch to a blocking caller in it to lead, or sends it asynchronously. */
+  private void handOut(List<Pending<Q, A>> batch) {
     for (Pending<Q, A> p : batch) {
       if (p.turn != null) {
         p.turn.complete(batch);

@@ -47,10 +47,9 @@ public final class Once implements AutoCloseable {
   private static final int MAX_BATCH = 128;
 
   /**
-   * How many gathered claim (and, separately, finish) calls may be under way at once. A database
-   * claims a batch with one statement per record inside one transaction, so one batch at a time
-   * would leave the rest of the connection pool idle; a few keep the batches large and the pool
-   * busy.
+   * How many gathered claim (and, separately, finish) calls may be under way at once: one, and more
+   * only side by side with full batches waiting ({@link Batcher}), for a store whose batch takes a
+   * round trip per record (MariaDB's claims, PostgreSQL's replays) once a crowd outgrows a batch.
    */
   private static final int BATCHES_IN_FLIGHT = 4;
 

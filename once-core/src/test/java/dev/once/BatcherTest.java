@@ -19,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -41,6 +42,10 @@ class BatcherTest {
     final AtomicInteger blockingSingles = new AtomicInteger();
     final Set<String> batchThreads = ConcurrentHashMap.newKeySet();
     volatile CountDownLatch gate = new CountDownLatch(0);
+
+    /** Holds batch calls in place of {@code gate}, where set. */
+    volatile @Nullable CountDownLatch batchGate;
+
     volatile RuntimeException failure;
     volatile int poison = -1;
 
@@ -77,7 +82,12 @@ class BatcherTest {
     public List<Integer> all(List<Integer> requests) {
       batches.add(List.copyOf(requests));
       batchThreads.add(Thread.currentThread().getName());
-      await();
+      CountDownLatch ownGate = batchGate;
+      if (ownGate != null) {
+        await(ownGate);
+      } else {
+        await();
+      }
       if (failure != null) {
         throw failure;
       }
@@ -97,8 +107,12 @@ class BatcherTest {
     }
 
     private void await() {
+      await(gate);
+    }
+
+    private static void await(CountDownLatch latch) {
       try {
-        gate.await(10, TimeUnit.SECONDS);
+        latch.await(10, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
@@ -155,7 +169,7 @@ class BatcherTest {
       int n = 7 + 1000 * i;
       herd.add(callers.submit(() -> batcher.call(n)));
     }
-    awaitQueued(batcher, 6);
+    awaitQueued(batcher, 7);
     store.gate.countDown();
 
     for (int i = 0; i < herd.size(); i++) {
@@ -165,10 +179,14 @@ class BatcherTest {
     assertThat(store.singles).hasValue(8);
   }
 
+  /**
+   * One batch at a time even below the most in flight: side by side, batches would be smaller and
+   * every record would pay more of a batch's own cost.
+   */
   @Test
   void callsMadeWhileOneIsUnderWayGoTogetherAndEachGetsItsOwnAnswer() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 4);
     store.gate = new CountDownLatch(1);
     Future<Integer> first = callers.submit(() -> batcher.call(1));
     awaitSingles(store, 1);
@@ -214,25 +232,78 @@ class BatcherTest {
     assertThat(store.batches).containsExactly(List.of(2, 3));
   }
 
+  /**
+   * A full batch waiting goes alongside the one under way, up to the most in flight; when they
+   * return, the engine is back to one batch at a time.
+   */
   @Test
-  void upToMaxInFlightCallsGoAtOnceAndOnlyTheRestWait() throws Exception {
+  void aFullBatchWaitingGoesAlongsideUpToTheMostInFlight() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 2);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 3, 2);
     store.gate = new CountDownLatch(1);
-    CompletableFuture<Integer> first = batcher.callAsync(1).toCompletableFuture();
-    CompletableFuture<Integer> second = batcher.callAsync(2).toCompletableFuture();
-    awaitSingles(store, 2);
-    CompletableFuture<Integer> third = batcher.callAsync(3).toCompletableFuture();
-    CompletableFuture<Integer> fourth = batcher.callAsync(4).toCompletableFuture();
-    assertThat(batcher.queued()).isEqualTo(2);
+    List<CompletableFuture<Integer>> answers = new ArrayList<>();
+    answers.add(batcher.callAsync(1).toCompletableFuture());
+    awaitSingles(store, 1);
+    for (int i = 2; i <= 4; i++) {
+      answers.add(batcher.callAsync(i).toCompletableFuture());
+    }
+    awaitBatches(store, 1);
+    assertThat(store.batches.get(0)).containsExactly(2, 3, 4);
+    for (int i = 5; i <= 8; i++) {
+      answers.add(batcher.callAsync(i).toCompletableFuture());
+    }
+    assertThat(batcher.queued()).isEqualTo(4); // two under way: full batches wait too
+    assertThat(store.batches).hasSize(1);
     store.gate.countDown();
 
-    assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(10);
-    assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(20);
-    assertThat(third.get(10, TimeUnit.SECONDS)).isEqualTo(30);
-    assertThat(fourth.get(10, TimeUnit.SECONDS)).isEqualTo(40);
-    assertThat(store.batches).containsExactly(List.of(3, 4));
+    for (int i = 0; i < answers.size(); i++) {
+      assertThat(answers.get(i).get(10, TimeUnit.SECONDS)).isEqualTo((i + 1) * 10);
+    }
     assertThat(batcher.queued()).isZero();
+    store.gate = new CountDownLatch(1);
+    int singles = store.singles.get();
+    CompletableFuture<Integer> alone = batcher.callAsync(9).toCompletableFuture();
+    awaitSingles(store, singles + 1);
+    CompletableFuture<Integer> waiting = batcher.callAsync(10).toCompletableFuture();
+    assertThat(batcher.queued()).isEqualTo(1);
+    store.gate.countDown();
+    assertThat(alone.get(10, TimeUnit.SECONDS)).isEqualTo(90);
+    assertThat(waiting.get(10, TimeUnit.SECONDS)).isEqualTo(100);
+  }
+
+  /**
+   * A batch that returns beside another leaves fewer than a full batch of waiting calls to that
+   * one: the side-by-side batches last only while full ones wait.
+   */
+  @Test
+  void aBatchReturningBesideAnotherLeavesAPartialQueueToIt() throws Exception {
+    Doubling store = new Doubling();
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 3, 2);
+    CountDownLatch firstGate = new CountDownLatch(1);
+    CountDownLatch batchGate = new CountDownLatch(1);
+    store.gate = firstGate;
+    store.batchGate = batchGate;
+    CompletableFuture<Integer> first = batcher.callAsync(1).toCompletableFuture();
+    awaitSingles(store, 1);
+    List<CompletableFuture<Integer>> full = new ArrayList<>();
+    for (int i = 2; i <= 4; i++) {
+      full.add(batcher.callAsync(i).toCompletableFuture());
+    }
+    awaitBatches(store, 1);
+    CompletableFuture<Integer> late = batcher.callAsync(5).toCompletableFuture();
+    batchGate.countDown(); // the full batch returns while the first call is still under way
+    for (int i = 0; i < full.size(); i++) {
+      assertThat(full.get(i).get(10, TimeUnit.SECONDS)).isEqualTo((i + 2) * 10);
+    }
+    // Nothing happens, so give the returned batch's thread time to do it wrongly.
+    Thread.sleep(200);
+    assertThat(batcher.queued()).isEqualTo(1);
+    assertThat(store.singles).hasValue(1);
+    firstGate.countDown();
+
+    assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(10);
+    assertThat(late.get(10, TimeUnit.SECONDS)).isEqualTo(50);
+    assertThat(store.singles).hasValue(2);
   }
 
   @Test
@@ -331,7 +402,9 @@ class BatcherTest {
   @Test
   void manyCallersMixingBothKindsAreAllAnsweredAndNoneIsLost() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 16, 2);
+    // Batches of four with eight callers: full ones wait often, so batches go side by side and
+    // back to one at a time all the way through.
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 4, 2);
     int perThread = 2_000;
     List<Future<Integer>> threads = new ArrayList<>();
     for (int t = 0; t < 8; t++) {
@@ -366,6 +439,14 @@ class BatcherTest {
       Thread.sleep(1);
     }
     assertThat(store.singles).hasValue(n);
+  }
+
+  private static void awaitBatches(Doubling store, int n) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (store.batches.size() < n && System.nanoTime() < deadline) {
+      Thread.sleep(1);
+    }
+    assertThat(store.batches).hasSize(n);
   }
 
   private static void awaitQueued(Batcher<?, ?> batcher, int n) throws InterruptedException {
