@@ -487,6 +487,41 @@ public abstract class EngineContract {
   }
 
   /**
+   * A herd big enough that full batches wait while one is under way and go alongside it, so that
+   * two batches carrying the same key reach the store at once: the store's own concurrency, not the
+   * engine's queue, then decides who runs the work, and it still runs once per key, under one
+   * token. On a store that gathers, the test shows that such batches did meet.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = EngineHerd.Entry.class,
+      names = {"EXECUTE", "EXECUTE_ASYNC"})
+  void aHerdThatFillsBatchesSideBySideRunsTheWorkOnceUnderOneToken(EngineHerd.Entry entry)
+      throws Exception {
+    // Long enough a claim that the whole herd queues behind the first batch, and a full batch
+    // goes alongside it.
+    FaultyStore gathered =
+        FaultyStore.wrap(underlying).gathering().latency(Duration.ofMillis(40), Call.CLAIM);
+    try (Once engine = Once.of(gathered)) {
+      EngineHerd herd = new EngineHerd(engine, engine.defaults());
+
+      List<RecordId> keys = herd.run(entry, 4, 80, 32);
+
+      assertThat(EngineHerd.duplicates(herd.ran())).as("keys whose work ran twice").isEmpty();
+      for (RecordId id : keys) {
+        assertThat(herd.ran().get(id)).as("the runs of %s", id).hasSize(1);
+      }
+      if (underlying.batches()) {
+        assertThat(gathered.claimBatchesMeetingAnother())
+            .as(
+                "claim batches that met another carrying one of their keys, of %d",
+                gathered.claimBatches().size())
+            .isPositive();
+      }
+    }
+  }
+
+  /**
    * The same herd while the store loses the replies to claims that took effect, then is down for a
    * moment, then heals: a claim whose answer was lost is held by nobody until its lease ends, and a
    * finishing write that meets the outage is tried again, so a key may run once or not yet, never

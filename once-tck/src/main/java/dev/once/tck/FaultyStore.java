@@ -88,6 +88,9 @@ public final class FaultyStore extends ForwardingStore {
   private volatile boolean gathers;
   private final List<List<RecordId>> claimBatches = new CopyOnWriteArrayList<>();
   private final List<List<RecordId>> finishBatches = new CopyOnWriteArrayList<>();
+  // How many claim batches under way carry each record: guarded by itself.
+  private final Map<RecordId, Integer> claimsUnderWay = new java.util.HashMap<>();
+  private final AtomicInteger claimBatchesMeetingAnother = new AtomicInteger();
 
   private FaultyStore(IdempotencyStore delegate) {
     this.delegate = delegate;
@@ -128,6 +131,15 @@ public final class FaultyStore extends ForwardingStore {
   /** The records of every finishing batch the store received; with {@link #gathering()}. */
   public List<List<RecordId>> finishBatches() {
     return List.copyOf(finishBatches);
+  }
+
+  /**
+   * How many claim batches reached the store while another batch carrying one of their records was
+   * still under way; with {@link #gathering()}. Batches that go side by side and share a key are
+   * where a store's own concurrency decides who runs the work, so a herd test shows it met them.
+   */
+  public int claimBatchesMeetingAnother() {
+    return claimBatchesMeetingAnother.get();
   }
 
   /**
@@ -341,8 +353,13 @@ public final class FaultyStore extends ForwardingStore {
     if (!gathers) {
       return super.claimAll(requests);
     }
-    claimBatches.add(records(requests, ClaimRequest::id));
-    return call(Call.CLAIM, () -> delegate.claimAll(requests));
+    List<RecordId> ids = records(requests, ClaimRequest::id);
+    claimBatchStarts(ids);
+    try {
+      return call(Call.CLAIM, () -> delegate.claimAll(requests));
+    } finally {
+      claimBatchEnds(ids);
+    }
   }
 
   @Override
@@ -360,11 +377,38 @@ public final class FaultyStore extends ForwardingStore {
     if (!gathers) {
       return super.claimAllAsync(requests, blocking);
     }
-    claimBatches.add(records(requests, ClaimRequest::id));
-    return callAsync(
-        Call.CLAIM,
-        () -> delegate.claimAllAsync(requests, blocking),
-        () -> delegate.claimAll(requests));
+    List<RecordId> ids = records(requests, ClaimRequest::id);
+    claimBatchStarts(ids);
+    try {
+      return callAsync(
+              Call.CLAIM,
+              () -> delegate.claimAllAsync(requests, blocking),
+              () -> delegate.claimAll(requests))
+          .whenComplete((answers, failure) -> claimBatchEnds(ids));
+    } catch (RuntimeException | Error e) {
+      claimBatchEnds(ids);
+      throw e;
+    }
+  }
+
+  private void claimBatchStarts(List<RecordId> ids) {
+    claimBatches.add(ids);
+    synchronized (claimsUnderWay) {
+      if (ids.stream().anyMatch(claimsUnderWay::containsKey)) {
+        claimBatchesMeetingAnother.incrementAndGet();
+      }
+      for (RecordId id : ids) {
+        claimsUnderWay.merge(id, 1, Integer::sum);
+      }
+    }
+  }
+
+  private void claimBatchEnds(List<RecordId> ids) {
+    synchronized (claimsUnderWay) {
+      for (RecordId id : ids) {
+        claimsUnderWay.computeIfPresent(id, (k, n) -> n == 1 ? null : n - 1);
+      }
+    }
   }
 
   @Override
