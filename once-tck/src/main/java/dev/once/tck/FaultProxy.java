@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A loopback TCP proxy that loses answers on purpose, for tests of what happens when the network
@@ -150,6 +151,9 @@ public final class FaultProxy implements AutoCloseable {
       }
       try {
         Socket upstream = new Socket();
+        // Bytes pass on as they come: the proxy adds only the delays it is told to.
+        client.setTcpNoDelay(true);
+        upstream.setTcpNoDelay(true);
         upstream.connect(
             new InetSocketAddress(InetAddress.getLoopbackAddress(), targetPort), 2_000);
         open.add(client);
@@ -213,7 +217,7 @@ public final class FaultProxy implements AutoCloseable {
               return;
             }
             if (takeOne(delays)) {
-              Thread.sleep(Objects.requireNonNull(delay.get()).toMillis());
+              holdBack(Objects.requireNonNull(delay.get()));
             }
           }
           out.write(buffer, 0, n);
@@ -233,6 +237,20 @@ public final class FaultProxy implements AutoCloseable {
       closeQuietly(upstream);
       open.remove(client);
       open.remove(upstream);
+    }
+  }
+
+  /**
+   * Waits this long, to the microsecond: {@code Thread.sleep} on JDK 17 rounds a part of a
+   * millisecond to a whole one, and a network's round trip is often less.
+   */
+  private static void holdBack(Duration delay) throws InterruptedException {
+    long deadline = System.nanoTime() + delay.toNanos();
+    for (long left; (left = deadline - System.nanoTime()) > 0; ) {
+      LockSupport.parkNanos(left);
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
+      }
     }
   }
 

@@ -70,13 +70,14 @@ abstract class Dialect {
   abstract ClaimRow claim(Session session, ClaimRequest request) throws SQLException;
 
   /**
-   * Claims in one statement, within the caller's transaction, those of {@code requests} whose
-   * records do not exist, taking the same locks as {@link #claim} would one by one, in the order
-   * given. Answers per request, in order, its fresh lease or {@code null} where a record exists
-   * (the caller claims that one with {@link #claim}); or answers {@code null} altogether where the
-   * database has no such statement, as by default.
+   * Claims many records in a few statements whatever their number, within the caller's transaction:
+   * at least those of {@code requests} whose records do not exist, taking the same locks as {@link
+   * #claim} would one by one, in the order given, and granting what it would. Answers per request,
+   * in order, the lease it granted or {@code null} where it granted none (the caller claims that
+   * one with {@link #claim}, which sees what is there); or answers {@code null} altogether where
+   * the database has no such statements, as by default.
    */
-  ClaimResult.Claimed @Nullable [] claimAbsent(Session session, List<ClaimRequest> requests)
+  ClaimResult.Claimed @Nullable [] claimMany(Session session, List<ClaimRequest> requests)
       throws SQLException {
     return null;
   }

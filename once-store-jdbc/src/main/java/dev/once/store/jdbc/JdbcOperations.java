@@ -1,8 +1,6 @@
 package dev.once.store.jdbc;
 
 import dev.once.Fingerprint;
-import dev.once.IdempotencyKey;
-import dev.once.Scope;
 import dev.once.internal.Arguments;
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
@@ -99,9 +97,7 @@ final class JdbcOperations implements IdempotencyStore {
       if (row.claimed()) {
         IdempotencyRecord r =
             Objects.requireNonNull(row.record(), "a claimed row carries its record");
-        boolean stolen = row.attempt() > 1;
-        return new ClaimResult.Claimed(
-            r.token(), r.leaseUntil(), stolen, stolen ? r.recoveryPoint() : null);
+        return ClaimRow.lease(r.token(), r.leaseUntil(), row.attempt(), r.recoveryPoint());
       }
       if (row.record() != null && !claimable(row.record(), request)) {
         return new ClaimResult.Existing(row.record());
@@ -122,15 +118,15 @@ final class JdbcOperations implements IdempotencyStore {
    * {@inheritDoc}
    *
    * <p>One transaction, one commit (one log flush instead of one per record). Where the dialect
-   * can, the records that do not exist yet (a consumer's new messages) are claimed first in one
-   * statement ({@link Dialect#claimAbsent}); the rest one statement each. The records are claimed
-   * in one fixed order, by scope then key, whatever the request order: every claim takes its key's
-   * locks (PostgreSQL's advisory lock, then the row) as it runs and holds them to the commit, so
-   * two batches over overlapping keys take them in the same order and cannot deadlock. If the
-   * transaction fails, it rolls back; if the commit's answer is what was lost, the claims may have
-   * committed, so they are given back ({@link #giveBackUnused}: a fresh one released, a stolen
-   * one's lease ended). Both are fenced by the claim's token, so giving back a claim that never
-   * committed changes nothing.
+   * can, the records that do not exist yet (a consumer's new messages) are claimed first in a few
+   * statements whatever their number ({@link Dialect#claimMany}); the rest one claim each. The
+   * records are claimed in one fixed order, by scope then key, whatever the request order: every
+   * claim takes its key's locks (PostgreSQL's advisory lock, then the row) as it runs and holds
+   * them to the commit, so two batches over overlapping keys take them in the same order and cannot
+   * deadlock. If the transaction fails, it rolls back; if the commit's answer is what was lost, the
+   * claims may have committed, so they are given back ({@link #giveBackUnused}: a fresh one
+   * released, a stolen one's lease ended). Both are fenced by the claim's token, so giving back a
+   * claim that never committed changes nothing.
    */
   @Override
   public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
@@ -156,14 +152,12 @@ final class JdbcOperations implements IdempotencyStore {
                     }
                     // A lone record gains nothing from it, and one that exists (a replay) would
                     // pay a statement more.
-                    ClaimResult.Claimed[] absent =
-                        sorted.size() > 1 ? dialect.claimAbsent(each, sorted) : null;
+                    ClaimResult.Claimed[] many =
+                        sorted.size() > 1 ? dialect.claimMany(each, sorted) : null;
                     for (int k = 0; k < order.length; k++) {
                       int i = order[k];
                       results[i] =
-                          absent != null && absent[k] != null
-                              ? absent[k]
-                              : claim(each, requests.get(i));
+                          many != null && many[k] != null ? many[k] : claim(each, requests.get(i));
                     }
                     return results;
                   }));
@@ -272,18 +266,26 @@ final class JdbcOperations implements IdempotencyStore {
     if (items.isEmpty()) {
       return;
     }
-    int[] counts = ps.executeBatch();
-    if (counts.length != items.size()) {
-      throw new SQLException(
-          "the driver answered " + counts.length + " update counts for " + items.size() + " rows");
-    }
+    int[] counts = updateCounts(ps, items.size());
     for (int k = 0; k < counts.length; k++) {
-      if (counts[k] == java.sql.Statement.SUCCESS_NO_INFO) {
+      applied[items.get(k)] = counts[k] > 0;
+    }
+  }
+
+  /** Runs the batch of {@code ps}, {@code rows} rows, and answers each row's update count. */
+  static int[] updateCounts(PreparedStatement ps, int rows) throws SQLException {
+    int[] counts = ps.executeBatch();
+    if (counts.length != rows) {
+      throw new SQLException(
+          "the driver answered " + counts.length + " update counts for " + rows + " rows");
+    }
+    for (int count : counts) {
+      if (count == java.sql.Statement.SUCCESS_NO_INFO) {
         // Without counts the answer would be a guess; a driver configured so cannot batch here.
         throw new SQLException("the driver answered a batch without update counts");
       }
-      applied[items.get(k)] = counts[k] > 0;
     }
+    return counts;
   }
 
   /**
@@ -488,7 +490,7 @@ final class JdbcOperations implements IdempotencyStore {
 
   private IdempotencyRecord inFlightRecord(ResultSet rs) throws SQLException {
     return new IdempotencyRecord(
-        RecordId.of(new Scope(rs.getString("scope")), IdempotencyKey.of(rs.getString("idem_key"))),
+        Rows.id(rs),
         RecordState.valueOf(rs.getString("state")),
         Fingerprint.parse(rs.getString("fingerprint")),
         rs.getLong("token"),

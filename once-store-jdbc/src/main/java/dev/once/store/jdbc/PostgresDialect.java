@@ -49,7 +49,7 @@ import org.jspecify.annotations.Nullable;
 final class PostgresDialect extends Dialect {
 
   private final String claim;
-  private final String claimAbsent;
+  private final String claimMany;
   private final String finishAll;
   private final String releaseAll;
   private final String purge;
@@ -132,7 +132,7 @@ final class PostgresDialect extends Dialect {
         "(SELECT * FROM unnest(CAST(? AS varchar[]), CAST(? AS varchar[]), CAST(? AS varchar[]),"
             + " CAST(? AS bigint[]), CAST(? AS bigint[])) WITH ORDINALITY"
             + " AS q(scope, idem_key, fingerprint, lease_us, life_us, n))";
-    claimAbsent =
+    claimMany =
         "WITH q AS "
             + q
             + ", lk AS (SELECT count(pg_advisory_xact_lock("
@@ -315,7 +315,7 @@ final class PostgresDialect extends Dialect {
   }
 
   @Override
-  ClaimResult.Claimed[] claimAbsent(Session session, List<ClaimRequest> requests)
+  ClaimResult.Claimed[] claimMany(Session session, List<ClaimRequest> requests)
       throws SQLException {
     int n = requests.size();
     String[] scopes = new String[n];
@@ -332,7 +332,7 @@ final class PostgresDialect extends Dialect {
       lifetimes[i] = JdbcOperations.micros(lifetime(r));
     }
     ClaimResult.Claimed[] claimed = new ClaimResult.Claimed[n];
-    try (PreparedStatement ps = session.prepare(claimAbsent)) {
+    try (PreparedStatement ps = session.prepare(claimMany)) {
       Connection c = session.connection();
       ps.setArray(1, c.createArrayOf("varchar", scopes));
       ps.setArray(2, c.createArrayOf("varchar", keys));

@@ -1,6 +1,8 @@
 package dev.once.store.jdbc;
 
 import dev.once.Fingerprint;
+import dev.once.IdempotencyKey;
+import dev.once.Scope;
 import dev.once.store.IdempotencyRecord;
 import dev.once.store.RecordId;
 import dev.once.store.RecordState;
@@ -40,6 +42,12 @@ final class Rows {
         rs.getBytes("result"),
         dialect.time(rs, "observed_at"),
         dialect.time(rs, "created_at"));
+  }
+
+  /** The record named by the current row's {@code scope} and {@code idem_key} columns. */
+  static RecordId id(ResultSet rs) throws SQLException {
+    return RecordId.of(
+        new Scope(rs.getString("scope")), IdempotencyKey.of(rs.getString("idem_key")));
   }
 
   /** Binds the (scope, key) pair to parameters {@code index} and {@code index + 1}. */
