@@ -3,6 +3,7 @@ package dev.once.store.jdbc;
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.Finish;
+import dev.once.store.IdempotencyRecord;
 import dev.once.store.LeaseToken;
 import dev.once.store.RecordId;
 import dev.once.store.jdbc.support.TableName;
@@ -10,8 +11,11 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
@@ -165,6 +169,61 @@ abstract class Dialect {
     for (LeaseToken lease : leases) {
       index = Rows.bindId(ps, index, lease.id());
       ps.setLong(index++, lease.token());
+    }
+  }
+
+  /**
+   * The tail of a statement on {@code table} naming {@code n} records by their primary key, bound
+   * with {@link Rows#bindId} in order: {@code WHERE (scope, idem_key) IN ((?, ?), …)}.
+   */
+  String rowsNamed(int n) {
+    return " WHERE (scope, idem_key) IN (" + tuples(n, 2) + ")";
+  }
+
+  /**
+   * The records of {@code ids} (distinct) as they stand, read in one statement without a lock, in
+   * the order given: {@code null} where there is none.
+   */
+  final IdempotencyRecord[] readMany(Session session, List<RecordId> ids) throws SQLException {
+    Map<RecordId, Integer> index = new HashMap<>(ids.size() * 2);
+    for (int i = 0; i < ids.size(); i++) {
+      index.put(ids.get(i), i);
+    }
+    IdempotencyRecord[] found = new IdempotencyRecord[ids.size()];
+    try (PreparedStatement ps = prepareReadMany(session, ids);
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        RecordId id = Rows.id(rs);
+        found[Objects.requireNonNull(index.get(id), "a record was read that was not asked for")] =
+            Rows.record(id, rs, this);
+      }
+    }
+    return found;
+  }
+
+  /**
+   * The statement of {@link #readMany}, bound: {@code scope}, {@code idem_key}, {@link
+   * #RECORD_COLUMNS} and {@code observed_at} of each record that exists.
+   */
+  PreparedStatement prepareReadMany(Session session, List<RecordId> ids) throws SQLException {
+    PreparedStatement ps =
+        session.prepare(
+            "SELECT scope, idem_key, "
+                + RECORD_COLUMNS
+                + ", "
+                + now()
+                + " AS observed_at FROM "
+                + table.qualified()
+                + rowsNamed(ids.size()));
+    try {
+      int i = 1;
+      for (RecordId id : ids) {
+        i = Rows.bindId(ps, i, id);
+      }
+      return ps;
+    } catch (SQLException | RuntimeException e) {
+      ps.close();
+      throw e;
     }
   }
 

@@ -154,10 +154,17 @@ final class JdbcOperations implements IdempotencyStore {
                     // pay a statement more.
                     ClaimResult.Claimed[] many =
                         sorted.size() > 1 ? dialect.claimMany(each, sorted) : null;
+                    IdempotencyRecord[] found = many != null ? rest(each, sorted, many) : null;
                     for (int k = 0; k < order.length; k++) {
                       int i = order[k];
-                      results[i] =
-                          many != null && many[k] != null ? many[k] : claim(each, requests.get(i));
+                      IdempotencyRecord r = found != null ? found[k] : null;
+                      if (many != null && many[k] != null) {
+                        results[i] = many[k];
+                      } else if (r != null && !claimable(r, sorted.get(k))) {
+                        results[i] = new ClaimResult.Existing(r);
+                      } else {
+                        results[i] = claim(each, requests.get(i));
+                      }
                     }
                     return results;
                   }));
@@ -179,6 +186,35 @@ final class JdbcOperations implements IdempotencyStore {
       }
     }
     return Arrays.asList(results);
+  }
+
+  /**
+   * The records of a batch's requests that {@link Dialect#claimMany} did not grant, read in one
+   * statement, in the batch's order ({@code null} for those it granted, or that have none): a
+   * record no claim could take (a replay, a lease in flight, another fingerprint) is answered as
+   * read, as the single claim would answer it, and only the rest are claimed one by one. So a batch
+   * of replays is two statements, not one a record.
+   */
+  private IdempotencyRecord[] rest(
+      Session session, List<ClaimRequest> sorted, ClaimResult.Claimed[] granted)
+      throws SQLException {
+    List<RecordId> ids = new ArrayList<>();
+    List<Integer> at = new ArrayList<>();
+    for (int k = 0; k < sorted.size(); k++) {
+      if (granted[k] == null) {
+        ids.add(sorted.get(k).id());
+        at.add(k);
+      }
+    }
+    IdempotencyRecord[] found = new IdempotencyRecord[sorted.size()];
+    if (ids.isEmpty()) {
+      return found;
+    }
+    IdempotencyRecord[] read = dialect.readMany(session, ids);
+    for (int j = 0; j < read.length; j++) {
+      found[at.get(j)] = read[j];
+    }
+    return found;
   }
 
   /**

@@ -50,6 +50,7 @@ final class PostgresDialect extends Dialect {
 
   private final String claim;
   private final String claimMany;
+  private final String readMany;
   private final String finishAll;
   private final String releaseAll;
   private final String purge;
@@ -155,6 +156,19 @@ final class PostgresDialect extends Dialect {
             // Microseconds since the epoch: exact for a timestamptz, and cheap to read.
             + " SELECT q.n, ins.token, CAST(extract(epoch FROM ins.lease_until) * 1000000 AS bigint)"
             + " AS lease_micros FROM ins JOIN q ON q.scope = ins.scope AND q.idem_key = ins.idem_key";
+    // One index probe a record whatever the table's size (LIMIT keeps the planner from turning
+    // the lateral read into a join that scans the table), and one statement text for every
+    // batch size, so that its plan is cached.
+    readMany =
+        "SELECT r.scope, r.idem_key, "
+            + RECORD_COLUMNS
+            + ", "
+            + now()
+            + " AS observed_at"
+            + " FROM unnest(CAST(? AS varchar[]), CAST(? AS varchar[])) AS q(s, k)"
+            + " CROSS JOIN LATERAL (SELECT * FROM "
+            + t
+            + " WHERE scope = q.s AND idem_key = q.k LIMIT 1) r";
     // The rows' columns are named apart from the table's, so that the held condition reads the
     // table's.
     String held = Statements.held(this);
@@ -354,6 +368,26 @@ final class PostgresDialect extends Dialect {
       }
     }
     return claimed;
+  }
+
+  @Override
+  PreparedStatement prepareReadMany(Session session, List<RecordId> ids) throws SQLException {
+    String[] scopes = new String[ids.size()];
+    String[] keys = new String[ids.size()];
+    for (int i = 0; i < ids.size(); i++) {
+      scopes[i] = ids.get(i).scope().value();
+      keys[i] = ids.get(i).key().value();
+    }
+    PreparedStatement ps = session.prepare(readMany);
+    try {
+      Connection c = session.connection();
+      ps.setArray(1, c.createArrayOf("varchar", scopes));
+      ps.setArray(2, c.createArrayOf("varchar", keys));
+      return ps;
+    } catch (SQLException | RuntimeException e) {
+      ps.close();
+      throw e;
+    }
   }
 
   /**
