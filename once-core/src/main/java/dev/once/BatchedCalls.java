@@ -40,6 +40,22 @@ final class BatchedCalls {
     public CompletionStage<List<ClaimResult>> allAsync(List<ClaimRequest> requests) {
       return store.claimAllAsync(requests, blocking);
     }
+
+    /**
+     * Whether a claim with the same fingerprint: whether a record is claimable depends on the
+     * record, the store's clock and the fingerprint (a lease that ended is taken over only by the
+     * same request), never on the requested lease or time to live.
+     */
+    @Override
+    public boolean mayShare(ClaimRequest carrier, ClaimRequest other) {
+      return carrier.fingerprint().equals(other.fingerprint());
+    }
+
+    /** A record read (a replay, a lease in flight, a mismatch); a lease granted is one caller's. */
+    @Override
+    public boolean shareable(ClaimResult answer) {
+      return answer instanceof ClaimResult.Existing;
+    }
   }
 
   record Finishes(IdempotencyStore store, Executor blocking)
@@ -67,6 +83,17 @@ final class BatchedCalls {
     @Override
     public CompletionStage<List<Boolean>> allAsync(List<Finish> finishes) {
       return store.finishAllAsync(finishes, blocking);
+    }
+
+    /** Never: two writes to one record (a zombie's and its thief's) are each their own. */
+    @Override
+    public boolean mayShare(Finish carrier, Finish other) {
+      return false;
+    }
+
+    @Override
+    public boolean shareable(Boolean answer) {
+      return false;
     }
   }
 }

@@ -4,9 +4,11 @@ import dev.once.store.RecordId;
 import dev.once.store.StoreUnavailableException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -38,7 +40,11 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>A batch holds at most one call per record ({@link #takeBatch}): concurrent duplicates of one
  * key go to the store one batch after another, as concurrent single calls would, so gathering never
- * changes an answer.
+ * changes an answer. A duplicate that would read the same ({@link Calls#mayShare}) rides along
+ * instead: if the store's answer changed nothing ({@link Calls#shareable}: a replay, a lease in
+ * flight), it is the rider's answer too, since the rider was made before the store read it; if it
+ * granted something, the rider goes back to the head of the queue for the next batch. So a herd
+ * replaying one key costs one read a batch, not one batch a caller.
  *
  * <p>A batch that fails with {@link StoreUnavailableException} fails every call in it, as the store
  * would have failed each alone. Any other failure is one record's (an unreadable record, say): its
@@ -68,6 +74,14 @@ final class Batcher<Q, A> {
     List<A> all(List<Q> requests);
 
     CompletionStage<List<A>> allAsync(List<Q> requests);
+
+    /**
+     * Whether {@code other}, a call for the record of {@code carrier}, would read what it reads.
+     */
+    boolean mayShare(Q carrier, Q other);
+
+    /** Whether the answer changed nothing, so that a call that would read the same may share it. */
+    boolean shareable(A answer);
   }
 
   private final Calls<Q, A> calls;
@@ -176,6 +190,7 @@ final class Batcher<Q, A> {
             answer(batch, answered.value());
           } else if (batch.size() > 1
               && !(answered.failure() instanceof StoreUnavailableException)) {
+            requeueRiders(batch);
             return eachAlone(batch, 0);
           } else {
             failAll(batch, answered.failure());
@@ -244,22 +259,45 @@ final class Batcher<Q, A> {
 
   /**
    * Takes the next batch from the queue, in arrival order, up to {@code maxBatch} calls and at most
-   * one per record: a later call for a record already in the batch stays queued for the next one,
-   * where the store answers it as a call made just after the first (in flight, a replay, a
-   * mismatch), never with the first's answer. One statement claiming a repeated record would grant
+   * one per record: a later call for a record already in the batch rides along with it if it would
+   * read the same (and no call for the record is left queued before it), or stays queued for the
+   * next one, where the store answers it as a call made just after the first (in flight, a replay,
+   * a mismatch), never with the first's lease. One statement claiming a repeated record would grant
    * both copies the same lease. The first call queued is always taken, so the queue never stalls.
    */
   private List<Pending<Q, A>> takeBatch() {
     List<Pending<Q, A>> batch = new ArrayList<>(Math.min(queue.size(), maxBatch));
-    Set<RecordId> records = new HashSet<>();
+    Map<RecordId, Pending<Q, A>> carriers = new HashMap<>();
+    // Records with a call left queued: later calls for them stay behind it, in arrival order.
+    Set<RecordId> held = new HashSet<>();
     for (Iterator<Pending<Q, A>> it = queue.iterator(); it.hasNext() && batch.size() < maxBatch; ) {
       Pending<Q, A> p = it.next();
-      if (records.add(calls.record(p.request))) {
+      RecordId record = calls.record(p.request);
+      Pending<Q, A> carrier = carriers.putIfAbsent(record, p);
+      if (carrier == null) {
         it.remove();
         batch.add(p);
+      } else if (!held.contains(record) && calls.mayShare(carrier.request, p.request)) {
+        it.remove();
+        carrier.riders.add(p);
+      } else {
+        held.add(record);
       }
     }
     return batch;
+  }
+
+  /** The riders of a batch whose answers they may not share, back to the head of the queue. */
+  private void requeueRiders(List<Pending<Q, A>> batch) {
+    synchronized (queue) {
+      for (int i = batch.size() - 1; i >= 0; i--) {
+        List<Pending<Q, A>> riders = batch.get(i).riders;
+        for (int j = riders.size() - 1; j >= 0; j--) {
+          queue.addFirst(riders.get(j));
+        }
+        riders.clear();
+      }
+    }
   }
 
   private void answer(List<Pending<Q, A>> batch, List<A> answers) {
@@ -271,12 +309,27 @@ final class Batcher<Q, A> {
               "the store answered " + answers.size() + " of " + batch.size() + " calls"));
       return;
     }
+    List<Pending<Q, A>> back = new ArrayList<>();
+    for (int i = 0; i < batch.size(); i++) {
+      Pending<Q, A> p = batch.get(i);
+      A answer = answers.get(i);
+      if (calls.shareable(answer)) {
+        for (Pending<Q, A> rider : p.riders) {
+          rider.answer.complete(answer);
+        }
+        p.riders.clear();
+      } else if (!p.riders.isEmpty()) {
+        back.add(p);
+      }
+    }
+    requeueRiders(back);
     for (int i = 0; i < batch.size(); i++) {
       batch.get(i).answer.complete(answers.get(i));
     }
   }
 
   private void failAll(List<Pending<Q, A>> batch, Throwable failure) {
+    requeueRiders(batch);
     for (Pending<Q, A> p : batch) {
       p.answer.completeExceptionally(failure);
     }
@@ -304,6 +357,12 @@ final class Batcher<Q, A> {
   private static final class Pending<Q, A> {
     final Q request;
     final CompletableFuture<A> answer = new CompletableFuture<>();
+
+    /**
+     * Calls for the same record taken from the queue with this one, to share its answer or go back;
+     * touched under the queue's lock when taken, then by whoever answers the batch.
+     */
+    final List<Pending<Q, A>> riders = new ArrayList<>(0);
 
     /** Completed with a batch for this caller to lead; null for an asynchronous caller. */
     final @Nullable CompletableFuture<List<Pending<Q, A>>> turn;

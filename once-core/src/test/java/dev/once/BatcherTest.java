@@ -49,6 +49,12 @@ class BatcherTest {
     volatile RuntimeException failure;
     volatile int poison = -1;
 
+    /** Whether calls for one record that are equal modulo 2000 may ride along with each other. */
+    volatile boolean riders;
+
+    /** Whether every answer may be shared with riders (a read), or none (a grant). */
+    volatile boolean shares;
+
     /** n and n + 1000 (and n + 2000 …) are calls for the same record. */
     @Override
     public RecordId record(Integer request) {
@@ -106,6 +112,16 @@ class BatcherTest {
       return CompletableFuture.supplyAsync(() -> all(requests));
     }
 
+    @Override
+    public boolean mayShare(Integer carrier, Integer other) {
+      return riders && carrier % 2000 == other % 2000;
+    }
+
+    @Override
+    public boolean shareable(Integer answer) {
+      return shares;
+    }
+
     private void await() {
       await(gate);
     }
@@ -155,6 +171,63 @@ class BatcherTest {
     }
     // The last, alone, is a single call.
     assertThat(store.batches).containsExactly(List.of(2, 3, 4), List.of(1002, 1003));
+    assertThat(store.singles).hasValue(2);
+  }
+
+  /**
+   * A duplicate that would read the same rides along with the first and shares an answer that
+   * changed nothing: a herd replaying one key costs one read a batch. One that would read
+   * otherwise, and every later call for that record, stays queued in order.
+   */
+  @Test
+  void aDuplicateThatReadsTheSameSharesAnAnswerThatChangedNothing() throws Exception {
+    Doubling store = new Doubling();
+    store.riders = true;
+    store.shares = true;
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
+    store.gate = new CountDownLatch(1);
+    Future<Integer> first = callers.submit(() -> batcher.call(1));
+    awaitSingles(store, 1);
+    List<CompletableFuture<Integer>> queued = new ArrayList<>();
+    for (int n : new int[] {7, 2007, 8, 1007, 4007}) {
+      queued.add(batcher.callAsync(n).toCompletableFuture());
+    }
+    awaitQueued(batcher, 5);
+    store.gate.countDown();
+
+    assertThat(first.get()).isEqualTo(10);
+    int[] expected = {70, 70, 80, 10070, 40070};
+    for (int i = 0; i < expected.length; i++) {
+      assertThat(queued.get(i).get(10, TimeUnit.SECONDS)).as("call %d", i).isEqualTo(expected[i]);
+    }
+    // 2007 rode with 7; 4007 came after 1007, which may not share, so it kept its place behind
+    // it: each then went alone.
+    assertThat(store.batches).containsExactly(List.of(7, 8));
+    assertThat(store.singles).hasValue(3);
+  }
+
+  /** A rider whose carrier was granted something goes back to the head of the queue. */
+  @Test
+  void aRiderGoesBackWhenTheAnswerGrantedSomething() throws Exception {
+    Doubling store = new Doubling();
+    store.riders = true;
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
+    store.gate = new CountDownLatch(1);
+    Future<Integer> first = callers.submit(() -> batcher.call(1));
+    awaitSingles(store, 1);
+    List<CompletableFuture<Integer>> queued = new ArrayList<>();
+    for (int n : new int[] {7, 2007, 8, 9}) {
+      queued.add(batcher.callAsync(n).toCompletableFuture());
+    }
+    awaitQueued(batcher, 4);
+    store.gate.countDown();
+
+    assertThat(first.get()).isEqualTo(10);
+    int[] expected = {70, 20070, 80, 90};
+    for (int i = 0; i < expected.length; i++) {
+      assertThat(queued.get(i).get(10, TimeUnit.SECONDS)).as("call %d", i).isEqualTo(expected[i]);
+    }
+    assertThat(store.batches).containsExactly(List.of(7, 8, 9));
     assertThat(store.singles).hasValue(2);
   }
 
