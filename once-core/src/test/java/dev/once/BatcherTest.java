@@ -154,21 +154,9 @@ class BatcherTest {
   void aBatchHoldsOneCallPerRecordAndTheRestGoInLaterBatchesInOrder() throws Exception {
     Doubling store = new Doubling();
     Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
-    store.gate = new CountDownLatch(1);
-    Future<Integer> first = callers.submit(() -> batcher.call(1));
-    awaitSingles(store, 1);
-    List<CompletableFuture<Integer>> queued = new ArrayList<>();
-    for (int n : new int[] {2, 1002, 3, 2002, 1003, 4}) {
-      queued.add(batcher.callAsync(n).toCompletableFuture());
-    }
-    awaitQueued(batcher, 6);
-    store.gate.countDown();
 
-    assertThat(first.get()).isEqualTo(10);
-    int[] expected = {20, 10020, 30, 20020, 10030, 40};
-    for (int i = 0; i < expected.length; i++) {
-      assertThat(queued.get(i).get(10, TimeUnit.SECONDS)).isEqualTo(expected[i]);
-    }
+    assertThat(behindOneUnderWay(store, batcher, 2, 1002, 3, 2002, 1003, 4))
+        .containsExactly(20, 10020, 30, 20020, 10030, 40);
     // The last, alone, is a single call.
     assertThat(store.batches).containsExactly(List.of(2, 3, 4), List.of(1002, 1003));
     assertThat(store.singles).hasValue(2);
@@ -185,21 +173,9 @@ class BatcherTest {
     store.riders = true;
     store.shares = true;
     Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
-    store.gate = new CountDownLatch(1);
-    Future<Integer> first = callers.submit(() -> batcher.call(1));
-    awaitSingles(store, 1);
-    List<CompletableFuture<Integer>> queued = new ArrayList<>();
-    for (int n : new int[] {7, 2007, 8, 1007, 4007}) {
-      queued.add(batcher.callAsync(n).toCompletableFuture());
-    }
-    awaitQueued(batcher, 5);
-    store.gate.countDown();
 
-    assertThat(first.get()).isEqualTo(10);
-    int[] expected = {70, 70, 80, 10070, 40070};
-    for (int i = 0; i < expected.length; i++) {
-      assertThat(queued.get(i).get(10, TimeUnit.SECONDS)).as("call %d", i).isEqualTo(expected[i]);
-    }
+    assertThat(behindOneUnderWay(store, batcher, 7, 2007, 8, 1007, 4007))
+        .containsExactly(70, 70, 80, 10070, 40070);
     // 2007 rode with 7; 4007 came after 1007, which may not share, so it kept its place behind
     // it: each then went alone.
     assertThat(store.batches).containsExactly(List.of(7, 8));
@@ -212,21 +188,8 @@ class BatcherTest {
     Doubling store = new Doubling();
     store.riders = true;
     Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
-    store.gate = new CountDownLatch(1);
-    Future<Integer> first = callers.submit(() -> batcher.call(1));
-    awaitSingles(store, 1);
-    List<CompletableFuture<Integer>> queued = new ArrayList<>();
-    for (int n : new int[] {7, 2007, 8, 9}) {
-      queued.add(batcher.callAsync(n).toCompletableFuture());
-    }
-    awaitQueued(batcher, 4);
-    store.gate.countDown();
 
-    assertThat(first.get()).isEqualTo(10);
-    int[] expected = {70, 20070, 80, 90};
-    for (int i = 0; i < expected.length; i++) {
-      assertThat(queued.get(i).get(10, TimeUnit.SECONDS)).as("call %d", i).isEqualTo(expected[i]);
-    }
+    assertThat(behindOneUnderWay(store, batcher, 7, 2007, 8, 9)).containsExactly(70, 20070, 80, 90);
     assertThat(store.batches).containsExactly(List.of(7, 8, 9));
     assertThat(store.singles).hasValue(2);
   }
@@ -520,6 +483,29 @@ class BatcherTest {
       Thread.sleep(1);
     }
     assertThat(store.batches).hasSize(n);
+  }
+
+  /**
+   * Holds the store at its gate with call 1 under way, queues {@code calls} asynchronously behind
+   * it, lets the store go, and answers theirs in order.
+   */
+  private List<Integer> behindOneUnderWay(
+      Doubling store, Batcher<Integer, Integer> batcher, int... calls) throws Exception {
+    store.gate = new CountDownLatch(1);
+    Future<Integer> first = callers.submit(() -> batcher.call(1));
+    awaitSingles(store, 1);
+    List<CompletableFuture<Integer>> queued = new ArrayList<>();
+    for (int n : calls) {
+      queued.add(batcher.callAsync(n).toCompletableFuture());
+    }
+    awaitQueued(batcher, calls.length);
+    store.gate.countDown();
+    assertThat(first.get()).isEqualTo(10);
+    List<Integer> answers = new ArrayList<>();
+    for (CompletableFuture<Integer> answer : queued) {
+      answers.add(answer.get(10, TimeUnit.SECONDS));
+    }
+    return answers;
   }
 
   private static void awaitQueued(Batcher<?, ?> batcher, int n) throws InterruptedException {

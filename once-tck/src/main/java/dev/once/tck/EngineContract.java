@@ -463,27 +463,18 @@ public abstract class EngineContract {
   @EnumSource(EngineHerd.Entry.class)
   void aHerdOfIdenticalRequestsRunsTheWorkOnceUnderOneToken(EngineHerd.Entry entry)
       throws Exception {
-    FaultyStore gathered =
-        FaultyStore.wrap(underlying).gathering().latency(Duration.ofMillis(5), Call.CLAIM);
-    try (Once engine = Once.of(gathered)) {
-      EngineHerd herd = new EngineHerd(engine, engine.defaults());
+    HerdRun run = herdRunsOnceEach(Duration.ofMillis(5), entry, 4, 8, 16);
 
-      List<RecordId> keys = herd.run(entry, 4, 8, 16);
-
-      assertThat(EngineHerd.duplicates(herd.ran())).as("keys whose work ran twice").isEmpty();
-      for (RecordId id : keys) {
-        assertThat(herd.ran().get(id)).as("the runs of %s", id).hasSize(1);
-      }
-      if (underlying.batches() || entry == EngineHerd.Entry.BEGIN_ALL) {
-        assertThat(EngineHerd.gathered(gathered.claimBatches(), keys))
-            .as("some batch held a herd key with other calls: %s", gathered.claimBatches())
-            .isTrue();
-      }
-      assertThat(gathered.claimBatches())
-          .allSatisfy(batch -> assertThat(Set.copyOf(batch)).hasSameSizeAs(batch));
-      assertThat(gathered.finishBatches())
-          .allSatisfy(batch -> assertThat(Set.copyOf(batch)).hasSameSizeAs(batch));
+    FaultyStore gathered = run.store();
+    if (underlying.batches() || entry == EngineHerd.Entry.BEGIN_ALL) {
+      assertThat(EngineHerd.gathered(gathered.claimBatches(), run.keys()))
+          .as("some batch held a herd key with other calls: %s", gathered.claimBatches())
+          .isTrue();
     }
+    assertThat(gathered.claimBatches())
+        .allSatisfy(batch -> assertThat(Set.copyOf(batch)).hasSameSizeAs(batch));
+    assertThat(gathered.finishBatches())
+        .allSatisfy(batch -> assertThat(Set.copyOf(batch)).hasSameSizeAs(batch));
   }
 
   /**
@@ -500,24 +491,42 @@ public abstract class EngineContract {
       throws Exception {
     // Long enough a claim that the whole herd queues behind the first batch, and a full batch
     // goes alongside it.
+    FaultyStore gathered = herdRunsOnceEach(Duration.ofMillis(40), entry, 4, 80, 32).store();
+
+    if (underlying.batches()) {
+      assertThat(gathered.claimBatchesMeetingAnother())
+          .as(
+              "claim batches that met another carrying one of their keys, of %d",
+              gathered.claimBatches().size())
+          .isPositive();
+    }
+  }
+
+  /** A herd that has run, over the store that gathered its calls, and the herd's keys. */
+  private record HerdRun(FaultyStore store, List<RecordId> keys) {}
+
+  /**
+   * Sends a herd ({@link EngineHerd#run}) through an engine over the store, its claims slowed by
+   * {@code claimLatency} so that they queue, and checks the ledger rule.
+   */
+  private HerdRun herdRunsOnceEach(
+      Duration claimLatency, EngineHerd.Entry entry, int herdKeys, int copies, int loners)
+      throws Exception {
     FaultyStore gathered =
-        FaultyStore.wrap(underlying).gathering().latency(Duration.ofMillis(40), Call.CLAIM);
+        FaultyStore.wrap(underlying).gathering().latency(claimLatency, Call.CLAIM);
     try (Once engine = Once.of(gathered)) {
       EngineHerd herd = new EngineHerd(engine, engine.defaults());
+      List<RecordId> keys = herd.run(entry, herdKeys, copies, loners);
+      assertRanOnceEach(herd, keys);
+      return new HerdRun(gathered, keys);
+    }
+  }
 
-      List<RecordId> keys = herd.run(entry, 4, 80, 32);
-
-      assertThat(EngineHerd.duplicates(herd.ran())).as("keys whose work ran twice").isEmpty();
-      for (RecordId id : keys) {
-        assertThat(herd.ran().get(id)).as("the runs of %s", id).hasSize(1);
-      }
-      if (underlying.batches()) {
-        assertThat(gathered.claimBatchesMeetingAnother())
-            .as(
-                "claim batches that met another carrying one of their keys, of %d",
-                gathered.claimBatches().size())
-            .isPositive();
-      }
+  /** The ledger rule over a herd: each of its keys ran once, under one token. */
+  private static void assertRanOnceEach(EngineHerd herd, List<RecordId> keys) {
+    assertThat(EngineHerd.duplicates(herd.ran())).as("keys whose work ran twice").isEmpty();
+    for (RecordId id : keys) {
+      assertThat(herd.ran().get(id)).as("the runs of %s", id).hasSize(1);
     }
   }
 
