@@ -26,7 +26,9 @@ import org.jspecify.annotations.Nullable;
  * commit, the server's wake-ups), not its records': side by side, batches are smaller and every
  * record pays more. At 50 callers, against up to four side by side, PostgreSQL spent a third of the
  * CPU a request and served 1.7 to 2 times as many, MariaDB 1.1 to 1.3 times; Redis, within noise
- * (docs/benchmarks.md, "One gathered batch at a time"). Only when a full batch ({@code maxBatch}
+ * (docs/benchmarks.md, "One gathered batch at a time"). A store whose batches cost it nothing of
+ * their own asks for more at once ({@code atOnce}; Redis, one script on a pipelined connection),
+ * and then calls go at once while fewer are under way. Only when a full batch ({@code maxBatch}
  * calls) waits does it go alongside the one under way, up to {@code maxInFlight}, so that a store
  * whose batch time grows with its size (a round trip per record) still serves a crowd larger than a
  * batch; a batch that returns while another is under way leaves fewer than a full batch of waiting
@@ -86,6 +88,7 @@ final class Batcher<Q, A> {
 
   private final Calls<Q, A> calls;
   private final int maxBatch;
+  private final int atOnce;
   private final int maxInFlight;
   private final ArrayDeque<Pending<Q, A>> queue = new ArrayDeque<>();
 
@@ -98,11 +101,18 @@ final class Batcher<Q, A> {
   /**
    * @param maxBatch the most calls one batch carries; a full batch waiting goes alongside the one
    *     under way
+   * @param atOnce how many batches may be under way before a call waits for one to return (one:
+   *     calls made while a batch is under way go together in the next)
    * @param maxInFlight how many batches may be under way at once, full ones side by side
    */
-  Batcher(Calls<Q, A> calls, int maxBatch, int maxInFlight) {
+  Batcher(Calls<Q, A> calls, int maxBatch, int atOnce, int maxInFlight) {
+    if (atOnce < 1 || atOnce > maxInFlight) {
+      throw new IllegalArgumentException(
+          "atOnce must be between 1 and " + maxInFlight + ", was " + atOnce);
+    }
     this.calls = calls;
     this.maxBatch = maxBatch;
+    this.atOnce = atOnce;
     this.maxInFlight = maxInFlight;
   }
 
@@ -148,7 +158,7 @@ final class Batcher<Q, A> {
   private @Nullable List<Pending<Q, A>> enqueue(Pending<Q, A> pending) {
     List<Pending<Q, A>> alongside;
     synchronized (queue) {
-      if (inFlight == 0) {
+      if (inFlight < atOnce) {
         inFlight++;
         List<Pending<Q, A>> alone = new ArrayList<>(1);
         alone.add(pending);
@@ -237,7 +247,7 @@ final class Batcher<Q, A> {
   private void next() {
     List<Pending<Q, A>> batch;
     synchronized (queue) {
-      if (queue.isEmpty() || (inFlight > 1 && queue.size() < maxBatch)) {
+      if (queue.isEmpty() || (inFlight > atOnce && queue.size() < maxBatch)) {
         inFlight--;
         return;
       }

@@ -211,6 +211,11 @@ final class ObservingStore extends ForwardingStore {
   }
 
   @Override
+  public int batchesAtOnce() {
+    return delegate.batchesAtOnce();
+  }
+
+  @Override
   public boolean batchesOnThisThread() {
     return delegate.batchesOnThisThread();
   }

@@ -47,9 +47,9 @@ public final class Once implements AutoCloseable {
   private static final int MAX_BATCH = 128;
 
   /**
-   * How many gathered claim (and, separately, finish) calls may be under way at once: one, and more
-   * only side by side with full batches waiting ({@link Batcher}), for a store whose batch takes a
-   * round trip per record (MariaDB's claims, PostgreSQL's replays) once a crowd outgrows a batch.
+   * The most gathered claim (and, separately, finish) calls under way at once: as many as the store
+   * asks for ({@link IdempotencyStore#batchesAtOnce}), and more only side by side with full batches
+   * waiting ({@link Batcher}), so that a crowd larger than a batch is still served.
    */
   private static final int BATCHES_IN_FLIGHT = 4;
 
@@ -91,10 +91,18 @@ public final class Once implements AutoCloseable {
     Batcher<ClaimRequest, ClaimResult> claims = null;
     Batcher<dev.once.store.Finish, Boolean> finishes = null;
     if (store.batches()) {
+      int asked = store.batchesAtOnce();
+      if (asked < 1) {
+        throw new IllegalArgumentException(
+            "the store's batchesAtOnce() must be at least 1, was " + asked);
+      }
+      int atOnce = Math.min(asked, BATCHES_IN_FLIGHT);
       claims =
-          new Batcher<>(new BatchedCalls.Claims(store, blocking), MAX_BATCH, BATCHES_IN_FLIGHT);
+          new Batcher<>(
+              new BatchedCalls.Claims(store, blocking), MAX_BATCH, atOnce, BATCHES_IN_FLIGHT);
       finishes =
-          new Batcher<>(new BatchedCalls.Finishes(store, finishing), MAX_BATCH, BATCHES_IN_FLIGHT);
+          new Batcher<>(
+              new BatchedCalls.Finishes(store, finishing), MAX_BATCH, atOnce, BATCHES_IN_FLIGHT);
     }
     this.admissions =
         new Admissions(store, events, heartbeats, blocking, finishing, claims, finishes);

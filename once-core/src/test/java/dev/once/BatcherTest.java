@@ -138,7 +138,7 @@ class BatcherTest {
   @Test
   void aCallToAnIdleStoreGoesAloneAndAtOnce() {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1, 1);
 
     assertThat(batcher.call(4)).isEqualTo(40);
     assertThat(batcher.callAsync(5).toCompletableFuture().join()).isEqualTo(50);
@@ -153,7 +153,7 @@ class BatcherTest {
   @Test
   void aBatchHoldsOneCallPerRecordAndTheRestGoInLaterBatchesInOrder() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1, 1);
 
     assertThat(behindOneUnderWay(store, batcher, 2, 1002, 3, 2002, 1003, 4))
         .containsExactly(20, 10020, 30, 20020, 10030, 40);
@@ -172,7 +172,7 @@ class BatcherTest {
     Doubling store = new Doubling();
     store.riders = true;
     store.shares = true;
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1, 1);
 
     assertThat(behindOneUnderWay(store, batcher, 7, 2007, 8, 1007, 4007))
         .containsExactly(70, 70, 80, 10070, 40070);
@@ -187,7 +187,7 @@ class BatcherTest {
   void aRiderGoesBackWhenTheAnswerGrantedSomething() throws Exception {
     Doubling store = new Doubling();
     store.riders = true;
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1, 1);
 
     assertThat(behindOneUnderWay(store, batcher, 7, 2007, 8, 9)).containsExactly(70, 20070, 80, 90);
     assertThat(store.batches).containsExactly(List.of(7, 8, 9));
@@ -198,7 +198,7 @@ class BatcherTest {
   @Test
   void aHerdOfOneRecordIsAnsweredOneCallAfterAnother() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 2);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1, 2);
     store.gate = new CountDownLatch(1);
     List<Future<Integer>> herd = new ArrayList<>();
     for (int i = 0; i < 8; i++) {
@@ -222,7 +222,7 @@ class BatcherTest {
   @Test
   void callsMadeWhileOneIsUnderWayGoTogetherAndEachGetsItsOwnAnswer() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 4);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1, 4);
     store.gate = new CountDownLatch(1);
     Future<Integer> first = callers.submit(() -> batcher.call(1));
     awaitSingles(store, 1);
@@ -251,10 +251,45 @@ class BatcherTest {
     assertThat(store.batchThreads).allMatch(t -> t.startsWith("pool-"));
   }
 
+  /**
+   * A store that asks for more batches at once (Redis) has calls go at once while fewer are under
+   * way; only then do calls wait and go together, and a batch that returns takes the next at once.
+   */
+  @Test
+  void callsGoAtOnceWhileFewerThanTheStoreAsksForAreUnderWay() throws Exception {
+    Doubling store = new Doubling();
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 2, 4);
+    store.gate = new CountDownLatch(1);
+    Future<Integer> first = callers.submit(() -> batcher.call(1));
+    Future<Integer> second = callers.submit(() -> batcher.call(2));
+    awaitSingles(store, 2);
+    List<CompletableFuture<Integer>> waiting = new ArrayList<>();
+    for (int n = 3; n <= 5; n++) {
+      waiting.add(batcher.callAsync(n).toCompletableFuture());
+    }
+    awaitQueued(batcher, 3);
+    assertThat(store.singles).hasValue(2);
+    store.gate.countDown();
+
+    assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo(10);
+    assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(20);
+    for (int i = 0; i < waiting.size(); i++) {
+      assertThat(waiting.get(i).get(10, TimeUnit.SECONDS)).isEqualTo((i + 3) * 10);
+    }
+    assertThat(store.batches).containsExactly(List.of(3, 4, 5));
+  }
+
+  @Test
+  void aStoreAskingForMoreBatchesThanTheMostInFlightIsRefused() {
+    assertThatThrownBy(() -> new Batcher<>(new Doubling(), 128, 5, 4))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("atOnce");
+  }
+
   @Test
   void aBatchOfAsynchronousCallersAloneGoesThroughTheAsynchronousCall() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1, 1);
     store.gate = new CountDownLatch(1);
     CompletableFuture<Integer> first = batcher.callAsync(1).toCompletableFuture();
     awaitSingles(store, 1);
@@ -275,7 +310,7 @@ class BatcherTest {
   @Test
   void aFullBatchWaitingGoesAlongsideUpToTheMostInFlight() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 3, 2);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 3, 1, 2);
     store.gate = new CountDownLatch(1);
     List<CompletableFuture<Integer>> answers = new ArrayList<>();
     answers.add(batcher.callAsync(1).toCompletableFuture());
@@ -314,7 +349,7 @@ class BatcherTest {
   @Test
   void aBatchReturningBesideAnotherLeavesAPartialQueueToIt() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 3, 2);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 3, 1, 2);
     CountDownLatch firstGate = new CountDownLatch(1);
     CountDownLatch batchGate = new CountDownLatch(1);
     store.gate = firstGate;
@@ -345,7 +380,7 @@ class BatcherTest {
   @Test
   void aStoreThatIsDownFailsEveryCallOfTheBatch() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1, 1);
     store.gate = new CountDownLatch(1);
     Future<Integer> first = callers.submit(() -> batcher.call(1));
     awaitSingles(store, 1);
@@ -365,7 +400,7 @@ class BatcherTest {
   @Test
   void oneRecordsProblemReachesOnlyItsCaller() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1, 1);
     store.gate = new CountDownLatch(1);
     Future<Integer> first = callers.submit(() -> batcher.call(1));
     awaitSingles(store, 1);
@@ -392,7 +427,7 @@ class BatcherTest {
   @Test
   void anAsynchronousBatchFindsTheFailingRecordWithoutBlocking() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1, 1);
     store.gate = new CountDownLatch(1);
     CompletableFuture<Integer> first = batcher.callAsync(1).toCompletableFuture();
     awaitSingles(store, 1);
@@ -417,7 +452,7 @@ class BatcherTest {
   @Test
   void aBatchNeverCarriesMoreThanItsMaximum() throws Exception {
     Doubling store = new Doubling();
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 3, 1);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 3, 1, 1);
     store.gate = new CountDownLatch(1);
     CompletableFuture<Integer> first = batcher.callAsync(0).toCompletableFuture();
     awaitSingles(store, 1);
@@ -440,7 +475,7 @@ class BatcherTest {
     Doubling store = new Doubling();
     // Batches of four with eight callers: full ones wait often, so batches go side by side and
     // back to one at a time all the way through.
-    Batcher<Integer, Integer> batcher = new Batcher<>(store, 4, 2);
+    Batcher<Integer, Integer> batcher = new Batcher<>(store, 4, 1, 2);
     int perThread = 2_000;
     List<Future<Integer>> threads = new ArrayList<>();
     for (int t = 0; t < 8; t++) {

@@ -152,6 +152,21 @@ class OnceBatchTest {
   }
 
   @Test
+  void aStoreThatAsksForNoBatchesAtOnceIsRefused() {
+    SlowBatchingStore none =
+        new SlowBatchingStore(memory) {
+          @Override
+          public int batchesAtOnce() {
+            return 0;
+          }
+        };
+
+    assertThatThrownBy(() -> Once.of(none))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("batchesAtOnce");
+  }
+
+  @Test
   void twoClaimsOnOneRecordAreRefusedAndNothingIsClaimed() {
     try (Once once = Once.of(memory)) {
       List<Claim> twice =

@@ -212,6 +212,20 @@ public interface IdempotencyStore extends AutoCloseable {
   }
 
   /**
+   * How many gathered batches the engine may have under way at once before a call waits for one to
+   * return, given that the store {@link #batches()}; read once, when the engine is built. One by
+   * default: where a batch costs the store mostly what any batch costs (a database's round trips,
+   * its commit, a server process woken per statement), batches side by side are smaller and every
+   * record pays more, so calls made while one is under way wait and go together. More where a batch
+   * costs the store nothing of its own (Redis: one script on a pipelined connection), so that the
+   * store is not left idle while an answer travels. However many this says, a full batch waiting
+   * goes alongside the one under way, up to the engine's own limit of four.
+   */
+  default int batchesAtOnce() {
+    return 1;
+  }
+
+  /**
    * Whether the engine may gather the single claim or finish that the calling thread is about to
    * make, given that the store {@link #batches()}: a gathered call runs on another thread, in
    * another transaction. True by default wherever {@link #batches()} is. A decorator whose calls

@@ -126,6 +126,11 @@ public final class ObservedStore extends ForwardingStore {
   }
 
   @Override
+  public int batchesAtOnce() {
+    return delegate.batchesAtOnce();
+  }
+
+  @Override
   public boolean batchesOnThisThread() {
     return delegate.batchesOnThisThread();
   }

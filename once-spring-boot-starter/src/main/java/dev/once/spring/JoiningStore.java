@@ -40,6 +40,11 @@ final class JoiningStore extends ForwardingStore {
   }
 
   @Override
+  public int batchesAtOnce() {
+    return plain.batchesAtOnce();
+  }
+
+  @Override
   public boolean batchesOnThisThread() {
     return join.current() == null && plain.batchesOnThisThread();
   }

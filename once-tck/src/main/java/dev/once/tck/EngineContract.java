@@ -479,9 +479,10 @@ public abstract class EngineContract {
 
   /**
    * A herd big enough that full batches wait while one is under way and go alongside it, so that
-   * two batches carrying the same key reach the store at once: the store's own concurrency, not the
-   * engine's queue, then decides who runs the work, and it still runs once per key, under one
-   * token. On a store that gathers, the test shows that such batches did meet.
+   * two claims carrying the same key (batches, or single calls where the store asks for more than
+   * one under way at once) reach the store at once: the store's own concurrency, not the engine's
+   * queue, then decides who runs the work, and it still runs once per key, under one token. On a
+   * store that gathers, the test shows that such claims did meet.
    */
   @ParameterizedTest
   @EnumSource(
@@ -494,9 +495,9 @@ public abstract class EngineContract {
     FaultyStore gathered = herdRunsOnceEach(Duration.ofMillis(40), entry, 4, 80, 32).store();
 
     if (underlying.batches()) {
-      assertThat(gathered.claimBatchesMeetingAnother())
+      assertThat(gathered.claimsMeetingAnother())
           .as(
-              "claim batches that met another carrying one of their keys, of %d",
+              "claims that met another carrying one of their keys (%d batches)",
               gathered.claimBatches().size())
           .isPositive();
     }

@@ -88,9 +88,9 @@ public final class FaultyStore extends ForwardingStore {
   private volatile boolean gathers;
   private final List<List<RecordId>> claimBatches = new CopyOnWriteArrayList<>();
   private final List<List<RecordId>> finishBatches = new CopyOnWriteArrayList<>();
-  // How many claim batches under way carry each record: guarded by itself.
+  // How many claims (single or batch) under way carry each record: guarded by itself.
   private final Map<RecordId, Integer> claimsUnderWay = new java.util.HashMap<>();
-  private final AtomicInteger claimBatchesMeetingAnother = new AtomicInteger();
+  private final AtomicInteger claimsMeetingAnother = new AtomicInteger();
 
   private FaultyStore(IdempotencyStore delegate) {
     this.delegate = delegate;
@@ -134,12 +134,12 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   /**
-   * How many claim batches reached the store while another batch carrying one of their records was
-   * still under way; with {@link #gathering()}. Batches that go side by side and share a key are
-   * where a store's own concurrency decides who runs the work, so a herd test shows it met them.
+   * How many claims, single or batch, reached the store while another carrying one of their records
+   * was still under way. Claims that go side by side and share a key are where a store's own
+   * concurrency decides who runs the work, so a herd test shows it met them.
    */
-  public int claimBatchesMeetingAnother() {
-    return claimBatchesMeetingAnother.get();
+  public int claimsMeetingAnother() {
+    return claimsMeetingAnother.get();
   }
 
   /**
@@ -289,7 +289,13 @@ public final class FaultyStore extends ForwardingStore {
   @Override
   public ClaimResult claim(ClaimRequest request) {
     readable(Call.CLAIM, request.id());
-    return call(Call.CLAIM, () -> delegate.claim(request));
+    List<RecordId> ids = List.of(request.id());
+    claimStarts(ids);
+    try {
+      return call(Call.CLAIM, () -> delegate.claim(request));
+    } finally {
+      claimEnds(ids);
+    }
   }
 
   @Override
@@ -344,6 +350,11 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   @Override
+  public int batchesAtOnce() {
+    return delegate.batchesAtOnce();
+  }
+
+  @Override
   public boolean batchesOnThisThread() {
     return gathers && delegate.batchesOnThisThread();
   }
@@ -358,7 +369,7 @@ public final class FaultyStore extends ForwardingStore {
     try {
       return call(Call.CLAIM, () -> delegate.claimAll(requests));
     } finally {
-      claimBatchEnds(ids);
+      claimEnds(ids);
     }
   }
 
@@ -384,18 +395,22 @@ public final class FaultyStore extends ForwardingStore {
               Call.CLAIM,
               () -> delegate.claimAllAsync(requests, blocking),
               () -> delegate.claimAll(requests))
-          .whenComplete((answers, failure) -> claimBatchEnds(ids));
+          .whenComplete((answers, failure) -> claimEnds(ids));
     } catch (RuntimeException | Error e) {
-      claimBatchEnds(ids);
+      claimEnds(ids);
       throw e;
     }
   }
 
   private void claimBatchStarts(List<RecordId> ids) {
     claimBatches.add(ids);
+    claimStarts(ids);
+  }
+
+  private void claimStarts(List<RecordId> ids) {
     synchronized (claimsUnderWay) {
       if (ids.stream().anyMatch(claimsUnderWay::containsKey)) {
-        claimBatchesMeetingAnother.incrementAndGet();
+        claimsMeetingAnother.incrementAndGet();
       }
       for (RecordId id : ids) {
         claimsUnderWay.merge(id, 1, Integer::sum);
@@ -403,7 +418,7 @@ public final class FaultyStore extends ForwardingStore {
     }
   }
 
-  private void claimBatchEnds(List<RecordId> ids) {
+  private void claimEnds(List<RecordId> ids) {
     synchronized (claimsUnderWay) {
       for (RecordId id : ids) {
         claimsUnderWay.computeIfPresent(id, (k, n) -> n == 1 ? null : n - 1);
@@ -442,8 +457,18 @@ public final class FaultyStore extends ForwardingStore {
     } catch (UnreadableRecordException e) {
       return CompletableFuture.failedFuture(e);
     }
-    return callAsync(
-        Call.CLAIM, () -> delegate.claimAsync(request, blocking), () -> delegate.claim(request));
+    List<RecordId> ids = List.of(request.id());
+    claimStarts(ids);
+    try {
+      return callAsync(
+              Call.CLAIM,
+              () -> delegate.claimAsync(request, blocking),
+              () -> delegate.claim(request))
+          .whenComplete((answer, failure) -> claimEnds(ids));
+    } catch (RuntimeException | Error e) {
+      claimEnds(ids);
+      throw e;
+    }
   }
 
   @Override

@@ -55,6 +55,11 @@ public final class OwnedStore extends ForwardingStore {
   }
 
   @Override
+  public int batchesAtOnce() {
+    return store.batchesAtOnce();
+  }
+
+  @Override
   public boolean batchesOnThisThread() {
     return store.batchesOnThisThread();
   }
