@@ -19,6 +19,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -223,9 +224,7 @@ class BatcherTest {
   void callsMadeWhileOneIsUnderWayGoTogetherAndEachGetsItsOwnAnswer() throws Exception {
     Doubling store = new Doubling();
     Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1, 4);
-    store.gate = new CountDownLatch(1);
-    Future<Integer> first = callers.submit(() -> batcher.call(1));
-    awaitSingles(store, 1);
+    Future<Integer> first = underWay(store, () -> callers.submit(() -> batcher.call(1)));
     List<Future<Integer>> blocking = new ArrayList<>();
     for (int i = 2; i <= 5; i++) {
       int n = i;
@@ -290,9 +289,7 @@ class BatcherTest {
   void aBatchOfAsynchronousCallersAloneGoesThroughTheAsynchronousCall() throws Exception {
     Doubling store = new Doubling();
     Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1, 1);
-    store.gate = new CountDownLatch(1);
-    CompletableFuture<Integer> first = batcher.callAsync(1).toCompletableFuture();
-    awaitSingles(store, 1);
+    Future<Integer> first = underWay(store, () -> batcher.callAsync(1).toCompletableFuture());
     CompletableFuture<Integer> second = batcher.callAsync(2).toCompletableFuture();
     CompletableFuture<Integer> third = batcher.callAsync(3).toCompletableFuture();
     store.gate.countDown();
@@ -381,9 +378,7 @@ class BatcherTest {
   void aStoreThatIsDownFailsEveryCallOfTheBatch() throws Exception {
     Doubling store = new Doubling();
     Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1, 1);
-    store.gate = new CountDownLatch(1);
-    Future<Integer> first = callers.submit(() -> batcher.call(1));
-    awaitSingles(store, 1);
+    Future<Integer> first = underWay(store, () -> callers.submit(() -> batcher.call(1)));
     Future<Integer> second = callers.submit(() -> batcher.call(2));
     CompletableFuture<Integer> third = batcher.callAsync(3).toCompletableFuture();
     awaitQueued(batcher, 2);
@@ -401,9 +396,7 @@ class BatcherTest {
   void oneRecordsProblemReachesOnlyItsCaller() throws Exception {
     Doubling store = new Doubling();
     Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1, 1);
-    store.gate = new CountDownLatch(1);
-    Future<Integer> first = callers.submit(() -> batcher.call(1));
-    awaitSingles(store, 1);
+    Future<Integer> first = underWay(store, () -> callers.submit(() -> batcher.call(1)));
     Future<Integer> good = callers.submit(() -> batcher.call(2));
     Future<Integer> bad = callers.submit(() -> batcher.call(3));
     CompletableFuture<Integer> goodAsync = batcher.callAsync(4).toCompletableFuture();
@@ -428,9 +421,7 @@ class BatcherTest {
   void anAsynchronousBatchFindsTheFailingRecordWithoutBlocking() throws Exception {
     Doubling store = new Doubling();
     Batcher<Integer, Integer> batcher = new Batcher<>(store, 128, 1, 1);
-    store.gate = new CountDownLatch(1);
-    CompletableFuture<Integer> first = batcher.callAsync(1).toCompletableFuture();
-    awaitSingles(store, 1);
+    Future<Integer> first = underWay(store, () -> batcher.callAsync(1).toCompletableFuture());
     CompletableFuture<Integer> good = batcher.callAsync(2).toCompletableFuture();
     CompletableFuture<Integer> bad = batcher.callAsync(3).toCompletableFuture();
     CompletableFuture<Integer> alsoGood = batcher.callAsync(4).toCompletableFuture();
@@ -453,9 +444,7 @@ class BatcherTest {
   void aBatchNeverCarriesMoreThanItsMaximum() throws Exception {
     Doubling store = new Doubling();
     Batcher<Integer, Integer> batcher = new Batcher<>(store, 3, 1, 1);
-    store.gate = new CountDownLatch(1);
-    CompletableFuture<Integer> first = batcher.callAsync(0).toCompletableFuture();
-    awaitSingles(store, 1);
+    Future<Integer> first = underWay(store, () -> batcher.callAsync(0).toCompletableFuture());
     List<CompletableFuture<Integer>> rest = new ArrayList<>();
     for (int i = 1; i <= 7; i++) {
       rest.add(batcher.callAsync(i).toCompletableFuture());
@@ -520,15 +509,22 @@ class BatcherTest {
     assertThat(store.batches).hasSize(n);
   }
 
+  /** Holds the store at its gate with the one call {@code call} makes under way. */
+  private static Future<Integer> underWay(Doubling store, Supplier<Future<Integer>> call)
+      throws InterruptedException {
+    store.gate = new CountDownLatch(1);
+    Future<Integer> first = call.get();
+    awaitSingles(store, 1);
+    return first;
+  }
+
   /**
    * Holds the store at its gate with call 1 under way, queues {@code calls} asynchronously behind
    * it, lets the store go, and answers theirs in order.
    */
   private List<Integer> behindOneUnderWay(
       Doubling store, Batcher<Integer, Integer> batcher, int... calls) throws Exception {
-    store.gate = new CountDownLatch(1);
-    Future<Integer> first = callers.submit(() -> batcher.call(1));
-    awaitSingles(store, 1);
+    Future<Integer> first = underWay(store, () -> callers.submit(() -> batcher.call(1)));
     List<CompletableFuture<Integer>> queued = new ArrayList<>();
     for (int n : calls) {
       queued.add(batcher.callAsync(n).toCompletableFuture());

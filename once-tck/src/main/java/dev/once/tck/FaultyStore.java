@@ -289,13 +289,7 @@ public final class FaultyStore extends ForwardingStore {
   @Override
   public ClaimResult claim(ClaimRequest request) {
     readable(Call.CLAIM, request.id());
-    List<RecordId> ids = List.of(request.id());
-    claimStarts(ids);
-    try {
-      return call(Call.CLAIM, () -> delegate.claim(request));
-    } finally {
-      claimEnds(ids);
-    }
+    return tracked(List.of(request.id()), () -> call(Call.CLAIM, () -> delegate.claim(request)));
   }
 
   @Override
@@ -365,12 +359,8 @@ public final class FaultyStore extends ForwardingStore {
       return super.claimAll(requests);
     }
     List<RecordId> ids = records(requests, ClaimRequest::id);
-    claimBatchStarts(ids);
-    try {
-      return call(Call.CLAIM, () -> delegate.claimAll(requests));
-    } finally {
-      claimEnds(ids);
-    }
+    claimBatches.add(ids);
+    return tracked(ids, () -> call(Call.CLAIM, () -> delegate.claimAll(requests)));
   }
 
   @Override
@@ -389,22 +379,36 @@ public final class FaultyStore extends ForwardingStore {
       return super.claimAllAsync(requests, blocking);
     }
     List<RecordId> ids = records(requests, ClaimRequest::id);
-    claimBatchStarts(ids);
+    claimBatches.add(ids);
+    return trackedAsync(
+        ids,
+        () ->
+            callAsync(
+                Call.CLAIM,
+                () -> delegate.claimAllAsync(requests, blocking),
+                () -> delegate.claimAll(requests)));
+  }
+
+  /** Runs a claim while its records count as under way, so that a claim meeting it is counted. */
+  private <T> T tracked(List<RecordId> ids, Supplier<T> claim) {
+    claimStarts(ids);
     try {
-      return callAsync(
-              Call.CLAIM,
-              () -> delegate.claimAllAsync(requests, blocking),
-              () -> delegate.claimAll(requests))
-          .whenComplete((answers, failure) -> claimEnds(ids));
+      return claim.get();
+    } finally {
+      claimEnds(ids);
+    }
+  }
+
+  /** As {@link #tracked}, for a claim whose records stay under way until its answer comes. */
+  private <T> CompletionStage<T> trackedAsync(
+      List<RecordId> ids, Supplier<CompletionStage<T>> claim) {
+    claimStarts(ids);
+    try {
+      return claim.get().whenComplete((answer, failure) -> claimEnds(ids));
     } catch (RuntimeException | Error e) {
       claimEnds(ids);
       throw e;
     }
-  }
-
-  private void claimBatchStarts(List<RecordId> ids) {
-    claimBatches.add(ids);
-    claimStarts(ids);
   }
 
   private void claimStarts(List<RecordId> ids) {
@@ -457,18 +461,13 @@ public final class FaultyStore extends ForwardingStore {
     } catch (UnreadableRecordException e) {
       return CompletableFuture.failedFuture(e);
     }
-    List<RecordId> ids = List.of(request.id());
-    claimStarts(ids);
-    try {
-      return callAsync(
-              Call.CLAIM,
-              () -> delegate.claimAsync(request, blocking),
-              () -> delegate.claim(request))
-          .whenComplete((answer, failure) -> claimEnds(ids));
-    } catch (RuntimeException | Error e) {
-      claimEnds(ids);
-      throw e;
-    }
+    return trackedAsync(
+        List.of(request.id()),
+        () ->
+            callAsync(
+                Call.CLAIM,
+                () -> delegate.claimAsync(request, blocking),
+                () -> delegate.claim(request)));
   }
 
   @Override

@@ -1,13 +1,19 @@
 package dev.once.store.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.once.IdempotencyKey;
 import dev.once.Scope;
 import dev.once.store.ClaimResult;
+import dev.once.store.Finish;
+import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.RecordId;
+import dev.once.store.RecordState;
+import dev.once.store.StoreUnavailableException;
+import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -59,6 +65,43 @@ class MariaDbStoreTest extends JdbcStoreBehaviour {
       aStaleLeaseIsStolenWithTheRecoveryPointAndTheZombieIsFencedOff();
       anExpiredRecordIsClaimedAfreshBeforeItIsPurged();
       aCompletedRecordIsReplayedWithItsResult();
+    }
+  }
+
+  /**
+   * With bulk statements, Connector/J answers a JDBC batch without update counts: the store could
+   * not tell which leases its token draw granted, or which finishes held, so it refuses the batch
+   * and leaves nothing behind (jdbc-stores.md, "Update counts are required").
+   */
+  @Test
+  void aDriverAnsweringBatchesWithoutUpdateCountsIsRefusedAndLeavesNothingBehind() {
+    String url = Services.mariaDbUrl(Services.MARIADB_HOST, Services.MARIADB_PORT);
+    try (HikariDataSource bulk = Services.pool(url + "?useBulkStmts=true", "root", 2, 5_000)) {
+      IdempotencyStore bulkStore = MariaDbStore.builder(bulk).tableName(TABLE).build();
+      RecordId a = newId();
+      RecordId b = newId();
+      assertThatThrownBy(() -> bulkStore.claimAll(List.of(request(a, LEASE), request(b, LEASE))))
+          .isInstanceOf(StoreUnavailableException.class)
+          .hasStackTraceContaining("without update counts");
+      assertThat(store.get(a)).isEmpty();
+      assertThat(store.get(b)).isEmpty();
+
+      ClaimResult.Claimed ca = claim(a, LEASE);
+      ClaimResult.Claimed cb = claim(b, LEASE);
+      byte[] result = {7};
+      assertThatThrownBy(
+              () ->
+                  bulkStore.finishAll(
+                      List.of(
+                          Finish.complete(a, ca.token(), result, TTL),
+                          Finish.complete(b, cb.token(), result, TTL))))
+          .isInstanceOf(StoreUnavailableException.class)
+          .hasStackTraceContaining("without update counts");
+      assertThat(store.get(a))
+          .get()
+          .extracting(IdempotencyRecord::state)
+          .isEqualTo(RecordState.IN_PROGRESS);
+      assertThat(store.complete(b, cb.token(), result, TTL)).isTrue();
     }
   }
 
