@@ -376,6 +376,9 @@ public class OnceProperties {
     /** The longest one Redis command may take; unset: 2 seconds. */
     private @Nullable Duration commandTimeout;
 
+    /** How many gathered batches may be under way on the store at once, 1 to 4; unset: 1. */
+    private @Nullable Integer batchesAtOnce;
+
     public @Nullable String getKeyPrefix() {
       return keyPrefix;
     }
@@ -390,6 +393,14 @@ public class OnceProperties {
 
     public void setCommandTimeout(@Nullable Duration commandTimeout) {
       this.commandTimeout = commandTimeout;
+    }
+
+    public @Nullable Integer getBatchesAtOnce() {
+      return batchesAtOnce;
+    }
+
+    public void setBatchesAtOnce(@Nullable Integer batchesAtOnce) {
+      this.batchesAtOnce = batchesAtOnce;
     }
   }
 

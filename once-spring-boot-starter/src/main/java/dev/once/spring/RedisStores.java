@@ -33,6 +33,8 @@ final class RedisStores {
     PolicyMapper.set("once.store.redis.key-prefix", properties.getKeyPrefix(), b::keyPrefix);
     PolicyMapper.set(
         "once.store.redis.command-timeout", properties.getCommandTimeout(), b::commandTimeout);
+    PolicyMapper.set(
+        "once.store.redis.batches-at-once", properties.getBatchesAtOnce(), b::batchesAtOnce);
     String prefix =
         properties.getKeyPrefix() == null
             ? RedisStore.DEFAULT_KEY_PREFIX

@@ -391,11 +391,13 @@ class OnceAutoConfigurationTest {
             "spring.data.redis.host=127.0.0.1",
             "spring.data.redis.port=6379",
             "once.store.redis.key-prefix=once-autoconfig:",
-            "once.store.redis.command-timeout=3s")
+            "once.store.redis.command-timeout=3s",
+            "once.store.redis.batches-at-once=2")
         .run(
             context -> {
               assertThat(context).hasNotFailed();
               assertThat(context.getBean(IdempotencyStore.class)).isInstanceOf(RedisStore.class);
+              assertThat(context.getBean(IdempotencyStore.class).batchesAtOnce()).isEqualTo(2);
             });
   }
 

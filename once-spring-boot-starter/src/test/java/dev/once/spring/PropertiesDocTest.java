@@ -103,6 +103,8 @@ class PropertiesDocTest {
         .isEqualTo(RedisStore.DEFAULT_KEY_PREFIX);
     assertThat(defaultOf(metadata, "once.store.redis.command-timeout"))
         .isEqualTo(seconds(RedisStore.DEFAULT_COMMAND_TIMEOUT));
+    assertThat(defaultOf(metadata, "once.store.redis.batches-at-once"))
+        .isEqualTo(String.valueOf(RedisStore.DEFAULT_BATCHES_AT_ONCE));
     assertThat(NewKeyLimit.perSecond(1).build().toString())
         .contains("maxTenants " + defaultOf(metadata, "once.new-keys.max-tenants") + "]");
     assertThat(new OnceProperties().getFilter().getUrlPatterns())

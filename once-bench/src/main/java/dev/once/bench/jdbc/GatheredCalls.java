@@ -37,11 +37,13 @@ import java.util.concurrent.atomic.LongAdder;
  * puts another build's once-core first on the class path, in the same run.
  *
  * <pre>
- * java -cp ... dev.once.bench.jdbc.GatheredCalls postgres|mariadb|redis [threads] [seconds] [rtt-us]
- *     [fresh|spread|hot]
+ * java -cp ... dev.once.bench.jdbc.GatheredCalls postgres|mariadb|redis[:N] [threads] [seconds]
+ *     [rtt-us] [fresh|spread|hot]
  * </pre>
  *
- * PostgreSQL at 127.0.0.1:5432/test (postgres), MariaDB at 127.0.0.1:3306/test (root), Redis at
+ * {@code redis:N} builds the store with {@code batchesAtOnce(N)}.
+ *
+ * <p>PostgreSQL at 127.0.0.1:5432/test (postgres), MariaDB at 127.0.0.1:3306/test (root), Redis at
  * 127.0.0.1:6379; a table (or key prefix) of its own, dropped at the end. With {@code rtt-us} above
  * zero the store is reached through a loopback {@link FaultProxy} that holds every answer back that
  * long: a store across a network, one round trip at a time, where a batch that takes a round trip
@@ -64,11 +66,13 @@ public final class GatheredCalls {
   public static void main(String[] args) throws Exception {
     if (args.length < 1 || args.length > 5) {
       System.err.println(
-          "usage: GatheredCalls postgres|mariadb|redis [threads] [seconds] [rtt-us]"
+          "usage: GatheredCalls postgres|mariadb|redis[:N] [threads] [seconds] [rtt-us]"
               + " [fresh|spread|hot]");
       System.exit(2);
     }
-    String kind = args[0];
+    String[] store = args[0].split(":", 2);
+    String kind = store[0];
+    int batchesAtOnce = store.length > 1 ? Integer.parseInt(store[1]) : 1;
     int threads = args.length > 1 ? Integer.parseInt(args[1]) : 50;
     int seconds = args.length > 2 ? Integer.parseInt(args[2]) : 10;
     long rttMicros = args.length > 3 ? Long.parseLong(args[3]) : 0;
@@ -86,26 +90,34 @@ public final class GatheredCalls {
         proxy.delayResponses(1_000_000, Duration.ofNanos(rttMicros * 1_000));
         port = proxy.port();
       }
-      run(kind, table, port, threads, seconds, rttMicros, keys);
+      run(kind, batchesAtOnce, table, port, threads, seconds, rttMicros, keys);
     }
   }
 
   private static void run(
-      String kind, String table, int port, int threads, int seconds, long rttMicros, Keys keys)
+      String kind,
+      int batchesAtOnce,
+      String table,
+      int port,
+      int threads,
+      int seconds,
+      long rttMicros,
+      Keys keys)
       throws Exception {
     String label =
         kind
             + ", "
             + keys.name().toLowerCase(Locale.ROOT)
             + " keys"
-            + (rttMicros > 0 ? ", " + rttMicros + " us a round trip" : "");
+            + (rttMicros > 0 ? ", " + rttMicros + " us a round trip" : "")
+            + (batchesAtOnce > 1 ? ", " + batchesAtOnce + " batches at once" : "");
     if (kind.equals("redis")) {
       RedisClient client = RedisClient.create("redis://127.0.0.1:" + port);
       try {
         run(
             label,
             kind,
-            RedisStore.builder(client).keyPrefix(table + ":").build(),
+            RedisStore.builder(client).keyPrefix(table + ":").batchesAtOnce(batchesAtOnce).build(),
             threads,
             seconds,
             keys);

@@ -88,6 +88,9 @@ public final class RedisStore implements IdempotencyStore {
   /** The default of {@link Builder#commandTimeout(Duration)}. */
   public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(2);
 
+  /** The default of {@link Builder#batchesAtOnce(int)}. */
+  public static final int DEFAULT_BATCHES_AT_ONCE = 1;
+
   /** The default of {@link Builder#retentionAfterExpiry(Duration)}. */
   public static final Duration DEFAULT_RETENTION_AFTER_EXPIRY = Duration.ofMinutes(10);
 
@@ -104,6 +107,7 @@ public final class RedisStore implements IdempotencyStore {
   private final ToIntFunction<byte[]> slotOf;
   private final boolean standalone;
   private final byte[] retention;
+  private final int batchesAtOnce;
   private final ChangeSubscriptions changes;
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -122,6 +126,8 @@ public final class RedisStore implements IdempotencyStore {
             + builder.commandTimeout
             + ", retentionAfterExpiry="
             + builder.retentionAfterExpiry
+            + ", batchesAtOnce="
+            + builder.batchesAtOnce
             + "]";
     this.connection = connection;
     this.commands = commands;
@@ -131,6 +137,7 @@ public final class RedisStore implements IdempotencyStore {
     this.slotOf = slotOf;
     this.standalone = builder.client != null;
     this.retention = Micros.ascii(Micros.toMicros(builder.retentionAfterExpiry));
+    this.batchesAtOnce = builder.batchesAtOnce;
     this.changes = new ChangeSubscriptions(pubSub, scripts);
   }
 
@@ -374,15 +381,10 @@ public final class RedisStore implements IdempotencyStore {
     return standalone;
   }
 
-  /**
-   * Four: a batch is one script on the one pipelined connection, with no cost of its own on the
-   * server, so batches side by side keep Redis busy while an answer travels. One at a time served
-   * 0.62–0.75 of the replays spread over 10,000 keys that four did (docs/benchmarks.md, "Across a
-   * network").
-   */
+  /** What {@link Builder#batchesAtOnce(int)} set, {@value #DEFAULT_BATCHES_AT_ONCE} by default. */
   @Override
   public int batchesAtOnce() {
-    return 4;
+    return batchesAtOnce;
   }
 
   /**
@@ -759,6 +761,7 @@ public final class RedisStore implements IdempotencyStore {
     private String keyPrefix = DEFAULT_KEY_PREFIX;
     private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
     private Duration retentionAfterExpiry = DEFAULT_RETENTION_AFTER_EXPIRY;
+    private int batchesAtOnce = DEFAULT_BATCHES_AT_ONCE;
 
     private Builder(@Nullable RedisClient client, @Nullable RedisClusterClient clusterClient) {
       this.client = client;
@@ -817,6 +820,23 @@ public final class RedisStore implements IdempotencyStore {
       this.retentionAfterExpiry =
           Arguments.between(
               "retentionAfterExpiry", retentionAfterExpiry, Duration.ZERO, Duration.ofDays(30));
+      return this;
+    }
+
+    /**
+     * How many batches of concurrent callers' claims (and of their finishing writes) the engine may
+     * have under way on this store at once ({@link IdempotencyStore#batchesAtOnce}); default
+     * {@value RedisStore#DEFAULT_BATCHES_AT_ONCE}, 1 to 4; used on a standalone Redis only (a
+     * Cluster's calls are not gathered). More lets calls go at once while fewer are under way, so
+     * Redis is not left idle while answers travel and callers wake: replays spread over many keys
+     * by 50 threads of one process were served 1.3 to 1.5 times as fast with 2 or 4. But batches
+     * are then smaller, and each costs the client a command and a wake-up: where the client's CPU
+     * is the limit, 4 cost 10 to 20 % more of it a call, and the gateway on a Redis beside it
+     * served 0.7 to 0.9 times as many new keys with 2 or 4 as with 1 (docs/benchmarks.md, "Batches
+     * at once on Redis").
+     */
+    public Builder batchesAtOnce(int batchesAtOnce) {
+      this.batchesAtOnce = Arguments.between("batchesAtOnce", batchesAtOnce, 1, 4);
       return this;
     }
 

@@ -67,6 +67,18 @@ class RedisStoreBuilderTest {
   }
 
   @Test
+  void batchesAtOnceMustBeOneToFour() {
+    RedisStore.Builder builder = RedisStore.builder(client);
+    for (int bad : new int[] {Integer.MIN_VALUE, -1, 0, 5}) {
+      assertThatThrownBy(() -> builder.batchesAtOnce(bad))
+          .as("%s", bad)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("batchesAtOnce");
+    }
+    builder.batchesAtOnce(4);
+  }
+
+  @Test
   void theRetentionMustBeZeroToThirtyDays() {
     RedisStore.Builder builder = RedisStore.builder(client);
     for (Duration bad : new Duration[] {null, Duration.ofMillis(-1), Duration.ofDays(31)}) {

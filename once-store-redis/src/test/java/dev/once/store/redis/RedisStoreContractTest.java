@@ -53,4 +53,16 @@ class RedisStoreContractTest extends IdempotencyStoreContract {
       return RedisStore.builder(LocalRedis.client()).keyPrefix(PREFIX).build();
     }
   }
+
+  /**
+   * The same promises with four batches at once: calls go at once while fewer are under way, so
+   * singles and batches carrying one record meet at the store.
+   */
+  @Nested
+  class EngineWithFourBatchesAtOnce extends EngineContract {
+    @Override
+    protected IdempotencyStore createStore() {
+      return RedisStore.builder(LocalRedis.client()).keyPrefix(PREFIX).batchesAtOnce(4).build();
+    }
+  }
 }

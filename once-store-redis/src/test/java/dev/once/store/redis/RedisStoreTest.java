@@ -121,6 +121,19 @@ class RedisStoreTest {
   }
 
   @Test
+  void oneBatchAtOnceUnlessTheBuilderAsksForMore() {
+    assertThat(store.batchesAtOnce()).isEqualTo(1);
+    try (RedisStore four =
+        RedisStore.builder(LocalRedis.client())
+            .keyPrefix(LocalRedis.uniquePrefix())
+            .batchesAtOnce(4)
+            .build()) {
+      assertThat(four.batchesAtOnce()).isEqualTo(4);
+      assertThat(four.toString()).contains("batchesAtOnce=4");
+    }
+  }
+
+  @Test
   void aRecordKeyDecodesBackToItsScopeAndKey() {
     KeyLayout layout = new KeyLayout(prefix);
     RecordId id =
