@@ -27,12 +27,12 @@ import org.jspecify.annotations.Nullable;
  * record pays more. At 50 callers, against up to four side by side, PostgreSQL spent a third of the
  * CPU a request and served 1.7 to 2 times as many, MariaDB 1.1 to 1.3 times; Redis, within noise
  * (docs/benchmarks.md, "One gathered batch at a time"). A store whose batches cost it nothing of
- * their own asks for more at once ({@code atOnce}; Redis, one script on a pipelined connection),
- * and then calls go at once while fewer are under way. Only when a full batch ({@code maxBatch}
- * calls) waits does it go alongside the one under way, up to {@code maxInFlight}, so that a store
- * whose batch time grows with its size (a round trip per record) still serves a crowd larger than a
- * batch; a batch that returns while another is under way leaves fewer than a full batch of waiting
- * calls to that one.
+ * their own may ask for more at once ({@code atOnce}; Redis, one script on a pipelined connection,
+ * if built so: smaller batches cost the client more CPU a call), and then calls go at once while
+ * fewer are under way. Only when a full batch ({@code maxBatch} calls) waits does it go alongside
+ * the one under way, up to {@code maxInFlight}, so that a store whose batch time grows with its
+ * size (a round trip per record) still serves a crowd larger than a batch; a batch that returns
+ * while another is under way leaves fewer than a full batch of waiting calls to that one.
  *
  * <p>A blocking caller runs a batch on its own thread, never on a pool: the caller that finds the
  * store idle leads, and when its batch returns it hands the next one to a blocking caller waiting

@@ -217,9 +217,9 @@ public interface IdempotencyStore extends AutoCloseable {
    * default: where a batch costs the store mostly what any batch costs (a database's round trips,
    * its commit, a server process woken per statement), batches side by side are smaller and every
    * record pays more, so calls made while one is under way wait and go together. More where a batch
-   * costs the store nothing of its own (Redis: one script on a pipelined connection), so that the
-   * store is not left idle while an answer travels. However many this says, a full batch waiting
-   * goes alongside the one under way, up to the engine's own limit of four.
+   * costs the store nothing of its own (Redis, if built so: one script on a pipelined connection),
+   * so that the store is not left idle while an answer travels. However many this says, a full
+   * batch waiting goes alongside the one under way, up to the engine's own limit of four.
    */
   default int batchesAtOnce() {
     return 1;
