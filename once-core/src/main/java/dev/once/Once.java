@@ -51,7 +51,7 @@ public final class Once implements AutoCloseable {
    * asks for ({@link IdempotencyStore#batchesAtOnce}), and more only side by side with full batches
    * waiting ({@link Batcher}), so that a crowd larger than a batch is still served.
    */
-  private static final int BATCHES_IN_FLIGHT = 4;
+  private static final int BATCHES_IN_FLIGHT = IdempotencyStore.MOST_BATCHES_AT_ONCE;
 
   /** How long {@link #close()} waits for the store calls under way, finishing writes above all. */
   private static final Duration CLOSE_DRAIN = Duration.ofSeconds(5);

@@ -218,12 +218,19 @@ public interface IdempotencyStore extends AutoCloseable {
    * its commit, a server process woken per statement), batches side by side are smaller and every
    * record pays more, so calls made while one is under way wait and go together. More where a batch
    * costs the store nothing of its own (Redis, if built so: one script on a pipelined connection),
-   * so that the store is not left idle while an answer travels. However many this says, a full
-   * batch waiting goes alongside the one under way, up to the engine's own limit of four.
+   * so that the store is not left idle while an answer travels. The engine uses at most {@link
+   * #MOST_BATCHES_AT_ONCE}, and however many this says, a full batch waiting goes alongside the one
+   * under way, up to that many.
    */
   default int batchesAtOnce() {
     return 1;
   }
+
+  /**
+   * The most gathered batches of claims (and, separately, of finishes) the engine has under way on
+   * one store at once, whatever {@link #batchesAtOnce} says.
+   */
+  int MOST_BATCHES_AT_ONCE = 4;
 
   /**
    * Whether the engine may gather the single claim or finish that the calling thread is about to

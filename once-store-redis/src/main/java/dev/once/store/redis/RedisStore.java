@@ -826,17 +826,20 @@ public final class RedisStore implements IdempotencyStore {
     /**
      * How many batches of concurrent callers' claims (and of their finishing writes) the engine may
      * have under way on this store at once ({@link IdempotencyStore#batchesAtOnce}); default
-     * {@value RedisStore#DEFAULT_BATCHES_AT_ONCE}, 1 to 4; used on a standalone Redis only (a
-     * Cluster's calls are not gathered). More lets calls go at once while fewer are under way, so
-     * Redis is not left idle while answers travel and callers wake: replays spread over many keys
-     * by 50 threads of one process were served 1.3 to 1.5 times as fast with 2 or 4. But batches
-     * are then smaller, and each costs the client a command and a wake-up: where the client's CPU
-     * is the limit, 4 cost 10 to 20 % more of it a call, and the gateway on a Redis beside it
-     * served 0.7 to 0.9 times as many new keys with 2 or 4 as with 1 (docs/benchmarks.md, "Batches
-     * at once on Redis").
+     * {@value RedisStore#DEFAULT_BATCHES_AT_ONCE}, 1 to {@value
+     * IdempotencyStore#MOST_BATCHES_AT_ONCE}; used on a standalone Redis only (a Cluster's calls
+     * are not gathered). More lets calls go at once while fewer are under way, so Redis is not left
+     * idle while answers travel and callers wake: replays spread over many keys by 50 threads of
+     * one process were served 1.3 to 1.5 times as fast with 2 or 4. But batches are then smaller,
+     * and each costs the client a command and a wake-up: where the client's CPU is the limit, 4
+     * cost 10 to 20 % more of it a call, and the gateway on a Redis beside it served 0.7 to 0.9
+     * times as many new keys with 2 or 4 as with 1 (docs/benchmarks.md, "Batches at once on
+     * Redis").
      */
     public Builder batchesAtOnce(int batchesAtOnce) {
-      this.batchesAtOnce = Arguments.between("batchesAtOnce", batchesAtOnce, 1, 4);
+      this.batchesAtOnce =
+          Arguments.between(
+              "batchesAtOnce", batchesAtOnce, 1, IdempotencyStore.MOST_BATCHES_AT_ONCE);
       return this;
     }
 

@@ -67,15 +67,16 @@ class RedisStoreBuilderTest {
   }
 
   @Test
-  void batchesAtOnceMustBeOneToFour() {
+  void batchesAtOnceMustBeOneToTheEnginesMost() {
     RedisStore.Builder builder = RedisStore.builder(client);
-    for (int bad : new int[] {Integer.MIN_VALUE, -1, 0, 5}) {
+    int most = dev.once.store.IdempotencyStore.MOST_BATCHES_AT_ONCE;
+    for (int bad : new int[] {Integer.MIN_VALUE, -1, 0, most + 1}) {
       assertThatThrownBy(() -> builder.batchesAtOnce(bad))
           .as("%s", bad)
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining("batchesAtOnce");
     }
-    builder.batchesAtOnce(4);
+    builder.batchesAtOnce(most);
   }
 
   @Test
