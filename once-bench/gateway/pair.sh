@@ -13,6 +13,9 @@
 #   once-bench/gateway/pair.sh A.jar B.jar -- --store redis://127.0.0.1:6379   # a key prefix of its own
 #   GC_A=G1GC once-bench/gateway/pair.sh A.jar B.jar    # A on another collector (jvm_flags, common.sh);
 #                                                       # for one build, give two copies of its jar
+#   B_ARGS="--access-log true" once-bench/gateway/pair.sh A.jar B.jar   # options for B alone (A_ARGS
+#                                                       # for A), after the shared ones: with two copies of
+#                                                       # one jar, what an option costs
 #
 # Needs wrk and nginx (run.sh installs them). Only 127.0.0.1 is a target; every run is bounded by
 # its durations.
@@ -51,14 +54,15 @@ write_uncovered_config
 [ $# -gt 0 ] || set -- --config "$WORK/uncovered.yaml"
 
 start() { # jar port -> pid
-  local table=() gc="${GC_A:-}"
-  [ "$1" = "$B" ] && gc="${GC_B:-}"
+  local table=() gc="${GC_A:-}" own=()
+  read -r -a own <<<"${A_ARGS:-}"
+  [ "$1" = "$B" ] && gc="${GC_B:-}" && read -r -a own <<<"${B_ARGS:-}"
   # Any store URL on Redis: redis://, rediss:// or redis-cluster://.
   [[ " ${GATEWAY_ARGS[*]}" =~ \ redis(s|-cluster)?:// ]] && table=(--store-table "$REDIS_PREFIX")
   # shellcheck disable=SC2046
   java $(jvm_flags "$gc") -jar "$1" --bind 127.0.0.1 --port "$2" --management-port "$(($2 + 1))" \
     --upstream "http://127.0.0.1:$UPSTREAM_PORT" --data-dir "$WORK/data-$2" --access-log false "${GATEWAY_ARGS[@]}" \
-    "${table[@]}" >"$WORK/gateway-$2.log" 2>&1 &
+    "${table[@]}" "${own[@]}" >"$WORK/gateway-$2.log" 2>&1 &
   echo $!
 }
 ready() { for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$(($1 + 1))/health" && return 0; sleep 0.2; done; return 1; }
@@ -72,7 +76,7 @@ load() { # seconds port-a out-a port-b out-b: both at once
 GATEWAY_ARGS=("$@")
 HZ="$(getconf CLK_TCK)"
 
-echo "# A $A, B $B, ${GATEWAY_ARGS[*]}; $ROUNDS rounds, ${WARMUP}s warm-up, ${DURATION}s measured, wrk -t1 -c25 on each at once" >&2
+echo "# A $A ${A_ARGS:-}, B $B ${B_ARGS:-}, ${GATEWAY_ARGS[*]}; $ROUNDS rounds, ${WARMUP}s warm-up, ${DURATION}s measured, wrk -t1 -c25 on each at once" >&2
 printf 'round\tload\tA req/s\tA cpu_us/req\tB req/s\tB cpu_us/req\tB/A cpu\n'
 for round in $(seq 1 "$ROUNDS"); do
   if [ $((round % 2)) = 1 ]; then pa=$PORT_1 pb=$PORT_2; else pa=$PORT_2 pb=$PORT_1; fi

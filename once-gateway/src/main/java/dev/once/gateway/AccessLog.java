@@ -1,38 +1,86 @@
 package dev.once.gateway;
 
 import dev.once.http.HttpIdempotency;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.RequestLog;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.NanoTime;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * One line per request on the {@code dev.once.gateway.access} logger, as {@code key=value} pairs:
- * method, path (without the query, which may carry secrets), status, whether it was a replay, and
- * the time taken. Never headers, bodies, keys or credentials.
+ * One line per request as {@code key=value} pairs: method, path (without the query, which may carry
+ * secrets), status, whether it was a replay, the time taken and the port. Never headers, bodies,
+ * keys or credentials. The line has the shape of the gateway's other log lines (time, level,
+ * logger, message: {@code 2026-11-30T11:12:59.123Z INFO access - method=POST …}) and goes to {@link
+ * AccessLines}, which writes them in batches.
  */
 final class AccessLog implements RequestLog {
 
-  private static final Logger log = LoggerFactory.getLogger("dev.once.gateway.access");
+  /** The time up to the second; the milliseconds and the offset are appended to it. */
+  private static final DateTimeFormatter SECOND =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.");
+
+  private static final DateTimeFormatter OFFSET = DateTimeFormatter.ofPattern("XXX");
+
+  private final AccessLines lines;
+  private final ZoneId zone = ZoneId.systemDefault();
+
+  /** The current second's text; replaced when a line falls in another second. */
+  private volatile Stamp stamp = new Stamp(Long.MIN_VALUE, "", "");
+
+  AccessLog(AccessLines lines) {
+    this.lines = lines;
+  }
 
   @Override
   public void log(Request request, Response response) {
-    if (!log.isInfoEnabled()) {
-      return;
-    }
     long micros = TimeUnit.NANOSECONDS.toMicros(NanoTime.since(request.getBeginNanoTime()));
     boolean replayed = "true".equals(response.getHeaders().get(HttpIdempotency.REPLAYED_HEADER));
-    log.info(
-        "method={} path={} status={} replayed={} duration_ms={}.{} port={}",
-        Logs.safe(request.getMethod()),
-        Logs.safe(request.getHttpURI().getPath()),
-        response.getStatus(),
-        replayed,
-        micros / 1000,
-        String.format("%03d", micros % 1000),
-        Request.getLocalPort(request));
+    long now = System.currentTimeMillis();
+    Stamp s = stamp(Math.floorDiv(now, 1000));
+    long ms = Math.floorMod(now, 1000);
+    StringBuilder line = new StringBuilder(160).append(s.second);
+    threeDigits(line, ms)
+        .append(s.offset)
+        .append(" INFO access - method=")
+        .append(Logs.safe(request.getMethod()))
+        .append(" path=")
+        .append(Logs.safe(request.getHttpURI().getPath()))
+        .append(" status=")
+        .append(response.getStatus())
+        .append(" replayed=")
+        .append(replayed)
+        .append(" duration_ms=")
+        .append(micros / 1000)
+        .append('.');
+    threeDigits(line, micros % 1000).append(" port=").append(Request.getLocalPort(request));
+    lines.add(line);
   }
+
+  private Stamp stamp(long epochSecond) {
+    Stamp s = stamp;
+    if (s.epochSecond != epochSecond) {
+      // Two threads may both make it in a new second: either result is right.
+      var at = Instant.ofEpochSecond(epochSecond).atZone(zone);
+      s = new Stamp(epochSecond, SECOND.format(at), OFFSET.format(at));
+      stamp = s;
+    }
+    return s;
+  }
+
+  private static StringBuilder threeDigits(StringBuilder line, long n) {
+    if (n < 100) {
+      line.append('0');
+    }
+    if (n < 10) {
+      line.append('0');
+    }
+    return line.append(n);
+  }
+
+  /** One second's text: the time up to its seconds and the zone's offset then. */
+  private record Stamp(long epochSecond, String second, String offset) {}
 }

@@ -13,6 +13,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The two Jetty servers of a gateway, each with threads of its own:
@@ -37,9 +38,13 @@ final class GatewayServer {
   final Server proxy;
   final Server management;
 
-  private GatewayServer(Server proxy, Server management) {
+  /** Both servers' access lines, written once both have stopped; null without an access log. */
+  private final @Nullable AccessLines accessLines;
+
+  private GatewayServer(Server proxy, Server management, @Nullable AccessLines accessLines) {
     this.proxy = proxy;
     this.management = management;
+    this.accessLines = accessLines;
   }
 
   /** Both servers, the proxy without its handler yet ({@link #serve}). */
@@ -67,8 +72,11 @@ final class GatewayServer {
     proxyConnector.setIdleTimeout(Math.max(30_000, config.upstreamTimeout().toMillis() + 5_000));
     proxy.addConnector(proxyConnector);
     RequestLog metrics = new RequestMetrics(registry);
+    AccessLines accessLines = config.accessLog() ? AccessLines.toStandardOutput() : null;
     proxy.setRequestLog(
-        config.accessLog() ? new RequestLog.Collection(new AccessLog(), metrics) : metrics);
+        accessLines != null
+            ? new RequestLog.Collection(new AccessLog(accessLines), metrics)
+            : metrics);
 
     QueuedThreadPool managementThreads = new QueuedThreadPool(16, 2);
     managementThreads.setName("once-management");
@@ -92,13 +100,13 @@ final class GatewayServer {
       servlets.addServlet(new ServletHolder("console", new ConsoleServlet()), "/console/*");
     }
     management.setHandler(servlets);
-    if (config.accessLog()) {
-      management.setRequestLog(new AccessLog());
+    if (accessLines != null) {
+      management.setRequestLog(new AccessLog(accessLines));
     }
 
     Metrics.bindJvm(registry);
     Metrics.bindJetty(registry, proxy, threads);
-    return new GatewayServer(proxy, management);
+    return new GatewayServer(proxy, management, accessLines);
   }
 
   /**
@@ -118,13 +126,16 @@ final class GatewayServer {
    * Starts the management server first: once the proxy accepts requests, {@code /health} answers.
    */
   void start() throws Exception {
+    if (accessLines != null) {
+      accessLines.start();
+    }
     management.start();
     proxy.start();
   }
 
   /**
    * Stops the proxy gracefully (requests in flight get the stop timeout), then the management
-   * server; failures are added to {@code into}.
+   * server, then writes the access lines still waiting; failures are added to {@code into}.
    */
   void stop(Throwable into) {
     for (Server s : new Server[] {proxy, management}) {
@@ -133,6 +144,9 @@ final class GatewayServer {
       } catch (Exception e) {
         into.addSuppressed(e);
       }
+    }
+    if (accessLines != null) {
+      accessLines.close();
     }
   }
 

@@ -5,7 +5,11 @@ final class Logs {
 
   private Logs() {}
 
-  /** {@code s} with control characters escaped, so nobody can forge a second log line. */
+  /**
+   * {@code s} with control characters escaped, so nobody can forge a second log line: C0 and C1
+   * controls and DEL (as a backslash, x and two hex digits), and the Unicode line and paragraph
+   * separators, at which some log viewers break lines (as a backslash, u and four hex digits).
+   */
   static String safe(String s) {
     if (s == null) {
       return "-";
@@ -13,11 +17,12 @@ final class Logs {
     StringBuilder out = null;
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
-      if (c < 0x20 || c == 0x7F) {
+      boolean control = c < 0x20 || (c >= 0x7F && c <= 0x9F);
+      if (control || c == 0x2028 || c == 0x2029) {
         if (out == null) {
           out = new StringBuilder(s.length() + 8).append(s, 0, i);
         }
-        out.append(String.format("\\x%02x", (int) c));
+        out.append(control ? String.format("\\x%02x", (int) c) : String.format("\\u%04x", (int) c));
       } else if (out != null) {
         out.append(c);
       }

@@ -38,35 +38,45 @@ class SecurityTest {
   void secretsBodiesAndTheAdminTokenNeverReachLogsOrMetrics() throws Exception {
     String output;
     String metrics;
-    try (RecordingOutput recording = new RecordingOutput();
-        TestGateway gw = TestGateway.start("--access-log", "true", "--admin-token", TOKEN)) {
-      String key = key();
-      String body = "{\"note\":\"" + BODY_MARKER + "\"}";
-      gw.client.postJson("/payments/secret", key, body, "Api-Key", SECRET_API_KEY);
-      gw.client.postJson("/payments/secret", key, body, "Api-Key", SECRET_API_KEY); // replay
-      gw.client.postJson(
-          "/payments/secret", key, "{\"other\":1}", "Api-Key", SECRET_API_KEY); // 422
-      gw.client.postJson("/required/x", null, body, "Api-Key", SECRET_API_KEY); // 400
-      gw.client.postJson("/small/x", key(), body.repeat(100), "Api-Key", SECRET_API_KEY); // 413
-      gw.client.postJson(
-          "/payments/x?api_key=" + SECRET_API_KEY, key(), body, "Api-Key", SECRET_API_KEY);
-      gw.client.postJson(
-          "/status/500",
-          key(),
-          body,
-          "Api-Key",
-          SECRET_API_KEY,
-          "Authorization",
-          "Bearer " + SECRET_API_KEY);
-      gw.management().send(admin("/admin/purge", TOKEN).POST(HttpRequest.BodyPublishers.noBody()));
-      gw.management()
-          .send(admin("/admin/purge", TOKEN + "-wrong").POST(HttpRequest.BodyPublishers.noBody()));
-      metrics = gw.management().get("/metrics").body();
+    try (RecordingOutput recording = new RecordingOutput()) {
+      // Read once the gateway has stopped: it writes the access lines still waiting then.
+      try (TestGateway gw = TestGateway.start("--access-log", "true", "--admin-token", TOKEN)) {
+        String key = key();
+        String body = "{\"note\":\"" + BODY_MARKER + "\"}";
+        gw.client.postJson("/payments/secret", key, body, "Api-Key", SECRET_API_KEY);
+        gw.client.postJson("/payments/secret", key, body, "Api-Key", SECRET_API_KEY); // replay
+        gw.client.postJson(
+            "/payments/secret", key, "{\"other\":1}", "Api-Key", SECRET_API_KEY); // 422
+        gw.client.postJson("/required/x", null, body, "Api-Key", SECRET_API_KEY); // 400
+        gw.client.postJson("/small/x", key(), body.repeat(100), "Api-Key", SECRET_API_KEY); // 413
+        gw.client.postJson(
+            "/payments/x?api_key=" + SECRET_API_KEY, key(), body, "Api-Key", SECRET_API_KEY);
+        gw.client.postJson(
+            "/status/500",
+            key(),
+            body,
+            "Api-Key",
+            SECRET_API_KEY,
+            "Authorization",
+            "Bearer " + SECRET_API_KEY);
+        gw.management()
+            .send(admin("/admin/purge", TOKEN).POST(HttpRequest.BodyPublishers.noBody()));
+        gw.management()
+            .send(
+                admin("/admin/purge", TOKEN + "-wrong").POST(HttpRequest.BodyPublishers.noBody()));
+        metrics = gw.management().get("/metrics").body();
+      }
       output = recording.text();
     }
 
     assertThat(output)
-        .contains("INFO access - method=POST", "status=201", "replayed=true", "action=POST /purge");
+        .contains("INFO access - method=POST", "status=201", "replayed=true", "action=POST /purge")
+        // The shape of every other log line: time to the millisecond with its offset, level,
+        // logger.
+        .containsPattern(
+            "(?m)^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}(Z|[+-]\\d{2}:\\d{2}) INFO access"
+                + " - method=POST path=/payments/secret status=201 replayed=true"
+                + " duration_ms=\\d+\\.\\d{3} port=\\d+$");
     for (String secret : List.of(SECRET_API_KEY, BODY_MARKER, TOKEN)) {
       assertThat(output).as("log output").doesNotContain(secret);
       assertThat(metrics).as("metrics").doesNotContain(secret);
