@@ -46,6 +46,35 @@ class AccessLinesTest {
     }
   }
 
+  /** What a test's output does with each write. */
+  interface Chunk {
+    void write(byte[] b, int off, int len) throws IOException;
+  }
+
+  /** An output whose every write, of one byte or many, goes to {@code chunk}. */
+  static OutputStream output(Chunk chunk) {
+    return new OutputStream() {
+      @Override
+      public void write(int b) throws IOException {
+        chunk.write(new byte[] {(byte) b}, 0, 1);
+      }
+
+      @Override
+      public void write(byte[] b, int off, int len) throws IOException {
+        chunk.write(b, off, len);
+      }
+    };
+  }
+
+  /** A stuck write, bounded so that a failing test still ends. */
+  static void awaitAtMost30s(CountDownLatch release) {
+    try {
+      release.await(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   private static AccessLines started(Supplier<OutputStream> out, Duration flushEvery) {
     AccessLines lines = new AccessLines(out, flushEvery);
     lines.start();
@@ -123,23 +152,12 @@ class AccessLinesTest {
     CountDownLatch stuck = new CountDownLatch(1);
     Recorded written = new Recorded();
     OutputStream out =
-        new OutputStream() {
-          @Override
-          public void write(int b) {
-            write(new byte[] {(byte) b}, 0, 1);
-          }
-
-          @Override
-          public void write(byte[] b, int off, int len) {
-            stuck.countDown();
-            try {
-              release.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-            written.write(b, off, len);
-          }
-        };
+        output(
+            (b, off, len) -> {
+              stuck.countDown();
+              awaitAtMost30s(release);
+              written.write(b, off, len);
+            });
     String line = "x".repeat(99);
     int added = 2 * AccessLines.MOST_PENDING_CHARS / (line.length() + 1);
     String output;
@@ -173,24 +191,14 @@ class AccessLinesTest {
     Recorded out = new Recorded();
     AtomicInteger attempts = new AtomicInteger();
     OutputStream failingTwice =
-        new OutputStream() {
-          @Override
-          public void write(int b) {
-            write(new byte[] {(byte) b}, 0, 1);
-          }
-
-          @Override
-          public void write(byte[] b, int off, int len) {
-            switch (attempts.incrementAndGet()) {
-              case 1 -> throw new IllegalStateException("a defect in the output");
-              case 2 -> throw new OutOfMemoryError("no room for the batch");
-              default -> out.write(b, off, len);
-            }
-          }
-
-          @Override
-          public void flush() throws IOException {}
-        };
+        output(
+            (b, off, len) -> {
+              switch (attempts.incrementAndGet()) {
+                case 1 -> throw new IllegalStateException("a defect in the output");
+                case 2 -> throw new OutOfMemoryError("no room for the batch");
+                default -> out.write(b, off, len);
+              }
+            });
     AccessLines lines = started(() -> failingTwice, Duration.ofMillis(10));
     try {
       for (String each : List.of("first", "second", "third")) {
@@ -211,17 +219,7 @@ class AccessLinesTest {
   @Test
   void closingWithAStuckOutputReturnsAndLaterLinesAreDropped() throws Exception {
     CountDownLatch release = new CountDownLatch(1);
-    OutputStream stuck =
-        new OutputStream() {
-          @Override
-          public void write(int b) throws IOException {
-            try {
-              release.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-              Thread.currentThread().interrupt();
-            }
-          }
-        };
+    OutputStream stuck = output((b, off, len) -> awaitAtMost30s(release));
     AccessLines lines = started(() -> stuck, Duration.ofMillis(10));
     try {
       lines.add("never taken");
