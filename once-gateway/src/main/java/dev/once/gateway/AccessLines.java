@@ -3,6 +3,7 @@ package dev.once.gateway;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
@@ -22,9 +23,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Never in a request's way.</b> If standard output does not take lines as fast as they come
  * (a stopped reader on a pipe), at most {@link #MOST_PENDING_CHARS} wait; past that, lines are
- * dropped and counted, and the count is logged once the output moves again. A request never waits
- * for the output. Lines still waiting are written when the gateway stops; a process killed outright
- * loses at most the last {@link #FLUSH_EVERY} of them, as any buffered access log does.
+ * dropped and counted ({@code once_gateway_access_lines_dropped_total} on {@code /metrics}, which a
+ * stuck output cannot hide), and the count is logged once the output moves again. A request never
+ * waits for the output. Lines still waiting are written when the gateway stops; a process killed
+ * outright loses at most the last {@link #FLUSH_EVERY} of them, as any buffered access log does.
  */
 final class AccessLines {
 
@@ -55,6 +57,9 @@ final class AccessLines {
   /** Lines dropped since the writer last reported; guarded by {@link #lock}. */
   private long dropped;
 
+  /** Lines dropped since the start, for {@code /metrics}: a stuck output hides its own warning. */
+  private final AtomicLong droppedTotal = new AtomicLong();
+
   /** Guarded by {@link #lock}. */
   private boolean closed;
 
@@ -84,6 +89,7 @@ final class AccessLines {
     try {
       if (closed || pending.length() + line.length() >= MOST_PENDING_CHARS) {
         dropped++;
+        droppedTotal.incrementAndGet();
         return;
       }
       boolean first = pending.isEmpty();
@@ -181,6 +187,11 @@ final class AccessLines {
       // The writer must outlive any one failed write, or every later line would be dropped.
       log.warn("access lines could not be written ({}); they are lost", Logs.failure(e));
     }
+  }
+
+  /** Lines dropped since the start: never taken by the output, or added after close. */
+  long droppedTotal() {
+    return droppedTotal.get();
   }
 
   /** For tests: whether the writer thread still runs. */

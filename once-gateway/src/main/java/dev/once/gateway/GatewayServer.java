@@ -73,6 +73,9 @@ final class GatewayServer {
     proxy.addConnector(proxyConnector);
     RequestLog metrics = new RequestMetrics(registry);
     AccessLines accessLines = config.accessLog() ? AccessLines.toStandardOutput() : null;
+    if (accessLines != null) {
+      Metrics.bindAccessLines(registry, accessLines);
+    }
     proxy.setRequestLog(
         accessLines != null
             ? new RequestLog.Collection(new AccessLog(accessLines), metrics)

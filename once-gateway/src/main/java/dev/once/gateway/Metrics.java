@@ -2,6 +2,7 @@ package dev.once.gateway;
 
 import dev.once.OnceListener;
 import dev.once.micrometer.OnceMetrics;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -34,6 +35,15 @@ final class Metrics {
     Gauge.builder("once.gateway.buffered", budget, BufferBudget::used)
         .baseUnit(BaseUnits.BYTES)
         .description("request and response body bytes held in memory; max-buffered-bytes caps it")
+        .register(registry);
+  }
+
+  /**
+   * Access lines dropped ({@code once_gateway_access_lines_dropped_total}): output that stalled.
+   */
+  static void bindAccessLines(MeterRegistry registry, AccessLines lines) {
+    FunctionCounter.builder("once.gateway.access.lines.dropped", lines, AccessLines::droppedTotal)
+        .description("access lines dropped because standard output did not take them in time")
         .register(registry);
   }
 

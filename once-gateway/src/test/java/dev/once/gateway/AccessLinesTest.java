@@ -161,8 +161,9 @@ class AccessLinesTest {
     String line = "x".repeat(99);
     int added = 2 * AccessLines.MOST_PENDING_CHARS / (line.length() + 1);
     String output;
+    AccessLines lines;
     try (RecordingOutput recording = new RecordingOutput()) {
-      AccessLines lines = started(() -> out, Duration.ofMillis(10));
+      lines = started(() -> out, Duration.ofMillis(10));
       try {
         lines.add(line);
         assertThat(stuck.await(10, TimeUnit.SECONDS)).as("the writer is stuck in a write").isTrue();
@@ -184,6 +185,7 @@ class AccessLinesTest {
     int kept = written.lines().size();
     assertThat(kept).isLessThan(added).isGreaterThan(AccessLines.MOST_PENDING_CHARS / 200);
     assertThat(output).contains((added - kept) + " access lines dropped");
+    assertThat(lines.droppedTotal()).isEqualTo(added - kept);
   }
 
   @Test

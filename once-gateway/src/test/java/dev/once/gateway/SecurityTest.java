@@ -77,6 +77,9 @@ class SecurityTest {
             "(?m)^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}(Z|[+-]\\d{2}:\\d{2}) INFO access"
                 + " - method=POST path=/payments/secret status=201 replayed=true"
                 + " duration_ms=\\d+\\.\\d{3} port=\\d+$");
+    // Where dropped access lines are counted, with none dropped here.
+    assertThat(metrics)
+        .containsPattern("(?m)^once_gateway_access_lines_dropped_total(\\{[^}]*\\})? 0(\\.0)?$");
     for (String secret : List.of(SECRET_API_KEY, BODY_MARKER, TOKEN)) {
       assertThat(output).as("log output").doesNotContain(secret);
       assertThat(metrics).as("metrics").doesNotContain(secret);
