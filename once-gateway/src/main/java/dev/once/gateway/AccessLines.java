@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Why not one logger call per request.</b> A line through the console logger is a formatted
  * date, a lock and a {@code write} system call on the thread that served the request: measured, the
- * access log cost the plain proxy path 15–20 % more CPU per request (the write alone half of it).
+ * access log cost the plain proxy path 16–20 % more CPU per request (the write alone half of that).
  * Here a request only appends its line to a buffer under a short lock; the writer takes everything
  * gathered every {@link #FLUSH_EVERY} (sooner once {@link #FLUSH_CHARS} are waiting) and writes it
  * with one call, so under load a system call carries hundreds of lines.
