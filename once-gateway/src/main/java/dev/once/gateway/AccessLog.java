@@ -19,7 +19,11 @@ import org.eclipse.jetty.util.NanoTime;
  */
 final class AccessLog implements RequestLog {
 
-  /** The time up to the second; the milliseconds and the offset are appended to it. */
+  /**
+   * The time up to the second; the milliseconds and the offset are appended to it. Together the
+   * pattern of the other lines, {@code org.slf4j.simpleLogger.dateTimeFormat} in
+   * simplelogger.properties ({@code SecurityTest} compares the two in one output).
+   */
   private static final DateTimeFormatter SECOND =
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.");
 

@@ -227,6 +227,7 @@ class AccessLinesTest {
       lines.add("never taken");
       CompletableFuture.runAsync(lines::close).get(10, TimeUnit.SECONDS);
       lines.add("after close"); // dropped, without an error
+      assertThat(lines.droppedTotal()).isEqualTo(1);
     } finally {
       release.countDown();
     }

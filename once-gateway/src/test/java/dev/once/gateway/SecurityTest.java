@@ -77,6 +77,11 @@ class SecurityTest {
             "(?m)^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}(Z|[+-]\\d{2}:\\d{2}) INFO access"
                 + " - method=POST path=/payments/secret status=201 replayed=true"
                 + " duration_ms=\\d+\\.\\d{3} port=\\d+$");
+    // The access lines' time is written like slf4j-simple's (simplelogger.properties): the same
+    // shape as the gateway's own start line in the same output.
+    assertThat(timeShapes(output, " INFO access - "))
+        .isNotEmpty()
+        .isEqualTo(timeShapes(output, " INFO Gateway - once-gateway started"));
     // Where dropped access lines are counted, with none dropped here.
     assertThat(metrics)
         .containsPattern("(?m)^once_gateway_access_lines_dropped_total(\\{[^}]*\\})? 0(\\.0)?$");
@@ -246,5 +251,14 @@ class SecurityTest {
       b.header("Authorization", "Bearer " + token);
     }
     return b;
+  }
+
+  /** The shapes (every digit a 9) of the times that begin the lines holding {@code marker}. */
+  private static java.util.Set<String> timeShapes(String output, String marker) {
+    return output
+        .lines()
+        .filter(l -> l.contains(marker))
+        .map(l -> l.substring(0, l.indexOf(' ')).replaceAll("[0-9]", "9"))
+        .collect(java.util.stream.Collectors.toSet());
   }
 }
