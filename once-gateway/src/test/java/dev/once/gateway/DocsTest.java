@@ -139,6 +139,22 @@ class DocsTest {
   }
 
   /**
+   * The Logs section states the access lines' batching as {@link AccessLines} has it: how often
+   * they are written, how much waiting makes them go sooner, and how much may wait at most.
+   */
+  @Test
+  void theLogsSectionGivesTheAccessLinesFiguresOfTheWriter() throws IOException {
+    String doc = Files.readString(DOC);
+    // One line of prose, however the paragraph is wrapped.
+    String logs = doc.substring(doc.indexOf("\n## Logs")).replaceAll("\\s+", " ");
+    assertThat(logs)
+        .contains("every " + AccessLines.FLUSH_EVERY.toMillis() + " ms")
+        .contains("once " + AccessLines.FLUSH_CHARS / 1024 + " KiB wait")
+        .contains("at most " + (AccessLines.MOST_PENDING_CHARS >> 20) + " MiB of them waits")
+        .contains("the last " + AccessLines.FLUSH_EVERY.toMillis() + " ms of them");
+  }
+
+  /**
    * Every {@code once_*} and {@code http_server_*} meter family on {@code /metrics} has a row with
    * its tag keys, and every such row a family: read from a running gateway after one request.
    */

@@ -14,6 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Base64;
 import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -254,11 +256,11 @@ class SecurityTest {
   }
 
   /** The shapes (every digit a 9) of the times that begin the lines holding {@code marker}. */
-  private static java.util.Set<String> timeShapes(String output, String marker) {
+  private static Set<String> timeShapes(String output, String marker) {
     return output
         .lines()
         .filter(l -> l.contains(marker))
         .map(l -> l.substring(0, l.indexOf(' ')).replaceAll("[0-9]", "9"))
-        .collect(java.util.stream.Collectors.toSet());
+        .collect(Collectors.toSet());
   }
 }
