@@ -13,9 +13,9 @@ import org.eclipse.jetty.util.thread.Scheduler;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Reads a request body without holding a thread: it takes what has arrived, asks Jetty to call back
- * when more does ({@code demand}), and returns. A slow client costs a buffer, never a thread. The
- * body must fit the route's limit (else 413), the gateway's {@link BufferBudget} (else 503) and
+ * Reads a request body without holding a thread: it takes what has arrived, asks the hop to call
+ * back when more does ({@code demand}), and returns. A slow client costs a buffer, never a thread.
+ * The body must fit the route's limit (else 413), the gateway's {@link BufferBudget} (else 503) and
  * arrive within the deadline (else 408); the connection is closed after any of these, since the
  * rest of the body stays unread.
  *
@@ -48,7 +48,7 @@ final class BodyReader implements Runnable {
   private BodyReader(ProxyExchange exchange, int max, Duration timeout, Consumer<byte[]> then) {
     this.exchange = exchange;
     this.max = max;
-    long declared = exchange.request.getLength();
+    long declared = exchange.hop.declaredLength();
     this.ceiling = declared >= 0 ? (int) Math.min(max, declared) : max;
     this.then = then;
     this.buffer = new byte[0];
@@ -60,24 +60,28 @@ final class BodyReader implements Runnable {
    * problem.
    */
   static void read(ProxyExchange exchange, int max, Duration timeout, Consumer<byte[]> then) {
-    if (exchange.request.getLength() > max) {
+    if (exchange.hop.declaredLength() > max) {
       exchange.refuse(Problems.bodyTooLarge(max));
       return;
     }
     new BodyReader(exchange, max, timeout, then).run();
   }
 
-  /** Reads what has arrived; called again by Jetty when more does. */
+  /** Reads what has arrived; called again when more does. */
   @Override
   public void run() {
+    Content.Source body = exchange.hop.body();
     while (!done.get()) {
-      Content.Chunk chunk = exchange.request.read();
+      Content.Chunk chunk = body.read();
       if (chunk == null) {
         if (deadline == null) {
-          Scheduler scheduler = exchange.request.getComponents().getScheduler();
-          deadline = scheduler.schedule(this::timedOut, timeout.toMillis(), TimeUnit.MILLISECONDS);
+          deadline =
+              exchange
+                  .hop
+                  .scheduler()
+                  .schedule(this::timedOut, timeout.toMillis(), TimeUnit.MILLISECONDS);
         }
-        exchange.request.demand(this);
+        body.demand(this);
         return;
       }
       if (Content.Chunk.isFailure(chunk)) {
@@ -85,7 +89,7 @@ final class BodyReader implements Runnable {
         if (finish()) {
           // A bad chunk or an early end: a problem of the client's (Jetty's own answer would be an
           // HTML 400), and the connection closes, as the rest of the body is no longer readable.
-          exchange.response.getHeaders().put("Connection", "close");
+          exchange.closeAfter();
           exchange.answer(GatewayProblem.REQUEST_BODY_MALFORMED.response());
         }
         return;
@@ -140,7 +144,7 @@ final class BodyReader implements Runnable {
    */
   private void timedOut() {
     if (finish()) {
-      exchange.response.getHeaders().put("Connection", "close");
+      exchange.closeAfter();
       exchange.answer(GatewayProblem.REQUEST_BODY_TIMEOUT.response());
     }
   }

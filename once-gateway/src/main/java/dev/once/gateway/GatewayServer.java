@@ -122,7 +122,7 @@ final class GatewayServer {
 
   /** Sets the proxy's handler chain, before {@link #start}. */
   void serve(ProxyHandler handler) {
-    proxy.setHandler(new GracefulHandler(handler));
+    proxy.setHandler(new GracefulHandler(new JettyProxy(handler)));
   }
 
   /**

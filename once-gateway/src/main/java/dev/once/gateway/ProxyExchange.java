@@ -13,11 +13,7 @@ import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
-import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.io.Content;
-import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.Response;
-import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
 import org.eclipse.jetty.util.thread.Scheduler;
 import org.jspecify.annotations.Nullable;
@@ -27,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * exchange every stage of {@link ProxyHandler} works on, in place of request attributes. It holds
  * what the stages learn (the body, the lease) and the three things that must happen exactly once
  * whatever path the request takes: the lease is finished ({@link #settle}), the budget is given
- * back and Jetty's callback is completed ({@link #complete}).
+ * back and the client's hop is ended ({@link #complete}).
  */
 final class ProxyExchange {
 
@@ -45,8 +41,9 @@ final class ProxyExchange {
 
   private static final long DRAIN_MILLIS = 2_000;
 
-  final Request request;
-  final Response response;
+  /** The client's side: the request as it came, and where its answer goes. */
+  final ClientHop hop;
+
   final Route route;
   final String method;
 
@@ -55,7 +52,6 @@ final class ProxyExchange {
 
   final Headers headers;
 
-  private final Callback callback;
   private final BufferBudget budget;
   private final AtomicBoolean settled = new AtomicBoolean();
   private final AtomicBoolean completed = new AtomicBoolean();
@@ -86,26 +82,14 @@ final class ProxyExchange {
   private volatile @Nullable Exchange guard;
 
   ProxyExchange(
-      Request request,
-      Response response,
-      Callback callback,
-      String path,
-      Route route,
-      BufferBudget budget,
-      Forwarding forwarding) {
-    this.request = request;
-    this.response = response;
-    this.callback = callback;
+      ClientHop hop, String path, Route route, BufferBudget budget, Forwarding forwarding) {
+    this.hop = hop;
     this.route = route;
-    this.method = request.getMethod().toUpperCase(Locale.ROOT);
+    this.method = hop.method().toUpperCase(Locale.ROOT);
     this.path = path;
-    this.headers = headersOf(request.getHeaders());
+    this.headers = headersOf(hop.fields());
     this.budget = budget;
-    this.client =
-        forwarding.client(
-            request.getConnectionMetaData().getRemoteSocketAddress(),
-            Request.getRemoteAddr(request),
-            headers);
+    this.client = forwarding.client(hop.peer(), hop.peerAddress(), headers);
   }
 
   /**
@@ -114,13 +98,9 @@ final class ProxyExchange {
    */
   IncomingRequest incoming() {
     byte[] read = body;
+    String query = hop.query();
     return new IncomingRequest(
-        method,
-        path,
-        request.getHttpURI().getQuery(),
-        headers,
-        read == null ? NOT_READ : read,
-        null);
+        method, path, query == null ? "" : query, headers, read == null ? NOT_READ : read, null);
   }
 
   /**
@@ -211,17 +191,8 @@ final class ProxyExchange {
   void answer(StoredResponse answer) {
     closeIfTheBodyIsUnread();
     writeHead(answer.status(), answer.headers(), answer.body().length);
-    Callback done = Callback.from(() -> complete(null), this::complete);
-    if (answer.status() == 304 && !response.getHeaders().contains(HttpHeader.CONTENT_LENGTH)) {
-      // Jetty gives a response written whole in one write the length of what it wrote, 0 here,
-      // which for a 304 would claim an empty representation: committed first, it gets none.
-      response.write(
-          false,
-          BufferUtil.EMPTY_BUFFER,
-          Callback.from(() -> response.write(true, BufferUtil.EMPTY_BUFFER, done), this::complete));
-      return;
-    }
-    response.write(true, ByteBuffer.wrap(answer.body()), done);
+    hop.write(
+        true, ByteBuffer.wrap(answer.body()), Callback.from(() -> complete(null), this::complete));
   }
 
   /**
@@ -231,28 +202,25 @@ final class ProxyExchange {
    * closes. Only when no read of the body is under way.
    */
   void refuse(StoredResponse problem) {
-    response.getHeaders().put(HttpHeader.CONNECTION, "close");
+    closeAfter();
     writeHead(problem.status(), problem.headers(), problem.body().length);
-    response.write(
-        true, ByteBuffer.wrap(problem.body()), Callback.from(this::drain, this::complete));
+    hop.write(true, ByteBuffer.wrap(problem.body()), Callback.from(this::drain, this::complete));
   }
 
   private void drain() {
     giveBack(); // nothing of the body is held while it drains
     Scheduler.Task stop =
-        request
-            .getComponents()
-            .getScheduler()
-            .schedule(() -> complete(null), DRAIN_MILLIS, TimeUnit.MILLISECONDS);
+        hop.scheduler().schedule(() -> complete(null), DRAIN_MILLIS, TimeUnit.MILLISECONDS);
+    Content.Source body = hop.body();
     new Runnable() {
       private long drained;
 
       @Override
       public void run() {
         while (!completed.get()) {
-          Content.Chunk chunk = request.read();
+          Content.Chunk chunk = body.read();
           if (chunk == null) {
-            request.demand(this);
+            body.demand(this);
             return;
           }
           drained += chunk.remaining();
@@ -270,30 +238,38 @@ final class ProxyExchange {
 
   /**
    * Some answers come before the request body was read, or while part of it is still on its way (a
-   * refusal that needs no body, an upstream that failed before taking all of it). Jetty can only
-   * reuse the connection once the body is consumed; if it is not, Jetty closes the connection after
-   * the response, and as this response is committed before Jetty looks, it cannot say so. A client
+   * refusal that needs no body, an upstream that failed before taking all of it). A server can only
+   * reuse the connection once the body is consumed; if it is not, it closes the connection after
+   * the response, and as this response is committed before it looks, it cannot say so. A client
    * that was not told then sends its next request into a closed connection and gets an empty reply.
    * So what has arrived is consumed here, and if more is to come the answer says {@code Connection:
    * close} before it is committed. Answers that already say so (the body is being refused, and may
    * still be read elsewhere) are left alone.
    */
   private void closeIfTheBodyIsUnread() {
-    HttpFields.Mutable out = response.getHeaders();
-    if (!out.contains(HttpHeader.CONNECTION, "close") && !request.consumeAvailable()) {
-      out.put(HttpHeader.CONNECTION, "close");
+    HttpFields.Mutable out = hop.answerFields();
+    if (!out.contains(HttpHeader.CONNECTION, "close") && !hop.consumeAvailable()) {
+      closeAfter();
     }
   }
 
   /**
+   * The client's connection closes after this answer, which says so: the rest of the request body
+   * will not be read, so no next request can be found after it.
+   */
+  void closeAfter() {
+    hop.answerFields().put(HttpHeader.CONNECTION, "close");
+  }
+
+  /**
    * Sets the status and the end-to-end headers of a response; the length is the body's, or -1 if it
-   * streams. {@code Date} is Jetty's own and hop-by-hop fields never cross the proxy. The answer to
-   * a HEAD and a 304 carry no body, and their {@code Content-Length}, if any, is the upstream's:
-   * the length of the representation (RFC 9110 §8.6), never the 0 of the empty body.
+   * streams. {@code Date} is the server's own and hop-by-hop fields never cross the proxy. The
+   * answer to a HEAD and a 304 carry no body, and their {@code Content-Length}, if any, is the
+   * upstream's: the length of the representation (RFC 9110 §8.6), never the 0 of the empty body.
    */
   void writeHead(int status, Headers fields, long contentLength) {
-    response.setStatus(status);
-    HttpFields.Mutable out = response.getHeaders();
+    hop.status(status);
+    HttpFields.Mutable out = hop.answerFields();
     for (Headers.Field f : fields.endToEnd()) {
       String name = f.name();
       if (!name.equalsIgnoreCase("Date") && !name.equalsIgnoreCase("Content-Length")) {
@@ -306,26 +282,21 @@ final class ProxyExchange {
           .ifPresent(length -> out.put(HttpHeader.CONTENT_LENGTH, length));
     } else if (contentLength >= 0) {
       out.put(HttpHeader.CONTENT_LENGTH, contentLength);
-    } else if (status != 204
-        && request.getConnectionMetaData().getHttpVersion() == HttpVersion.HTTP_1_1) {
-      // Chunked, even on a connection that closes after it, where Jetty would let the close end
+    } else if (status != 204 && hop.http11()) {
+      // Chunked, even on a connection that closes after it, where a server may let the close end
       // the body: a body the upstream cut would then reach the client looking whole. Without its
       // last chunk, the cut shows. (An HTTP/1.0 client can only be sent a close-delimited body.)
       out.put(HttpHeader.TRANSFER_ENCODING, HttpHeaderValue.CHUNKED.asString());
     }
   }
 
-  /** Ends the exchange: gives its buffers back and completes Jetty's callback, once. */
+  /** Ends the exchange: gives its buffers back and ends the client's hop, once. */
   void complete(@Nullable Throwable failure) {
     if (!completed.compareAndSet(false, true)) {
       return;
     }
     giveBack();
-    if (failure == null) {
-      callback.succeeded();
-    } else {
-      callback.failed(failure);
-    }
+    hop.end(failure);
   }
 
   static Headers headersOf(HttpFields fields) {

@@ -9,10 +9,6 @@ import dev.once.internal.HttpToken;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
-import org.eclipse.jetty.server.Handler;
-import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.Response;
-import org.eclipse.jetty.util.Callback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,12 +30,11 @@ import org.slf4j.LoggerFactory;
  *   <li><b>finish</b> ({@link UpstreamResponse}): the lease is settled, then the client answered.
  * </ol>
  *
- * {@code handle} only starts the chain and returns: Jetty's threads serve connections, never wait.
- * It says so ({@link Handler.Abstract.NonBlocking}), and Jetty runs it on the thread that parsed
- * the request: no hand-off per request. A keep-alive connection's next request starts on the thread
- * that completed the answer before it ({@link ProxyThreads}).
+ * {@link #handle} only starts the chain and returns: the server's threads serve connections, never
+ * wait, so a server runs it on the thread that parsed the request, with no hand-off per request
+ * ({@link JettyProxy}). It knows the client only as a {@link ClientHop}.
  */
-final class ProxyHandler extends Handler.Abstract.NonBlocking {
+final class ProxyHandler {
 
   /** Where a request goes once it may: the {@link Upstream}. */
   @FunctionalInterface
@@ -79,18 +74,17 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
     this.forwarding = forwarding;
   }
 
-  @Override
-  public boolean handle(Request request, Response response, Callback callback) {
-    String path = Request.getPathInContext(request);
+  /** Starts the chain for one request, and returns before any of its asynchronous steps. */
+  void handle(ClientHop hop) {
+    String path = hop.decodedPath();
     Route route = http.route(path);
-    ProxyExchange exchange =
-        new ProxyExchange(request, response, callback, path, route, budget, forwarding);
+    ProxyExchange exchange = new ProxyExchange(hop, path, route, budget, forwarding);
     // The method as it came: upper-casing (the exchange's) can make a token of one that is none.
-    if (!HttpToken.is(request.getMethod(), Integer.MAX_VALUE)) {
+    if (!HttpToken.is(hop.method(), Integer.MAX_VALUE)) {
       exchange.answer(GatewayProblem.METHOD_MALFORMED.response());
     } else if (NOT_FORWARDED.contains(exchange.method)) {
       exchange.answer(GatewayProblem.METHOD_NOT_SUPPORTED.response());
-    } else if (exchange.method.equals("OPTIONS") && "*".equals(request.getHttpURI().getPath())) {
+    } else if (exchange.method.equals("OPTIONS") && "*".equals(hop.path())) {
       // The target of the whole server, which no upstream path can express: the gateway answers.
       exchange.answer(SERVER_OPTIONS);
     } else if (!guarding || !route.covers(exchange.method)) {
@@ -116,7 +110,6 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
                     });
           });
     }
-    return true;
   }
 
   /**
@@ -140,7 +133,7 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
     exchange.settle(
         Endings.AMBIGUOUS,
         () -> {
-          if (exchange.response.isCommitted()) {
+          if (exchange.hop.committed()) {
             exchange.complete(failure);
           } else {
             exchange.answer(GatewayProblem.GATEWAY_FAILED.response());
@@ -181,7 +174,7 @@ final class ProxyHandler extends Handler.Abstract.NonBlocking {
    * chunked, streams: holding it would cost more memory than a connection.
    */
   private void forward(ProxyExchange exchange) {
-    long declared = exchange.request.getLength();
+    long declared = exchange.hop.declaredLength();
     int max = exchange.route.policy().maxRequestBytes();
     if (exchange.body() != null || declared <= 0 || declared > max) {
       upstream.forward(exchange);

@@ -159,17 +159,14 @@ final class Upstream implements AutoCloseable {
     UpstreamResponse response = new UpstreamResponse(exchange, maxHeaderBytes);
     Request request;
     try {
-      String query = exchange.request.getHttpURI().getQuery();
+      String query = exchange.hop.query();
       // The target goes as the client wrote it: Jetty's client sends a path it cannot parse as a
       // java.net.URI unchanged, where URI.create would refuse characters Jetty's server accepted
       // (a '|' or '{' in a query) and the request would fail as "not sent" on every retry.
       request =
           client
               .newRequest(origin)
-              .path(
-                  basePath
-                      + exchange.request.getHttpURI().getPath()
-                      + (query == null ? "" : "?" + query))
+              .path(basePath + exchange.hop.path() + (query == null ? "" : "?" + query))
               .method(exchange.method)
               .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
               .headers(
@@ -210,7 +207,7 @@ final class Upstream implements AutoCloseable {
         minBodyRate <= 0
             ? null
             : new BodyPace(
-                exchange.request.getComponents().getScheduler(),
+                exchange.hop.scheduler(),
                 bodyGraceNanos,
                 minBodyRate,
                 () -> {
@@ -239,12 +236,8 @@ final class Upstream implements AutoCloseable {
       out.put(SCOPE_HEADER, guard.scope().value());
       out.put(TOKEN_HEADER, Long.toString(guard.token()));
     }
-    forwarding.write(
-        exchange.headers,
-        exchange.request.getConnectionMetaData().getRemoteSocketAddress(),
-        org.eclipse.jetty.server.Request.getRemoteAddr(exchange.request),
-        exchange.request.getHttpURI().getScheme(),
-        out);
+    ClientHop hop = exchange.hop;
+    forwarding.write(exchange.headers, hop.peer(), hop.peerAddress(), hop.scheme(), out);
   }
 
   /**
@@ -293,7 +286,7 @@ final class Upstream implements AutoCloseable {
 
     StreamedBody(ProxyExchange exchange, @Nullable BodyPace pace) {
       this.exchange = exchange;
-      this.source = exchange.request;
+      this.source = exchange.hop.body();
       this.pace = pace;
     }
 

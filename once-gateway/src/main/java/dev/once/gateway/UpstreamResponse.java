@@ -253,7 +253,7 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
       // The client's body broke off or fell behind on its way upstream: its fault, answered 400 or
       // 408 (a body that streams holds no lease; were there one, the upstream had part of the
       // request). The rest of the body is unread: the connection closes.
-      exchange.response.getHeaders().put("Connection", "close");
+      exchange.closeAfter();
       exchange.settle(Endings.AMBIGUOUS, () -> answerOrCut(bodyFault, failure));
       return;
     }
@@ -299,7 +299,7 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
         writes.thenCompose(
             v -> {
               Callback.Completable done = new Callback.Completable();
-              exchange.response.write(last, bytes, done);
+              exchange.hop.write(last, bytes, done);
               return done;
             });
     return writes;
@@ -337,7 +337,7 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
 
   /** Answers the problem, or, if a failure came after the client's answer began, cuts it. */
   private void answerOrCut(GatewayProblem problem, Throwable failure) {
-    if (exchange.response.isCommitted()) {
+    if (exchange.hop.committed()) {
       exchange.complete(failure);
     } else {
       exchange.answer(problem.response());

@@ -71,7 +71,7 @@ class ProxyDefectTest {
     connector.setHost("127.0.0.1");
     connector.setPort(0);
     server.addConnector(connector);
-    server.setHandler(handler);
+    server.setHandler(new JettyProxy(handler));
     server.start();
     return new Client(URI.create("http://127.0.0.1:" + connector.getLocalPort()));
   }
