@@ -11,9 +11,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * The client's side of one proxied request, as the server that parsed it presents it: the request's
  * head and body, and the answer going back. The proxy's rules ({@link ProxyHandler}, {@link
- * ProxyExchange}, {@link BodyReader}, {@link Upstream}, {@link UpstreamResponse}) reach the client
- * only through this, so they are written once whatever carries the bytes; {@link JettyHop} is
- * Jetty's server.
+ * ProxyExchange}, {@link BodyReader}, {@link UpstreamFields}, {@link UpstreamResponse}) reach the
+ * client only through this, so they are written once whatever carries the bytes; {@link JettyHop}
+ * is Jetty's server.
  *
  * <p>The vocabulary is Jetty's utility types, not its server's: fields ({@link HttpFields}),
  * content with retain and release ({@link Content.Source}), completion ({@link Callback}) and

@@ -37,7 +37,7 @@ record Forwarding(Set<InetAddress> trusted) {
   /** Nobody is trusted: the default. */
   static final Forwarding NONE = new Forwarding(Set.of());
 
-  /** The names of the fields this class owns; {@link Upstream} copies none of them. */
+  /** The names of the fields this class owns; {@link UpstreamFields} copies none of them. */
   static final Set<String> FIELDS =
       Set.of("forwarded", "x-forwarded-for", "x-forwarded-proto", "x-forwarded-host");
 

@@ -49,7 +49,7 @@ public final class Gateway implements AutoCloseable {
   private final Once once;
   private final PrometheusMeterRegistry registry;
   private final Purger purger;
-  private final Upstream upstream;
+  private final JettyUpstream upstream;
   private final GatewayServer server;
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -59,7 +59,7 @@ public final class Gateway implements AutoCloseable {
       Once once,
       PrometheusMeterRegistry registry,
       Purger purger,
-      Upstream upstream,
+      JettyUpstream upstream,
       GatewayServer server) {
     this.config = config;
     this.store = store;
@@ -85,7 +85,7 @@ public final class Gateway implements AutoCloseable {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Once once = null;
     Purger purger = null;
-    Upstream upstream = null;
+    JettyUpstream upstream = null;
     GatewayServer server = null;
     try {
       IdempotencyStore records =
@@ -107,7 +107,7 @@ public final class Gateway implements AutoCloseable {
       Purger.Builder purging = Purger.builder(records).interval(config.purgeInterval());
       purger = config.store().expiresRecordsItself() ? purging.build() : purging.start();
       server = GatewayServer.create(config, records, purger, registry);
-      upstream = Upstream.start(config, server.selectors());
+      upstream = JettyUpstream.start(config, server.selectors());
       BufferBudget budget =
           new BufferBudget(config.maxBufferedBytes(), config.maxBufferedBytesPerClient());
       Metrics.bindBudget(registry, budget);

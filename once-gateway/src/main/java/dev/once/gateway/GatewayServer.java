@@ -63,7 +63,7 @@ final class GatewayServer {
     // can forward and what an upstream may answer; a response adds at most the slack on its way
     // back.
     proxyHttp.setRequestHeaderSize(config.maxHeaderBytes());
-    proxyHttp.setResponseHeaderSize(config.maxHeaderBytes() + Upstream.HEADER_SLACK);
+    proxyHttp.setResponseHeaderSize(config.maxHeaderBytes() + UpstreamFields.HEADER_SLACK);
     ServerConnector proxyConnector =
         new ProxyConnector(proxy, new HttpConnectionFactory(proxyHttp));
     bind(proxyConnector, config.bind(), config.port());

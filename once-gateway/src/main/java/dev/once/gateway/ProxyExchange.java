@@ -74,8 +74,8 @@ final class ProxyExchange {
   private volatile byte @Nullable [] body;
 
   /**
-   * Set when the body streaming upstream failed on the client's side (see {@link Upstream}): what
-   * the client is answered, unless the upstream already answered.
+   * Set when the body streaming upstream failed on the client's side (see {@link JettyUpstream}):
+   * what the client is answered, unless the upstream already answered.
    */
   private volatile @Nullable GatewayProblem bodyFault;
 

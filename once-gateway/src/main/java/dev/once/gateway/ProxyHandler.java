@@ -23,10 +23,10 @@ import org.slf4j.LoggerFactory;
  *       the route's size limit, the gateway's buffer budget and the body deadline;
  *   <li><b>decide</b> ({@link HttpIdempotency#beginAsync}, no thread waiting for the store):
  *       replay, refuse, or claim the key;
- *   <li><b>forward</b> ({@link Upstream}): the request goes upstream; a request without a key whose
- *       declared body fits the route's limit has it read whole first, under the same deadline (so a
- *       slow client holds a buffer, never an upstream connection); a larger or chunked body streams
- *       there unread, within {@code upstream-timeout} and at a {@link BodyPace};
+ *   <li><b>forward</b> ({@link Forwarder}): the request goes upstream; a request without a key
+ *       whose declared body fits the route's limit has it read whole first, under the same deadline
+ *       (so a slow client holds a buffer, never an upstream connection); a larger or chunked body
+ *       streams there unread, within {@code upstream-timeout} and at a {@link BodyPace};
  *   <li><b>finish</b> ({@link UpstreamResponse}): the lease is settled, then the client answered.
  * </ol>
  *
@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  */
 final class ProxyHandler {
 
-  /** Where a request goes once it may: the {@link Upstream}. */
+  /** Where a request goes once it may: the upstream ({@link JettyUpstream}). */
   @FunctionalInterface
   interface Forwarder {
     void forward(ProxyExchange exchange);

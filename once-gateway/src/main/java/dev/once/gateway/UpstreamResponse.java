@@ -6,10 +6,6 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import org.eclipse.jetty.client.Request;
-import org.eclipse.jetty.client.Response;
-import org.eclipse.jetty.client.Result;
-import org.eclipse.jetty.client.transport.HttpResponse;
 import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
@@ -40,16 +36,32 @@ import org.slf4j.LoggerFactory;
  * status is no final one, a listener throws) ends the exchange as done without a stored response,
  * never as "maybe not run".
  *
- * <p>The answer is the head as it stood when it was complete ({@link #headers}), never the response
- * object read later: Jetty's client parses bytes that arrive after a complete answer, while the
- * request is still being sent, against the same exchange, and sets their status on the response it
- * already delivered (as 12.0.16's {@code HttpReceiverOverHTTP.startResponse} does).
+ * <p>The answer is the head as it stood when it was complete ({@link #head}), never one read again
+ * later: a client may parse bytes that arrive after a complete answer against the same exchange
+ * (Jetty's does, while the request is still being sent: see {@link JettyUpstream}).
  *
- * <p>Jetty catches what a listener throws and goes on without it, which would leave the client
- * unanswered, the lease heartbeated and the reservation held: so each listener here catches its own
- * failures and ends the exchange itself.
+ * <p>The client that carries the request reports its events here ({@link #sent}, {@link #began},
+ * {@link #head}, {@link #content}, {@link #complete}) and is acted on through an {@link
+ * UpstreamCall}. Each event catches what it throws and ends the exchange itself: a client that
+ * drops a listener's failure (Jetty's does) would leave the client unanswered, the lease
+ * heartbeated and the reservation held.
  */
-final class UpstreamResponse implements Response.AsyncContentListener, Response.CompleteListener {
+final class UpstreamResponse {
+
+  /** The request on its way upstream, as the client carrying it lets these rules act on it. */
+  interface UpstreamCall {
+    /**
+     * Stops the exchange with the upstream: nothing more of its answer is read, the connection is
+     * not used again, and {@link #complete} follows with {@code failure}.
+     */
+    void abort(Throwable failure);
+
+    /**
+     * The connection is not used for another request after this answer, which ends with its head:
+     * see {@link #head}.
+     */
+    void closeAfter();
+  }
 
   private static final Logger log = LoggerFactory.getLogger(UpstreamResponse.class);
 
@@ -78,7 +90,7 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
    */
   private volatile boolean endWritten;
 
-  /** The client's writes, one after the other: Jetty allows one pending write per response. */
+  /** The client's writes, one after the other: a hop takes one write at a time. */
   private CompletableFuture<Void> writes = CompletableFuture.completedFuture(null);
 
   UpstreamResponse(ProxyExchange exchange, int maxHeaderBytes) {
@@ -88,44 +100,43 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
   }
 
   /** The request was handed to a connection: from now on the upstream may act on it. */
-  void sent(Request request) {
+  void sent() {
     sent = true;
   }
 
   /** The status line arrived: the upstream acted on the request. */
-  void began(Response response) {
+  void began() {
     began = true;
   }
 
   /**
-   * A status that is no final one (a 1xx that is not interim, or one outside 100-599) and headers
-   * over the limit (the client's hop allows no more) cannot be delivered, so they must not be
-   * recorded either: the response is cut here, and counts as done without a stored response.
+   * The answer's head is complete; interim answers (100, 102, 103) never come here. A status that
+   * is no final one (a 1xx that is not interim, or one outside 100-599) and headers over the limit
+   * (the client's hop allows no more) cannot be delivered, so they must not be recorded either: the
+   * response is cut here, and counts as done without a stored response.
    */
-  void headers(Response response) {
+  void head(UpstreamCall call, int status, HttpFields fields) {
     try {
-      int status = response.getStatus();
       if (status < 200 || status > 599) {
-        response.abort(
-            new Undeliverable(GatewayProblem.UPSTREAM_PROTOCOL_ERROR, "status " + status));
+        call.abort(new Undeliverable(GatewayProblem.UPSTREAM_PROTOCOL_ERROR, "status " + status));
         return;
       }
-      declaredLength = response.getHeaders().getLongField("Content-Length");
-      closeAfterABodilessAnswerThatAnnouncesABody(response, status);
+      declaredLength = fields.getLongField("Content-Length");
+      closeAfterABodilessAnswerThatAnnouncesABody(call, status, fields);
       long bytes = 16; // the status line
-      for (HttpField f : response.getHeaders()) {
+      for (HttpField f : fields) {
         bytes += f.getName().length() + f.getValue().length() + 4;
       }
       if (bytes > maxHeaderBytes) {
-        response.abort(
+        call.abort(
             new Undeliverable(
                 GatewayProblem.UPSTREAM_HEADERS_TOO_LARGE,
                 "response headers of " + bytes + " bytes, over the limit"));
         return;
       }
-      head = new Head(status, ProxyExchange.headersOf(response.getHeaders()));
+      head = new Head(status, ProxyExchange.headersOf(fields));
     } catch (RuntimeException | Error e) {
-      response.abort(e);
+      call.abort(e);
     }
   }
 
@@ -135,31 +146,33 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
    * no part of it, and on a pooled connection they would be parsed as the answer to the next
    * request sent there: another client's answer, recorded under its key and replayed. Where the
    * head announces a body, the gateway cannot tell an honest length (a HEAD's, a 304's) from such
-   * bytes, so the connection is not reused: Jetty closes it after this exchange when the answer
-   * says {@code Connection: close}, which as a hop-by-hop field goes no further.
+   * bytes, so the connection is not reused.
    */
-  private void closeAfterABodilessAnswerThatAnnouncesABody(Response response, int status) {
+  private void closeAfterABodilessAnswerThatAnnouncesABody(
+      UpstreamCall call, int status, HttpFields fields) {
     boolean bodiless = status == 204 || status == 304 || exchange.method.equals("HEAD");
-    HttpFields fields = response.getHeaders();
     boolean announced =
         fields.contains(HttpHeader.TRANSFER_ENCODING) || fields.getLongField("Content-Length") > 0;
-    if (bodiless && announced && response instanceof HttpResponse mutable) {
-      mutable.headers(h -> h.put(HttpHeader.CONNECTION, "close"));
+    if (bodiless && announced) {
+      call.closeAfter();
     }
   }
 
-  @Override
-  public void onContent(Response response, Content.Chunk chunk, Runnable demander) {
+  /**
+   * A piece of the answer's body; {@code demander} asks for the next. The chunk is the client's
+   * own: retained here for as long as it is needed beyond this call.
+   */
+  void content(UpstreamCall call, Content.Chunk chunk, Runnable demander) {
     try {
-      content(response, chunk, demander);
+      take(call, chunk, demander);
     } catch (RuntimeException | Error e) {
-      response.abort(e);
+      call.abort(e);
     }
   }
 
-  private void content(Response response, Content.Chunk chunk, Runnable demander) {
+  private void take(UpstreamCall call, Content.Chunk chunk, Runnable demander) {
     if (streaming) {
-      stream(response, chunk, demander);
+      stream(call, chunk, demander);
       return;
     }
     ByteBuffer bytes = chunk.getByteBuffer();
@@ -177,7 +190,7 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
     // Record that before the first byte goes to the client: a client holding the whole body may
     // retry at once, and must learn that this response is gone (409 response-unavailable), not that
     // the request still runs. Writes wait for the record; a second settle only finishes the answer.
-    Head answer = headOf(response);
+    Head answer = headOf();
     CompletableFuture<Void> recorded = new CompletableFuture<>();
     exchange.settle(Endings.streamed(answer.status()), () -> recorded.complete(null));
     synchronized (this) {
@@ -189,13 +202,13 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
       streamed = size;
       write(false, ByteBuffer.wrap(buffer, 0, size));
     }
-    stream(response, chunk, demander);
+    stream(call, chunk, demander);
   }
 
-  @Override
-  public void onComplete(Result result) {
+  /** The exchange with the upstream ended: with the whole answer, or with {@code failure}. */
+  void complete(@Nullable Throwable failure) {
     try {
-      complete(result);
+      end(failure);
     } catch (RuntimeException | Error e) {
       log.error("ending {} failed", exchange, e);
       began = true; // the response arrived whole: the upstream acted
@@ -203,10 +216,9 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
     }
   }
 
-  private void complete(Result result) {
-    Response response = result.getResponse();
-    if (result.isFailed()) {
-      failed(result.getFailure());
+  private void end(@Nullable Throwable failure) {
+    if (failure != null) {
+      failed(failure);
     } else if (streaming) {
       // Recorded when streaming began; this settle only completes the answer.
       CompletableFuture<Void> ended;
@@ -214,9 +226,9 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
         ended = endWritten ? writes : write(true, BufferUtil.EMPTY_BUFFER);
       }
       ended.whenComplete(
-          (v, failure) -> exchange.settle(Endings.UNAVAILABLE, () -> exchange.complete(failure)));
+          (v, cut) -> exchange.settle(Endings.UNAVAILABLE, () -> exchange.complete(cut)));
     } else {
-      Head head = headOf(response);
+      Head head = headOf();
       StoredResponse answer =
           new StoredResponse(
               head.status(),
@@ -272,7 +284,7 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
   /**
    * Sends one chunk on to the client, and asks the upstream for the next once the client took it.
    */
-  private void stream(Response response, Content.Chunk chunk, Runnable demander) {
+  private void stream(UpstreamCall call, Content.Chunk chunk, Runnable demander) {
     chunk.retain();
     ByteBuffer bytes = chunk.getByteBuffer();
     streamed += bytes.remaining();
@@ -287,9 +299,9 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
               if (failure == null) {
                 demander.run();
               } else {
-                // The client went away: stop reading the upstream; onComplete then finishes the
+                // The client went away: stop reading the upstream; complete then finishes the
                 // exchange.
-                response.abort(failure);
+                call.abort(failure);
               }
             });
   }
@@ -319,15 +331,14 @@ final class UpstreamResponse implements Response.AsyncContentListener, Response.
   }
 
   /**
-   * The answer's head as it was when complete. Jetty delivers content and completion only after the
-   * head listener, which either took it or aborted the response, so a missing head is a broken
-   * promise of the client's, answered as an upstream protocol error.
+   * The answer's head as it was when complete. A client delivers content and completion only after
+   * the head, which was either taken or aborted, so a missing head is a broken promise of the
+   * client's, answered as an upstream protocol error.
    */
-  private Head headOf(Response response) {
+  private Head headOf() {
     Head taken = head;
     if (taken == null) {
-      throw new Undeliverable(
-          GatewayProblem.UPSTREAM_PROTOCOL_ERROR, "status " + response.getStatus() + " unread");
+      throw new Undeliverable(GatewayProblem.UPSTREAM_PROTOCOL_ERROR, "head unread");
     }
     return taken;
   }

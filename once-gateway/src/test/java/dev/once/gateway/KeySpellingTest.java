@@ -9,20 +9,20 @@ class KeySpellingTest {
 
   @Test
   void theQuotedAndTheBareSpellingOfAKeyGoUpstreamBare() {
-    assertThat(Upstream.canonical("\"pay-42\"")).isEqualTo("pay-42");
-    assertThat(Upstream.canonical("pay-42")).isEqualTo("pay-42");
-    assertThat(Upstream.canonical(" \"pay-42\"\t")).isEqualTo("pay-42");
+    assertThat(UpstreamFields.canonical("\"pay-42\"")).isEqualTo("pay-42");
+    assertThat(UpstreamFields.canonical("pay-42")).isEqualTo("pay-42");
+    assertThat(UpstreamFields.canonical(" \"pay-42\"\t")).isEqualTo("pay-42");
   }
 
   @Test
   void aKeyThatStartsWithAQuoteGoesUpstreamAsTheSfStringThatCarriesIt() {
     String sent = "\"\\\"pay\\\\42\"";
 
-    assertThat(Upstream.canonical(sent)).isEqualTo(sent);
+    assertThat(UpstreamFields.canonical(sent)).isEqualTo(sent);
   }
 
   @Test
   void aValueThatIsNoKeyGoesOnAsItCame() {
-    assertThat(Upstream.canonical("\"unterminated")).isEqualTo("\"unterminated");
+    assertThat(UpstreamFields.canonical("\"unterminated")).isEqualTo("\"unterminated");
   }
 }

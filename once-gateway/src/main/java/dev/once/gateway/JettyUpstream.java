@@ -1,14 +1,6 @@
 package dev.once.gateway;
 
-import dev.once.IdempotencyKey;
-import dev.once.InvalidIdempotencyKeyException;
-import dev.once.http.Exchange;
-import dev.once.http.Headers;
 import java.net.URI;
-import java.util.Collections;
-import java.util.List;
-import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.eclipse.jetty.client.BytesRequestContent;
@@ -19,9 +11,10 @@ import org.eclipse.jetty.client.Origin;
 import org.eclipse.jetty.client.ProcessingProtocolHandler;
 import org.eclipse.jetty.client.Request;
 import org.eclipse.jetty.client.Response;
+import org.eclipse.jetty.client.Result;
+import org.eclipse.jetty.client.transport.HttpResponse;
 import org.eclipse.jetty.http.HttpCookieStore;
 import org.eclipse.jetty.http.HttpField;
-import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.io.ClientConnector;
@@ -32,45 +25,15 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The upstream, reached with Jetty's asynchronous {@link HttpClient}: no thread waits for it. It
- * forwards one {@link ProxyExchange} with what idempotency needs from a proxy:
+ * sends one {@link ProxyExchange}'s request as {@link UpstreamFields} shapes it, and reports to its
+ * {@link UpstreamResponse} what the rules there judge by: whether the request was sent (to tell a
+ * safe failure from an ambiguous one), the answer's head and body, and how the exchange ended.
  *
- * <ul>
- *   <li><b>key chaining</b>: the key goes upstream in one canonical spelling, with the scope as
- *       {@code Once-Scope} and the lease's fencing token as {@code Once-Token}, so an idempotent
- *       upstream can settle retries itself and reject stale ones; clients cannot send these two;
- *   <li><b>only end-to-end headers</b> cross, both ways: hop-by-hop fields and those named in
- *       {@code Connection} stay on their hop (RFC 9110 §7.6.1);
- *   <li><b>whether the request was sent</b>, which {@link UpstreamResponse} needs to tell a safe
- *       failure from an ambiguous one.
- * </ul>
- *
- * The client is built with the gateway's header limit, so a request the gateway accepted can be
+ * <p>The client is built with the gateway's header limit, so a request the gateway accepted can be
  * sent, and it never decodes, follows redirects, answers authentication challenges or keeps
  * cookies: the client sees what the upstream said.
  */
-final class Upstream implements AutoCloseable {
-
-  static final String SCOPE_HEADER = "Once-Scope";
-  static final String TOKEN_HEADER = "Once-Token";
-
-  /**
-   * Room beside the header limit for what a hop adds (the Host, the scope and token, a replay
-   * marker).
-   */
-  static final int HEADER_SLACK = 1024;
-
-  /**
-   * Request fields never copied upstream, in any case: the client's own framing, the fields only
-   * the gateway may set, and those {@link Forwarding} writes.
-   */
-  private static final Set<String> NOT_FORWARDED = notForwarded();
-
-  private static Set<String> notForwarded() {
-    Set<String> names = new TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-    names.addAll(List.of("host", "content-length", "expect", SCOPE_HEADER, TOKEN_HEADER));
-    names.addAll(Forwarding.FIELDS);
-    return Collections.unmodifiableSet(names);
-  }
+final class JettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
 
   private final HttpClient client;
 
@@ -90,7 +53,7 @@ final class Upstream implements AutoCloseable {
   private final long bodyGraceNanos;
   private final long minBodyRate;
 
-  private Upstream(HttpClient client, GatewayConfig config) {
+  private JettyUpstream(HttpClient client, GatewayConfig config) {
     URI base = config.upstream();
     int port = base.getPort() >= 0 ? base.getPort() : base.getScheme().equals("https") ? 443 : 80;
     this.client = client;
@@ -108,7 +71,7 @@ final class Upstream implements AutoCloseable {
    * Starts the client, connecting through {@code selectors}, the proxy server's ({@link
    * ProxyConnector}): an exchange's two connections are then served by one thread.
    */
-  static Upstream start(GatewayConfig config, SelectorManager selectors) throws Exception {
+  static JettyUpstream start(GatewayConfig config, SelectorManager selectors) throws Exception {
     ClientConnector connector = new UpstreamConnector(selectors);
     connector.setConnectTimeout(config.upstreamConnectTimeout());
     QueuedThreadPool threads = new QueuedThreadPool(64, 2);
@@ -125,14 +88,15 @@ final class Upstream implements AutoCloseable {
     client.setIdleTimeout(config.upstreamIdleTimeout().toMillis());
     client.setMaxConnectionsPerDestination(config.upstreamMaxConnections());
     client.setMaxRequestsQueuedPerDestination(4096);
-    client.setRequestBufferSize(config.maxHeaderBytes() + HEADER_SLACK);
+    client.setRequestBufferSize(config.maxHeaderBytes() + UpstreamFields.HEADER_SLACK);
     // Parse more than the limit, so that a response over it is known to be one (the upstream ran)
     // rather than a broken connection (which may not have).
     client.setMaxResponseHeadersSize(4 * config.maxHeaderBytes());
-    client.setResponseBufferSize(Math.max(16 << 10, config.maxHeaderBytes() + HEADER_SLACK));
+    client.setResponseBufferSize(
+        Math.max(16 << 10, config.maxHeaderBytes() + UpstreamFields.HEADER_SLACK));
     client.start();
     faithful(client);
-    return new Upstream(client, config);
+    return new JettyUpstream(client, config);
   }
 
   /**
@@ -155,49 +119,47 @@ final class Upstream implements AutoCloseable {
   /**
    * Sends the exchange's request upstream and hands its response to an {@link UpstreamResponse}.
    */
-  void forward(ProxyExchange exchange) {
-    UpstreamResponse response = new UpstreamResponse(exchange, maxHeaderBytes);
+  @Override
+  public void forward(ProxyExchange exchange) {
+    UpstreamResponse rules = new UpstreamResponse(exchange, maxHeaderBytes);
     Request request;
     try {
-      String query = exchange.hop.query();
-      // The target goes as the client wrote it: Jetty's client sends a path it cannot parse as a
-      // java.net.URI unchanged, where URI.create would refuse characters Jetty's server accepted
-      // (a '|' or '{' in a query) and the request would fail as "not sent" on every retry.
+      // Jetty's client sends a path it cannot parse as a java.net.URI unchanged, where URI.create
+      // would refuse it: see UpstreamFields.target.
       request =
           client
               .newRequest(origin)
-              .path(basePath + exchange.hop.path() + (query == null ? "" : "?" + query))
+              .path(UpstreamFields.target(basePath, exchange.hop))
               .method(exchange.method)
               .timeout(timeoutMillis, TimeUnit.MILLISECONDS)
               .headers(
                   h -> {
                     h.put(host);
-                    copyHeaders(exchange, h, forwarding);
+                    UpstreamFields.write(exchange, forwarding, h);
                   });
       Request.Content body = bodyOf(exchange, request);
       if (body != null) {
         request.body(body);
       }
     } catch (RuntimeException e) {
-      response.failed(e); // nothing was sent
+      rules.failed(e); // nothing was sent
       return;
     }
-    request.onRequestBegin(response::sent);
-    request.onResponseBegin(response::began);
-    request.onResponseHeaders(response::headers);
+    Answer answer = new Answer(rules);
+    request.onRequestBegin(sent -> rules.sent());
+    request.onResponseBegin(answer::began);
+    request.onResponseHeaders(answer::headers);
     // send() registers the listener for every event it implements: complete and content.
-    request.send(response);
+    request.send(answer);
   }
 
   /**
-   * The request's body as it goes upstream: none if the client sent none (no {@code Content-Length}
-   * nor {@code Transfer-Encoding}), so a bodiless GET or DELETE is not given a {@code
-   * Content-Length: 0}; and never with a {@code Content-Type} the client did not send.
+   * The request's body as it goes upstream: none if the client sent none ({@link
+   * UpstreamFields#hasBody}), and never with a {@code Content-Type} the client did not send.
    */
   private Request.@Nullable Content bodyOf(ProxyExchange exchange, Request request) {
-    if (exchange.headers.first("Content-Length").isEmpty()
-        && exchange.headers.first("Transfer-Encoding").isEmpty()) {
-      return null; // HTTP/1.1: a request without either has no body (RFC 9112 §6.3)
+    if (!UpstreamFields.hasBody(exchange)) {
+      return null;
     }
     byte[] read = exchange.body();
     if (read != null) {
@@ -217,50 +179,72 @@ final class Upstream implements AutoCloseable {
     return new StreamedBody(exchange, pace);
   }
 
-  private static void copyHeaders(
-      ProxyExchange exchange, HttpFields.Mutable out, Forwarding forwarding) {
-    // The key goes upstream under the route's own header name, in its one canonical spelling.
-    String keyHeader = exchange.route.policy().keyHeader();
-    for (Headers.Field f : exchange.headers.endToEnd()) {
-      // A name with '_' is dropped, as nginx does: CGI-style servers (WSGI, Rack, PHP) read '-' and
-      // '_' alike, so Once_Token would reach them as the Once-Token the gateway strips.
-      if (!NOT_FORWARDED.contains(f.name())
-          && f.name().indexOf('_') < 0
-          && !f.name().equalsIgnoreCase(keyHeader)) {
-        out.add(f.name(), f.value());
-      }
-    }
-    exchange.headers.all(keyHeader).forEach(v -> out.add(keyHeader, canonical(v)));
-    Exchange guard = exchange.guard();
-    if (guard != null) {
-      out.put(SCOPE_HEADER, guard.scope().value());
-      out.put(TOKEN_HEADER, Long.toString(guard.token()));
-    }
-    ClientHop hop = exchange.hop;
-    forwarding.write(exchange.headers, hop.peer(), hop.peerAddress(), hop.scheme(), out);
-  }
-
-  /**
-   * The one spelling of a key the upstream sees, whatever the client sent ({@code "K"} or {@code
-   * K}): the bare form, unless the key starts with a quote, which only the sf-string form can
-   * carry. A value that is no key (on a method the route does not cover) goes on as it came.
-   */
-  static String canonical(String headerValue) {
-    String key;
-    try {
-      key = IdempotencyKey.parseHeader(headerValue).value();
-    } catch (InvalidIdempotencyKeyException e) {
-      return headerValue;
-    }
-    if (key.charAt(0) != '"') {
-      return key;
-    }
-    return '"' + key.replace("\\", "\\\\").replace("\"", "\\\"") + '"';
-  }
-
   @Override
   public void close() throws Exception {
     client.stop();
+  }
+
+  /**
+   * Jetty's client's events for one exchange, handed to its {@link UpstreamResponse}, and the
+   * response they came with, which the rules act on ({@link UpstreamResponse.UpstreamCall}).
+   *
+   * <p>The rules take the answer's head when it is complete and never read this response again:
+   * Jetty's client parses bytes that arrive after a complete answer, while the request is still
+   * being sent, against the same exchange, and sets their status on the response it already
+   * delivered (as 12.0.16's {@code HttpReceiverOverHTTP.startResponse} does).
+   */
+  private static final class Answer
+      implements Response.AsyncContentListener,
+          Response.CompleteListener,
+          UpstreamResponse.UpstreamCall {
+
+    private final UpstreamResponse rules;
+
+    /** The response, from its first event on. */
+    private volatile @Nullable Response response;
+
+    Answer(UpstreamResponse rules) {
+      this.rules = rules;
+    }
+
+    void began(Response began) {
+      response = began;
+      rules.began();
+    }
+
+    void headers(Response head) {
+      response = head;
+      rules.head(this, head.getStatus(), head.getHeaders());
+    }
+
+    @Override
+    public void onContent(Response content, Content.Chunk chunk, Runnable demander) {
+      rules.content(this, chunk, demander);
+    }
+
+    @Override
+    public void onComplete(Result result) {
+      rules.complete(result.isFailed() ? result.getFailure() : null);
+    }
+
+    @Override
+    public void abort(Throwable failure) {
+      Response aborted = response;
+      if (aborted != null) {
+        aborted.abort(failure);
+      }
+    }
+
+    /**
+     * Jetty closes the connection after this exchange when the answer says {@code Connection:
+     * close}, which as a hop-by-hop field goes no further.
+     */
+    @Override
+    public void closeAfter() {
+      if (response instanceof HttpResponse mutable) {
+        mutable.headers(h -> h.put(HttpHeader.CONNECTION, "close"));
+      }
+    }
   }
 
   /**
