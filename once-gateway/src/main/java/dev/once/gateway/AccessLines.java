@@ -54,11 +54,15 @@ final class AccessLines {
   /** Lines waiting for the writer; guarded by {@link #lock}. */
   private StringBuilder pending = new StringBuilder(FLUSH_CHARS * 2);
 
-  /** Lines dropped since the writer last reported; guarded by {@link #lock}. */
-  private long dropped;
+  /**
+   * Lines dropped since the start: for {@code /metrics}, where a stuck output cannot hide them as
+   * it hides its own warning, and for the writer's warning, of those since its last one ({@link
+   * #warned}). Counted under {@link #lock}, read without it.
+   */
+  private final AtomicLong dropped = new AtomicLong();
 
-  /** Lines dropped since the start, for {@code /metrics}: a stuck output hides its own warning. */
-  private final AtomicLong droppedTotal = new AtomicLong();
+  /** The writer's own: how many of {@link #dropped} it has warned of. */
+  private long warned;
 
   /** Guarded by {@link #lock}. */
   private boolean closed;
@@ -88,8 +92,7 @@ final class AccessLines {
     lock.lock();
     try {
       if (closed || pending.length() + line.length() >= MOST_PENDING_CHARS) {
-        dropped++;
-        droppedTotal.incrementAndGet();
+        dropped.incrementAndGet();
         return;
       }
       boolean first = pending.isEmpty();
@@ -128,24 +131,24 @@ final class AccessLines {
   private void write() {
     while (true) {
       StringBuilder batch;
-      long lost;
+      long droppedNow;
       boolean last;
       lock.lock();
       try {
         awaitBatch();
         batch = pending;
         pending = spare;
-        lost = dropped;
-        dropped = 0;
+        droppedNow = dropped.get();
         last = closed;
       } finally {
         lock.unlock();
       }
       writeOut(batch);
-      if (lost > 0) {
+      if (droppedNow > warned) {
         log.warn(
             "{} access lines dropped: standard output did not take them as fast as they came",
-            lost);
+            droppedNow - warned);
+        warned = droppedNow;
       }
       batch.setLength(0);
       // A burst may have grown it far; the next ones start small again.
@@ -191,7 +194,7 @@ final class AccessLines {
 
   /** Lines dropped since the start: never taken by the output, or added after close. */
   long droppedTotal() {
-    return droppedTotal.get();
+    return dropped.get();
   }
 
   /** For tests: whether the writer thread still runs. */
