@@ -145,7 +145,7 @@ final class JettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
       rules.failed(e); // nothing was sent
       return;
     }
-    Answer answer = new Answer(rules);
+    Answer answer = new Answer(rules, request);
     request.onRequestBegin(sent -> rules.sent());
     request.onResponseBegin(answer::began);
     request.onResponseHeaders(answer::headers);
@@ -199,12 +199,14 @@ final class JettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
           UpstreamResponse.UpstreamCall {
 
     private final UpstreamResponse rules;
+    private final Request request;
 
     /** The response, from its first event on. */
     private volatile @Nullable Response response;
 
-    Answer(UpstreamResponse rules) {
+    Answer(UpstreamResponse rules, Request request) {
       this.rules = rules;
+      this.request = request;
     }
 
     void began(Response began) {
@@ -227,11 +229,17 @@ final class JettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
       rules.complete(result.isFailed() ? result.getFailure() : null);
     }
 
+    /**
+     * Aborts through the response, as the rules only act once it began; through the request should
+     * that ever not hold, so that an abort is never lost and the exchange always completes.
+     */
     @Override
     public void abort(Throwable failure) {
       Response aborted = response;
       if (aborted != null) {
         aborted.abort(failure);
+      } else {
+        request.abort(failure);
       }
     }
 

@@ -53,8 +53,8 @@ final class UpstreamFields {
 
   /**
    * The target the upstream gets: its base path, then the path and query as the client wrote them,
-   * so a character the client's server accepted is never refused on the way (a {@code |} or {@code
-   * {} in a query) and the request fails as "not sent" on every retry.
+   * so a character the client's server accepted is never refused on the way (a '|' or a '{' in a
+   * query), which would fail the request as "not sent" on every retry.
    */
   static String target(String basePath, ClientHop hop) {
     String query = hop.query();
