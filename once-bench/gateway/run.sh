@@ -36,6 +36,8 @@
 #                                                     # odd rounds, before it in even ones
 #   cp JAR /tmp/same.jar; BASE_JAR=/tmp/same.jar BASE_GC=G1GC once-bench/gateway/run.sh   # A/B of the
 #                                                     # collector (GC=... for every JVM; jvm_flags, common.sh)
+#   cp JAR /tmp/same.jar; CORE=netty BASE_JAR=/tmp/same.jar BASE_CORE=jetty once-bench/gateway/run.sh
+#                                                     # A/B of the proxy's cores (--core) in one build
 #   GATEWAY_JAVA_OPTS="-XX:StartFlightRecording=filename=/tmp/gw-%p.jfr,settings=profile" ...   # profile each gateway
 #
 # Every case runs once per round, the cases interleaved, and the table shows each case's median
@@ -242,11 +244,11 @@ run_gateway() { # jar name extra-args...
   local jar="$1" name="$2"; shift 2
   rm -rf "$WORK/data"
   # GATEWAY_JAVA_OPTS, e.g. a JFR recording: -XX:StartFlightRecording=filename=/tmp/gw-%p.jfr,settings=profile
-  local gc="${GC:-}"
-  [ "$jar" = "${BASE_JAR:-}" ] && gc="${BASE_GC:-$gc}"
+  local gc="${GC:-}" core="${CORE:-}"
+  [ "$jar" = "${BASE_JAR:-}" ] && gc="${BASE_GC:-$gc}" && core="${BASE_CORE:-$core}"
   # shellcheck disable=SC2086,SC2046
   java $(jvm_flags "$gc") ${GATEWAY_JAVA_OPTS:-} -jar "$jar" --bind 127.0.0.1 --port "$GATEWAY_PORT" --management-port "$MANAGEMENT_PORT" \
-    --upstream "http://127.0.0.1:$UPSTREAM_PORT" --data-dir "$WORK/data" --access-log false "$@" \
+    --upstream "http://127.0.0.1:$UPSTREAM_PORT" --data-dir "$WORK/data" --access-log false ${core:+--core "$core"} "$@" \
     >"$WORK/gateway-$name.log" 2>&1 &
   local pid=$!
   if wait_for "http://127.0.0.1:$MANAGEMENT_PORT/health"; then

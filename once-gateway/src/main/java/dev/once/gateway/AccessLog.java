@@ -1,13 +1,9 @@
 package dev.once.gateway;
 
-import dev.once.http.HttpIdempotency;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.concurrent.TimeUnit;
-import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.RequestLog;
-import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.NanoTime;
 
 /**
@@ -17,7 +13,7 @@ import org.eclipse.jetty.util.NanoTime;
  * logger, message: {@code 2026-11-30T11:12:59.123Z INFO access - method=POST …}) and goes to {@link
  * AccessLines}, which writes them in batches.
  */
-final class AccessLog implements RequestLog {
+final class AccessLog implements ProxyLog {
 
   /**
    * The time up to the second; the milliseconds and the offset are appended to it. Together the
@@ -40,9 +36,9 @@ final class AccessLog implements RequestLog {
   }
 
   @Override
-  public void log(Request request, Response response) {
-    long micros = TimeUnit.NANOSECONDS.toMicros(NanoTime.since(request.getBeginNanoTime()));
-    boolean replayed = "true".equals(response.getHeaders().get(HttpIdempotency.REPLAYED_HEADER));
+  public void served(
+      String method, String path, int status, boolean replayed, long beganNanos, int port) {
+    long micros = TimeUnit.NANOSECONDS.toMicros(NanoTime.since(beganNanos));
     long now = System.currentTimeMillis();
     Stamp s = stamp(Math.floorDiv(now, 1000));
     long ms = Math.floorMod(now, 1000);
@@ -50,17 +46,17 @@ final class AccessLog implements RequestLog {
     threeDigits(line, ms)
         .append(s.offset)
         .append(" INFO access - method=")
-        .append(Logs.safe(request.getMethod()))
+        .append(Logs.safe(method))
         .append(" path=")
-        .append(Logs.safe(request.getHttpURI().getPath()))
+        .append(Logs.safe(path))
         .append(" status=")
-        .append(response.getStatus())
+        .append(status)
         .append(" replayed=")
         .append(replayed)
         .append(" duration_ms=")
         .append(micros / 1000)
         .append('.');
-    threeDigits(line, micros % 1000).append(" port=").append(Request.getLocalPort(request));
+    threeDigits(line, micros % 1000).append(" port=").append(port);
     lines.add(line);
   }
 

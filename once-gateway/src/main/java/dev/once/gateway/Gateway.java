@@ -9,6 +9,7 @@ import dev.once.store.EncryptingStore;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.StoreUnavailableException;
 import dev.once.store.jdbc.Purger;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintStream;
@@ -49,7 +50,7 @@ public final class Gateway implements AutoCloseable {
   private final Once once;
   private final PrometheusMeterRegistry registry;
   private final Purger purger;
-  private final JettyUpstream upstream;
+  private final AutoCloseable upstream;
   private final GatewayServer server;
   private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -59,7 +60,7 @@ public final class Gateway implements AutoCloseable {
       Once once,
       PrometheusMeterRegistry registry,
       Purger purger,
-      JettyUpstream upstream,
+      AutoCloseable upstream,
       GatewayServer server) {
     this.config = config;
     this.store = store;
@@ -85,7 +86,7 @@ public final class Gateway implements AutoCloseable {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Once once = null;
     Purger purger = null;
-    JettyUpstream upstream = null;
+    AutoCloseable upstream = null;
     GatewayServer server = null;
     try {
       IdempotencyStore records =
@@ -106,8 +107,13 @@ public final class Gateway implements AutoCloseable {
       HttpIdempotency http = idempotency(config, once);
       Purger.Builder purging = Purger.builder(records).interval(config.purgeInterval());
       purger = config.store().expiresRecordsItself() ? purging.build() : purging.start();
-      server = GatewayServer.create(config, records, purger, registry);
-      upstream = JettyUpstream.start(config, server.selectors());
+      AccessLines accessLines = config.accessLog() ? AccessLines.toStandardOutput() : null;
+      if (accessLines != null) {
+        Metrics.bindAccessLines(registry, accessLines);
+      }
+      Core core = core(config, GatewayServer.proxyLog(registry, accessLines), registry);
+      upstream = core.close();
+      server = GatewayServer.create(config, core.port(), accessLines, records, purger, registry);
       BufferBudget budget =
           new BufferBudget(config.maxBufferedBytes(), config.maxBufferedBytesPerClient());
       Metrics.bindBudget(registry, budget);
@@ -115,12 +121,11 @@ public final class Gateway implements AutoCloseable {
           new ProxyHandler(
               http,
               config.idempotency(),
-              upstream::forward,
+              core.upstream(),
               budget,
               config.requestBodyTimeout(),
               config.forwarding());
-      server.serve(proxy);
-      server.start();
+      server.start(proxy);
     } catch (Exception | Error e) {
       if (server != null) {
         server.stop(e);
@@ -134,8 +139,9 @@ public final class Gateway implements AutoCloseable {
     }
     Gateway gateway = new Gateway(config, store, once, registry, purger, upstream, server);
     log.info(
-        "once-gateway started: proxy {} -> {}, management http://{}:{} (/health, /metrics{}), store {}{}",
+        "once-gateway started: proxy {} ({} core) -> {}, management http://{}:{} (/health, /metrics{}), store {}{}",
         gateway.uri(),
+        config.core().name().toLowerCase(java.util.Locale.ROOT),
         config.upstream(),
         config.bind(),
         gateway.managementPort(),
@@ -145,6 +151,38 @@ public final class Gateway implements AutoCloseable {
             ? " in " + config.dataDir().toAbsolutePath()
             : "");
     return gateway;
+  }
+
+  /** The proxy port and the upstream client of one core, and what stops the client. */
+  private record Core(ProxyPort port, ProxyHandler.Forwarder upstream, AutoCloseable close) {}
+
+  private static Core core(GatewayConfig config, ProxyLog served, MeterRegistry registry)
+      throws Exception {
+    return switch (config.core()) {
+      case JETTY -> {
+        JettyPort port = new JettyPort(config, served, registry);
+        JettyUpstream upstream = JettyUpstream.start(config, port.selectors());
+        yield new Core(port, upstream, upstream);
+      }
+      case NETTY -> {
+        NettyLoops loops = NettyLoops.start();
+        Metrics.bindNetty(registry, loops);
+        try {
+          NettyUpstream upstream = NettyUpstream.start(config, loops);
+          yield new Core(
+              new NettyProxy(config, loops, served),
+              upstream,
+              () -> {
+                try (loops) {
+                  upstream.close();
+                }
+              });
+        } catch (Exception | Error e) {
+          loops.close();
+          throw e;
+        }
+      }
+    };
   }
 
   private static HttpIdempotency idempotency(GatewayConfig config, Once once) {
@@ -188,9 +226,12 @@ public final class Gateway implements AutoCloseable {
     return store.store();
   }
 
-  /** The Jetty server of the proxy port, for tests of how it runs requests. */
+  /** The Jetty server of the proxy port, for tests of how it runs requests on Jetty's core. */
   Server proxyServer() {
-    return server.proxy;
+    if (server.proxy instanceof JettyPort jetty) {
+      return jetty.server;
+    }
+    throw new IllegalStateException("the proxy runs on " + config.core());
   }
 
   /** Blocks until the gateway has stopped. */

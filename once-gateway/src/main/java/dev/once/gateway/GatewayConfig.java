@@ -56,6 +56,7 @@ public final class GatewayConfig {
   private final int storePoolSize;
   private final String storeTable;
   private final EmbeddedStore.Durability durability;
+  private final ProxyCore core;
   private final String tenantHeader;
   private final boolean requireTenant;
   private final Coverage coverage;
@@ -90,6 +91,7 @@ public final class GatewayConfig {
     this.storePoolSize = b.storePoolSize;
     this.storeTable = b.storeTable;
     this.durability = b.durability;
+    this.core = b.core;
     this.tenantHeader = b.tenantHeader;
     this.requireTenant = b.requireTenant;
     this.coverage = b.coverage;
@@ -168,6 +170,19 @@ public final class GatewayConfig {
 
   EmbeddedStore.Durability durability() {
     return durability;
+  }
+
+  /**
+   * How long a client connection may stay silent. A client waiting for a slow upstream is silent:
+   * it must get the 504, not a connection cut first.
+   */
+  Duration clientIdleTimeout() {
+    return Duration.ofMillis(Math.max(30_000, upstreamTimeout.toMillis() + 5_000));
+  }
+
+  /** What carries the proxy port's bytes: see {@link ProxyCore}. */
+  ProxyCore core() {
+    return core;
   }
 
   public String tenantHeader() {
@@ -341,6 +356,7 @@ public final class GatewayConfig {
     private int storePoolSize = 16;
     private String storeTable = DEFAULT_STORE_TABLE;
     private EmbeddedStore.Durability durability = EmbeddedStore.Durability.SURVIVES_POWER_LOSS;
+    private ProxyCore core = ProxyCore.JETTY;
     private String tenantHeader = "Api-Key";
     private boolean requireTenant;
     private Coverage coverage = Coverage.ALL;
@@ -475,6 +491,12 @@ public final class GatewayConfig {
 
     public Builder durability(EmbeddedStore.Durability durability) {
       this.durability = Objects.requireNonNull(durability, "durability");
+      return this;
+    }
+
+    /** What carries the proxy port's bytes (default Jetty's): see {@code --core}. */
+    Builder core(ProxyCore core) {
+      this.core = Objects.requireNonNull(core, "core");
       return this;
     }
 

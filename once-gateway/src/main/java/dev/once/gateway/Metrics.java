@@ -13,8 +13,11 @@ import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.netty4.NettyAllocatorMetrics;
+import io.micrometer.core.instrument.binder.netty4.NettyEventExecutorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
+import io.netty.buffer.PooledByteBufAllocator;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.util.thread.ThreadPool;
 
@@ -64,5 +67,14 @@ final class Metrics {
   static void bindJetty(MeterRegistry registry, Server server, ThreadPool pool) {
     new JettyServerThreadPoolMetrics(pool, Tags.empty()).bindTo(registry);
     JettyConnectionMetrics.addToAllConnectors(server, registry);
+  }
+
+  /**
+   * The Netty core's loops (tasks waiting on each: a loop that falls behind shows here, as busy
+   * threads do on Jetty's) and its pooled buffers.
+   */
+  static void bindNetty(MeterRegistry registry, NettyLoops loops) {
+    new NettyEventExecutorMetrics(loops.group).bindTo(registry);
+    new NettyAllocatorMetrics(PooledByteBufAllocator.DEFAULT).bindTo(registry);
   }
 }

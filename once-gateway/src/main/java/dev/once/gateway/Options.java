@@ -97,6 +97,11 @@ final class Options {
               "connections to the upstream at most",
               (b, v) -> b.upstreamMaxConnections(integer("upstream-max-connections", v))),
           new Option(
+              "core",
+              "jetty",
+              "what carries the proxy port's bytes: jetty | netty (under measurement, see docs/benchmarks.md)",
+              (b, v) -> b.core(ProxyCore.parse(v))),
+          new Option(
               "max-header-bytes",
               "8KiB",
               "largest header section of a client request and of an upstream response",

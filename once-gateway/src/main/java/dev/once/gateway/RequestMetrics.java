@@ -1,22 +1,18 @@
 package dev.once.gateway;
 
-import dev.once.http.HttpIdempotency;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import org.eclipse.jetty.server.Request;
-import org.eclipse.jetty.server.RequestLog;
-import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.util.NanoTime;
 
 /**
  * Times every request through the proxy as {@code http.server.requests}, tagged with the method,
  * the status and whether it was a replay: few values each, so the number of series stays small
- * whatever the paths. Fed by Jetty's request log, which sees every request once it has completed,
- * however it completed.
+ * whatever the paths. Fed once a request has completed, however it completed: by Jetty's request
+ * log, or as a {@link ProxyLog} by the Netty core.
  */
-final class RequestMetrics implements RequestLog {
+final class RequestMetrics implements ProxyLog {
 
   private final MeterRegistry registry;
 
@@ -30,16 +26,14 @@ final class RequestMetrics implements RequestLog {
   }
 
   @Override
-  public void log(Request request, Response response) {
-    String method = method(request.getMethod());
-    String status = Integer.toString(response.getStatus());
-    String replayed =
-        Boolean.toString("true".equals(response.getHeaders().get(HttpIdempotency.REPLAYED_HEADER)));
+  public void served(
+      String method, String path, int status, boolean replayed, long beganNanos, int port) {
+    String m = method(method);
+    String code = Integer.toString(status);
+    String replay = Boolean.toString(replayed);
     timers
-        .computeIfAbsent(
-            method + ' ' + status + ' ' + replayed, k -> timer(method, status, replayed))
-        .record(
-            NanoTime.since(request.getBeginNanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+        .computeIfAbsent(m + ' ' + code + ' ' + replay, k -> timer(m, code, replay))
+        .record(NanoTime.since(beganNanos), java.util.concurrent.TimeUnit.NANOSECONDS);
   }
 
   private Timer timer(String method, String status, String replayed) {

@@ -73,7 +73,7 @@ class GatewaySemanticsTest extends HttpSemanticsContract {
                           "--tenant-header",
                           KitRoutes.TENANT_HEADER
                         }),
-                    Map.of())
+                    TestCore.env())
                 .build();
         return new GatewayDeployment(
             Gateway.start(c, new OpenStore(store, () -> {})), upstream, dir);

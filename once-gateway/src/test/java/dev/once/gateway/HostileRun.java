@@ -89,7 +89,7 @@ final class HostileRun {
       List<String> args = new ArrayList<>(flags(dir, upstream.url()));
       args.addAll(Arrays.asList(storeFlags));
       GatewayConfig config =
-          Cli.configure(Cli.parse(args.toArray(String[]::new)), Map.of()).build();
+          Cli.configure(Cli.parse(args.toArray(String[]::new)), TestCore.env()).build();
       try (Gateway gateway = Gateway.start(config)) {
         List<Seen> seen = drive(plan, gateway.port());
         List<String> broken = new ArrayList<>();

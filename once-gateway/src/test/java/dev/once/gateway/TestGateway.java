@@ -7,7 +7,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -100,7 +99,7 @@ final class TestGateway implements AutoCloseable {
                 "--durability",
                 "process-crash"));
     args.addAll(Arrays.asList(flags));
-    return Cli.configure(Cli.parse(args.toArray(String[]::new)), Map.of()).build();
+    return Cli.configure(Cli.parse(args.toArray(String[]::new)), TestCore.env()).build();
   }
 
   Client management() {
