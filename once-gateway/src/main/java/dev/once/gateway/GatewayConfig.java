@@ -356,7 +356,7 @@ public final class GatewayConfig {
     private int storePoolSize = 16;
     private String storeTable = DEFAULT_STORE_TABLE;
     private EmbeddedStore.Durability durability = EmbeddedStore.Durability.SURVIVES_POWER_LOSS;
-    private ProxyCore core = ProxyCore.JETTY;
+    private ProxyCore core = ProxyCore.NETTY;
     private String tenantHeader = "Api-Key";
     private boolean requireTenant;
     private Coverage coverage = Coverage.ALL;
@@ -494,7 +494,7 @@ public final class GatewayConfig {
       return this;
     }
 
-    /** What carries the proxy port's bytes (default Jetty's): see {@code --core}. */
+    /** What carries the proxy port's bytes (default Netty's): see {@code --core}. */
     Builder core(ProxyCore core) {
       this.core = Objects.requireNonNull(core, "core");
       return this;

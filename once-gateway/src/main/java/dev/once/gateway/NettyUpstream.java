@@ -19,16 +19,22 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
+import io.netty.util.NetUtil;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLEngine;
@@ -70,6 +76,9 @@ final class NettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
   private final String hostName;
   private final int port;
 
+  /** The upstream's address when its host is an IP literal: connecting then looks nothing up. */
+  private final @Nullable InetSocketAddress literal;
+
   /** The {@code Host} field every request carries: the upstream origin's authority. */
   private final String host;
 
@@ -97,6 +106,10 @@ final class NettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
     this.tls = tls;
     this.hostName = base.getHost();
     this.port = base.getPort() >= 0 ? base.getPort() : base.getScheme().equals("https") ? 443 : 80;
+    String bare =
+        hostName.startsWith("[") ? hostName.substring(1, hostName.length() - 1) : hostName;
+    byte[] ip = NetUtil.createByteArrayFromIpAddressString(bare);
+    this.literal = ip == null ? null : new InetSocketAddress(addressOf(bare, ip), port);
     // As JettyUpstream's: the authority as Jetty's Origin writes it (no default port).
     this.host =
         URI.create(new Origin(base.getScheme(), hostName, port).asString()).getRawAuthority();
@@ -110,6 +123,34 @@ final class NettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
     this.minBodyRate = config.minRequestDataRate();
     this.connectTimeoutMillis =
         (int) Math.min(Integer.MAX_VALUE, config.upstreamConnectTimeout().toMillis());
+  }
+
+  private static InetAddress addressOf(String host, byte[] ip) {
+    try {
+      return InetAddress.getByAddress(host, ip);
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException("not an IP address: " + host, e); // NetUtil parsed it
+    }
+  }
+
+  /**
+   * Where a host name is looked up when a connection opens, as Jetty's client looks it up on its
+   * own threads: the JDK's lookup blocks, and on a loop a slow name server would stall every
+   * connection the loop carries. A few daemon threads, made when needed.
+   */
+  private static final ThreadPoolExecutor LOOKUPS = lookups();
+
+  private static ThreadPoolExecutor lookups() {
+    ThreadPoolExecutor pool =
+        new ThreadPoolExecutor(
+            4,
+            4,
+            30,
+            TimeUnit.SECONDS,
+            new LinkedBlockingQueue<>(),
+            new DefaultThreadFactory("once-upstream-lookup", true));
+    pool.allowCoreThreadTimeOut(true);
+    return pool;
   }
 
   /** Prepares the client; its connections live on {@code loops}, which stay the caller's. */
@@ -352,10 +393,26 @@ final class NettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
                   connection.close();
                   return;
                 }
-                channel
-                    .connect(new InetSocketAddress(hostName, port))
-                    .addListener((ChannelFuture done) -> opened(call, connection, done));
+                InetSocketAddress known = literal;
+                if (known != null) {
+                  connect(call, connection, known);
+                  return;
+                }
+                LOOKUPS.execute(
+                    () -> {
+                      // Resolved here, or unresolved: connecting then fails as nothing sent.
+                      InetSocketAddress found = new InetSocketAddress(hostName, port);
+                      post(() -> connect(call, connection, found));
+                    });
               });
+    }
+
+    private void connect(
+        NettyUpstreamExchange call, NettyUpstreamConnection connection, InetSocketAddress to) {
+      connection
+          .channel()
+          .connect(to)
+          .addListener((ChannelFuture done) -> opened(call, connection, done));
     }
 
     private void opened(

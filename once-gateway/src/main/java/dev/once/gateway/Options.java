@@ -98,8 +98,8 @@ final class Options {
               (b, v) -> b.upstreamMaxConnections(integer("upstream-max-connections", v))),
           new Option(
               "core",
-              "jetty",
-              "what carries the proxy port's bytes: jetty | netty (under measurement, see docs/benchmarks.md)",
+              "netty",
+              "what carries the proxy port's bytes: netty (event loops) | jetty (Jetty's server and client)",
               (b, v) -> b.core(ProxyCore.parse(v))),
           new Option(
               "max-header-bytes",
