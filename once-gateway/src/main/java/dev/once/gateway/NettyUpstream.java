@@ -402,7 +402,14 @@ final class NettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
                     () -> {
                       // Resolved here, or unresolved: connecting then fails as nothing sent.
                       InetSocketAddress found = new InetSocketAddress(hostName, port);
-                      post(() -> connect(call, connection, found));
+                      try {
+                        loop.execute(() -> connect(call, connection, found));
+                      } catch (RejectedExecutionException stopped) {
+                        // The loop stopped while the name was looked up: nothing was sent, and
+                        // the call must still end, or its key would wait out its lease.
+                        call.fail(stopped);
+                        connection.close();
+                      }
                     });
               });
     }
