@@ -14,9 +14,12 @@ local function now_us()
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 
--- Integers as Redis stores them: tostring() would print 1.7e+15 and lose digits.
+-- Integers as Redis stores them: tostring() would print 1.7e+15 and lose digits. Redis's Lua 5.1
+-- formats %d from a C long, 64 bits wherever Redis runs, so every integer below 2^53 prints exact;
+-- '%.0f' does too, but glibc formats doubles by a slower path (about 1 us against 0.45 us a call,
+-- measured in EVALSHA: five of these per claim).
 local function int(x)
-  return string.format('%.0f', x)
+  return string.format('%d', x)
 end
 
 local function expire_physically(key, expires_us, retention_us)
