@@ -27,6 +27,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.UnknownHostException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -361,17 +362,57 @@ final class NettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
     }
 
     /**
-     * Opens a connection for {@code call}, which holds a permit for it. The name is resolved here,
-     * as Jetty's client resolves it for each connection; the JDK caches it.
+     * Opens a connection for {@code call}, which holds a permit for it. A host name is looked up
+     * here, as Jetty's client looks it up for each connection (the JDK caches it), off the loop.
      */
     private void connect(NettyUpstreamExchange call) {
+      InetSocketAddress known = literal;
+      if (known != null) {
+        dial(call, List.of(known), 0);
+        return;
+      }
+      LOOKUPS.execute(
+          () -> {
+            List<InetSocketAddress> found = new ArrayList<>();
+            Throwable unresolved = null;
+            try {
+              for (InetAddress address : InetAddress.getAllByName(hostName)) {
+                found.add(new InetSocketAddress(address, port));
+              }
+            } catch (UnknownHostException | RuntimeException e) {
+              unresolved = e;
+            }
+            Throwable failure = unresolved;
+            try {
+              loop.execute(
+                  () -> {
+                    if (failure == null) {
+                      dial(call, found, 0);
+                    } else {
+                      notOpened(call, failure);
+                    }
+                  });
+            } catch (RejectedExecutionException stopped) {
+              // The loop stopped while the name was looked up: nothing was sent, and the call
+              // must still end, or its key would wait out its lease.
+              returnPermit();
+              call.fail(stopped);
+            }
+          });
+    }
+
+    /**
+     * Tries {@code addresses} from {@code index} on, one after another, as Jetty's client does: a
+     * name with several addresses is reached at the first that accepts. Only a connection that
+     * opened is counted among {@link #all} and gives its permit back when it closes; until then the
+     * permit is the call's.
+     */
+    private void dial(NettyUpstreamExchange call, List<InetSocketAddress> addresses, int index) {
       NioSocketChannel channel;
       try {
         channel = new NioSocketChannel();
       } catch (RuntimeException e) {
-        // No socket (out of descriptors): nothing was sent, and the permit is unused.
-        returnPermit();
-        call.fail(e);
+        notOpened(call, e); // no socket (out of descriptors)
         return;
       }
       channel
@@ -383,52 +424,52 @@ final class NettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
       NettyUpstreamConnection connection =
           new NettyUpstreamConnection(
               channel, maxHeaderBytes, tls == null ? null : tls(tls, channel));
-      all.add(connection);
-      channel.closeFuture().addListener(closed -> closed(connection));
       loop.register(channel)
           .addListener(
               (ChannelFuture registered) -> {
                 if (!registered.isSuccess()) {
-                  call.fail(registered.cause()); // nothing was sent
-                  connection.close();
+                  channel.close();
+                  notOpened(call, registered.cause());
                   return;
                 }
-                InetSocketAddress known = literal;
-                if (known != null) {
-                  connect(call, connection, known);
-                  return;
-                }
-                LOOKUPS.execute(
-                    () -> {
-                      // Resolved here, or unresolved: connecting then fails as nothing sent.
-                      InetSocketAddress found = new InetSocketAddress(hostName, port);
-                      try {
-                        loop.execute(() -> connect(call, connection, found));
-                      } catch (RejectedExecutionException stopped) {
-                        // The loop stopped while the name was looked up: nothing was sent, and
-                        // the call must still end, or its key would wait out its lease.
-                        call.fail(stopped);
-                        connection.close();
-                      }
-                    });
+                channel
+                    .connect(addresses.get(index))
+                    .addListener(
+                        (ChannelFuture done) -> {
+                          if (done.isSuccess()) {
+                            adopt(connection);
+                            opened(call, connection);
+                          } else if (index + 1 < addresses.size() && !call.finished()) {
+                            channel.close();
+                            dial(call, addresses, index + 1);
+                          } else {
+                            channel.close();
+                            notOpened(call, done.cause());
+                          }
+                        });
               });
     }
 
-    private void connect(
-        NettyUpstreamExchange call, NettyUpstreamConnection connection, InetSocketAddress to) {
-      connection
-          .channel()
-          .connect(to)
-          .addListener((ChannelFuture done) -> opened(call, connection, done));
+    /**
+     * Counts a connection that opened, until it closes; one that opened as the client closed is
+     * closed.
+     */
+    private void adopt(NettyUpstreamConnection connection) {
+      all.add(connection);
+      connection.channel().closeFuture().addListener(gone -> closed(connection));
+      if (closed) {
+        connection.close();
+      }
     }
 
-    private void opened(
-        NettyUpstreamExchange call, NettyUpstreamConnection connection, ChannelFuture done) {
-      if (!done.isSuccess()) {
-        call.fail(done.cause()); // nothing was sent
-        connection.close();
-        return;
-      }
+    /** No connection could be opened for {@code call}: nothing was sent, and its permit is free. */
+    private void notOpened(NettyUpstreamExchange call, Throwable failure) {
+      call.fail(failure);
+      permitFreed();
+    }
+
+    /** A connection opened for {@code call}: it carries the call once its TLS handshake is done. */
+    private void opened(NettyUpstreamExchange call, NettyUpstreamConnection connection) {
       SslHandler handshaking = connection.channel().pipeline().get(SslHandler.class);
       if (handshaking == null) {
         connected(call, connection);
@@ -477,6 +518,11 @@ final class NettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
       if (idle.remove(connection)) {
         idleCount.decrementAndGet();
       }
+      permitFreed();
+    }
+
+    /** A permit this lane held is free: the next request waiting here takes it, or it goes back. */
+    private void permitFreed() {
       NettyUpstreamExchange next = nextWaiter();
       if (next != null) {
         connect(next);

@@ -40,14 +40,20 @@ final class ChildGateway implements AutoCloseable {
   /** Starts the process with this {@code -Xmx} and waits (at most 60 s) until it is listening. */
   static ChildGateway start(String heap, List<String> args)
       throws IOException, InterruptedException {
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx" + heap,
-                "-cp",
-                System.getProperty("java.class.path"),
-                Gateway.class.getName()));
+    return start(heap, List.of(), args);
+  }
+
+  /**
+   * Starts the process with this {@code -Xmx} and these other JVM options ({@code -Dname=value}),
+   * and waits (at most 60 s) until it is listening.
+   */
+  static ChildGateway start(String heap, List<String> jvmOptions, List<String> args)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx" + heap);
+    command.addAll(jvmOptions);
+    command.addAll(List.of("-cp", System.getProperty("java.class.path"), Gateway.class.getName()));
     command.addAll(args);
     Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
     CompletableFuture<URI[]> started = new CompletableFuture<>();

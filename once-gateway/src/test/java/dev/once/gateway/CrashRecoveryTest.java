@@ -32,20 +32,7 @@ class CrashRecoveryTest {
       Path yaml = dir.resolve("gateway.yaml");
       Files.writeString(
           yaml, TestGateway.ROUTES.replace("upstream-timeout: 1500ms", "upstream-timeout: 20s"));
-      List<String> args =
-          List.of(
-              "--config",
-              yaml.toString(),
-              "--bind",
-              "127.0.0.1",
-              "--port",
-              "0",
-              "--management-port",
-              "0",
-              "--upstream",
-              upstream.url(),
-              "--data-dir",
-              dir.resolve("data").toString());
+      List<String> args = TestGateway.args(upstream.url(), dir, "--config", yaml.toString());
       String completedKey = key();
       String inFlightKey = key();
       HttpResponse<String> completed;

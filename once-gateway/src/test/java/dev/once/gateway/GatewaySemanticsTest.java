@@ -9,6 +9,7 @@ import dev.once.store.IdempotencyStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
@@ -56,25 +57,17 @@ class GatewaySemanticsTest extends HttpSemanticsContract {
       try {
         Path config = dir.resolve("gateway.yaml");
         Files.writeString(config, yaml());
+        List<String> args = new ArrayList<>(TestGateway.LOOPBACK);
+        args.addAll(
+            List.of(
+                "--config",
+                config.toString(),
+                "--upstream",
+                upstream.url(),
+                "--tenant-header",
+                KitRoutes.TENANT_HEADER));
         GatewayConfig c =
-            Cli.configure(
-                    Cli.parse(
-                        new String[] {
-                          "--config",
-                          config.toString(),
-                          "--bind",
-                          "127.0.0.1",
-                          "--port",
-                          "0",
-                          "--management-port",
-                          "0",
-                          "--upstream",
-                          upstream.url(),
-                          "--tenant-header",
-                          KitRoutes.TENANT_HEADER
-                        }),
-                    TestCore.env())
-                .build();
+            Cli.configure(Cli.parse(args.toArray(String[]::new)), TestCore.env()).build();
         return new GatewayDeployment(
             Gateway.start(c, new OpenStore(store, () -> {})), upstream, dir);
       } catch (Exception | Error e) {

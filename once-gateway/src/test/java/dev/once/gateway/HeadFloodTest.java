@@ -53,19 +53,11 @@ class HeadFloodTest {
       ChildGateway gateway =
           ChildGateway.start(
               "96m",
-              List.of(
+              TestGateway.args(
+                  upstream.url(),
+                  dir,
                   "--config",
                   yaml.toString(),
-                  "--bind",
-                  "127.0.0.1",
-                  "--port",
-                  "0",
-                  "--management-port",
-                  "0",
-                  "--upstream",
-                  upstream.url(),
-                  "--data-dir",
-                  dir.resolve("data").toString(),
                   "--request-body-timeout",
                   "60s"));
       List<Socket> heads = new ArrayList<>();

@@ -82,24 +82,24 @@ final class TestGateway implements AutoCloseable {
     Path yaml = dir.resolve("gateway.yaml");
     Files.writeString(yaml, ROUTES);
     List<String> args =
-        new ArrayList<>(
-            List.of(
-                "--config",
-                yaml.toString(),
-                "--bind",
-                "127.0.0.1",
-                "--port",
-                "0",
-                "--management-port",
-                "0",
-                "--upstream",
-                upstream,
-                "--data-dir",
-                dir.resolve("data").toString(),
-                "--durability",
-                "process-crash"));
+        args(upstream, dir, "--config", yaml.toString(), "--durability", "process-crash");
     args.addAll(Arrays.asList(flags));
     return Cli.configure(Cli.parse(args.toArray(String[]::new)), TestCore.env()).build();
+  }
+
+  /** How every gateway of the tests listens: on loopback, at ports the system picks. */
+  static final List<String> LOOPBACK =
+      List.of("--bind", "127.0.0.1", "--port", "0", "--management-port", "0");
+
+  /**
+   * The arguments of a gateway of the tests, in this process or a child one: {@link #LOOPBACK},
+   * {@code upstream}, its data in {@code dir}, then {@code more}.
+   */
+  static List<String> args(String upstream, Path dir, String... more) {
+    List<String> args = new ArrayList<>(LOOPBACK);
+    args.addAll(List.of("--upstream", upstream, "--data-dir", dir.resolve("data").toString()));
+    args.addAll(List.of(more));
+    return args;
   }
 
   Client management() {
