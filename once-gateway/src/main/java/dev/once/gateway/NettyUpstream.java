@@ -379,7 +379,9 @@ final class NettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
               for (InetAddress address : InetAddress.getAllByName(hostName)) {
                 found.add(new InetSocketAddress(address, port));
               }
-            } catch (UnknownHostException | RuntimeException e) {
+            } catch (UnknownHostException | RuntimeException | Error e) {
+              // An Error too: thrown out of this task, it would end no call, and the key would
+              // wait out its lease for a request that was never sent.
               unresolved = e;
             }
             Throwable failure = unresolved;

@@ -13,8 +13,8 @@ enum ProxyCore {
 
   /**
    * Netty's, the default: each request's upstream connection on its client connection's event loop
-   * ({@link NettyProxy}, {@link NettyUpstream}). Chosen by measurement (docs/benchmarks.md): the
-   * plain proxy at 1.4-1.6 times Jetty's core's rate, the guarded paths no slower.
+   * ({@link NettyProxy}, {@link NettyUpstream}). Chosen by measurement: docs/benchmarks.md, "The
+   * two cores side by side".
    */
   NETTY;
 
