@@ -1,5 +1,6 @@
 package dev.once.gateway;
 
+import dev.once.http.Headers;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
 import org.eclipse.jetty.http.HttpFields;
@@ -15,10 +16,12 @@ import org.jspecify.annotations.Nullable;
  * client only through this, so they are written once whatever carries the bytes; {@link JettyHop}
  * is Jetty's server.
  *
- * <p>The vocabulary is Jetty's utility types, not its server's: fields ({@link HttpFields}),
- * content with retain and release ({@link Content.Source}), completion ({@link Callback}) and
- * timers ({@link Scheduler}). They are small, asynchronous and carry no server with them; the
- * management server and the fields the upstream gets are Jetty's in any case.
+ * <p>The request's fields are the rules' own {@link Headers}, built once from what the core parsed,
+ * so that no core copies them into another core's type on the way. The rest of the vocabulary is
+ * Jetty's utility types, not its server's: the answer's fields ({@link HttpFields}), content with
+ * retain and release ({@link Content.Source}), completion ({@link Callback}) and timers ({@link
+ * Scheduler}). They are small, asynchronous and carry no server with them; the management server is
+ * Jetty's in any case.
  */
 interface ClientHop {
 
@@ -43,8 +46,8 @@ interface ClientHop {
   /** Whether the client speaks HTTP/1.1, so a body of unknown length can go back chunked. */
   boolean http11();
 
-  /** The request's fields as they came. */
-  HttpFields fields();
+  /** The request's fields as they came, in order and as spelled. */
+  Headers headers();
 
   /** The request body's declared length; -1 if it is chunked or has none declared. */
   long declaredLength();

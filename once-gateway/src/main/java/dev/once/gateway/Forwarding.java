@@ -9,8 +9,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
-import org.eclipse.jetty.http.HttpFields;
 
 /**
  * The forwarding fields the upstream gets ({@code Forwarded}, {@code X-Forwarded-For}, {@code
@@ -124,21 +124,28 @@ record Forwarding(Set<InetAddress> trusted) {
     }
   }
 
-  /** Writes the four fields for a request from {@code peer} over {@code scheme}. */
+  /**
+   * Writes the four fields for a request from {@code peer} over {@code scheme} to {@code out}, each
+   * name once (the client's own are never forwarded as they came: {@link #FIELDS}).
+   */
   void write(
-      Headers in, SocketAddress peer, String peerAddress, String scheme, HttpFields.Mutable out) {
+      Headers in,
+      SocketAddress peer,
+      String peerAddress,
+      String scheme,
+      BiConsumer<String, String> out) {
     boolean believed = trusts(peer);
     if (believed) {
-      in.all("Forwarded").forEach(v -> out.add("Forwarded", v));
+      in.all("Forwarded").forEach(v -> out.accept("Forwarded", v));
     }
     List<String> chain = believed ? in.all("X-Forwarded-For") : List.of();
-    out.put(
+    out.accept(
         "X-Forwarded-For",
         chain.isEmpty() ? peerAddress : String.join(", ", chain) + ", " + peerAddress);
     String proto = believed ? in.first("X-Forwarded-Proto").orElse(scheme) : scheme;
-    out.put("X-Forwarded-Proto", proto.toLowerCase(Locale.ROOT));
+    out.accept("X-Forwarded-Proto", proto.toLowerCase(Locale.ROOT));
     (believed ? in.first("X-Forwarded-Host").or(() -> in.first("Host")) : in.first("Host"))
-        .ifPresent(host -> out.put("X-Forwarded-Host", host));
+        .ifPresent(host -> out.accept("X-Forwarded-Host", host));
   }
 
   @Override

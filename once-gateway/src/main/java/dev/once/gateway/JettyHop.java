@@ -1,7 +1,9 @@
 package dev.once.gateway;
 
+import dev.once.http.Headers;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
+import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
@@ -48,8 +50,17 @@ record JettyHop(Request request, Response response, Callback callback) implement
   }
 
   @Override
-  public HttpFields fields() {
-    return request.getHeaders();
+  public Headers headers() {
+    return headersOf(request.getHeaders());
+  }
+
+  /** Jetty's fields (a request's here, a response's in {@link JettyUpstream}) as the rules'. */
+  static Headers headersOf(HttpFields fields) {
+    Headers.Builder headers = Headers.builder();
+    for (HttpField f : fields) {
+      headers.add(f.getName(), f.getValue());
+    }
+    return headers.build();
   }
 
   @Override

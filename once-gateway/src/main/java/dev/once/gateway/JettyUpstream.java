@@ -135,7 +135,7 @@ final class JettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
               .headers(
                   h -> {
                     h.put(host);
-                    UpstreamFields.write(exchange, forwarding, h);
+                    UpstreamFields.write(exchange, forwarding, h::add);
                   });
       Request.Content body = bodyOf(exchange, request);
       if (body != null) {
@@ -216,7 +216,7 @@ final class JettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
 
     void headers(Response head) {
       response = head;
-      rules.head(this, head.getStatus(), head.getHeaders());
+      rules.head(this, head.getStatus(), JettyHop.headersOf(head.getHeaders()));
     }
 
     @Override

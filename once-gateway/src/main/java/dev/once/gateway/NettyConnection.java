@@ -33,7 +33,6 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.Date;
 import java.util.Map;
-import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpURI;
 import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.util.Callback;
@@ -274,7 +273,7 @@ final class NettyConnection extends ChannelInboundHandlerAdapter implements Nett
       refuse(request, Problems.forStatus(400, null));
       return;
     }
-    HttpFields.Mutable fields = HttpFields.build(request.headers().size());
+    Headers.Builder fields = Headers.builder();
     for (Map.Entry<String, String> f : request.headers()) {
       fields.add(f.getKey(), f.getValue());
     }
@@ -293,8 +292,7 @@ final class NettyConnection extends ChannelInboundHandlerAdapter implements Nett
     boolean none = !chunked && declared <= 0;
     NettyBody body = new NettyBody(declared, none, this);
     NettyHop hop =
-        new NettyHop(
-            this, request, target.asImmutable(), decoded, fields.asImmutable(), declared, body);
+        new NettyHop(this, request, target.asImmutable(), decoded, fields.build(), declared, body);
     if (http11 && expect != null && !none) {
       hop.expectContinue();
     }

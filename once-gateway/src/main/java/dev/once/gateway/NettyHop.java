@@ -1,5 +1,6 @@
 package dev.once.gateway;
 
+import dev.once.http.Headers;
 import dev.once.http.HttpIdempotency;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
@@ -38,7 +39,7 @@ final class NettyHop implements ClientHop, NettyLoops.Bound {
   private final HttpRequest request;
   private final HttpURI target;
   private final String decodedPath;
-  private final HttpFields fields;
+  private final Headers fields;
   private final NettyBody body;
   private final long declaredLength;
   private final boolean keepAliveAsked;
@@ -65,7 +66,7 @@ final class NettyHop implements ClientHop, NettyLoops.Bound {
       HttpRequest request,
       HttpURI target,
       String decodedPath,
-      HttpFields fields,
+      Headers fields,
       long declaredLength,
       NettyBody body) {
     this.connection = connection;
@@ -114,7 +115,7 @@ final class NettyHop implements ClientHop, NettyLoops.Bound {
   }
 
   @Override
-  public HttpFields fields() {
+  public Headers headers() {
     return fields;
   }
 

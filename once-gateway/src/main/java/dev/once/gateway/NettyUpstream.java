@@ -42,8 +42,6 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
 import org.eclipse.jetty.client.Origin;
-import org.eclipse.jetty.http.HttpField;
-import org.eclipse.jetty.http.HttpFields;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -202,13 +200,9 @@ final class NettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
    * length, else chunked); a request that declared none has none.
    */
   private HttpRequest request(ProxyExchange exchange) {
-    HttpFields.Mutable fields = HttpFields.build();
-    UpstreamFields.write(exchange, forwarding, fields);
     HttpHeaders headers = new DefaultHttpHeaders();
     headers.add(HttpHeaderNames.HOST, host);
-    for (HttpField f : fields) {
-      headers.add(f.getName(), f.getValue());
-    }
+    UpstreamFields.write(exchange, forwarding, headers::add);
     HttpMethod method = HttpMethod.valueOf(exchange.method);
     String target = UpstreamFields.target(basePath, exchange.hop);
     if (!UpstreamFields.hasBody(exchange)) {

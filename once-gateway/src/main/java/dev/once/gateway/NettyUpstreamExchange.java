@@ -1,5 +1,6 @@
 package dev.once.gateway;
 
+import dev.once.http.Headers;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -25,7 +26,6 @@ import java.util.Map;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.io.Content;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -338,8 +338,8 @@ final class NettyUpstreamExchange implements UpstreamResponse.UpstreamCall {
     rules.head(this, status, fieldsOf(response, carrier));
   }
 
-  private HttpFields fieldsOf(HttpResponse response, NettyUpstreamConnection carrier) {
-    HttpFields.Mutable fields = HttpFields.build(response.headers().size() + 1);
+  private Headers fieldsOf(HttpResponse response, NettyUpstreamConnection carrier) {
+    Headers.Builder fields = Headers.builder();
     Iterator<Map.Entry<CharSequence, CharSequence>> all = response.headers().iteratorCharSequence();
     while (all.hasNext()) {
       Map.Entry<CharSequence, CharSequence> f = all.next();
@@ -348,7 +348,7 @@ final class NettyUpstreamExchange implements UpstreamResponse.UpstreamCall {
     for (String value : carrier.droppedTransferEncoding()) {
       fields.add(HttpHeaderNames.TRANSFER_ENCODING.toString(), value);
     }
-    return fields;
+    return fields.build();
   }
 
   private void content(HttpContent content, NettyUpstreamConnection carrier) {

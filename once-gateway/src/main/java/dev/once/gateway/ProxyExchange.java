@@ -9,7 +9,6 @@ import java.nio.ByteBuffer;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.eclipse.jetty.http.HttpField;
 import org.eclipse.jetty.http.HttpFields;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpHeaderValue;
@@ -87,7 +86,7 @@ final class ProxyExchange {
     this.route = route;
     this.method = hop.method().toUpperCase(Locale.ROOT);
     this.path = path;
-    this.headers = headersOf(hop.fields());
+    this.headers = hop.headers();
     this.budget = budget;
     this.client = forwarding.client(hop.peer(), hop.peerAddress(), headers);
   }
@@ -297,14 +296,6 @@ final class ProxyExchange {
     }
     giveBack();
     hop.end(failure);
-  }
-
-  static Headers headersOf(HttpFields fields) {
-    Headers.Builder b = Headers.builder();
-    for (HttpField f : fields) {
-      b.add(f.getName(), f.getValue());
-    }
-    return b.build();
   }
 
   @Override

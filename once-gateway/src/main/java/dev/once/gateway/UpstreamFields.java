@@ -8,7 +8,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
-import org.eclipse.jetty.http.HttpFields;
+import java.util.function.BiConsumer;
 
 /**
  * What a request looks like on its way upstream, whatever client carries it: what idempotency needs
@@ -73,9 +73,12 @@ final class UpstreamFields {
 
   /**
    * Writes the fields of {@code exchange}'s request as they go upstream (all but {@code Host},
-   * which is the upstream's own, and the body's framing, which is the client's hop's).
+   * which is the upstream's own, and the body's framing, which is the client's hop's), each name
+   * and value to {@code out} in order, straight into the core's own request. Every field the
+   * gateway sets itself is one it drops from the client's ({@link #NOT_FORWARDED}), so each is
+   * added once and nothing needs replacing.
    */
-  static void write(ProxyExchange exchange, Forwarding forwarding, HttpFields.Mutable out) {
+  static void write(ProxyExchange exchange, Forwarding forwarding, BiConsumer<String, String> out) {
     // The key goes upstream under the route's own header name, in its one canonical spelling.
     String keyHeader = exchange.route.policy().keyHeader();
     for (Headers.Field f : exchange.headers.endToEnd()) {
@@ -84,14 +87,14 @@ final class UpstreamFields {
       if (!NOT_FORWARDED.contains(f.name())
           && f.name().indexOf('_') < 0
           && !f.name().equalsIgnoreCase(keyHeader)) {
-        out.add(f.name(), f.value());
+        out.accept(f.name(), f.value());
       }
     }
-    exchange.headers.all(keyHeader).forEach(v -> out.add(keyHeader, canonical(v)));
+    exchange.headers.all(keyHeader).forEach(v -> out.accept(keyHeader, canonical(v)));
     Exchange guard = exchange.guard();
     if (guard != null) {
-      out.put(SCOPE_HEADER, guard.scope().value());
-      out.put(TOKEN_HEADER, Long.toString(guard.token()));
+      out.accept(SCOPE_HEADER, guard.scope().value());
+      out.accept(TOKEN_HEADER, Long.toString(guard.token()));
     }
     ClientHop hop = exchange.hop;
     forwarding.write(exchange.headers, hop.peer(), hop.peerAddress(), hop.scheme(), out);

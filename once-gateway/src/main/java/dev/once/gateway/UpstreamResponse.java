@@ -6,9 +6,6 @@ import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
-import org.eclipse.jetty.http.HttpField;
-import org.eclipse.jetty.http.HttpFields;
-import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.io.Content;
 import org.eclipse.jetty.util.BufferUtil;
 import org.eclipse.jetty.util.Callback;
@@ -115,17 +112,17 @@ final class UpstreamResponse {
    * (the client's hop allows no more) cannot be delivered, so they must not be recorded either: the
    * response is cut here, and counts as done without a stored response.
    */
-  void head(UpstreamCall call, int status, HttpFields fields) {
+  void head(UpstreamCall call, int status, Headers fields) {
     try {
       if (status < 200 || status > 599) {
         call.abort(new Undeliverable(GatewayProblem.UPSTREAM_PROTOCOL_ERROR, "status " + status));
         return;
       }
-      declaredLength = fields.getLongField("Content-Length");
+      declaredLength = lengthOf(fields);
       closeAfterABodilessAnswerThatAnnouncesABody(call, status, fields);
       long bytes = 16; // the status line
-      for (HttpField f : fields) {
-        bytes += f.getName().length() + f.getValue().length() + 4;
+      for (Headers.Field f : fields) {
+        bytes += f.name().length() + f.value().length() + 4;
       }
       if (bytes > maxHeaderBytes) {
         call.abort(
@@ -134,7 +131,7 @@ final class UpstreamResponse {
                 "response headers of " + bytes + " bytes, over the limit"));
         return;
       }
-      head = new Head(status, ProxyExchange.headersOf(fields));
+      head = new Head(status, fields);
     } catch (RuntimeException | Error e) {
       call.abort(e);
     }
@@ -149,13 +146,21 @@ final class UpstreamResponse {
    * bytes, so the connection is not reused.
    */
   private void closeAfterABodilessAnswerThatAnnouncesABody(
-      UpstreamCall call, int status, HttpFields fields) {
+      UpstreamCall call, int status, Headers fields) {
     boolean bodiless = status == 204 || status == 304 || exchange.method.equals("HEAD");
-    boolean announced =
-        fields.contains(HttpHeader.TRANSFER_ENCODING) || fields.getLongField("Content-Length") > 0;
+    boolean announced = fields.first("Transfer-Encoding").isPresent() || declaredLength > 0;
     if (bodiless && announced) {
       call.closeAfter();
     }
+  }
+
+  /**
+   * The length the head declares; -1 if it declares none. Both cores' parsers have already refused
+   * a value that is no length, and made several equal ones one.
+   */
+  private static long lengthOf(Headers fields) {
+    String declared = fields.first("Content-Length").orElse(null);
+    return declared == null ? -1 : Long.parseLong(declared.trim());
   }
 
   /**
