@@ -60,15 +60,23 @@ public record Scope(String value) {
     if (parts == null || parts.length == 0) {
       throw new IllegalArgumentException("scope needs at least one part");
     }
-    StringBuilder sb = new StringBuilder();
+    int length = parts.length;
     for (int i = 0; i < parts.length; i++) {
       if (parts[i] == null) {
         throw new IllegalArgumentException("scope part " + i + " is null");
       }
+      length += parts[i].length();
+    }
+    StringBuilder sb = new StringBuilder(length);
+    for (int i = 0; i < parts.length; i++) {
       if (i > 0) {
         sb.append('/');
       }
       String p = parts[i];
+      if (p.indexOf('%') < 0 && p.indexOf('/') < 0) {
+        sb.append(p); // nothing to encode, as in most parts: no copy a character at a time
+        continue;
+      }
       for (int j = 0; j < p.length(); j++) {
         char c = p.charAt(j);
         if (c == '%') {

@@ -12,6 +12,7 @@ import dev.once.store.jdbc.Purger;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.netty.util.ResourceLeakDetector;
 import java.io.PrintStream;
 import java.net.URI;
 import java.util.Map;
@@ -267,9 +268,25 @@ public final class Gateway implements AutoCloseable {
 
   /** The command line; see {@code --help}. */
   public static void main(String[] args) {
+    leakSamplingOffUnlessAsked();
     int status = run(args, System.getenv(), System.out, System.err, true);
     if (status != 0) {
       System.exit(status);
+    }
+  }
+
+  /**
+   * Netty samples one pooled buffer in 128 for leaks unless told otherwise, recording a stack trace
+   * for each sampled one: 2.5 % of the event loops' CPU in a profile of the guarded proxy
+   * (docs/benchmarks.md, "Netty's leak sampling"). The gateway's suite tracks every buffer instead
+   * and fails on any left unreleased, so the process does without it, unless the operator asks for
+   * it with Netty's own property ({@code -Dio.netty.leakDetection.level=simple}, or the older
+   * {@code io.netty.leakDetectionLevel}). A process decision: only the command line makes it.
+   */
+  private static void leakSamplingOffUnlessAsked() {
+    if (System.getProperty("io.netty.leakDetection.level") == null
+        && System.getProperty("io.netty.leakDetectionLevel") == null) {
+      ResourceLeakDetector.setLevel(ResourceLeakDetector.Level.DISABLED);
     }
   }
 

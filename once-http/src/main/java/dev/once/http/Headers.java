@@ -18,20 +18,24 @@ public final class Headers implements Iterable<Headers.Field> {
    * The fields that describe one connection, never the message (RFC 9110 §7.6.1). Looked up in any
    * case: every message on the proxy path is filtered through it, so no name is lower-cased for it.
    */
-  private static final java.util.SortedSet<String> HOP_BY_HOP =
-      Collections.unmodifiableSortedSet(
-          caseInsensitive(
-              List.of(
-                  "connection",
-                  "keep-alive",
-                  "proxy-authenticate",
-                  "proxy-authorization",
-                  "proxy-connection",
-                  "te",
-                  "trailer",
-                  "trailers",
-                  "transfer-encoding",
-                  "upgrade")));
+  private static final List<String> HOP_BY_HOP =
+      List.of(
+          "connection",
+          "keep-alive",
+          "proxy-authenticate",
+          "proxy-authorization",
+          "proxy-connection",
+          "te",
+          "trailer",
+          "trailers",
+          "transfer-encoding",
+          "upgrade");
+
+  /**
+   * {@link #HOP_BY_HOP} by length: a name is compared, ignoring case, only with those of its own
+   * length, and most names of a message (Content-Type, Host, Date) have none.
+   */
+  private static final String[][] HOP_BY_HOP_BY_LENGTH = byLength(HOP_BY_HOP);
 
   /** No headers. */
   public static final Headers EMPTY = new Headers(List.of());
@@ -111,15 +115,16 @@ public final class Headers implements Iterable<Headers.Field> {
    * named in {@code Connection}. What a proxy forwards, and what may ever be recorded or replayed.
    */
   public Headers endToEnd() {
-    java.util.Set<String> named = HOP_BY_HOP;
+    // Names a Connection field adds to the fixed ones; null while it adds none, as in most messages
+    // (Connection: keep-alive or close names nothing new).
+    java.util.Set<String> named = null;
     for (Field f : fields) {
       if (f.name.equalsIgnoreCase("Connection")) {
         for (String token : f.value.split(",")) {
           String name = token.trim();
-          // Most messages say Connection: keep-alive, which names nothing new: no copy then.
-          if (!named.contains(name)) {
-            if (named == HOP_BY_HOP) {
-              named = caseInsensitive(HOP_BY_HOP);
+          if (!hopByHop(name)) {
+            if (named == null) {
+              named = new java.util.TreeSet<>(String.CASE_INSENSITIVE_ORDER);
             }
             named.add(name);
           }
@@ -129,7 +134,7 @@ public final class Headers implements Iterable<Headers.Field> {
     List<Field> kept = null;
     for (int i = 0; i < fields.size(); i++) {
       Field f = fields.get(i);
-      if (named.contains(f.name)) {
+      if (hopByHop(f.name) || (named != null && named.contains(f.name))) {
         if (kept == null) {
           kept = new ArrayList<>(fields.subList(0, i));
         }
@@ -141,11 +146,29 @@ public final class Headers implements Iterable<Headers.Field> {
     return kept == null ? this : new Headers(Collections.unmodifiableList(kept));
   }
 
-  /** A set of field names that matches any case, with {@code names} in it. */
-  private static java.util.SortedSet<String> caseInsensitive(java.util.Collection<String> names) {
-    java.util.SortedSet<String> set = new java.util.TreeSet<>(String.CASE_INSENSITIVE_ORDER);
-    set.addAll(names);
-    return set;
+  /** Whether {@code name} is one of the fixed hop-by-hop fields, in any case. */
+  private static boolean hopByHop(String name) {
+    if (name.length() >= HOP_BY_HOP_BY_LENGTH.length) {
+      return false;
+    }
+    for (String fixed : HOP_BY_HOP_BY_LENGTH[name.length()]) {
+      if (fixed.equalsIgnoreCase(name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static String[][] byLength(List<String> names) {
+    int longest = names.stream().mapToInt(String::length).max().orElse(0);
+    List<List<String>> byLength = new ArrayList<>();
+    for (int n = 0; n <= longest; n++) {
+      byLength.add(new ArrayList<>());
+    }
+    for (String name : names) {
+      byLength.get(name.length()).add(name);
+    }
+    return byLength.stream().map(l -> l.toArray(String[]::new)).toArray(String[][]::new);
   }
 
   /** These headers plus one more field at the end. */

@@ -52,6 +52,32 @@ class HeadersTest {
   }
 
   @Test
+  void endToEndDropsEachOfTheTenFixedHopByHopFieldsAndKeepsNamesOfTheSameLengths() {
+    Headers in =
+        Headers.of(
+            "CONNECTION", "close",
+            "User-Agent", "same length as connection",
+            "Keep-Alive", "timeout=5",
+            "Proxy-Authenticate", "Basic",
+            "proxy-AUTHORIZATION", "Basic x",
+            "Proxy-Connection", "close",
+            "TE", "trailers",
+            "Trailer", "X-Sum",
+            "Accept", "same length as trailer",
+            "TRAILERS", "x",
+            "Location", "same length as trailers",
+            "Transfer-Encoding", "chunked",
+            "Upgrade", "h2c");
+
+    assertThat(in.endToEnd())
+        .isEqualTo(
+            Headers.of(
+                "User-Agent", "same length as connection",
+                "Accept", "same length as trailer",
+                "Location", "same length as trailers"));
+  }
+
+  @Test
   void endToEndDropsEveryFieldNamedInConnectionWhateverTheirCase() {
     Headers in =
         Headers.of(
