@@ -156,7 +156,7 @@ final class UpstreamResponse {
 
   /**
    * The length the head declares; -1 if it declares none. Both cores' parsers have already refused
-   * a value that is no length, and made several equal ones one.
+   * a value that is no length, and several that differ.
    */
   private static long lengthOf(Headers fields) {
     String declared = fields.first("Content-Length").orElse(null);
