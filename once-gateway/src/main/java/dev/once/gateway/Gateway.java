@@ -277,11 +277,11 @@ public final class Gateway implements AutoCloseable {
 
   /**
    * Netty samples one pooled buffer in 128 for leaks unless told otherwise, recording a stack trace
-   * for each sampled one: 2.5 % of the event loops' CPU in a profile of the guarded proxy
-   * (docs/benchmarks.md, "Netty's leak sampling"). The gateway's suite tracks every buffer instead
-   * and fails on any left unreleased, so the process does without it, unless the operator asks for
-   * it with Netty's own property ({@code -Dio.netty.leakDetection.level=simple}, or the older
-   * {@code io.netty.leakDetectionLevel}). A process decision: only the command line makes it.
+   * for each sampled one, a share of the event loops' CPU measured in docs/benchmarks.md ("Fewer
+   * copies, no leak sampling"). The gateway's suite tracks every buffer instead and fails on any
+   * left unreleased, so the process does without it, unless the operator asks for it with Netty's
+   * own property ({@code -Dio.netty.leakDetection.level=simple}, or the older {@code
+   * io.netty.leakDetectionLevel}). A process decision: only the command line makes it.
    */
   private static void leakSamplingOffUnlessAsked() {
     if (System.getProperty("io.netty.leakDetection.level") == null
