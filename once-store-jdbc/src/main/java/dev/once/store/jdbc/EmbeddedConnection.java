@@ -117,6 +117,9 @@ final class EmbeddedConnection implements Connections {
     config.setLockingMode(SQLiteConfig.LockingMode.EXCLUSIVE);
     config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
     config.setBusyTimeout(1_000);
+    // No statement's generated keys are read: without this the driver matches every update's text
+    // against a pattern after it runs, and after an INSERT prepares and runs a query for the rowid.
+    config.setGetGeneratedKeys(false);
     this.timeoutNanos = TimeUnit.SECONDS.toNanos(timeoutSeconds);
     this.connection = config.createConnection(url);
     try {
@@ -145,7 +148,7 @@ final class EmbeddedConnection implements Connections {
       connection.close();
       throw e;
     }
-    this.statements = new StatementCache(connection, timeoutSeconds);
+    this.statements = new StatementCache(connection);
     this.session = new Session(connection, timeoutSeconds, TransactionControl.BATCH, statements);
     this.writer = new Thread(this::write, "once-embedded-store-writer");
     writer.setDaemon(true);

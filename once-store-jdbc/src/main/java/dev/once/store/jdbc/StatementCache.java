@@ -20,6 +20,12 @@ import org.jspecify.annotations.Nullable;
  * failed is dropped and prepared anew next time, since the driver finalizes a statement whose step
  * failed (a full disk, an interrupt).
  *
+ * <p>The statements carry no query timeout. In this driver that timeout is only SQLite's busy
+ * timeout, which it sets on the connection before every execution and back after it (two native
+ * calls and a configuration update each time); the connection holds its file's lock exclusively, so
+ * no statement ever waits for a lock, and {@link EmbeddedConnection}'s progress handler is what
+ * bounds a statement's run.
+ *
  * <p>Used by the embedded store's writer thread alone, so it needs no lock.
  */
 final class StatementCache {
@@ -31,12 +37,10 @@ final class StatementCache {
   static final int MAX_STATEMENTS = 64;
 
   private final Connection connection;
-  private final int timeoutSeconds;
   private final Map<String, Kept> bySql = new HashMap<>();
 
-  StatementCache(Connection connection, int timeoutSeconds) {
+  StatementCache(Connection connection) {
     this.connection = connection;
-    this.timeoutSeconds = timeoutSeconds;
   }
 
   /** A statement for {@code sql}, prepared once; the caller closes it as any other. */
@@ -46,7 +50,6 @@ final class StatementCache {
       return kept.handedOut;
     }
     PreparedStatement statement = connection.prepareStatement(sql);
-    statement.setQueryTimeout(timeoutSeconds);
     if (bySql.size() >= MAX_STATEMENTS) {
       return statement;
     }
