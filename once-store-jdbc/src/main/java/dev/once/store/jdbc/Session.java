@@ -6,10 +6,11 @@ import java.sql.SQLException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One operation's use of a connection: every statement it prepares carries the query timeout, and
- * {@code control} says who ends its transactions: the store (its own connection), the caller
- * (transactional mode), or the connection's group commit (the embedded store). Where the connection
- * is the embedded store's own, {@code statements} keeps its statements prepared between operations.
+ * One operation's use of a connection: every statement it prepares carries the query timeout
+ * (except the embedded store's: {@link StatementCache} says why), and {@code control} says who ends
+ * its transactions: the store (its own connection), the caller (transactional mode), or the
+ * connection's group commit (the embedded store). Where the connection is the embedded store's own,
+ * {@code statements} keeps its statements prepared between operations.
  */
 record Session(
     Connection connection,
