@@ -22,9 +22,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>The statements carry no query timeout. In this driver that timeout is only SQLite's busy
  * timeout, which it sets on the connection before every execution and back after it (two native
- * calls and a configuration update each time); the connection holds its file's lock exclusively, so
- * no statement ever waits for a lock, and {@link EmbeddedConnection}'s progress handler is what
- * bounds a statement's run.
+ * calls and a configuration update each time). Once the connection holds its file's lock, which it
+ * keeps, no statement waits for one; while another process holds the file, a statement waits the
+ * connection's own busy timeout and the store is refused. {@link EmbeddedConnection}'s progress
+ * handler is what bounds a statement's run.
  *
  * <p>Used by the embedded store's writer thread alone, so it needs no lock.
  */
