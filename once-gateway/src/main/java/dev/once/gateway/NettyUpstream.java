@@ -73,6 +73,10 @@ final class NettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
   private final int connectTimeoutMillis;
   private final @Nullable SslContext tls;
   private final String hostName;
+
+  /** How {@link #hostName} is looked up: the JDK's resolver, or a test's. */
+  private final NameLookup names;
+
   private final int port;
 
   /** The upstream's address when its host is an IP literal: connecting then looks nothing up. */
@@ -99,10 +103,12 @@ final class NettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
   private final Map<EventLoop, Lane> lanes = new ConcurrentHashMap<>();
   private volatile boolean closed;
 
-  private NettyUpstream(GatewayConfig config, NettyLoops loops, @Nullable SslContext tls) {
+  private NettyUpstream(
+      GatewayConfig config, NettyLoops loops, @Nullable SslContext tls, NameLookup names) {
     URI base = config.upstream();
     this.loops = loops;
     this.tls = tls;
+    this.names = names;
     this.hostName = base.getHost();
     this.port = base.getPort() >= 0 ? base.getPort() : base.getScheme().equals("https") ? 443 : 80;
     String bare =
@@ -154,11 +160,26 @@ final class NettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
 
   /** Prepares the client; its connections live on {@code loops}, which stay the caller's. */
   static NettyUpstream start(GatewayConfig config, NettyLoops loops) throws SSLException {
+    return start(config, loops, InetAddress::getAllByName);
+  }
+
+  /** As {@link #start(GatewayConfig, NettyLoops)}, looking host names up with {@code names}. */
+  static NettyUpstream start(GatewayConfig config, NettyLoops loops, NameLookup names)
+      throws SSLException {
     SslContext tls =
         config.upstream().getScheme().equals("https")
             ? SslContextBuilder.forClient().sslProvider(SslProvider.JDK).build()
             : null;
-    return new NettyUpstream(config, loops, tls);
+    return new NettyUpstream(config, loops, tls, names);
+  }
+
+  /**
+   * Looks a host name up, as {@link InetAddress#getAllByName} does, which it is but in tests: a
+   * lookup's failures (an {@code Error}, a loop stopped meanwhile) cannot be had from a resolver.
+   */
+  @FunctionalInterface
+  interface NameLookup {
+    InetAddress[] addresses(String host) throws UnknownHostException;
   }
 
   /**
@@ -370,7 +391,7 @@ final class NettyUpstream implements AutoCloseable, ProxyHandler.Forwarder {
             List<InetSocketAddress> found = new ArrayList<>();
             Throwable unresolved = null;
             try {
-              for (InetAddress address : InetAddress.getAllByName(hostName)) {
+              for (InetAddress address : names.addresses(hostName)) {
                 found.add(new InetSocketAddress(address, port));
               }
             } catch (UnknownHostException | RuntimeException | Error e) {
