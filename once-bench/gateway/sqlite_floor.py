@@ -4,8 +4,8 @@
 Prints two lines, tab-separated, for run.sh:
   sync   <median µs> <p99 µs>      one 4 KiB write + fsync, 200 times
   floor  <keys/s at 1> <at 8> <at 50>
-The floor is the embedded store's own schema (db/once/sqlite/V1__once_records.sql, read from the
-store's resources) in WAL mode with
+The floor is the embedded store's own schema (every db/once/sqlite/V*__*.sql in order, read from
+the store's resources, so each index the store keeps is kept here too) in WAL mode with
 synchronous=FULL, as the store opens it for --durability power-loss: each key is claimed (an INSERT)
 in one transaction and finished (an UPDATE with a small result) in another, committed one key at a
 time, then 8 and 50 keys to a transaction, the way a group commit gathers concurrent requests. So
@@ -15,16 +15,27 @@ Usage: sqlite_floor.py DIR [SECONDS_PER_SIZE]   (DIR on the same disk as the gat
 Bounded: each batch size runs for SECONDS_PER_SIZE (default 3) seconds at most.
 """
 import os
+import re
 import sqlite3
 import statistics
 import sys
 import time
 
-# The store's own schema, read from where the store reads it.
-SCHEMA = os.path.join(
+# The store's own schema, read from where the store reads it: every migration, in order.
+MIGRATIONS = os.path.join(
     os.path.dirname(os.path.abspath(__file__)),
-    "../../once-store-jdbc/src/main/resources/db/once/sqlite/V1__once_records.sql",
+    "../../once-store-jdbc/src/main/resources/db/once/sqlite",
 )
+
+
+def schema():
+    names = [n for n in os.listdir(MIGRATIONS) if re.fullmatch(r"V\d+__\w+\.sql", n)]
+    names.sort(key=lambda n: int(n[1 : n.index("__")]))
+    texts = []
+    for name in names:
+        with open(os.path.join(MIGRATIONS, name), encoding="utf-8") as f:
+            texts.append(f.read())
+    return "\n".join(texts)
 
 RESULT = b'{"status":201,"body":"{\\"id\\":\\"pay_1\\"}"}'
 
@@ -55,8 +66,7 @@ def floor(directory, batch, seconds):
     db = sqlite3.connect(path, isolation_level=None)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=FULL")
-    with open(SCHEMA, encoding="utf-8") as schema:
-        db.executescript(schema.read())
+    db.executescript(schema())
     keys = 0
     deadline = time.monotonic() + seconds
     start = time.monotonic()
