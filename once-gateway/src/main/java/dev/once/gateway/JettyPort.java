@@ -8,6 +8,7 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.handler.GracefulHandler;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The proxy port on Jetty's server, with threads of its own and no servlet layer: its only handler
@@ -19,6 +20,8 @@ final class JettyPort implements ProxyPort {
 
   final Server server;
   private final ServerConnector connector;
+  private @Nullable GracefulHandler graceful;
+  private @Nullable JettyProxy proxy;
 
   JettyPort(GatewayConfig config, ProxyLog served, MeterRegistry registry) {
     QueuedThreadPool threads = new ProxyThreads(200, 8);
@@ -35,6 +38,10 @@ final class JettyPort implements ProxyPort {
     connector = new ProxyConnector(server, new HttpConnectionFactory(http));
     GatewayServer.bind(connector, config.bind(), config.port());
     connector.setIdleTimeout(config.clientIdleTimeout().toMillis());
+    // A stop keeps each connection's own idle timeout. Jetty's default gives every connection a
+    // second instead and waits for the idle ones to use it up: a second on every stop, and a slow
+    // upload that pauses for longer is cut. The idle ones are closed at once instead (stop()).
+    connector.setShutdownIdleTimeout(-1);
     server.addConnector(connector);
     server.setRequestLog(served.jetty());
     Metrics.bindJetty(registry, server, threads);
@@ -47,12 +54,30 @@ final class JettyPort implements ProxyPort {
 
   @Override
   public void start(ProxyHandler chain) throws Exception {
-    server.setHandler(new GracefulHandler(new JettyProxy(chain)));
+    JettyProxy started = new JettyProxy(chain);
+    GracefulHandler refusing = new GracefulHandler(started);
+    proxy = started;
+    graceful = refusing;
+    server.setHandler(refusing);
     server.start();
   }
 
+  /**
+   * Stops taking connections and requests, closes the connections between requests at once, lets
+   * those in a request finish within the stop timeout (each then closes after its answer), then
+   * closes the rest.
+   */
   @Override
   public void stop() throws Exception {
+    GracefulHandler refusing = graceful;
+    JettyProxy started = proxy;
+    if (refusing != null && started != null) {
+      // Refusing first: a request that arrives on a connection after it was found idle is
+      // answered 503 rather than run on a connection about to close.
+      refusing.shutdown();
+      connector.shutdown();
+      started.closeIdle(connector.getConnectedEndPoints());
+    }
     server.stop();
   }
 

@@ -305,6 +305,112 @@ class OperationsTest {
     }
   }
 
+  /**
+   * A keep-alive connection between requests does not hold a stop up: it is closed as the stop
+   * begins, while a request in flight on another connection still runs (each core; on Jetty's, the
+   * connections keep their own idle timeout through a stop, so an idle one left open would hold the
+   * stop for its whole timeout).
+   */
+  @Test
+  void stoppingClosesAConnectionBetweenRequestsAtOnce() throws Exception {
+    TestGateway gw = TestGateway.start();
+    try (Socket idle = new Socket("127.0.0.1", gw.gateway.port())) {
+      idle.setSoTimeout(20_000);
+      idle.getOutputStream().write(rawPost("/payments/kept-alive", key(), "{}"));
+      assertThat(readAnswer(idle.getInputStream())).startsWith("HTTP/1.1 201");
+      CompletableFuture<HttpResponse<String>> inFlight =
+          gw.client.sendAsync(gw.client.post("/slow/1200", key(), "{}"));
+      Eventually.assertThat(
+          "the request reached the upstream",
+          Duration.ofSeconds(10),
+          () -> gw.upstream.runs("/slow/1200") == 1);
+
+      CompletableFuture<Void> stopped = CompletableFuture.runAsync(gw.gateway::close);
+
+      assertThat(idle.getInputStream().read()).isEqualTo(-1);
+      assertThat(inFlight).isNotDone();
+      assertThat(inFlight.get().statusCode()).isEqualTo(201);
+      stopped.get();
+    } finally {
+      gw.close();
+    }
+  }
+
+  /**
+   * A request whose body pauses across the stop, longer than a second (Jetty's own idle timeout for
+   * a stop, which cut such a body), is read to its end and runs: it was in flight when the stop
+   * began.
+   */
+  @Test
+  void aBodyThatPausesAcrossTheStopIsStillRead() throws Exception {
+    TestGateway gw = TestGateway.start();
+    try (Socket client = new Socket("127.0.0.1", gw.gateway.port())) {
+      client.setSoTimeout(20_000);
+      byte[] request = rawPost("/payments/paused", key(), "{\"amount\":1}");
+      int half = request.length - 6;
+      client.getOutputStream().write(request, 0, half);
+      Eventually.assertThat(
+          "the gateway holds the first part of the body",
+          Duration.ofSeconds(10),
+          () -> buffered(gw) > 0);
+
+      CompletableFuture<Void> stopped = CompletableFuture.runAsync(gw.gateway::close);
+      Thread.sleep(1_500);
+      client.getOutputStream().write(request, half, request.length - half);
+
+      assertThat(readAnswer(client.getInputStream())).startsWith("HTTP/1.1 201");
+      assertThat(gw.upstream.runs("/payments/paused")).isEqualTo(1);
+      stopped.get();
+    } finally {
+      gw.close();
+    }
+  }
+
+  /** What the gateway holds of request bodies; -1 if it cannot be read now. */
+  private static long buffered(TestGateway gw) {
+    try {
+      return Client.bufferedBytes(gw.management());
+    } catch (IOException e) {
+      return -1;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return -1;
+    }
+  }
+
+  /** A keyed JSON POST with its length, keeping the connection open. */
+  private static byte[] rawPost(String path, String key, String json) {
+    byte[] body = json.getBytes(StandardCharsets.UTF_8);
+    String head =
+        "POST "
+            + path
+            + " HTTP/1.1\r\nHost: localhost\r\nIdempotency-Key: "
+            + key
+            + "\r\nContent-Type: application/json\r\nContent-Length: "
+            + body.length
+            + "\r\n\r\n";
+    byte[] head8 = head.getBytes(StandardCharsets.US_ASCII);
+    byte[] all = java.util.Arrays.copyOf(head8, head8.length + body.length);
+    System.arraycopy(body, 0, all, head8.length, body.length);
+    return all;
+  }
+
+  /** One answer's head and its body of {@code Content-Length} bytes, as text. */
+  private static String readAnswer(java.io.InputStream in) throws IOException {
+    StringBuilder head = new StringBuilder();
+    while (!head.toString().endsWith("\r\n\r\n")) {
+      int b = in.read();
+      if (b < 0) {
+        throw new IOException("the connection closed within the head: " + head);
+      }
+      head.append((char) b);
+    }
+    java.util.regex.Matcher length =
+        java.util.regex.Pattern.compile("(?i)\r\ncontent-length: *(\\d+)").matcher(head);
+    int n = length.find() ? Integer.parseInt(length.group(1)) : 0;
+    return head + new String(in.readNBytes(n), StandardCharsets.UTF_8);
+  }
+
   /** The scope the upstream is told for the default route: what the admin API is asked with. */
   static String scopeOfTheDefaultRoute(TestGateway gw) throws Exception {
     String body = gw.client.postJson("/headers", key(), "{}").body();
