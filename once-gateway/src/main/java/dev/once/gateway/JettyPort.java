@@ -76,6 +76,8 @@ final class JettyPort implements ProxyPort {
       // answered 503 rather than run on a connection about to close.
       refusing.shutdown();
       connector.shutdown();
+      // The clients' connections alone: the upstream's, on the same selectors, are not the
+      // connector's (ProxyConnector), so none carrying a request in flight is closed here.
       started.closeIdle(connector.getConnectedEndPoints());
     }
     server.stop();
