@@ -39,7 +39,8 @@ final class KeyLayout {
 
   /**
    * The channel of the record whose key is {@code recordKey}: the same hash tag under the channel
-   * prefix.
+   * prefix. Equal to {@link #channel} of the same record, by copying rather than escaping its name
+   * again, for a batch that has its records' keys in hand already.
    */
   byte[] channelOfKey(byte[] recordKey) {
     int tagLength = recordKey.length - recordPrefix.length;

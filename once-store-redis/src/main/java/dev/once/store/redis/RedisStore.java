@@ -426,7 +426,7 @@ public final class RedisStore implements IdempotencyStore {
         args[1 + 4 * i] = r.fingerprint().encoded().getBytes(StandardCharsets.US_ASCII);
         args[2 + 4 * i] = Micros.of(r.lease());
         args[3 + 4 * i] = Micros.of(r.ttl());
-        args[4 + 4 * i] = keys.channel(r.id());
+        args[4 + 4 * i] = keys.channelOfKey(group.keys().get(i));
       }
       runs.add(scripts.call(LuaScript.CLAIM_MANY, ScriptOutputType.MULTI, group.keyArray(), args));
     }
@@ -523,7 +523,7 @@ public final class RedisStore implements IdempotencyStore {
         args[2 + 5 * i] = f.kind() == Finish.Kind.COMPLETE ? COMPLETED : FAILED_FINAL;
         args[3 + 5 * i] = f.payload();
         args[4 + 5 * i] = Micros.of(f.ttl());
-        args[5 + 5 * i] = keys.channel(f.id());
+        args[5 + 5 * i] = keys.channelOfKey(group.keys().get(i));
       }
       runs.add(
           scripts.<List<Object>>call(
