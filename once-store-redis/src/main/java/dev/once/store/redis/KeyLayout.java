@@ -34,13 +34,13 @@ final class KeyLayout {
   }
 
   byte[] channel(RecordId id) {
-    return name(channelPrefix, id);
+    return channelOfKey(recordKey(id));
   }
 
   /**
    * The channel of the record whose key is {@code recordKey}: the same hash tag under the channel
-   * prefix. Equal to {@link #channel} of the same record, by copying rather than escaping its name
-   * again, for a batch that has its records' keys in hand already.
+   * prefix. The one definition of a channel; a batch with its records' keys in hand calls it
+   * directly, so no name is escaped twice.
    */
   byte[] channelOfKey(byte[] recordKey) {
     int tagLength = recordKey.length - recordPrefix.length;

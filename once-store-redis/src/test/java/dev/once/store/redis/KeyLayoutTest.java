@@ -9,12 +9,17 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** A record's names: the channel a batch derives from a key in hand is the record's own. */
+/**
+ * A record's names, against the layout {@link KeyLayout} documents, spelled out here on its own:
+ * {@code <prefix>{<scope>|<key>}} for the key and {@code <prefix>changed:{<scope>|<key>}} for the
+ * channel, with {@code %}, braces and {@code |} percent-encoded inside the tag.
+ */
 class KeyLayoutTest {
 
-  private static final KeyLayout LAYOUT = new KeyLayout("once:t:");
+  private static final String PREFIX = "once:t:";
+  private static final KeyLayout LAYOUT = new KeyLayout(PREFIX);
 
-  /** Records whose names need escaping, where a copy that cut the tag wrong would show. */
+  /** Records whose names need escaping, where a tag cut or copied wrong would show. */
   private static final List<RecordId> RECORDS =
       List.of(
           RecordId.of(Scope.of("tenant", "POST /payments"), IdempotencyKey.of("k-1")),
@@ -23,13 +28,18 @@ class KeyLayoutTest {
           RecordId.of(Scope.of("t"), IdempotencyKey.of("x".repeat(IdempotencyKey.MAX_LENGTH))));
 
   @Test
-  void theChannelOfARecordsKeyIsTheRecordsChannel() {
+  void aRecordsKeyAndChannelAreTheDocumentedLayout() {
     for (RecordId id : RECORDS) {
-      byte[] channel = LAYOUT.channelOfKey(LAYOUT.recordKey(id));
-      assertThat(new String(channel, StandardCharsets.UTF_8))
-          .as("%s", id)
-          .isEqualTo(new String(LAYOUT.channel(id), StandardCharsets.UTF_8));
-      assertThat(LAYOUT.idOf(LAYOUT.recordKey(id))).isEqualTo(id);
+      String tag = "{" + escaped(id.scope().value()) + "|" + escaped(id.key().value()) + "}";
+      byte[] key = LAYOUT.recordKey(id);
+      assertThat(key).as("key of %s", id).isEqualTo(utf8(PREFIX + tag));
+      assertThat(LAYOUT.channel(id))
+          .as("channel of %s", id)
+          .isEqualTo(utf8(PREFIX + "changed:" + tag));
+      assertThat(LAYOUT.channelOfKey(key))
+          .as("channel of %s's key", id)
+          .isEqualTo(LAYOUT.channel(id));
+      assertThat(LAYOUT.idOf(key)).isEqualTo(id);
     }
   }
 
@@ -37,11 +47,26 @@ class KeyLayoutTest {
   void recordsThatDifferGetChannelsThatDiffer() {
     assertThat(
             RECORDS.stream()
-                .map(
-                    id ->
-                        new String(
-                            LAYOUT.channelOfKey(LAYOUT.recordKey(id)), StandardCharsets.UTF_8))
+                .map(id -> new String(LAYOUT.channel(id), StandardCharsets.UTF_8))
                 .distinct())
         .hasSize(RECORDS.size());
+  }
+
+  private static String escaped(String part) {
+    StringBuilder out = new StringBuilder();
+    for (char c : part.toCharArray()) {
+      switch (c) {
+        case '%' -> out.append("%25");
+        case '{' -> out.append("%7B");
+        case '}' -> out.append("%7D");
+        case '|' -> out.append("%7C");
+        default -> out.append(c);
+      }
+    }
+    return out.toString();
+  }
+
+  private static byte[] utf8(String text) {
+    return text.getBytes(StandardCharsets.UTF_8);
   }
 }
