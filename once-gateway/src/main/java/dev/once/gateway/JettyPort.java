@@ -18,6 +18,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class JettyPort implements ProxyPort {
 
+  /** The name the proxy's threads on this core start with. */
+  static final String THREADS = "once-gateway";
+
   final Server server;
   private final ServerConnector connector;
   private @Nullable GracefulHandler graceful;
@@ -25,7 +28,7 @@ final class JettyPort implements ProxyPort {
 
   JettyPort(GatewayConfig config, ProxyLog served, MeterRegistry registry) {
     QueuedThreadPool threads = new ProxyThreads(200, 8);
-    threads.setName("once-gateway");
+    threads.setName(THREADS);
     server = new Server(threads);
     server.setStopTimeout(config.stopTimeout().toMillis());
     server.setErrorHandler(new ProblemErrors());

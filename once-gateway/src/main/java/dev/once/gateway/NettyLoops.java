@@ -19,11 +19,14 @@ final class NettyLoops implements AutoCloseable {
     EventLoop loop();
   }
 
+  /** The name the loops' threads start with. */
+  static final String THREADS = "once-proxy";
+
   final EventLoopGroup group;
 
   NettyLoops(int threads) {
     // Daemon threads, as the Jetty core's are: a gateway left open never holds a JVM up.
-    this.group = new NioEventLoopGroup(threads, new DefaultThreadFactory("once-proxy", true));
+    this.group = new NioEventLoopGroup(threads, new DefaultThreadFactory(THREADS, true));
   }
 
   /** One loop per core: the loops never block, so more would only take turns. */

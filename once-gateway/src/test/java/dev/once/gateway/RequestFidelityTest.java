@@ -391,15 +391,23 @@ class RequestFidelityTest {
         .getBytes(StandardCharsets.ISO_8859_1);
   }
 
-  /** The CPU time of the proxy's threads (its selectors run on them) in this JVM, so far. */
+  /**
+   * The CPU time of the proxy's threads in this JVM, so far: the event loops on the Netty core, the
+   * pool its selectors run on on Jetty's. Threads of that name must be found: a sum over none would
+   * be zero whatever the proxy spent, as it was on the Netty core until the name was taken from it.
+   */
   private static long proxyCpuNanos() {
+    String proxyThreads = TestCore.netty() ? NettyLoops.THREADS : JettyPort.THREADS;
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();
     long total = 0;
+    int found = 0;
     for (ThreadInfo thread : threads.dumpAllThreads(false, false)) {
-      if (thread.getThreadName().startsWith("once-gateway")) {
+      if (thread.getThreadName().startsWith(proxyThreads)) {
+        found++;
         total += Math.max(0, threads.getThreadCpuTime(thread.getThreadId()));
       }
     }
+    assertThat(found).as("the proxy's threads, named %s*", proxyThreads).isPositive();
     return total;
   }
 
