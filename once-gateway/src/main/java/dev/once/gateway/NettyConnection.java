@@ -44,11 +44,12 @@ import org.slf4j.LoggerFactory;
  * One client connection to the Netty core: its requests one at a time, each a {@link NettyHop}
  * handed to the {@link ProxyHandler} chain. Everything here runs on the connection's loop.
  *
- * <p>The socket is read only when something waits for bytes (the next request's head, or a body a
- * reader asked for): a client that sends ahead (pipelines) waits in its own socket buffer beyond
- * what one read brought, and a slow reader of a body slows its sender. The chain starts once the
- * read that brought a head is done, with the body bytes that came in the same read: a small body is
- * then read whole without a wait, as Jetty's parser delivers it.
+ * <p>The socket is read only when something waits for bytes (the next request's head, once the
+ * current request is in whole, or a body a reader asked for): a client that sends ahead (pipelines)
+ * waits in its own socket buffer beyond what one read brought, and a slow reader of a body slows
+ * its sender. The chain starts once the read that brought a head is done, with the body bytes that
+ * came in the same read: a small body is then read whole without a wait, as Jetty's parser delivers
+ * it.
  *
  * <p>What the decoder refuses (a head over the limit, a malformed line or field) and what Jetty's
  * server refuses on its own (a target that is not a canonical path, an HTTP/1.1 request without a
@@ -177,9 +178,26 @@ final class NettyConnection extends ChannelInboundHandlerAdapter implements Nett
     if (startPending && hop != null) {
       startPending = false;
       start(hop);
-    } else if (hop == null ? !inputShut : hop.requestBody().wanted()) {
+      hop = current; // the chain may have ended it, and gone on to a next request
+    }
+    if (readsOn(hop)) {
       ctx.read();
     }
+  }
+
+  /**
+   * Whether a read that just ended is followed by another: for the body a reader waits for, or,
+   * between requests and once the current request is in whole, for the next head. Reading on while
+   * a request is served keeps the socket's read interest armed from one request to the next (the
+   * selector's interest changes twice a request otherwise, and those system calls cost the plain
+   * proxy about a tenth of its CPU) and learns of a client's close at once. It brings at most one
+   * read ahead: what that holds waits in {@link #ahead}, and nothing is read while it does.
+   */
+  private boolean readsOn(@Nullable NettyHop hop) {
+    if (hop != null && hop.requestBody().takes()) {
+      return hop.requestBody().wanted();
+    }
+    return !inputShut && ahead.isEmpty();
   }
 
   @Override
