@@ -189,9 +189,10 @@ final class NettyConnection extends ChannelInboundHandlerAdapter implements Nett
    * Whether a read that just ended is followed by another: for the body a reader waits for, or,
    * between requests and once the current request is in whole, for the next head. Reading on while
    * a request is served keeps the socket's read interest armed from one request to the next (the
-   * selector's interest changes twice a request otherwise, and those system calls cost the plain
-   * proxy about a tenth of its CPU) and learns of a client's close at once. It brings at most one
-   * read ahead: what that holds waits in {@link #ahead}, and nothing is read while it does.
+   * selector's interest would change twice a request otherwise: two system calls a request, which
+   * the plain proxy's CPU a request shows, measured in {@code docs/benchmarks.md}) and learns of a
+   * client's close at once. It brings at most one read ahead: what that holds waits in {@link
+   * #ahead}, and nothing is read while it does.
    */
   private boolean readsOn(@Nullable NettyHop hop) {
     if (hop != null && hop.requestBody().takes()) {
