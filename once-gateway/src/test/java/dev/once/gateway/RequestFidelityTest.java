@@ -12,10 +12,15 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
@@ -376,6 +381,71 @@ class RequestFidelityTest {
           .as("the proxy's CPU time while a half-closed client waited for a slow upstream")
           .isLessThan(TimeUnit.MILLISECONDS.toNanos(250));
     }
+  }
+
+  /**
+   * What a client sends ahead while a request is served waits in the sockets' buffers: the gateway
+   * takes one read of it at most, so a client cannot fill the gateway's heap with requests it has
+   * not reached yet. A flood several times what the kernel buffers between the two ends must stall
+   * (a gateway reading everything would take it all within the time given).
+   */
+  @Test
+  void aClientFloodingRequestsAheadWhileServedStallsInItsOwnSocket() throws Exception {
+    long buffered = kernelBufferLimit();
+    long flood = Math.max(48L << 20, 3 * buffered);
+    try (TestGateway gw = TestGateway.start("--upstream-timeout", "5s");
+        SocketChannel channel =
+            SocketChannel.open(new InetSocketAddress("127.0.0.1", gw.gateway.port()))) {
+      channel.write(ByteBuffer.wrap(request("POST", "/slow/1500", "{}")));
+      Thread.sleep(300); // the first request is upstream now
+      ByteBuffer ahead =
+          ByteBuffer.wrap(
+              ("GET /ahead HTTP/1.1\r\nHost: gateway\r\nX-Pad: " + "x".repeat(4_000) + "\r\n\r\n")
+                  .getBytes(StandardCharsets.ISO_8859_1));
+      channel.configureBlocking(false);
+      long sent = 0;
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+      while (sent < flood && System.nanoTime() < deadline) {
+        int n = channel.write(ahead);
+        if (!ahead.hasRemaining()) {
+          ahead.rewind();
+        }
+        if (n == 0) {
+          Thread.sleep(5);
+        }
+        sent += n;
+      }
+
+      assertThat(sent)
+          .as("bytes sent ahead while a request was served, of %d offered", flood)
+          .isLessThan(buffered);
+      channel.configureBlocking(true);
+      channel.socket().setSoTimeout(10_000);
+      assertThat(readAnswer(channel.socket().getInputStream())).startsWith("HTTP/1.1 201 ");
+    }
+  }
+
+  /**
+   * The most the kernel holds between a client and the gateway on loopback: the largest send buffer
+   * and the largest receive buffer it grows a socket's to, and a mebibyte for the gateway's one
+   * read and what is in flight.
+   */
+  private static long kernelBufferLimit() throws IOException {
+    long limit = 1 << 20;
+    for (String file : List.of("tcp_wmem", "tcp_rmem")) {
+      Path path = Path.of("/proc/sys/net/ipv4", file);
+      if (!Files.exists(path)) {
+        limit += 8L << 20;
+        continue;
+      }
+      // Not Files.readString: it trusts the file's size, and /proc gives none (it reads one byte).
+      try (InputStream in = Files.newInputStream(path)) {
+        String[] sizes =
+            new String(in.readAllBytes(), StandardCharsets.US_ASCII).trim().split("\\s+");
+        limit += Long.parseLong(sizes[2]);
+      }
+    }
+    return limit;
   }
 
   private static byte[] request(String method, String path, String body) {
