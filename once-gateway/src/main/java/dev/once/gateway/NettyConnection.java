@@ -191,8 +191,9 @@ final class NettyConnection extends ChannelInboundHandlerAdapter implements Nett
    * a request is served keeps the socket's read interest armed from one request to the next (the
    * selector's interest would change twice a request otherwise: two system calls a request, which
    * the plain proxy's CPU a request shows, measured in {@code docs/benchmarks.md}) and learns of a
-   * client's close at once. It brings at most one read ahead: what that holds waits in {@link
-   * #ahead}, and nothing is read while it does.
+   * client's close at once. Once a read has brought a next request's head (or the decoder's refusal
+   * of one), it waits in {@link #ahead} and nothing more is read until its turn; before that, the
+   * decoder holds at most the head limit of it.
    */
   private boolean readsOn(@Nullable NettyHop hop) {
     if (hop != null && hop.requestBody().takes()) {

@@ -385,9 +385,10 @@ class RequestFidelityTest {
 
   /**
    * What a client sends ahead while a request is served waits in the sockets' buffers: the gateway
-   * takes one read of it at most, so a client cannot fill the gateway's heap with requests it has
-   * not reached yet. A flood several times what the kernel buffers between the two ends must stall
-   * (a gateway reading everything would take it all within the time given).
+   * takes the next head of it and what came with that head in one read, so a client cannot fill the
+   * gateway's heap with requests it has not reached yet. A flood several times what the kernel
+   * buffers between the two ends must stall (a gateway reading everything would take it all within
+   * the time given).
    */
   @Test
   void aClientFloodingRequestsAheadWhileServedStallsInItsOwnSocket() throws Exception {
