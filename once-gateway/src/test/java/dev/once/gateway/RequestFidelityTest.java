@@ -3,6 +3,7 @@ package dev.once.gateway;
 import static dev.once.gateway.Client.key;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.once.http.ProblemType;
 import dev.once.http.Problems;
 import java.io.EOFException;
 import java.io.IOException;
@@ -380,6 +381,43 @@ class RequestFidelityTest {
       assertThat(spent)
           .as("the proxy's CPU time while a half-closed client waited for a slow upstream")
           .isLessThan(TimeUnit.MILLISECONDS.toNanos(250));
+    }
+  }
+
+  /**
+   * A client that hangs up once its keyed request is upstream, politely or with a reset, is seen
+   * gone while the request is served (the socket is read on once the request is in whole). The
+   * effect has happened or is happening, so the key is never released: the upstream's answer is
+   * recorded as it comes, and the retry replays it, long before the 30 s lease could have run out.
+   */
+  @Test
+  void aClientThatHangsUpWhileItsKeyedRequestIsUpstreamLeavesTheKeyDoneForItsRetry()
+      throws Exception {
+    try (TestGateway gw = TestGateway.start()) {
+      for (boolean reset : List.of(false, true)) {
+        String key = key();
+        String path = "/slow/800/" + (reset ? "reset" : "close");
+        try (Socket socket = new Socket("127.0.0.1", gw.gateway.port())) {
+          socket.getOutputStream().write(Client.rawPost(path, key, 2, "{}"));
+          socket.getOutputStream().flush();
+          Thread.sleep(200); // upstream now, its answer 600 ms away
+          if (reset) {
+            socket.setSoLinger(true, 0);
+          }
+        }
+
+        HttpResponse<String> retry = gw.client.postJson(path, key, "{}");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (retry.body().contains(ProblemType.IN_FLIGHT.slug())
+            && System.nanoTime() < deadline) {
+          Thread.sleep(50); // the first exchange is still upstream
+          retry = gw.client.postJson(path, key, "{}");
+        }
+
+        assertThat(retry.statusCode()).as("the retry after a %s", path).isEqualTo(201);
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).contains("true");
+        assertThat(gw.upstream.runs(path)).isEqualTo(1);
+      }
     }
   }
 
