@@ -176,6 +176,14 @@ final class EmbeddedConnection implements Connections {
   /** {@inheritDoc} The timeout is the one this connection was opened with. */
   @Override
   public <T> T run(Session.SqlWork<T> work, int timeoutSeconds) throws SQLException {
+    if (Thread.currentThread() == writer) {
+      // Only what follows an answer runs here (EmbeddedStore.Builder#answersOnWriter); its task
+      // would wait in the queue of the thread that waits for it until the watchdog failed it, and
+      // every other caller with it.
+      throw new IllegalStateException(
+          "a blocking call of the embedded store on its own writer thread: what follows an"
+              + " answered asynchronous call must not call the store blocking");
+    }
     Task<T> task = submit(work);
     boolean interrupted = false;
     try {

@@ -63,12 +63,18 @@ public final class EmbeddedStore extends JdbcStore {
 
   private final EmbeddedConnection connection;
   private final FinishedRecords finished;
+  private final boolean answersOnWriter;
 
   private EmbeddedStore(
-      Dialect dialect, EmbeddedConnection connection, int timeoutSeconds, Clock clock) {
+      Dialect dialect,
+      EmbeddedConnection connection,
+      int timeoutSeconds,
+      Clock clock,
+      boolean answersOnWriter) {
     super(dialect, connection, timeoutSeconds, new LocalChangeFeed());
     this.connection = connection;
     this.finished = new FinishedRecords(clock, FINISHED_RECORDS_BYTES);
+    this.answersOnWriter = answersOnWriter;
   }
 
   /** Opens (creating if needed) the store in {@code dataDir} with every option at its default. */
@@ -98,7 +104,12 @@ public final class EmbeddedStore extends JdbcStore {
   }
 
   // The asynchronous calls go to the store's writer thread without a thread of the caller's
-  // waiting for them; they go on on the caller's executor once their commit is durable.
+  // waiting for them; they go on on the caller's executor once their commit is durable, or on the
+  // writer itself if the store was built to answer there (Builder#answersOnWriter).
+
+  private Executor answers(Executor blocking) {
+    return answersOnWriter ? Runnable::run : blocking;
+  }
 
   @Override
   public CompletionStage<ClaimResult> claimAsync(ClaimRequest request, Executor blocking) {
@@ -106,7 +117,10 @@ public final class EmbeddedStore extends JdbcStore {
     if (kept != null) {
       return CompletableFuture.completedFuture(new ClaimResult.Existing(kept));
     }
-    return operations.claimCall(request).start(connection, blocking).thenApply(finished::keep);
+    return operations
+        .claimCall(request)
+        .start(connection, answers(blocking))
+        .thenApply(finished::keep);
   }
 
   @Override
@@ -115,7 +129,7 @@ public final class EmbeddedStore extends JdbcStore {
     if (kept != null) {
       return CompletableFuture.completedFuture(Optional.of(kept));
     }
-    return operations.getCall(id).start(connection, blocking).thenApply(finished::keep);
+    return operations.getCall(id).start(connection, answers(blocking)).thenApply(finished::keep);
   }
 
   @Override
@@ -123,7 +137,7 @@ public final class EmbeddedStore extends JdbcStore {
       RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
     return operations
         .finishCall(RecordState.COMPLETED, id, token, result, ttl)
-        .start(connection, blocking);
+        .start(connection, answers(blocking));
   }
 
   @Override
@@ -131,17 +145,17 @@ public final class EmbeddedStore extends JdbcStore {
       RecordId id, long token, byte[] result, Duration ttl, Executor blocking) {
     return operations
         .finishCall(RecordState.FAILED_FINAL, id, token, result, ttl)
-        .start(connection, blocking);
+        .start(connection, answers(blocking));
   }
 
   @Override
   public CompletionStage<Boolean> releaseAsync(RecordId id, long token, Executor blocking) {
-    return operations.releaseCall(id, token).start(connection, blocking);
+    return operations.releaseCall(id, token).start(connection, answers(blocking));
   }
 
   @Override
   public CompletionStage<Boolean> endLeaseAsync(RecordId id, long token, Executor blocking) {
-    return operations.endLeaseCall(id, token).start(connection, blocking);
+    return operations.endLeaseCall(id, token).start(connection, answers(blocking));
   }
 
   /** Closes the file; waiters are woken so that they re-read and see the store is closed. */
@@ -158,6 +172,7 @@ public final class EmbeddedStore extends JdbcStore {
     private final Path dataDir;
     private Durability durability = Durability.SURVIVES_POWER_LOSS;
     private Clock clock = Clock.systemUTC();
+    private boolean answersOnWriter;
 
     private Builder(Path dataDir) {
       Arguments.present("dataDir", dataDir);
@@ -179,6 +194,22 @@ public final class EmbeddedStore extends JdbcStore {
      */
     public Builder clock(Clock clock) {
       this.clock = Arguments.present("clock", clock);
+      return this;
+    }
+
+    /**
+     * Whether the asynchronous calls ({@code claimAsync}, {@code completeAsync}, …) are answered on
+     * the store's writer thread, as a store with an asynchronous client answers on its client's
+     * thread; default false: each answer is handed to the executor the caller passed. On the
+     * writer, what follows an answer runs without another thread being woken for it (for the
+     * gateway, two fewer a request; docs/benchmarks.md), but the writer, and with it every caller's
+     * next commit, waits while it runs. So only for callers whose continuations never block and
+     * never call this store through its blocking API (an event loop's, handing each answer to its
+     * own loop, as the gateway does): such a blocking call fails at once with {@link
+     * IllegalStateException}, since it would wait for the thread it runs on.
+     */
+    public Builder answersOnWriter(boolean answersOnWriter) {
+      this.answersOnWriter = answersOnWriter;
       return this;
     }
 
@@ -222,7 +253,7 @@ public final class EmbeddedStore extends JdbcStore {
         }
         throw Failures.unavailable("opening " + dataDir.resolve(FILE_NAME), table, e);
       }
-      return new EmbeddedStore(dialect, connection, timeoutSeconds(), clock);
+      return new EmbeddedStore(dialect, connection, timeoutSeconds(), clock, answersOnWriter);
     }
   }
 }

@@ -605,19 +605,20 @@ final class JdbcOperations implements IdempotencyStore {
     }
 
     /**
-     * Queues the operation for {@code writer} and goes on with its answer on {@code blocking}, so
-     * that nothing the caller chains runs on the writer's thread. If {@code blocking} refuses, the
-     * operation has run but its caller cannot go on: its outcome is unknown, told as the store
-     * being unavailable, and still off the writer's thread (on the common pool).
+     * Queues the operation for {@code writer} and goes on with its answer on {@code answers}: the
+     * caller's executor, so that nothing the caller chains runs on the writer's thread, or one that
+     * runs it at once, on the writer, for a store built to answer there. If {@code answers}
+     * refuses, the operation has run but its caller cannot go on: its outcome is unknown, told as
+     * the store being unavailable, and still off the writer's thread (on the common pool).
      */
-    CompletionStage<T> start(EmbeddedConnection writer, Executor blocking) {
+    CompletionStage<T> start(EmbeddedConnection writer, Executor answers) {
       CompletableFuture<T> answer = new CompletableFuture<>();
       writer
           .submit(work)
           .whenComplete(
               (value, failure) -> {
                 try {
-                  blocking.execute(() -> settle(answer, value, failure));
+                  answers.execute(() -> settle(answer, value, failure));
                 } catch (RejectedExecutionException e) {
                   ForkJoinPool.commonPool()
                       .execute(

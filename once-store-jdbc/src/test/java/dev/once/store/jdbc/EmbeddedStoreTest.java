@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -406,6 +407,60 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
       assertThat(thread[0]).isEqualTo("caller");
     } finally {
       callers.shutdownNow();
+    }
+  }
+
+  /**
+   * Built to answer on its writer, the store runs what follows an asynchronous call there, with no
+   * thread of the caller's executor woken for it; a blocking call of the store made from there
+   * fails at once, as a programming error, instead of waiting for the thread it runs on until the
+   * timeout failed it and every other caller with it; and the writer goes on serving.
+   */
+  @Test
+  void builtToAnswerOnItsWriterAStoreRunsTheContinuationThereAndRefusesABlockingCallFromIt()
+      throws Exception {
+    EmbeddedStore onWriter =
+        EmbeddedStore.builder(dir.resolve("on-writer"))
+            .queryTimeout(Duration.ofSeconds(30))
+            .answersOnWriter(true)
+            .build();
+    try {
+      Executor refused =
+          r -> {
+            throw new AssertionError("the caller's executor was used");
+          };
+      RecordId id = newId();
+      String[] thread = new String[1];
+      long[] token = new long[1];
+      long start = System.nanoTime();
+      CompletableFuture<Object> again =
+          onWriter
+              .claimAsync(request(id, LEASE), refused)
+              .thenApply(
+                  claim -> {
+                    thread[0] = Thread.currentThread().getName();
+                    token[0] = ((ClaimResult.Claimed) claim).token();
+                    return (Object) onWriter.complete(id, token[0], new byte[] {1}, TTL);
+                  })
+              .toCompletableFuture();
+      assertThatThrownBy(() -> again.get(20, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("writer thread");
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .as("refused at once, not failed by the 30 s timeout")
+          .isLessThan(Duration.ofSeconds(20));
+      assertThat(thread[0]).isEqualTo("once-embedded-store-writer");
+      // The writer goes on: the lease the refused call held is finished asynchronously, and a new
+      // key is claimed blocking.
+      assertThat(
+              onWriter
+                  .completeAsync(id, token[0], new byte[] {2}, TTL, refused)
+                  .toCompletableFuture()
+                  .get(20, TimeUnit.SECONDS))
+          .isTrue();
+      assertThat(onWriter.claim(request(newId(), LEASE))).isInstanceOf(ClaimResult.Claimed.class);
+    } finally {
+      onWriter.close();
     }
   }
 
