@@ -13,8 +13,9 @@ import org.slf4j.LoggerFactory;
 /**
  * How a guarded exchange ends, and the one place that ends it: each {@link Ending} is one of {@link
  * Exchange}'s asynchronous finishing calls, so no thread waits for the store (a Redis store answers
- * on Lettuce's thread; a blocking store runs on the engine's store executor). {@link Exchange}
- * reports each one to the engine's listeners ({@code once_executions_total}).
+ * on Lettuce's thread, the embedded store on its writer; a blocking store runs on the engine's
+ * store executor). {@link Exchange} reports each one to the engine's listeners ({@code
+ * once_executions_total}).
  */
 final class Endings {
 

@@ -134,7 +134,7 @@ final class Options {
           new Option(
               "store-threads",
               StoreUrl.DEFAULT_STORE_THREADS,
-              "threads that call a blocking store (PostgreSQL) and carry on after the embedded store's answers; Redis needs none, and no thread waits for a duplicate",
+              "threads that call a blocking store (PostgreSQL) and the embedded store's gathered batches; Redis needs none, and no thread waits for a duplicate",
               (b, v) -> b.storeThreads(integer("store-threads", v))),
           new Option(
               "admin-token",

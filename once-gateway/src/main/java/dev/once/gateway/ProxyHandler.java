@@ -115,8 +115,8 @@ final class ProxyHandler {
   /**
    * Asks the store without a thread waiting for it. The decision (never a failure: see {@link
    * HttpIdempotency#beginAsync}) arrives on whichever thread the store answered on (Lettuce's, the
-   * engine's store executor, or this one for a store in memory); everything after it is
-   * asynchronous too.
+   * embedded store's writer, the engine's store executor, or this one for a store in memory), so
+   * everything after it is asynchronous too and never blocks.
    */
   private CompletionStage<Decision> begin(Route route, ProxyExchange exchange) {
     return http.beginAsync(route, exchange.incoming());

@@ -37,9 +37,10 @@ sealed interface StoreUrl {
 
   /**
    * The engine's store threads unless {@code store-threads} names a number. A blocking store
-   * (PostgreSQL) holds one for every call in flight. The embedded store holds none (its writer
-   * commits every call); its threads only carry each exchange on after an answer, which never
-   * blocks, so one a core is enough, and more only meant a thread woken for every answer (at 50
+   * (PostgreSQL) holds one for every call in flight. On the embedded store, whose writer commits
+   * every call and carries each exchange on after a single call's answer itself (OpenStore), the
+   * threads only wait for the gathered batches, which the engine sends one at a time, and the
+   * heartbeats: one a core is enough, and more only meant a thread woken for every answer (at 50
    * clients on 2 cores, 16 threads cost 15 % more CPU per request than 2: docs/benchmarks.md).
    * Redis answers on its client's threads and needs none; idle threads end by themselves.
    */
