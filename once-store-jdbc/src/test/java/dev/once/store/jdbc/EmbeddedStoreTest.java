@@ -465,6 +465,47 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
   }
 
   /**
+   * Built to answer on its writer, the store survives a continuation that throws an {@link Error}
+   * there: the caller's stage fails with it, and the writer goes on committing.
+   */
+  @Test
+  void builtToAnswerOnItsWriterAStoreOutlivesAContinuationThatThrowsAnError() throws Exception {
+    EmbeddedStore onWriter =
+        EmbeddedStore.builder(dir.resolve("on-writer-error")).answersOnWriter(true).build();
+    try {
+      Executor unused =
+          r -> {
+            throw new AssertionError("the caller's executor was used");
+          };
+      // The writer is held until the continuation is in place, so that it runs on the writer.
+      CountDownLatch chained = new CountDownLatch(1);
+      CompletableFuture<Boolean> hold = holdWriter(onWriter, chained);
+      RecordId id = newId();
+      String[] thread = new String[1];
+      CompletableFuture<Void> failed =
+          onWriter
+              .claimAsync(request(id, LEASE), unused)
+              .<Void>thenApply(
+                  claim -> {
+                    thread[0] = Thread.currentThread().getName();
+                    throw new OutOfMemoryError("a continuation's defect");
+                  })
+              .toCompletableFuture();
+      chained.countDown();
+      assertThat(hold.get(10, TimeUnit.SECONDS)).isTrue();
+      assertThatThrownBy(() -> failed.get(20, TimeUnit.SECONDS))
+          .hasCauseInstanceOf(OutOfMemoryError.class);
+      assertThat(thread[0]).isEqualTo("once-embedded-store-writer");
+      // The claim was committed before its continuation failed; the writer serves the next call.
+      assertThat(onWriter.get(id))
+          .hasValueSatisfying(r -> assertThat(r.state()).isEqualTo(RecordState.IN_PROGRESS));
+      assertThat(onWriter.claim(request(newId(), LEASE))).isInstanceOf(ClaimResult.Claimed.class);
+    } finally {
+      onWriter.close();
+    }
+  }
+
+  /**
    * A replay of a finished record is answered from memory while the writer is busy, and a kept
    * record stops answering once it expires: the next claim of its key is a fresh one.
    */
