@@ -429,6 +429,10 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
           r -> {
             throw new AssertionError("the caller's executor was used");
           };
+      // The writer is held until the continuation is in place, so that it runs on the writer and
+      // not on this thread, had the claim been answered before it was chained.
+      CountDownLatch chained = new CountDownLatch(1);
+      CompletableFuture<Boolean> hold = holdWriter(onWriter, chained);
       RecordId id = newId();
       String[] thread = new String[1];
       long[] token = new long[1];
@@ -443,6 +447,8 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
                     return (Object) onWriter.complete(id, token[0], new byte[] {1}, TTL);
                   })
               .toCompletableFuture();
+      chained.countDown();
+      assertThat(hold.get(10, TimeUnit.SECONDS)).isTrue();
       assertThatThrownBy(() -> again.get(20, TimeUnit.SECONDS))
           .hasCauseInstanceOf(IllegalStateException.class)
           .hasMessageContaining("writer thread");
