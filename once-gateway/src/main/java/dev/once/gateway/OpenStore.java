@@ -84,9 +84,9 @@ record OpenStore(IdempotencyStore store, AutoCloseable resources) implements Aut
         EmbeddedStore.builder(config.dataDir())
             .tableName(config.storeTable())
             .durability(config.durability())
-            // What follows a store's answer only hands the exchange to its loop and never blocks
-            // (it runs on Lettuce's thread on Redis), so the writer may run it: one thread fewer
-            // woken for each store call.
+            // What follows a store's answer never blocks (it runs on Lettuce's thread on Redis): it
+            // builds the upstream request and hands it to the exchange's loop, or writes the
+            // answer. So the writer may run it: one thread fewer woken for each store call.
             .answersOnWriter(true)
             .build();
     return new OpenStore(store, () -> {});
