@@ -202,6 +202,11 @@ final class ObservingStore extends ForwardingStore {
     return observedAsync("release", blocking, on -> delegate.releaseAsync(id, token, on));
   }
 
+  @Override
+  public CompletionStage<Boolean> endLeaseAsync(RecordId id, long token, Executor blocking) {
+    return observedAsync("endLease", blocking, on -> delegate.endLeaseAsync(id, token, on));
+  }
+
   // Batches keep the store's batching (a decorator's default would split them) and are timed as
   // one call each: the listener sees the round trips the store made.
 

@@ -10,9 +10,16 @@ import dev.once.store.IdempotencyStore;
 import dev.once.store.InMemoryStore;
 import dev.once.store.RecordId;
 import dev.once.store.StoreUnavailableException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -120,6 +127,72 @@ class ObservingStoreTest {
     assertThat(trace.indexOf("open claim")).isLessThan(trace.indexOf("client beneath claim"));
     assertThat(trace).endsWith("ended claim");
     assertThat(CURRENT.get()).isNull();
+  }
+
+  /**
+   * Every asynchronous call of the SPI, found by reflection so that a call added later is covered
+   * too, is observed and reaches the store's own asynchronous method: a store whose client is
+   * asynchronous (Redis, the embedded store answering on its writer) stays so when observed,
+   * instead of falling back to its blocking call on an executor thread. {@code giveBackUnusedAsync}
+   * is left out: it is not meant to be overridden, and goes through {@code releaseAsync} or {@code
+   * endLeaseAsync}, which are.
+   */
+  @Test
+  void everyAsynchronousCallIsObservedAndReachesTheStoresOwnAsynchronousMethod() throws Exception {
+    List<String> reached = new CopyOnWriteArrayList<>();
+    IdempotencyStore nativeAsync =
+        (IdempotencyStore)
+            Proxy.newProxyInstance(
+                IdempotencyStore.class.getClassLoader(),
+                new Class<?>[] {IdempotencyStore.class},
+                (proxy, method, args) -> {
+                  reached.add(method.getName());
+                  return CompletableFuture.completedFuture(null);
+                });
+    Executor blocking = task -> reached.add("the blocking fallback");
+    ObservingStore store = new ObservingStore(nativeAsync, tracing);
+    List<Method> asynchronous =
+        Arrays.stream(IdempotencyStore.class.getMethods())
+            .filter(m -> m.getName().endsWith("Async"))
+            .filter(m -> !m.getName().equals("giveBackUnusedAsync"))
+            .toList();
+    assertThat(asynchronous)
+        .extracting(Method::getName)
+        .contains("claimAsync", "endLeaseAsync", "heartbeatAsync", "finishAllAsync");
+
+    for (Method method : asynchronous) {
+      reached.clear();
+      trace.clear();
+      Object[] args =
+          Arrays.stream(method.getParameterTypes()).map(type -> argument(type, blocking)).toArray();
+
+      CompletionStage<?> answer = (CompletionStage<?>) method.invoke(store, args);
+
+      assertThat(reached).as(method.getName()).containsExactly(method.getName());
+      answer.toCompletableFuture().get(5, TimeUnit.SECONDS);
+      assertThat(trace).as(method.getName()).hasSize(3);
+      assertThat(trace.get(0)).as(method.getName()).startsWith("open ");
+      assertThat(trace.get(2)).as(method.getName()).startsWith("ended ");
+    }
+  }
+
+  private static Object argument(Class<?> type, Executor blocking) {
+    if (type == RecordId.class) {
+      return REQUEST.id();
+    } else if (type == ClaimRequest.class) {
+      return REQUEST;
+    } else if (type == long.class) {
+      return 1L;
+    } else if (type == byte[].class) {
+      return new byte[] {1};
+    } else if (type == Duration.class) {
+      return Duration.ofSeconds(5);
+    } else if (type == Executor.class) {
+      return blocking;
+    } else if (type == List.class || type == Collection.class) {
+      return List.of();
+    }
+    throw new AssertionError("no argument of " + type + " for an asynchronous store call");
   }
 
   @Test
