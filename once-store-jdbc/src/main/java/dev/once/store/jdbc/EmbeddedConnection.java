@@ -117,6 +117,13 @@ final class EmbeddedConnection implements Connections {
     config.setLockingMode(SQLiteConfig.LockingMode.EXCLUSIVE);
     config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
     config.setBusyTimeout(1_000);
+    // Statement journals (the pages a statement inside a gathered transaction would have to undo)
+    // stay in memory. With temp files, the first journal over SQLite's 64 KiB spill threshold
+    // became a file in the system's temporary directory, which an exclusive connection keeps open
+    // and writes every later statement's journal to: a pwrite per page that the transaction
+    // touched before, on every statement, under load. Temporary tables and sorts stay in memory
+    // too; the store's statements bound both.
+    config.setTempStore(SQLiteConfig.TempStore.MEMORY);
     // No statement's generated keys are read: without this the driver matches every update's text
     // against a pattern after it runs, and after an INSERT prepares and runs a query for the rowid.
     config.setGetGeneratedKeys(false);

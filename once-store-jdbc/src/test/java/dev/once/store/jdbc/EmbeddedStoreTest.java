@@ -103,6 +103,53 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
   }
 
   /**
+   * A statement inside a transaction that changes pages the transaction changed before keeps their
+   * earlier content in a statement journal, to undo itself alone. Here it keeps about 200 KiB, over
+   * SQLite's 64 KiB spill threshold: with temporary files on disk the journal would become a file
+   * in the system's temporary directory, which the store's exclusive connection keeps open and
+   * writes every later statement's journal to. It stays in memory: the process holds no such file.
+   */
+  @Test
+  void aStatementJournalStaysInMemoryEvenPastSQLitesSpillThreshold() throws Exception {
+    Path descriptors = Path.of("/proc/self/fd");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        java.nio.file.Files.isDirectory(descriptors), "lists the process's open files");
+    ((JdbcStore) store)
+        .connections.run(
+            session -> {
+              try (Statement s = session.connection().createStatement()) {
+                s.execute(
+                    "CREATE TABLE journal_probe (n INTEGER PRIMARY KEY,"
+                        + " pad TEXT NOT NULL CHECK (length(pad) > 0))");
+                s.execute(
+                    "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 200)"
+                        + " INSERT INTO journal_probe SELECT n, printf('%.1000c', 'a') FROM r");
+                // Every page the insert changed, changed again by one statement that may abort.
+                assertThat(s.executeUpdate("UPDATE journal_probe SET pad = pad || 'b'"))
+                    .isEqualTo(200);
+                s.execute("DROP TABLE journal_probe");
+              }
+              return null;
+            },
+            1);
+
+    List<String> temporaryFiles = new ArrayList<>();
+    try (var open = java.nio.file.Files.list(descriptors)) {
+      for (Path fd : (Iterable<Path>) open::iterator) {
+        try {
+          String target = java.nio.file.Files.readSymbolicLink(fd).toString();
+          if (target.contains("etilqs_")) { // SQLite's name for its temporary files
+            temporaryFiles.add(target);
+          }
+        } catch (java.io.IOException closedMeanwhile) {
+          // a descriptor closed since it was listed (the listing's own among them)
+        }
+      }
+    }
+    assertThat(temporaryFiles).isEmpty();
+  }
+
+  /**
    * A full disk (here SQLite's page limit) makes SQLite roll back the whole open transaction, and
    * with it the writes of every operation in the group commit. Those operations must fail, none
    * that succeeded may be lost, and once there is room again the store works without a restart.
