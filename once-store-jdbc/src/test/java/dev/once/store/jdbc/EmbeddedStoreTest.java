@@ -17,8 +17,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -114,6 +116,8 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
     Path descriptors = Path.of("/proc/self/fd");
     org.junit.jupiter.api.Assumptions.assumeTrue(
         java.nio.file.Files.isDirectory(descriptors), "lists the process's open files");
+    // Files SQLite connections of other tests in this JVM may hold are not this store's.
+    Set<String> before = sqliteTemporaryFiles(descriptors);
     ((JdbcStore) store)
         .connections.run(
             session -> {
@@ -133,20 +137,25 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
             },
             1);
 
-    List<String> temporaryFiles = new ArrayList<>();
+    assertThat(sqliteTemporaryFiles(descriptors)).isSubsetOf(before);
+  }
+
+  /** What the process's open descriptors point to that SQLite named as its temporary files. */
+  private static Set<String> sqliteTemporaryFiles(Path descriptors) throws java.io.IOException {
+    Set<String> files = new HashSet<>();
     try (var open = java.nio.file.Files.list(descriptors)) {
       for (Path fd : (Iterable<Path>) open::iterator) {
         try {
           String target = java.nio.file.Files.readSymbolicLink(fd).toString();
-          if (target.contains("etilqs_")) { // SQLite's name for its temporary files
-            temporaryFiles.add(target);
+          if (target.contains("etilqs_")) {
+            files.add(target);
           }
         } catch (java.io.IOException closedMeanwhile) {
           // a descriptor closed since it was listed (the listing's own among them)
         }
       }
     }
-    assertThat(temporaryFiles).isEmpty();
+    return files;
   }
 
   /**
