@@ -8,6 +8,11 @@ jvm_flags() { # [collector]
   echo "-Xms512m -Xmx512m -XX:+Use${1:-ParallelGC} -XX:+ExitOnOutOfMemoryError"
 }
 
+# The CPU time a process or one of its threads has used so far (utime + stime, in clock ticks).
+ticks() { # /proc/PID or /proc/PID/task/TID
+  awk '{print $14 + $15}' "$1/stat"
+}
+
 wait_for() { # url
   for _ in $(seq 1 150); do curl -sf -o /dev/null "$1" && return 0; sleep 0.2; done
   echo "timed out waiting for $1" >&2; return 1

@@ -66,7 +66,6 @@ start() { # jar port -> pid
   echo $!
 }
 ready() { for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$(($1 + 1))/health" && return 0; sleep 0.2; done; return 1; }
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 load() { # seconds port-a out-a port-b out-b: both at once
   BENCH_RUN="a-$RANDOM$RANDOM" wrk -t1 -c25 -d"$1s" -s "$HERE/keys.lua" "http://127.0.0.1:$2/ping" >"$3" &
   local first=$!
@@ -84,9 +83,9 @@ for round in $(seq 1 "$ROUNDS"); do
   a="$(start "$A" "$pa")"; b="$(start "$B" "$pb")"; PIDS=("$a" "$b")
   ready "$pa" && ready "$pb" || { cat "$WORK"/gateway-*.log >&2; exit 1; }
   load "$WARMUP" "$pa" /dev/null "$pb" /dev/null
-  la="$(cut -d' ' -f1 /proc/loadavg)" ca="$(ticks "$a")" cb="$(ticks "$b")"
+  la="$(cut -d' ' -f1 /proc/loadavg)" ca="$(ticks "/proc/$a")" cb="$(ticks "/proc/$b")"
   load "$DURATION" "$pa" "$WORK/a.txt" "$pb" "$WORK/b.txt"
-  ca=$(($(ticks "$a") - ca)) cb=$(($(ticks "$b") - cb))
+  ca=$(($(ticks "/proc/$a") - ca)) cb=$(($(ticks "/proc/$b") - cb))
   na="$(awk '/requests in/ {print $1}' "$WORK/a.txt")" nb="$(awk '/requests in/ {print $1}' "$WORK/b.txt")"
   awk -v r="$round" -v l="$la" -v na="$na" -v nb="$nb" -v ca="$ca" -v cb="$cb" -v hz="$HZ" -v d="$DURATION" 'BEGIN {
     ua = ca / hz * 1e6 / na; ub = cb / hz * 1e6 / nb

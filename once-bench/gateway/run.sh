@@ -124,7 +124,7 @@ RESULTS="$WORK/results.tsv"
 # CPU time (utime + stime, in clock ticks) processes have used so far, summed.
 cpu_ticks() {
   local total=0 pid
-  for pid in "$@"; do total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0))); done
+  for pid in "$@"; do total=$((total + $(ticks "/proc/$pid" 2>/dev/null || echo 0))); done
   echo "$total"
 }
 # Context switches (voluntary and not) of a process's threads so far: each is a thread that stopped

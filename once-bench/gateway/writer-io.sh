@@ -35,7 +35,6 @@ trap cleanup EXIT
 start_nginx_upstream "$UPSTREAM_PORT"
 
 field() { awk -v f="$1" '$1 == f ":" {print $2}' "$2/io"; }
-cpu() { awk '{print $14 + $15}' "$1/stat"; }
 
 printf 'build\trun\trequests\twriter_write_calls/req\twriter_bytes/req\twriter_cpu_us/req\tgateway_cpu_us/req\tsqlite_temp_files\n'
 for round in $(seq 1 "$ROUNDS"); do
@@ -57,11 +56,11 @@ for round in $(seq 1 "$ROUNDS"); do
       if [ "$calls" -gt "$best" ]; then best="$calls" writer="$task"; fi
     done
     calls0="$(field syscw "$writer")" bytes0="$(field wchar "$writer")"
-    wcpu0="$(cpu "$writer")" gcpu0="$(cpu "/proc/$PID")"
+    wcpu0="$(ticks "$writer")" gcpu0="$(ticks "/proc/$PID")"
     requests="$(wrk -t2 -c50 -d"${DURATION}s" -s "$HERE/keys.lua" "http://127.0.0.1:$PORT/ping" |
       awk '/requests in/ {print $1}')"
     calls1="$(field syscw "$writer")" bytes1="$(field wchar "$writer")"
-    wcpu1="$(cpu "$writer")" gcpu1="$(cpu "/proc/$PID")"
+    wcpu1="$(ticks "$writer")" gcpu1="$(ticks "/proc/$PID")"
     temp="$(find /proc/"$PID"/fd -lname '*etilqs_*' 2>/dev/null | wc -l)"
     awk -v b="$(basename "$jar")" -v r="$round" -v n="$requests" -v c="$((calls1 - calls0))" \
       -v w="$((bytes1 - bytes0))" -v wc="$((wcpu1 - wcpu0))" -v gc="$((gcpu1 - gcpu0))" \

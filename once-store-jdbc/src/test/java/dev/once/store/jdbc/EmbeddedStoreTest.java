@@ -3,6 +3,7 @@ package dev.once.store.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.once.store.ClaimResult;
 import dev.once.store.IdempotencyStore;
@@ -10,6 +11,8 @@ import dev.once.store.RecordId;
 import dev.once.store.RecordState;
 import dev.once.store.StoreFullException;
 import dev.once.store.StoreUnavailableException;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -114,8 +117,7 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
   @Test
   void aStatementJournalStaysInMemoryEvenPastSQLitesSpillThreshold() throws Exception {
     Path descriptors = Path.of("/proc/self/fd");
-    org.junit.jupiter.api.Assumptions.assumeTrue(
-        java.nio.file.Files.isDirectory(descriptors), "lists the process's open files");
+    assumeTrue(Files.isDirectory(descriptors), "lists the process's open files");
     // Files SQLite connections of other tests in this JVM may hold are not this store's.
     Set<String> before = sqliteTemporaryFiles(descriptors);
     ((JdbcStore) store)
@@ -141,16 +143,16 @@ class EmbeddedStoreTest extends JdbcStoreBehaviour {
   }
 
   /** What the process's open descriptors point to that SQLite named as its temporary files. */
-  private static Set<String> sqliteTemporaryFiles(Path descriptors) throws java.io.IOException {
+  private static Set<String> sqliteTemporaryFiles(Path descriptors) throws IOException {
     Set<String> files = new HashSet<>();
-    try (var open = java.nio.file.Files.list(descriptors)) {
+    try (var open = Files.list(descriptors)) {
       for (Path fd : (Iterable<Path>) open::iterator) {
         try {
-          String target = java.nio.file.Files.readSymbolicLink(fd).toString();
+          String target = Files.readSymbolicLink(fd).toString();
           if (target.contains("etilqs_")) {
             files.add(target);
           }
-        } catch (java.io.IOException closedMeanwhile) {
+        } catch (IOException closedMeanwhile) {
           // a descriptor closed since it was listed (the listing's own among them)
         }
       }
