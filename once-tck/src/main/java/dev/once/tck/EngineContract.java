@@ -821,14 +821,7 @@ public abstract class EngineContract {
    */
   @Test
   void aGiveBackEndsTheLeaseAfterTheHeartbeatUnderWayNotBeforeIt() throws Exception {
-    RecordId probe = Samples.newId();
-    long probeToken =
-        ((ClaimResult.Claimed)
-                underlying.claim(
-                    new dev.once.store.ClaimRequest(
-                        probe, Samples.newFingerprint(), shortLease(), Duration.ofHours(1))))
-            .token();
-    assumeTrue(underlying.endLease(probe, probeToken), "the store does not end leases early");
+    assumeEndsLeases();
     Duration lease = Duration.ofSeconds(3);
     ExecutionPolicy policy = policy().toBuilder().lease(lease).build();
     RecordId id = Samples.newId();
@@ -856,6 +849,80 @@ public abstract class EngineContract {
     Lease thief = ((Admission.Proceed) next).lease();
     assertThat(thief.stolen()).isTrue();
     thief.complete(UTF8.encode("done"));
+  }
+
+  /**
+   * A give-back whose hand-over meets a store fault (the holder checkpointed, so the record must
+   * outlive the attempt and its lease is ended, not released). The caller is answered {@link
+   * Recording#UNKNOWN} either way. Where the end of the lease did not reach the store, the key
+   * waits for its lease as after an abandon, and nobody takes it over before; where it took effect
+   * and only its reply was lost, the next claim takes the key over at once. Either way the taker
+   * resumes from the recovery point.
+   */
+  @Test
+  void aGiveBackWhoseHandOverMeetsAFaultLeavesTheKeyToItsLeaseOrHandsItOver() throws Exception {
+    assumeEndsLeases();
+    // Long enough that the claim just after the give-back surely meets the lease still running.
+    ExecutionPolicy policy = policy().toBuilder().lease(shortLease().multipliedBy(2)).build();
+    for (boolean reachedTheStore : new boolean[] {false, true}) {
+      for (boolean async : new boolean[] {false, true}) {
+        String round = (reachedTheStore ? "reply lost" : "store down") + (async ? ", async" : "");
+        RecordId id = Samples.newId();
+        Fingerprint fp = Samples.newFingerprint();
+        Admission first =
+            async
+                ? await(once.beginAsync(id.scope(), id.key(), fp, policy))
+                : once.begin(id.scope(), id.key(), fp, policy);
+        assertThat(first).as(round).isInstanceOf(Admission.Proceed.class);
+        Lease held = ((Admission.Proceed) first).lease();
+        held.checkpoint(UTF8.encode("step 1"));
+        if (reachedTheStore) {
+          store.loseReplies(Call.END_LEASE);
+        } else {
+          store.down(Call.END_LEASE);
+        }
+        int tried = store.calls(Call.END_LEASE);
+
+        Recording given = async ? await(held.giveBackAsync()) : held.giveBack();
+        store.heal();
+
+        assertThat(given).as(round).isEqualTo(Recording.UNKNOWN);
+        assertThat(store.calls(Call.END_LEASE))
+            .as("%s: the hand-over was tried", round)
+            .isEqualTo(tried + 1);
+        Admission next = once.begin(id.scope(), id.key(), fp, policy);
+        if (!reachedTheStore) {
+          assertThat(next)
+              .as("%s: the lease still runs", round)
+              .isInstanceOf(Admission.InFlight.class);
+          Admission[] later = {next};
+          Eventually.assertThat(
+              round + ": the lease ends",
+              policy.lease().multipliedBy(3),
+              () ->
+                  !((later[0] = once.begin(id.scope(), id.key(), fp, policy))
+                      instanceof Admission.InFlight));
+          next = later[0];
+        }
+        assertThat(next).as("%s: the key taken over", round).isInstanceOf(Admission.Proceed.class);
+        Lease thief = ((Admission.Proceed) next).lease();
+        assertThat(thief.stolen()).as(round).isTrue();
+        assertThat(thief.recoveryPoint().map(UTF8::decode)).as(round).contains("step 1");
+        thief.complete(UTF8.encode("done"));
+      }
+    }
+  }
+
+  /** Skips a test of ending leases early on a store that does not. */
+  private void assumeEndsLeases() {
+    RecordId probe = Samples.newId();
+    long probeToken =
+        ((ClaimResult.Claimed)
+                underlying.claim(
+                    new dev.once.store.ClaimRequest(
+                        probe, Samples.newFingerprint(), shortLease(), Duration.ofHours(1))))
+            .token();
+    assumeTrue(underlying.endLease(probe, probeToken), "the store does not end leases early");
   }
 
   /**

@@ -63,13 +63,17 @@ public final class FaultyStore extends ForwardingStore {
     COMPLETE,
     FAIL_FINAL,
     RELEASE,
+    /**
+     * {@code endLease}: the hand-over of a lease given back after work that may have had effect.
+     */
+    END_LEASE,
     PURGE,
     /** {@code awaitChange}: subscribing to a record's changes (Redis's SUBSCRIBE). */
     WATCH;
 
     /** Every call that writes as a lease holder: what a lost reply applies to by default. */
     static final Set<Call> FENCED_WRITES =
-        EnumSet.of(HEARTBEAT, CHECKPOINT, COMPLETE, FAIL_FINAL, RELEASE);
+        EnumSet.of(HEARTBEAT, CHECKPOINT, COMPLETE, FAIL_FINAL, RELEASE, END_LEASE);
   }
 
   private enum Fault {
@@ -329,6 +333,11 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   @Override
+  public boolean endLease(RecordId id, long token) {
+    return call(Call.END_LEASE, () -> delegate.endLease(id, token));
+  }
+
+  @Override
   public int purgeExpired(int batchSize) {
     return call(Call.PURGE, () -> delegate.purgeExpired(batchSize));
   }
@@ -504,6 +513,23 @@ public final class FaultyStore extends ForwardingStore {
         Call.RELEASE,
         () -> delegate.releaseAsync(id, token, blocking),
         () -> delegate.release(id, token));
+  }
+
+  @Override
+  public CompletionStage<Boolean> endLeaseAsync(RecordId id, long token, Executor blocking) {
+    return callAsync(
+        Call.END_LEASE,
+        () -> delegate.endLeaseAsync(id, token, blocking),
+        () -> delegate.endLease(id, token));
+  }
+
+  @Override
+  public CompletionStage<Set<LeaseToken>> heartbeatAsync(
+      Collection<LeaseToken> leases, Duration lease, Executor blocking) {
+    return callAsync(
+        Call.HEARTBEAT,
+        () -> delegate.heartbeatAsync(leases, lease, blocking),
+        () -> delegate.heartbeat(leases, lease));
   }
 
   private <T> CompletionStage<T> callAsync(
