@@ -63,7 +63,11 @@ public final class ObservedEvents implements OnceListener {
    */
   @Override
   public StoreCall storeCall(String operation) {
-    Observation observation = storeCall(operation, registry).start();
+    Observation observation =
+        Observation.createNotStarted(STORE_CALL, registry)
+            .contextualName("once store " + operation)
+            .lowCardinalityKeyValue("operation", operation)
+            .start();
     Observation.Scope scope = observation.openScope();
     return new StoreCall() {
       @Override
@@ -84,13 +88,6 @@ public final class ObservedEvents implements OnceListener {
         return observation.wrap(task);
       }
     };
-  }
-
-  /** The observation of one store call, not started: its name, contextual name and key. */
-  static Observation storeCall(String operation, ObservationRegistry registry) {
-    return Observation.createNotStarted(STORE_CALL, registry)
-        .contextualName("once store " + operation)
-        .lowCardinalityKeyValue("operation", operation);
   }
 
   /** What each event writes on the observation. */
