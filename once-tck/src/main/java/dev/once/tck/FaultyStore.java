@@ -224,9 +224,9 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   /**
-   * How many blocking calls of this kind the store has answered (with a result): unlike {@link
-   * #calls}, which counts a call as it starts, this says the call is over, so a fault injected now
-   * cannot be missed by it.
+   * How many calls of this kind the store has answered (with a result), blocking or asynchronous, a
+   * lost reply included: unlike {@link #calls}, which counts a call as it starts, this says the
+   * call is over, so a fault injected now cannot be missed by it.
    */
   public int answered(Call call) {
     return Objects.requireNonNull(answered.get(call)).get(); // the constructor puts every call
@@ -556,7 +556,15 @@ public final class FaultyStore extends ForwardingStore {
       return CompletableFuture.failedFuture(
           new StoreUnavailableException("injected: " + call + " failed", null));
     }
-    CompletionStage<T> result = operation.get();
+    AtomicInteger answeredCalls = Objects.requireNonNull(answered.get(call));
+    CompletionStage<T> result =
+        operation
+            .get()
+            .thenApply(
+                r -> {
+                  answeredCalls.incrementAndGet();
+                  return r;
+                });
     if (fault == Fault.LOSE_REPLY) {
       return result.thenCompose(
           r ->
