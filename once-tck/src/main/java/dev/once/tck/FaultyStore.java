@@ -64,7 +64,8 @@ public final class FaultyStore extends ForwardingStore {
     FAIL_FINAL,
     RELEASE,
     /**
-     * {@code endLease}: the hand-over of a lease given back after work that may have had effect.
+     * {@code endLease}: ending a lease early, the hand-over of a lease given back after work that
+     * may have had an effect, or of a stolen claim nobody ran under ({@code giveBackUnused}).
      */
     END_LEASE,
     PURGE,
