@@ -30,7 +30,9 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -554,7 +556,7 @@ public abstract class EngineContract {
     ScheduledExecutorService healer = Executors.newSingleThreadScheduledExecutor();
     try (Once engine = Once.of(gathered)) {
       healer.schedule(() -> gathered.heal().down(), 30, TimeUnit.MILLISECONDS);
-      healer.schedule(gathered::heal, 80, TimeUnit.MILLISECONDS);
+      healer.schedule(() -> gathered.heal(), 80, TimeUnit.MILLISECONDS);
       EngineHerd herd = new EngineHerd(engine, engine.defaults()).toleratingStoreFailures();
 
       herd.run(EngineHerd.Entry.EXECUTE, 4, 8, 16);
@@ -910,6 +912,105 @@ public abstract class EngineContract {
         assertThat(thief.recoveryPoint().map(UTF8::decode)).as(round).contains("step 1");
         thief.complete(UTF8.encode("done"));
       }
+    }
+  }
+
+  /**
+   * A batch claimed whole by the store, whose engine closes while the store claims it: no claim of
+   * it reaches a caller, so each is given back — the fresh one released, the stolen ones (their
+   * holders before checkpointed) handed over by ending their leases. Where that hand-over meets an
+   * outage, the stolen keys wait for the batch's lease and nobody takes them over before; where
+   * only its reply was lost, they are taken over at once. Either way the taker resumes from the
+   * recovery point, and the fresh key is free at once. The first claim of the batch is given back
+   * by its lease, the last by the batch (DESIGN §2: release only what provably did not run).
+   */
+  @Test
+  void aBatchGivenBackWhoseHandOverMeetsAFaultLeavesItsStolenKeysToTheirLeaseOrHandsThemOver()
+      throws Exception {
+    assumeEndsLeases();
+    store.gathering(); // the batch reaches the store's own batch claim, as one call
+    ExecutionPolicy policy = policy().toBuilder().lease(shortLease().multipliedBy(2)).build();
+    ExecutorService caller = Executors.newSingleThreadExecutor();
+    try {
+      for (boolean reachedTheStore : new boolean[] {false, true}) {
+        String round = reachedTheStore ? "reply lost" : "store down";
+        List<RecordId> keys = List.of(Samples.newId(), Samples.newId(), Samples.newId());
+        List<RecordId> stolen = List.of(keys.get(0), keys.get(2));
+        Fingerprint fp = Samples.newFingerprint();
+        for (RecordId id : stolen) {
+          Admission before = once.begin(id.scope(), id.key(), fp, policy);
+          Lease held = ((Admission.Proceed) before).lease();
+          held.checkpoint(UTF8.encode("step 1"));
+          held.giveBack(); // the record, recovery point and all, waits for the next claim
+        }
+        if (reachedTheStore) {
+          store.loseReplies(Call.END_LEASE);
+        } else {
+          store.down(Call.END_LEASE);
+        }
+        int claims = store.calls(Call.CLAIM);
+        int tried = store.calls(Call.END_LEASE);
+        Once closing = Once.of(store);
+        store.pause(Call.CLAIM);
+
+        Future<List<Admission>> batch =
+            caller.submit(
+                () ->
+                    closing.beginAll(
+                        keys.stream().map(id -> new Claim(id.scope(), id.key(), fp)).toList(),
+                        policy));
+        Eventually.assertThat(
+            round + ": the batch reaches the store",
+            Duration.ofSeconds(10),
+            () -> store.calls(Call.CLAIM) > claims);
+        closing.close();
+        store.heal(Call.CLAIM);
+
+        assertThatThrownBy(() -> batch.get(30, TimeUnit.SECONDS))
+            .as(round)
+            .hasCauseInstanceOf(IllegalStateException.class);
+        store.heal();
+        assertThat(store.claimBatches().get(store.claimBatches().size() - 1))
+            .as("%s: one batch", round)
+            .isEqualTo(keys);
+        assertThat(store.calls(Call.END_LEASE))
+            .as("%s: both hand-overs were tried", round)
+            .isEqualTo(tried + 2);
+        assertThat(underlying.get(keys.get(1))).as("%s: the fresh claim released", round).isEmpty();
+        if (!reachedTheStore) {
+          for (RecordId id : stolen) {
+            assertThat(once.begin(id.scope(), id.key(), fp, policy))
+                .as("%s: the batch's lease still runs on %s", round, id)
+                .isInstanceOf(Admission.InFlight.class);
+          }
+        }
+        for (RecordId id : stolen) {
+          Admission next;
+          if (reachedTheStore) {
+            next = once.begin(id.scope(), id.key(), fp, policy); // at once
+          } else {
+            Admission[] later = {null};
+            Eventually.assertThat(
+                round + ": the batch's lease ends",
+                policy.lease().multipliedBy(3),
+                () ->
+                    !((later[0] = once.begin(id.scope(), id.key(), fp, policy))
+                        instanceof Admission.InFlight));
+            next = later[0];
+          }
+          assertThat(next).as("%s: %s taken over", round, id).isInstanceOf(Admission.Proceed.class);
+          Lease taker = ((Admission.Proceed) next).lease();
+          assertThat(taker.stolen()).as(round).isTrue();
+          assertThat(taker.recoveryPoint().map(UTF8::decode)).as(round).contains("step 1");
+          taker.complete(UTF8.encode("done"));
+        }
+        Admission fresh = once.begin(keys.get(1).scope(), keys.get(1).key(), fp, policy);
+        assertThat(fresh).as(round).isInstanceOf(Admission.Proceed.class);
+        assertThat(((Admission.Proceed) fresh).lease().stolen()).as(round).isFalse();
+        ((Admission.Proceed) fresh).lease().complete(UTF8.encode("done"));
+      }
+    } finally {
+      caller.shutdownNow();
     }
   }
 

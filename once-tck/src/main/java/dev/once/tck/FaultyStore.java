@@ -89,7 +89,9 @@ public final class FaultyStore extends ForwardingStore {
   private final Map<Call, AtomicInteger> answered = new EnumMap<>(Call.class);
   private final Map<Call, Long> latencyNanos = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile Map<Call, Fault> faults = Map.of();
-  private volatile CountDownLatch paused = new CountDownLatch(0);
+  // Opened by every heal: a paused call wakes, and waits again on the next one while its call is
+  // still paused (another call was healed). Swapped, never reset, under this object's lock.
+  private volatile CountDownLatch healed = new CountDownLatch(1);
   private volatile boolean gathers;
   private final List<List<RecordId>> claimBatches = new CopyOnWriteArrayList<>();
   private final List<List<RecordId>> finishBatches = new CopyOnWriteArrayList<>();
@@ -204,18 +206,22 @@ public final class FaultyStore extends ForwardingStore {
    * fail after {@link #MAX_PAUSE}: a store that stopped answering.
    */
   public FaultyStore pause(Call... which) {
-    synchronized (this) {
-      if (paused.getCount() == 0) {
-        paused = new CountDownLatch(1);
-      }
-    }
     return set(Fault.PAUSE, which, EnumSet.allOf(Call.class));
   }
 
-  /** Switches off every fault but the latency, and lets paused calls go on. */
-  public synchronized FaultyStore heal() {
-    faults = Map.of();
-    paused.countDown();
+  /**
+   * Switches off these calls' faults (every call's, if none are named), but not their latency, and
+   * lets those of them that are paused go on; the other calls keep theirs. Healing one call alone
+   * lets a test hold a call while another fails: a batch claim paused while the engine closes, say,
+   * and then the give-backs of its claims meeting an outage.
+   */
+  public synchronized FaultyStore heal(Call... which) {
+    Map<Call, Fault> next = new EnumMap<>(Call.class);
+    next.putAll(faults);
+    next.keySet().removeAll(which.length == 0 ? EnumSet.allOf(Call.class) : Set.of(which));
+    faults = Map.copyOf(next);
+    healed.countDown();
+    healed = new CountDownLatch(1);
     return this;
   }
 
@@ -268,10 +274,19 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   private void awaitHeal(Call call) {
+    long deadline = System.nanoTime() + MAX_PAUSE.toNanos();
     try {
-      if (!paused.await(MAX_PAUSE.toNanos(), TimeUnit.NANOSECONDS)) {
-        throw new StoreUnavailableException(
-            "injected: " + call + " paused for longer than " + MAX_PAUSE, null);
+      while (true) {
+        // The latch before the fault: a heal after this read opens this very latch.
+        CountDownLatch next = healed;
+        if (faults.get(call) != Fault.PAUSE) {
+          return;
+        }
+        long left = deadline - System.nanoTime();
+        if (left <= 0 || !next.await(left, TimeUnit.NANOSECONDS)) {
+          throw new StoreUnavailableException(
+              "injected: " + call + " paused for longer than " + MAX_PAUSE, null);
+        }
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();

@@ -7,6 +7,7 @@ import dev.once.Fingerprint;
 import dev.once.store.ClaimRequest;
 import dev.once.store.ClaimResult;
 import dev.once.store.ForwardingStore;
+import dev.once.store.IdempotencyRecord;
 import dev.once.store.IdempotencyStore;
 import dev.once.store.InMemoryStore;
 import dev.once.store.LeaseToken;
@@ -15,11 +16,16 @@ import dev.once.store.StoreUnavailableException;
 import dev.once.tck.FaultyStore.Call;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,7 +33,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The calls a lease holder makes besides finishing, ending the lease and beating, meet the faults
  * switched on, blocking or asynchronous, and the asynchronous ones reach the store's own
- * asynchronous calls, as a store with an asynchronous client is used in production.
+ * asynchronous calls, as a store with an asynchronous client is used in production. Healing one
+ * call leaves the faults of the others.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class FaultyStoreTest {
@@ -117,6 +124,42 @@ class FaultyStoreTest {
         .withCauseInstanceOf(StoreUnavailableException.class);
     assertThat(ownHeartbeats).hasValue(1);
     assertThat(store.calls(Call.HEARTBEAT)).isEqualTo(2);
+  }
+
+  @Test
+  void healingOneCallLetsItGoOnAndLeavesEveryOtherFault() throws Exception {
+    store.pause(Call.CLAIM, Call.GET).down(Call.END_LEASE);
+    ExecutorService callers = Executors.newFixedThreadPool(2);
+    try {
+      Future<ClaimResult> claimed =
+          callers.submit(
+              () -> store.claim(new ClaimRequest(id, fingerprint, LEASE, Duration.ofHours(1))));
+      Future<Optional<IdempotencyRecord>> read = callers.submit(() -> store.get(id));
+      Eventually.assertThat(
+          "both calls paused",
+          WITHIN,
+          () -> store.calls(Call.CLAIM) == 1 && store.calls(Call.GET) == 1);
+
+      store.heal(Call.CLAIM);
+
+      ClaimResult result = claimed.get(WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+      assertThat(result).isInstanceOf(ClaimResult.Claimed.class);
+      // Long enough for a read let go to be answered many times over.
+      assertThatThrownBy(() -> read.get(200, TimeUnit.MILLISECONDS))
+          .as("the read is still paused")
+          .isInstanceOf(TimeoutException.class);
+      long token = ((ClaimResult.Claimed) result).token();
+      assertThatThrownBy(() -> store.endLease(id, token))
+          .as("ending a lease is still down")
+          .isInstanceOf(StoreUnavailableException.class);
+
+      store.heal();
+
+      assertThat(read.get(WITHIN.toMillis(), TimeUnit.MILLISECONDS)).isPresent();
+      assertThat(store.endLease(id, token)).isTrue();
+    } finally {
+      callers.shutdownNow();
+    }
   }
 
   private long claim() {
