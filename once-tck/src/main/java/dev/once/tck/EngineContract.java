@@ -27,6 +27,7 @@ import dev.once.store.RecordState;
 import dev.once.tck.FaultyStore.Call;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -897,20 +898,9 @@ public abstract class EngineContract {
           assertThat(next)
               .as("%s: the lease still runs", round)
               .isInstanceOf(Admission.InFlight.class);
-          Admission[] later = {next};
-          Eventually.assertThat(
-              round + ": the lease ends",
-              policy.lease().multipliedBy(3),
-              () ->
-                  !((later[0] = once.begin(id.scope(), id.key(), fp, policy))
-                      instanceof Admission.InFlight));
-          next = later[0];
+          next = afterTheLease(round + ": the lease ends", id, fp, policy);
         }
-        assertThat(next).as("%s: the key taken over", round).isInstanceOf(Admission.Proceed.class);
-        Lease thief = ((Admission.Proceed) next).lease();
-        assertThat(thief.stolen()).as(round).isTrue();
-        assertThat(thief.recoveryPoint().map(UTF8::decode)).as(round).contains("step 1");
-        thief.complete(UTF8.encode("done"));
+        assertResumesFromStepOne(round + ": the key taken over", next);
       }
     }
   }
@@ -985,24 +975,11 @@ public abstract class EngineContract {
           }
         }
         for (RecordId id : stolen) {
-          Admission next;
-          if (reachedTheStore) {
-            next = once.begin(id.scope(), id.key(), fp, policy); // at once
-          } else {
-            Admission[] later = {null};
-            Eventually.assertThat(
-                round + ": the batch's lease ends",
-                policy.lease().multipliedBy(3),
-                () ->
-                    !((later[0] = once.begin(id.scope(), id.key(), fp, policy))
-                        instanceof Admission.InFlight));
-            next = later[0];
-          }
-          assertThat(next).as("%s: %s taken over", round, id).isInstanceOf(Admission.Proceed.class);
-          Lease taker = ((Admission.Proceed) next).lease();
-          assertThat(taker.stolen()).as(round).isTrue();
-          assertThat(taker.recoveryPoint().map(UTF8::decode)).as(round).contains("step 1");
-          taker.complete(UTF8.encode("done"));
+          Admission next =
+              reachedTheStore
+                  ? once.begin(id.scope(), id.key(), fp, policy) // at once
+                  : afterTheLease(round + ": the batch's lease ends on " + id, id, fp, policy);
+          assertResumesFromStepOne(round + ": " + id + " taken over", next);
         }
         Admission fresh = once.begin(keys.get(1).scope(), keys.get(1).key(), fp, policy);
         assertThat(fresh).as(round).isInstanceOf(Admission.Proceed.class);
@@ -1012,6 +989,31 @@ public abstract class EngineContract {
     } finally {
       caller.shutdownNow();
     }
+  }
+
+  /**
+   * Claims the key again until its lease has ended (within three leases), and answers the first
+   * admission that is not in flight.
+   */
+  private Admission afterTheLease(
+      String what, RecordId id, Fingerprint fp, ExecutionPolicy policy) {
+    Admission[] later = {null};
+    Eventually.assertThat(
+        what,
+        policy.lease().multipliedBy(3),
+        () ->
+            !((later[0] = once.begin(id.scope(), id.key(), fp, policy))
+                instanceof Admission.InFlight));
+    return Objects.requireNonNull(later[0]);
+  }
+
+  /** Asserts the admission took the key over where its holder had saved "step 1", and finishes. */
+  private static void assertResumesFromStepOne(String what, Admission next) {
+    assertThat(next).as(what).isInstanceOf(Admission.Proceed.class);
+    Lease taker = ((Admission.Proceed) next).lease();
+    assertThat(taker.stolen()).as(what).isTrue();
+    assertThat(taker.recoveryPoint().map(UTF8::decode)).as(what).contains("step 1");
+    taker.complete(UTF8.encode("done"));
   }
 
   /** Skips a test of ending leases early on a store that does not. */
