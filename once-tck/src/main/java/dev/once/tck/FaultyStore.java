@@ -47,7 +47,7 @@ import java.util.function.Supplier;
  *
  * <p>A batched heartbeat is one {@link Call#HEARTBEAT} call: it pays the latency once, as a real
  * round trip does. Waits are bounded: a paused call gives up after {@link #MAX_PAUSE} with {@link
- * StoreUnavailableException}, so a forgotten {@link #heal()} fails a test instead of hanging it.
+ * StoreUnavailableException}, so a forgotten {@link #heal} fails a test instead of hanging it.
  */
 public final class FaultyStore extends ForwardingStore {
 
@@ -202,7 +202,7 @@ public final class FaultyStore extends ForwardingStore {
   }
 
   /**
-   * These calls (all, if none are named) block before reaching the store until {@link #heal()}, or
+   * These calls (all, if none are named) block before reaching the store until {@link #heal}, or
    * fail after {@link #MAX_PAUSE}: a store that stopped answering.
    */
   public FaultyStore pause(Call... which) {
