@@ -940,26 +940,27 @@ public abstract class EngineContract {
         }
         int claims = store.calls(Call.CLAIM);
         int tried = store.calls(Call.END_LEASE);
-        Once closing = Once.of(store);
         store.pause(Call.CLAIM);
+        try (Once closing = Once.of(store)) {
+          Future<List<Admission>> batch =
+              caller.submit(
+                  () ->
+                      closing.beginAll(
+                          keys.stream().map(id -> new Claim(id.scope(), id.key(), fp)).toList(),
+                          policy));
+          Eventually.assertThat(
+              round + ": the batch reaches the store",
+              Duration.ofSeconds(10),
+              () -> store.calls(Call.CLAIM) > claims);
+          closing.close(); // while the store claims the batch; closing again at the end is a no-op
+          store.heal(Call.CLAIM);
 
-        Future<List<Admission>> batch =
-            caller.submit(
-                () ->
-                    closing.beginAll(
-                        keys.stream().map(id -> new Claim(id.scope(), id.key(), fp)).toList(),
-                        policy));
-        Eventually.assertThat(
-            round + ": the batch reaches the store",
-            Duration.ofSeconds(10),
-            () -> store.calls(Call.CLAIM) > claims);
-        closing.close();
-        store.heal(Call.CLAIM);
-
-        assertThatThrownBy(() -> batch.get(30, TimeUnit.SECONDS))
-            .as(round)
-            .hasCauseInstanceOf(IllegalStateException.class);
-        store.heal();
+          assertThatThrownBy(() -> batch.get(30, TimeUnit.SECONDS))
+              .as(round)
+              .hasCauseInstanceOf(IllegalStateException.class);
+        } finally {
+          store.heal();
+        }
         assertThat(store.claimBatches().get(store.claimBatches().size() - 1))
             .as("%s: one batch", round)
             .isEqualTo(keys);

@@ -131,9 +131,7 @@ class FaultyStoreTest {
     store.pause(Call.CLAIM, Call.GET).down(Call.END_LEASE);
     ExecutorService callers = Executors.newFixedThreadPool(2);
     try {
-      Future<ClaimResult> claimed =
-          callers.submit(
-              () -> store.claim(new ClaimRequest(id, fingerprint, LEASE, Duration.ofHours(1))));
+      Future<ClaimResult> claimed = callers.submit(() -> store.claim(request()));
       Future<Optional<IdempotencyRecord>> read = callers.submit(() -> store.get(id));
       Eventually.assertThat(
           "both calls paused",
@@ -167,6 +165,10 @@ class FaultyStoreTest {
   }
 
   private ClaimResult claimAgain() {
-    return memory.claim(new ClaimRequest(id, fingerprint, LEASE, Duration.ofHours(1)));
+    return memory.claim(request());
+  }
+
+  private ClaimRequest request() {
+    return new ClaimRequest(id, fingerprint, LEASE, Duration.ofHours(1));
   }
 }
